@@ -1,0 +1,23 @@
+/*
+ * futexsync.h - umbrella header: every futexsync primitive.
+ *
+ * futexsync is a static C library of Linux futex-based synchronization
+ * primitives. Each one is a few 4-byte-aligned int32_t slots that may live
+ * anywhere (a global, a struct field, MAP_SHARED memory used by several
+ * processes); all-zero bytes are a valid, unlocked object. Functions return 0
+ * or a positive errno value and never set errno; deadlines are absolute
+ * CLOCK_MONOTONIC timespecs.
+ */
+#ifndef FUTEXSYNC_H
+#define FUTEXSYNC_H
+
+#define FUTEXSYNC_VERSION_MAJOR 1
+#define FUTEXSYNC_VERSION_MINOR 0
+#define FUTEXSYNC_VERSION_PATCH 0
+
+#include "futexsync/time.h"
+#include "futexsync/futex.h"
+#include "futexsync/mutex.h"
+#include "futexsync/counter.h"
+
+#endif /* FUTEXSYNC_H */

@@ -1,0 +1,59 @@
+/*
+ * futexsync/counter.h - a shared 32-bit counter that threads can wait on.
+ *
+ * Layout: two int32_t slots.
+ *
+ *     value    the counter; every int32 value is valid; arithmetic wraps
+ *              modulo 2^32 (two's complement, no undefined behaviour)
+ *     waiters  how many threads are inside fx_counter_wait(), in any process;
+ *              never negative (a negative slot gives EINVAL from the wait)
+ *
+ * add, load and store make no system call while waiters is 0. Waiting for 0
+ * turns the counter into a latch or wait group: N workers each add(-1), the
+ * coordinator waits for 0. All-zero bytes are a counter holding 0; the counter
+ * works across processes in MAP_SHARED memory.
+ *
+ * A NULL or misaligned counter makes add/load return 0 and store do nothing
+ * (they have no error channel); fx_counter_wait returns EINVAL for it.
+ */
+#ifndef FUTEXSYNC_COUNTER_H
+#define FUTEXSYNC_COUNTER_H
+
+#include <stdint.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fx_counter {
+    int32_t value;   /* the count */
+    int32_t waiters; /* threads blocked in fx_counter_wait */
+} fx_counter;
+
+#define FX_COUNTER_INIT(v) { (v), 0 }
+
+/* Sets the value and clears the waiter count. Not to be called while any
+ * thread waits on the counter. */
+void fx_counter_init(fx_counter *c, int32_t value);
+
+/* Adds delta (wrapping), wakes the waiters if any, and returns the new value. */
+int32_t fx_counter_add(fx_counter *c, int32_t delta);
+
+/* Returns the current value. */
+int32_t fx_counter_load(const fx_counter *c);
+
+/* Sets the value and wakes the waiters if any. */
+void fx_counter_store(fx_counter *c, int32_t value);
+
+/* Blocks until the value equals target, or the absolute CLOCK_MONOTONIC deadline
+ * (NULL: none) passes. Returns 0 (at once if it already equals target),
+ * ETIMEDOUT, or EINVAL (bad c, negative waiters slot, or tv_nsec out of range
+ * when it would block). Never EINTR. */
+int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadline);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUTEXSYNC_COUNTER_H */

@@ -1,0 +1,40 @@
+/*
+ * futexsync/futex.h - the raw futex: sleep while a 32-bit word holds a value.
+ *
+ * These are the Linux futex(2) FUTEX_WAIT_BITSET / FUTEX_WAKE operations with
+ * futexsync's conventions (absolute CLOCK_MONOTONIC deadlines, positive errno
+ * returns, errno never touched). They are the C counterpart of JavaScript's
+ * Atomics.wait / Atomics.notify. The word may live in private memory or in
+ * memory shared between processes (MAP_SHARED, shm_open): the wait is never
+ * FUTEX_PRIVATE, so a waker in another process finds the sleeper.
+ *
+ * A slot must be non-NULL and 4-byte aligned, otherwise EINVAL.
+ */
+#ifndef FUTEXSYNC_FUTEX_H
+#define FUTEXSYNC_FUTEX_H
+
+#include <stdint.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Sleeps while *slot == expected, until woken or the deadline (NULL: none).
+ * Returns 0 when woken (possibly spuriously: re-check the condition), EAGAIN if
+ * *slot != expected on entry, ETIMEDOUT once the deadline has passed, EINTR if a
+ * signal handler ran (the only futexsync call that reports EINTR), EINVAL for a
+ * NULL or misaligned slot, or a deadline with tv_nsec out of range when it would
+ * sleep. */
+int fx_futex_wait(int32_t *slot, int32_t expected, const struct timespec *deadline);
+
+/* Wakes up to count threads sleeping on slot (INT32_MAX: all), in any process.
+ * Returns how many were woken (0 when count is 0), or -EINVAL for a NULL or
+ * misaligned slot or a negative count. */
+int fx_futex_wake(int32_t *slot, int count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUTEXSYNC_FUTEX_H */

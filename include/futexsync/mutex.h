@@ -1,0 +1,66 @@
+/*
+ * futexsync/mutex.h - a 4-byte, zero-initialised, process-shared mutex.
+ *
+ * Layout: one int32_t, `state`. Its low two bits are the three states of
+ * Drepper's "Futexes Are Tricky" mutex:
+ *
+ *     FX_MUTEX_UNLOCKED   0   free
+ *     FX_MUTEX_LOCKED     1   held, no thread sleeping in the kernel
+ *     FX_MUTEX_CONTENDED  2   held, threads may be sleeping: unlock wakes one
+ *
+ * Bit 2 (FX_MUTEX_WAKING) may be set on top of them while a thread woken by an
+ * unlock is on its way back; see src/mutex.c for the full state table. Any other
+ * value is one the library never writes: operations on it return EINVAL.
+ *
+ * All-zero bytes (FX_MUTEX_INIT) are an unlocked mutex; no init call, attribute
+ * or destroy is needed, and the mutex works across processes when it lives in
+ * MAP_SHARED memory. It does not track its owner: any thread may unlock it (use
+ * fx_rmutex for ownership, recursion and owner-death recovery). An uncontended
+ * lock, trylock and unlock make no system call.
+ */
+#ifndef FUTEXSYNC_MUTEX_H
+#define FUTEXSYNC_MUTEX_H
+
+#include <stdint.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fx_mutex {
+    int32_t state; /* FX_MUTEX_* below */
+} fx_mutex;
+
+#define FX_MUTEX_INIT { 0 }
+
+#define FX_MUTEX_UNLOCKED  0
+#define FX_MUTEX_LOCKED    1
+#define FX_MUTEX_CONTENDED 2
+#define FX_MUTEX_WAKING    4
+
+/* Makes *m an unlocked mutex (the same as zeroing it). Not to be called while
+ * any thread uses the mutex. */
+void fx_mutex_init(fx_mutex *m);
+
+/* Acquires m, sleeping as long as needed. Returns 0, or EINVAL for a NULL or
+ * misaligned m or a state the library never writes. Never EINTR. */
+int fx_mutex_lock(fx_mutex *m);
+
+/* Acquires m only if it is free now. Returns 0, EBUSY when it is held, or EINVAL. */
+int fx_mutex_trylock(fx_mutex *m);
+
+/* Acquires m, giving up at the absolute CLOCK_MONOTONIC deadline (NULL: none).
+ * Returns 0 (also when m is free and the deadline already passed), ETIMEDOUT, or
+ * EINVAL (bad m, bad state, or tv_nsec out of range when it would block). */
+int fx_mutex_timedlock(fx_mutex *m, const struct timespec *deadline);
+
+/* Releases m and wakes one sleeper if there is one. Returns 0, EPERM if m was
+ * not locked, or EINVAL. */
+int fx_mutex_unlock(fx_mutex *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUTEXSYNC_MUTEX_H */

@@ -1,0 +1,115 @@
+/*
+ * src/counter.c - a shared counter that threads can wait on.
+ *
+ * Slots and their transitions
+ *
+ *   value    any int32           add: value += delta (mod 2^32)   store: value = v
+ *                                the futex word the waiters sleep on
+ *   waiters  0 .. number of      wait: +1 on entry, -1 on exit
+ *            threads waiting     (negative: never written -> EINVAL)
+ *
+ *   writer (add / store)                 waiter (wait for target)
+ *   W1 value := new        (seq_cst)     R1 waiters += 1          (seq_cst)
+ *   W2 if waiters != 0     (seq_cst)     R2 v := value            (seq_cst)
+ *        wake all                        R3 if v == target: done
+ *                                        R4 futex_wait(value, v)  kernel re-checks
+ *                                        R5 waiters -= 1          (relaxed)
+ *
+ * No lost wake-up (the Dekker pattern): W1, W2, R1 and R2 are seq_cst, so in
+ * their single total order either W2 follows R1 (the writer sees the waiter and
+ * wakes it) or R2 follows W1 (the waiter sees the new value, and if it still
+ * differs from the target it sleeps on that new value, which the kernel checks
+ * atomically with queueing). A writer therefore calls the kernel only when
+ * someone waits, and then wakes everyone, because each waiter may wait for a
+ * different target.
+ */
+#include "futexsync/counter.h"
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "internal/deadline.h"
+#include "internal/futex.h"
+
+void fx_counter_init(fx_counter *c, int32_t value)
+{
+    if (fx_bad_slot(c))
+        return;
+    /* Relaxed: init happens before any sharing, like a memset. */
+    __atomic_store_n(&c->value, value, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->waiters, 0, __ATOMIC_RELAXED);
+}
+
+static void fx_counter_wake_waiters(fx_counter *c)
+{
+    /* W2, seq_cst: ordered after W1 in the total order (see the table). */
+    if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) != 0)
+        fx_futex_wake_raw(&c->value, INT32_MAX, FX_BITSET_ANY);
+}
+
+int32_t fx_counter_add(fx_counter *c, int32_t delta)
+{
+    if (fx_bad_slot(c))
+        return 0;
+    /* W1, seq_cst. Atomic signed arithmetic wraps in two's complement (C11
+     * 7.17.7.5), and the sum is computed unsigned for the same reason. */
+    uint32_t old = (uint32_t)__atomic_fetch_add(&c->value, delta, __ATOMIC_SEQ_CST);
+    fx_counter_wake_waiters(c);
+    return (int32_t)(old + (uint32_t)delta);
+}
+
+int32_t fx_counter_load(const fx_counter *c)
+{
+    if (fx_bad_slot(c))
+        return 0;
+    /* Acquire: a reader that sees a value also sees what the writer did
+     * before writing it (the counter publishes progress). */
+    return __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
+}
+
+void fx_counter_store(fx_counter *c, int32_t value)
+{
+    if (fx_bad_slot(c))
+        return;
+    __atomic_store_n(&c->value, value, __ATOMIC_SEQ_CST); /* W1 */
+    fx_counter_wake_waiters(c);
+}
+
+int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadline)
+{
+    if (fx_bad_slot(c))
+        return EINVAL;
+    /* Fast path, acquire: the value is the target, and what its writer did
+     * before is visible to the caller. No waiter registration, no kernel. */
+    int32_t v = __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
+    if (v == target)
+        return 0;
+    /* Relaxed: only a plausibility check of the slot, not synchronization. */
+    if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) < 0)
+        return EINVAL;
+    if (fx_deadline_check(deadline))
+        return EINVAL;
+
+    __atomic_fetch_add(&c->waiters, 1, __ATOMIC_SEQ_CST); /* R1 */
+    int r;
+    for (;;) {
+        v = __atomic_load_n(&c->value, __ATOMIC_SEQ_CST); /* R2 */
+        if (v == target) {
+            r = 0;
+            break;
+        }
+        r = fx_futex_wait_raw(&c->value, v, deadline, FX_BITSET_ANY); /* R4 */
+        if (r == ETIMEDOUT) {
+            /* One last look: a change that raced with the timeout counts. */
+            r = __atomic_load_n(&c->value, __ATOMIC_SEQ_CST) == target ? 0 : ETIMEDOUT;
+            break;
+        }
+        /* 0 (woken), EAGAIN (changed before we slept), EINTR (signal): the
+         * deadline is absolute, so simply look again. */
+    }
+    /* R5, relaxed: the count only tells writers whether to call the kernel;
+     * a writer that still sees us costs one needless wake, nothing more. The
+     * seq_cst load R2 that saw the target already gave us its acquire. */
+    __atomic_fetch_sub(&c->waiters, 1, __ATOMIC_RELAXED);
+    return r;
+}

@@ -1,0 +1,99 @@
+/*
+ * src/futex.c - the futex layer: the only file that makes the futex(2) system
+ * call. Every primitive sleeps and wakes through the functions below.
+ *
+ * Waits use FUTEX_WAIT_BITSET, whose timeout is an absolute CLOCK_MONOTONIC
+ * time (the default clock of that operation): the kernel itself compares the
+ * deadline, so a wait restarted after a signal keeps the same deadline and
+ * there is no relative-time arithmetic to get wrong. No operation carries
+ * FUTEX_PRIVATE_FLAG, so every word works in MAP_SHARED memory; the kernel
+ * keys a private mapping by (mm, address) anyway.
+ */
+#include "futexsync/futex.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal/deadline.h"
+#include "internal/futex.h"
+
+/* The one place the system call is made. Returns the kernel's result, or
+ * -errno on failure (errno is saved and restored: futexsync never sets it). */
+static long fx_sys_futex(int32_t *uaddr, int op, uint32_t val, const struct timespec *timeout,
+                         int32_t *uaddr2, uint32_t val3)
+{
+    int saved = errno;
+    long r = syscall(SYS_futex, uaddr, op, val, timeout, uaddr2, val3);
+    if (r < 0) {
+        r = -errno;
+        errno = saved;
+    }
+    return r;
+}
+
+int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *deadline,
+                      uint32_t bitset)
+{
+    if (deadline != NULL && deadline->tv_sec < 0) {
+        /* The kernel rejects a negative time with EINVAL; for futexsync it is
+         * simply a deadline long past. The value check still comes first.
+         * Relaxed: this load only chooses between two failure reports. */
+        return __atomic_load_n(word, __ATOMIC_RELAXED) != expected ? EAGAIN : ETIMEDOUT;
+    }
+    long r = fx_sys_futex(word, FUTEX_WAIT_BITSET, (uint32_t)expected, deadline, NULL, bitset);
+    if (r == 0)
+        return 0;
+    switch (-r) {
+    case EAGAIN:    /* the word no longer held `expected` (EWOULDBLOCK) */
+    case ETIMEDOUT:
+    case EINTR:
+        return (int)-r;
+    default:
+        /* EFAULT (unmapped word) or an EINVAL the checks above exclude. The
+         * callers' loops re-read the word, so report it as changed. */
+        return EAGAIN;
+    }
+}
+
+int fx_futex_wake_raw(int32_t *word, int count, uint32_t bitset)
+{
+    long r = fx_sys_futex(word, FUTEX_WAKE_BITSET, (uint32_t)count, NULL, NULL, bitset);
+    return r < 0 ? 0 : (int)r;
+}
+
+int fx_futex_requeue_raw(int32_t *word, int32_t expected, int wake, int32_t *target,
+                         int requeue)
+{
+    /* FUTEX_CMP_REQUEUE passes the requeue limit in the timeout argument. */
+    long r = fx_sys_futex(word, FUTEX_CMP_REQUEUE, (uint32_t)wake,
+                          (const struct timespec *)(uintptr_t)(unsigned)requeue, target,
+                          (uint32_t)expected);
+    return r < 0 ? (r == -EAGAIN ? -EAGAIN : 0) : (int)r;
+}
+
+/* Public API ---------------------------------------------------------------- */
+
+int fx_futex_wait(int32_t *slot, int32_t expected, const struct timespec *deadline)
+{
+    if (fx_bad_slot(slot))
+        return EINVAL;
+    /* Relaxed: this only decides between EAGAIN and sleeping; the kernel
+     * re-checks the value atomically with queueing the sleeper. */
+    if (__atomic_load_n(slot, __ATOMIC_RELAXED) != expected)
+        return EAGAIN;
+    if (fx_deadline_check(deadline))
+        return EINVAL;
+    return fx_futex_wait_raw(slot, expected, deadline, FX_BITSET_ANY);
+}
+
+int fx_futex_wake(int32_t *slot, int count)
+{
+    if (fx_bad_slot(slot) || count < 0)
+        return -EINVAL;
+    if (count == 0)
+        return 0; /* the kernel would wake one for a count of 0 */
+    return fx_futex_wake_raw(slot, count, FX_BITSET_ANY);
+}

@@ -1,0 +1,206 @@
+/*
+ * src/mutex.c - the 4-byte futex mutex.
+ *
+ * State of the word (the design; keep it true)
+ *
+ *   value  name        meaning
+ *   0      UNLOCKED    free
+ *   1      LOCKED      held; nobody sleeps in the kernel
+ *   2      CONTENDED   held; threads may sleep in the kernel
+ *   other  -           never written by the library: every operation -> EINVAL
+ *
+ *   transition               by                      system call
+ *   0 -> 1                   lock fast path, spinner none
+ *   0 -> 2                   sleeper acquiring        none
+ *   1 -> 2                   thread about to sleep    then FUTEX_WAIT(2)
+ *   1 -> 0                   unlock                   none
+ *   2 -> 0                   unlock                   FUTEX_WAKE(1)
+ *
+ * Invariant: while a thread sleeps (or is about to sleep) in the kernel on the
+ * word, the word is CONTENDED, or the thread has been woken and is on its way
+ * back. A thread that has slept acquires with CONTENDED, not LOCKED, because it
+ * cannot know whether it was the last sleeper ("Futexes Are Tricky", mutex3).
+ *
+ * Why waking one sleeper is enough: the woken thread either takes the lock, and
+ * then its own unlock (the word is CONTENDED again) wakes the next, or finds it
+ * held and marks it CONTENDED before sleeping again, so the holder's unlock
+ * wakes the next one. No release is ever left without someone responsible for
+ * the remaining sleepers.
+ *
+ * Spin policy: a thread that finds the lock held spins at most FX_MUTEX_SPIN
+ * pause iterations while the lock is LOCKED (and stops at once when it sees
+ * CONTENDED: sleepers are queued ahead, spinning would only starve them), then
+ * sleeps.
+ */
+#include "futexsync/mutex.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal/annotate.h"
+#include "internal/deadline.h"
+#include "internal/futex.h"
+#include "internal/spin.h"
+
+enum {
+    UNLOCKED = FX_MUTEX_UNLOCKED, /* free */
+    LOCKED = FX_MUTEX_LOCKED,     /* held, no sleeper */
+    CONTENDED = FX_MUTEX_CONTENDED, /* held, sleepers may exist */
+};
+
+#ifndef FX_MUTEX_SPIN
+#define FX_MUTEX_SPIN 100
+#endif
+
+static inline bool fx_mutex_valid(int32_t v)
+{
+    return (uint32_t)v <= CONTENDED;
+}
+
+void fx_mutex_init(fx_mutex *m)
+{
+    if (fx_bad_slot(m))
+        return;
+    /* Relaxed: init happens before any sharing, like a memset. */
+    __atomic_store_n(&m->state, UNLOCKED, __ATOMIC_RELAXED);
+}
+
+/* Spins while the lock is LOCKED; returns the last value seen. */
+static int32_t fx_mutex_spin(fx_mutex *m)
+{
+    int32_t v = 0;
+    for (int i = 0; i < FX_MUTEX_SPIN; i++) {
+        /* Relaxed: only a hint for when to try the CAS, which synchronizes. */
+        v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
+        if (v != LOCKED)
+            break;
+        fx_cpu_relax();
+    }
+    return v;
+}
+
+/* The slow path of lock and timedlock: 0, ETIMEDOUT or EINVAL. */
+__attribute__((noinline, cold)) static int fx_mutex_lock_contended(fx_mutex *m,
+                                                                   const struct timespec *deadline)
+{
+    int32_t v = fx_mutex_spin(m);
+
+    /* Before sleeping, one try as an ordinary locker: a free lock seen right
+     * after spinning is taken as LOCKED, since we never slept. Acquire: the
+     * critical section must see what the previous holder wrote. */
+    if (v == UNLOCKED &&
+        __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_RELAXED))
+        return 0;
+
+    bool checked = false;
+    for (;;) {
+        if (!fx_mutex_valid(v))
+            return EINVAL;
+        if (v == UNLOCKED) {
+            /* Acquire as CONTENDED: sleepers we cannot see may remain. */
+            if (__atomic_compare_exchange_n(&m->state, &v, CONTENDED, false, __ATOMIC_ACQUIRE,
+                                            __ATOMIC_RELAXED))
+                return 0;
+            continue; /* v was reloaded by the failed CAS */
+        }
+        if (v == LOCKED) {
+            /* Relaxed: marking the word only makes the holder's unlock wake
+             * us; no data is published by it. */
+            if (!__atomic_compare_exchange_n(&m->state, &v, CONTENDED, false, __ATOMIC_RELAXED,
+                                             __ATOMIC_RELAXED))
+                continue;
+        }
+        if (!checked) {
+            /* tv_nsec is checked only now that we would block (POSIX). */
+            if (fx_deadline_check(deadline))
+                return EINVAL;
+            checked = true;
+        }
+        int r = fx_futex_wait_raw(&m->state, CONTENDED, deadline, FX_BITSET_ANY);
+        if (r == ETIMEDOUT)
+            return ETIMEDOUT;
+        /* Woken, EAGAIN or EINTR: look again with the same absolute deadline. */
+        v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
+    }
+}
+
+int fx_mutex_lock(fx_mutex *m)
+{
+    if (fx_bad_slot(m))
+        return EINVAL;
+    fx_ann_pre_lock(m, FX_ANN_EXCLUSIVE);
+    int32_t v = UNLOCKED;
+    /* Fast path, acquire on success: pairs with the release of unlock. */
+    int r = __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)
+                ? 0
+                : fx_mutex_lock_contended(m, NULL);
+    fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_EXCLUSIVE, 0);
+    return r;
+}
+
+int fx_mutex_timedlock(fx_mutex *m, const struct timespec *deadline)
+{
+    if (fx_bad_slot(m))
+        return EINVAL;
+    fx_ann_pre_lock(m, FX_ANN_TRY);
+    int32_t v = UNLOCKED;
+    /* Acquire on success, as in fx_mutex_lock. */
+    int r = __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)
+                ? 0
+                : fx_mutex_lock_contended(m, deadline);
+    fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+    return r;
+}
+
+int fx_mutex_trylock(fx_mutex *m)
+{
+    if (fx_bad_slot(m))
+        return EINVAL;
+    fx_ann_pre_lock(m, FX_ANN_TRY);
+    int32_t v = UNLOCKED;
+    int r = 0;
+    /* Acquire on success; a failed CAS reports the value it saw (relaxed: it
+     * only chooses the error). */
+    if (!__atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        r = fx_mutex_valid(v) ? EBUSY : EINVAL;
+    fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+    return r;
+}
+
+int fx_mutex_unlock(fx_mutex *m)
+{
+    if (fx_bad_slot(m))
+        return EINVAL;
+    fx_ann_pre_unlock(m, FX_ANN_EXCLUSIVE);
+    int32_t v = LOCKED;
+    int r = 0;
+    /* Release: everything the critical section wrote happens-before the next
+     * holder's acquire. The CAS (not an exchange) leaves a value the library
+     * never wrote untouched, so it can be reported. */
+    if (!__atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
+                                     __ATOMIC_RELAXED)) {
+        for (;;) {
+            if (v == UNLOCKED) {
+                r = EPERM;
+                break;
+            }
+            if (!fx_mutex_valid(v)) {
+                r = EINVAL;
+                break;
+            }
+            if (__atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
+                                            __ATOMIC_RELAXED)) {
+                if (v == CONTENDED)
+                    fx_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
+                break;
+            }
+        }
+    }
+    fx_ann_post_unlock(m, FX_ANN_EXCLUSIVE);
+    return r;
+}

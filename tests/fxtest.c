@@ -1,0 +1,197 @@
+#define _GNU_SOURCE
+#include "fxtest.h"
+
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef SYS_futex_waitv
+#define SYS_futex_waitv 449
+#endif
+
+void *fxt_shared_alloc(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(p != MAP_FAILED);
+    return p;
+}
+
+void fxt_shared_free(void *p, size_t size)
+{
+    munmap(p, size);
+}
+
+pid_t fxt_fork(int (*fn)(void *), void *arg)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(fn(arg) & 0xff);
+    return pid;
+}
+
+int fxt_wait_child(pid_t pid, int timeout_ms)
+{
+    int64_t limit = fxt_now_ns() + (int64_t)timeout_ms * 1000000;
+    for (;;) {
+        int st;
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid) {
+            if (WIFEXITED(st))
+                return WEXITSTATUS(st);
+            if (WIFSIGNALED(st))
+                return 128 + WTERMSIG(st);
+            continue;
+        }
+        if (r < 0 && errno != EINTR)
+            return -1;
+        if (fxt_now_ns() > limit) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            return -1;
+        }
+        usleep(1000);
+    }
+}
+
+int fxt_run_child(int (*fn)(void *), void *arg)
+{
+    return fxt_wait_child(fxt_fork(fn, arg), 60000);
+}
+
+int64_t fxt_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+pthread_t fxt_thread(void *(*fn)(void *), void *arg)
+{
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, fn, arg), 0);
+    return t;
+}
+
+void *fxt_join(pthread_t t)
+{
+    void *ret = NULL;
+    assert_int_equal(pthread_join(t, &ret), 0);
+    return ret;
+}
+
+/* Signal storm ------------------------------------------------------------- */
+
+static volatile long fxt_signals_seen; /* only touched with __atomic builtins */
+
+static void fxt_storm_handler(int sig)
+{
+    (void)sig;
+    __atomic_fetch_add(&fxt_signals_seen, 1, __ATOMIC_RELAXED);
+}
+
+struct fxt_storm {
+    pthread_t thread;
+    pthread_t target;
+    int stop; /* set with __atomic_store_n */
+    struct sigaction old;
+};
+
+static void *fxt_storm_main(void *arg)
+{
+    struct fxt_storm *s = arg;
+    while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+        pthread_kill(s->target, SIGUSR1);
+        usleep(20);
+    }
+    return NULL;
+}
+
+struct fxt_storm *fxt_storm_start(pthread_t target)
+{
+    struct fxt_storm *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fxt_storm_handler;
+    sa.sa_flags = 0; /* no SA_RESTART: blocking calls see EINTR */
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(SIGUSR1, &sa, &s->old), 0);
+    __atomic_store_n(&fxt_signals_seen, 0, __ATOMIC_RELAXED);
+    s->target = target;
+    s->thread = fxt_thread(fxt_storm_main, s);
+    return s;
+}
+
+long fxt_storm_stop(struct fxt_storm *s)
+{
+    __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+    fxt_join(s->thread);
+    long n = __atomic_load_n(&fxt_signals_seen, __ATOMIC_RELAXED);
+    /* Keep the handler installed: a signal still in flight must not kill us. */
+    free(s);
+    return n;
+}
+
+/* The no-futex proof --------------------------------------------------------- */
+
+struct fxt_nofutex {
+    const void *addr;
+    size_t len;
+    int (*fn)(void *);
+    void *arg;
+};
+
+static int fxt_nofutex_child(void *p)
+{
+    struct fxt_nofutex *nf = p;
+    uint64_t lo = (uint64_t)(uintptr_t)nf->addr;
+    uint64_t hi = lo + nf->len;
+    /* Both ends must share their upper 32 bits for the two-word compare. */
+    if ((lo >> 32) != ((hi - 1) >> 32))
+        return 120;
+    uint32_t a_hi = (uint32_t)(lo >> 32), a_lo = (uint32_t)lo, a_end = (uint32_t)hi;
+    struct sock_filter prog[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex_waitv, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        /* futex(uaddr, ...): kill when lo <= uaddr < hi */
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]) + 4),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, a_hi, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, a_lo, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, a_end, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+    };
+    struct sock_fprog fprog = {.len = sizeof prog / sizeof prog[0], .filter = prog};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return 121;
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) != 0)
+        return 122;
+    return nf->fn(nf->arg);
+}
+
+int fxt_run_without_futex(const void *addr, size_t len, int (*fn)(void *), void *arg)
+{
+    struct fxt_nofutex nf = {addr, len, fn, arg};
+    return fxt_run_child(fxt_nofutex_child, &nf);
+}

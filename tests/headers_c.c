@@ -1,0 +1,29 @@
+/* The umbrella header compiles as strict C11 next to <pthread.h>, and the
+ * object sizes and initialisers are the ones the contract fixes. */
+#include <pthread.h>
+#include <futexsync.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+_Static_assert(sizeof(fx_mutex) == 4, "fx_mutex is 4 bytes");
+_Static_assert(sizeof(fx_counter) == 8, "fx_counter is 8 bytes");
+
+static fx_mutex g_mutex = FX_MUTEX_INIT;
+static fx_counter g_counter = FX_COUNTER_INIT(7);
+
+int main(void)
+{
+    fx_mutex zero;
+    memset(&zero, 0, sizeof zero);
+    if (memcmp(&zero, &g_mutex, sizeof zero) != 0) {
+        fprintf(stderr, "FX_MUTEX_INIT is not all-zero\n");
+        return 1;
+    }
+    if (fx_mutex_lock(&g_mutex) != 0 || fx_mutex_unlock(&g_mutex) != 0)
+        return 1;
+    if (fx_counter_add(&g_counter, 1) != 8)
+        return 1;
+    puts("headers_c: ok");
+    return 0;
+}
