@@ -41,6 +41,7 @@
 #include "internal/annotate.h"
 #include "internal/deadline.h"
 #include "internal/futex.h"
+#include "internal/mutex.h"
 #include "internal/spin.h"
 
 enum {
@@ -80,26 +81,19 @@ static int32_t fx_mutex_spin(fx_mutex *m)
     return v;
 }
 
-/* The slow path of lock and timedlock: 0, ETIMEDOUT or EINVAL. */
-__attribute__((noinline, cold)) static int fx_mutex_lock_contended(fx_mutex *m,
-                                                                   const struct timespec *deadline)
+/* The sleeping half of the slow path. The caller may already have slept on the
+ * word (fx_cond requeues its waiters onto it), so the lock is taken as
+ * CONTENDED: sleepers we cannot see may remain, and our unlock must wake one. */
+int fx_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
 {
-    int32_t v = fx_mutex_spin(m);
-
-    /* Before sleeping, one try as an ordinary locker: a free lock seen right
-     * after spinning is taken as LOCKED, since we never slept. Acquire: the
-     * critical section must see what the previous holder wrote. */
-    if (v == UNLOCKED &&
-        __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
-                                    __ATOMIC_RELAXED))
-        return 0;
-
+    /* Relaxed: only a guess for the first CAS, which synchronizes. */
+    int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
     bool checked = false;
     for (;;) {
         if (!fx_mutex_valid(v))
             return EINVAL;
         if (v == UNLOCKED) {
-            /* Acquire as CONTENDED: sleepers we cannot see may remain. */
+            /* Acquire: the critical section sees what the last holder wrote. */
             if (__atomic_compare_exchange_n(&m->state, &v, CONTENDED, false, __ATOMIC_ACQUIRE,
                                             __ATOMIC_RELAXED))
                 return 0;
@@ -120,10 +114,26 @@ __attribute__((noinline, cold)) static int fx_mutex_lock_contended(fx_mutex *m,
         }
         int r = fx_futex_wait_raw(&m->state, CONTENDED, deadline, FX_BITSET_ANY);
         if (r == ETIMEDOUT)
-            return ETIMEDOUT;
+            return ETIMEDOUT; /* the word is CONTENDED: the holder wakes the next */
         /* Woken, EAGAIN or EINTR: look again with the same absolute deadline. */
         v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
     }
+}
+
+/* The slow path of lock and timedlock: 0, ETIMEDOUT or EINVAL. */
+__attribute__((noinline, cold)) static int fx_mutex_lock_contended(fx_mutex *m,
+                                                                   const struct timespec *deadline)
+{
+    int32_t v = fx_mutex_spin(m);
+
+    /* Before sleeping, one try as an ordinary locker: a free lock seen right
+     * after spinning is taken as LOCKED, since we never slept. Acquire: the
+     * critical section must see what the previous holder wrote. */
+    if (v == UNLOCKED &&
+        __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
+                                    __ATOMIC_RELAXED))
+        return 0;
+    return fx_mutex_lock_slept(m, deadline);
 }
 
 int fx_mutex_lock(fx_mutex *m)
