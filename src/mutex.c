@@ -81,42 +81,63 @@ static int32_t fx_mutex_spin(fx_mutex *m)
     return v;
 }
 
-/* The sleeping half of the slow path. The caller may already have slept on the
- * word (fx_cond requeues its waiters onto it), so the lock is taken as
- * CONTENDED: sleepers we cannot see may remain, and our unlock must wake one. */
-int fx_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
+int fx_mutex_acquire_step(fx_mutex *m, int32_t *sleep_on)
 {
     /* Relaxed: only a guess for the first CAS, which synchronizes. */
     int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
-    bool checked = false;
     for (;;) {
         if (!fx_mutex_valid(v))
             return EINVAL;
         if (v == UNLOCKED) {
-            /* Acquire: the critical section sees what the last holder wrote. */
+            /* Acquire as CONTENDED: sleepers we cannot see may remain, and our
+             * unlock must wake one. Acquire order: the critical section sees
+             * what the last holder wrote. On failure v is reloaded. */
             if (__atomic_compare_exchange_n(&m->state, &v, CONTENDED, false, __ATOMIC_ACQUIRE,
                                             __ATOMIC_RELAXED))
                 return 0;
-            continue; /* v was reloaded by the failed CAS */
-        }
-        if (v == LOCKED) {
+        } else if (v == LOCKED) {
             /* Relaxed: marking the word only makes the holder's unlock wake
-             * us; no data is published by it. */
-            if (!__atomic_compare_exchange_n(&m->state, &v, CONTENDED, false, __ATOMIC_RELAXED,
-                                             __ATOMIC_RELAXED))
-                continue;
+             * us; no data is published by it. On failure v is reloaded. */
+            if (__atomic_compare_exchange_n(&m->state, &v, CONTENDED, false, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED)) {
+                *sleep_on = CONTENDED;
+                return EBUSY;
+            }
+        } else {
+            *sleep_on = CONTENDED;
+            return EBUSY;
         }
+    }
+}
+
+void fx_mutex_abandon_wait(fx_mutex *m)
+{
+    /* The wake we may have consumed was meant to make someone take the lock
+     * or re-mark it CONTENDED; hand it to the next sleeper instead. A wake
+     * nobody needed costs one system call and nothing else. */
+    fx_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
+}
+
+/* The sleeping half of the slow path: fx_mutex_acquire_step until it takes
+ * the lock, sleeping on the word in between. */
+int fx_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
+{
+    bool checked = false;
+    for (;;) {
+        int32_t sleep_on;
+        int r = fx_mutex_acquire_step(m, &sleep_on);
+        if (r != EBUSY)
+            return r;
         if (!checked) {
             /* tv_nsec is checked only now that we would block (POSIX). */
             if (fx_deadline_check(deadline))
                 return EINVAL;
             checked = true;
         }
-        int r = fx_futex_wait_raw(&m->state, CONTENDED, deadline, FX_BITSET_ANY);
+        r = fx_futex_wait_raw(&m->state, sleep_on, deadline, FX_BITSET_ANY);
         if (r == ETIMEDOUT)
-            return ETIMEDOUT; /* the word is CONTENDED: the holder wakes the next */
-        /* Woken, EAGAIN or EINTR: look again with the same absolute deadline. */
-        v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
+            return ETIMEDOUT; /* not woken, and the word stays CONTENDED */
+        /* Woken, EAGAIN or EINTR: step again with the same absolute deadline. */
     }
 }
 
