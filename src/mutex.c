@@ -43,6 +43,7 @@
 #include "internal/futex.h"
 #include "internal/mutex.h"
 #include "internal/spin.h"
+#include "internal/stats.h"
 
 enum {
     UNLOCKED = FX_MUTEX_UNLOCKED, /* free */
@@ -77,6 +78,7 @@ static int32_t fx_mutex_spin(fx_mutex *m)
         if (v != LOCKED)
             break;
         fx_cpu_relax();
+        FX_STAT_SPIN(&m->state);
     }
     return v;
 }
@@ -145,6 +147,7 @@ int fx_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
 __attribute__((noinline, cold)) static int fx_mutex_lock_contended(fx_mutex *m,
                                                                    const struct timespec *deadline)
 {
+    FX_STAT_CONTENDED(&m->state);
     int32_t v = fx_mutex_spin(m);
 
     /* Before sleeping, one try as an ordinary locker: a free lock seen right
