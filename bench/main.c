@@ -188,6 +188,10 @@ static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
         const char *a = argv[i];
         char name[64];
         const char *val = NULL;
+        if (strcmp(a, "-h") == 0) {
+            fxb_usage(stdout);
+            exit(0);
+        }
         if (strncmp(a, "--", 2) == 0) {
             const char *eq = strchr(a, '=');
             size_t n = eq ? (size_t)(eq - a) : strlen(a);
@@ -212,7 +216,7 @@ static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
             continue;
         }
         /* flags without a value */
-        if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        if (strcmp(name, "--help") == 0) {
             fxb_usage(stdout);
             exit(0);
         }
@@ -579,6 +583,10 @@ static void fxb_contended(struct fxb_report *rep, const struct fxb_opts *o, int 
 {
     const struct fxb_lock *locks[FXB_MAXL];
     int nl = fxb_select(o, w, locks);
+    if (nl == 0) {
+        printf("\n== %s: none of the selected locks works here ==\n", fxb_wname[w]);
+        return;
+    }
     struct fxb_list ws = fxb_workers(o, w);
     for (int t = 0; t < ws.n; t++)
         fxb_measure(rep, o, w, locks, nl, ws.v[t], t == 0, FXB_COUNT_NONE);

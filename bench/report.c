@@ -450,6 +450,12 @@ int fxb_write_plot(const struct fxb_report *rep, const char *path)
             "set xlabel 'threads'\nset ylabel 'Mops/s (all threads)'\n"
             "set logscale x 2\nset grid\nset key outside right top\nset yrange [0:*]\n",
             rep->cs_ns, rep->outside_ns, cpus);
+    int tmin = a.threads[0], tmax = a.threads[0];
+    for (int t = 1; t < a.nt; t++) {
+        tmin = a.threads[t] < tmin ? a.threads[t] : tmin;
+        tmax = a.threads[t] > tmax ? a.threads[t] : tmax;
+    }
+    fprintf(g, "set xrange [%g:%g]\n", tmin / 1.25, tmax * 1.25);
     fputs("set xtics (", g);
     for (int t = 0; t < a.nt; t++)
         fprintf(g, "%s%d", t ? ", " : "", a.threads[t]);
@@ -465,7 +471,7 @@ int fxb_write_plot(const struct fxb_report *rep, const char *path)
     }
     fputs("plot ", g);
     for (int l = 0; l < a.nl; l++) {
-        fprintf(g, "%s$d%d using 1:2 with linespoints lw 2 title ", l ? ", " : "", l);
+        fprintf(g, "%s$d%d using 1:2 with linespoints lw 2 pt 7 ps 0.8 title ", l ? ", " : "", l);
         fxb_gp_quoted(g, a.locks[l]);
     }
     fputs("\n", g);
