@@ -42,7 +42,7 @@ int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *de
         /* The kernel rejects a negative time with EINVAL; for futexsync it is
          * simply a deadline long past. The value check still comes first.
          * Relaxed: this load only chooses between two failure reports. */
-        FX_STAT_TIMEOUT_IF(word, __atomic_load_n(word, __ATOMIC_RELAXED) == expected); /* relaxed: a count */
+        FX_STAT_TIMEOUT_IF(word, __atomic_load_n(word, __ATOMIC_RELAXED) == expected);
         return __atomic_load_n(word, __ATOMIC_RELAXED) != expected ? EAGAIN : ETIMEDOUT;
     }
     long r = fx_sys_futex(word, FUTEX_WAIT_BITSET, (uint32_t)expected, deadline, NULL, bitset);
