@@ -404,6 +404,9 @@ static double fxb_per(double x, uint64_t acq)
 enum { M_OPS, M_CPU, M_SLEEPS, M_FUTEX, M_MINMAX, M_P50, M_P99, M_FXC, M_FXWAIT, M_FXWAKE,
        M_FXSPIN, M_FXTO, M_COUNT };
 
+/* Metrics of one idle run. */
+enum { I_CPU, I_DRAIN, I_FXSPIN, I_FXWAIT, I_COUNT };
+
 static void fxb_metrics(const struct fxb_res *r, double *m)
 {
     uint64_t a = r->acquisitions;
@@ -441,7 +444,7 @@ static void fxb_measure(struct fxb_report *rep, const struct fxb_opts *o, int w,
     int R = w == W_IDLE && !o->rounds_given ? (o->quick || o->smoke ? 1 : 3) : o->rounds;
     double *m = calloc((size_t)nl * (size_t)R * M_COUNT, sizeof *m);
     double *maxwait = calloc((size_t)nl, sizeof *maxwait);
-    double *idle = calloc((size_t)nl * (size_t)R * 5, sizeof *idle);
+    double *idle = calloc((size_t)nl * (size_t)R * I_COUNT, sizeof *idle);
     bool *correct = calloc((size_t)nl, sizeof *correct);
     for (int i = 0; i < nl; i++)
         correct[i] = true;
@@ -484,12 +487,11 @@ static void fxb_measure(struct fxb_report *rep, const struct fxb_opts *o, int w,
             fxb_metrics(&r, &m[((size_t)i * (size_t)R + (size_t)round) * M_COUNT]);
             if ((double)r.max_wait_ns / 1000 > maxwait[i])
                 maxwait[i] = (double)r.max_wait_ns / 1000;
-            double *d = &idle[((size_t)i * (size_t)R + (size_t)round) * 5];
-            d[0] = r.hold_cpu_pct;
-            d[1] = NAN; /* unused */
-            d[2] = r.drain_ms;
-            d[3] = r.fx_valid ? fxb_per((double)r.fx.spins, r.acquisitions) : NAN;
-            d[4] = r.fx_valid ? fxb_per((double)r.fx.waits, r.acquisitions) : NAN;
+            double *d = &idle[((size_t)i * (size_t)R + (size_t)round) * I_COUNT];
+            d[I_CPU] = r.hold_cpu_pct;
+            d[I_DRAIN] = r.drain_ms;
+            d[I_FXSPIN] = r.fx_valid ? fxb_per((double)r.fx.spins, r.acquisitions) : NAN;
+            d[I_FXWAIT] = r.fx_valid ? fxb_per((double)r.fx.waits, r.acquisitions) : NAN;
         }
     }
     fxb_end_progress();
@@ -504,17 +506,17 @@ static void fxb_measure(struct fxb_report *rep, const struct fxb_opts *o, int w,
                 v[round] = m[((size_t)i * (size_t)R + (size_t)round) * M_COUNT + (size_t)k];
             med[k] = fxb_median(v, R);
         }
-        double imed[5];
-        for (int k = 0; k < 5; k++) {
+        double imed[I_COUNT];
+        for (int k = 0; k < I_COUNT; k++) {
             for (int round = 0; round < R; round++)
-                v[round] = idle[((size_t)i * (size_t)R + (size_t)round) * 5 + (size_t)k];
+                v[round] = idle[((size_t)i * (size_t)R + (size_t)round) * I_COUNT + (size_t)k];
             imed[k] = fxb_median(v, R);
         }
         if (w == W_IDLE) {
-            row->hold_cpu_pct = imed[0];
-            row->drain_ms = imed[2];
-            row->fx_spins = imed[3];
-            row->fx_waits = imed[4];
+            row->hold_cpu_pct = imed[I_CPU];
+            row->drain_ms = imed[I_DRAIN];
+            row->fx_spins = imed[I_FXSPIN];
+            row->fx_waits = imed[I_FXWAIT];
             continue;
         }
         row->ops_per_s = med[M_OPS];
@@ -548,6 +550,8 @@ static void fxb_uncontended(struct fxb_report *rep, const struct fxb_opts *o)
     int64_t target = o->smoke ? 2000000 : o->quick ? 20000000 : 50000000;
     double *ns = calloc((size_t)nl * (size_t)R, sizeof *ns);
     bool *correct = calloc((size_t)nl, sizeof *correct);
+    for (int i = 0; i < nl; i++)
+        correct[i] = true;
     fxb_idle_thread_start();
     for (int round = 0; round < R; round++)
         for (int k = 0; k < nl; k++) {
@@ -561,8 +565,7 @@ static void fxb_uncontended(struct fxb_report *rep, const struct fxb_opts *o)
                                 "calls failed\n",
                         locks[i]->name, (unsigned long long)errors);
                 fxb_failed = true;
-            } else if (round == 0) {
-                correct[i] = true;
+                correct[i] = false;
             }
         }
     fxb_idle_thread_stop();
