@@ -6,6 +6,7 @@
 #   clang    -Werror build, the whole ctest suite
 #   asan     AddressSanitizer + UndefinedBehaviorSanitizer, the whole suite
 #   tsan     ThreadSanitizer, the whole suite (plus the TSan annotation tests)
+#   stats    -DFUTEXSYNC_STATS=ON: test_stats and the bench smoke
 #   install  cmake --install, then a separate CMake project (find_package) and
 #            a plain pkg-config build, in C and C++
 # Installs what is missing (Debian). Exits non-zero at the first failure.
@@ -45,6 +46,9 @@ build_and_test asan -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
     -DCMAKE_BUILD_TYPE=Debug -DFUTEXSYNC_SANITIZE=address,undefined
 build_and_test tsan -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUTEXSYNC_SANITIZE=thread
+# The stats build (FUTEXSYNC_STATS=ON): its own tests and the bench's fx_* columns.
+build_and_test stats -R 'test_stats|bench_smoke' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DFUTEXSYNC_STATS=ON
 
 stage "install: cmake --install, find_package and pkg-config consumers"
 prefix=$(mktemp -d)
