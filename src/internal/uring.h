@@ -183,17 +183,18 @@ fail:
 /* True if the kernel implements every opcode of ops[0..n). */
 static inline bool fx_uring_supports(struct fx_uring *r, const unsigned *ops, int n)
 {
-    struct {
-        struct io_uring_probe probe;
-        struct io_uring_probe_op ops[256];
-    } pr;
-    memset(&pr, 0, sizeof pr);
+    /* struct io_uring_probe ends in a flexible array of 256 entries here;
+     * uint64_t storage keeps it aligned. */
+    uint64_t buf[(sizeof(struct io_uring_probe) + 256 * sizeof(struct io_uring_probe_op)) /
+                 sizeof(uint64_t)];
+    memset(buf, 0, sizeof buf);
+    struct io_uring_probe *probe = (struct io_uring_probe *)(void *)buf;
     long rc = fx_uring_sys(SYS_io_uring_register, r->fd, IORING_REGISTER_PROBE,
-                           (long)(uintptr_t)&pr, 256, 0, 0);
+                           (long)(uintptr_t)probe, 256, 0, 0);
     if (rc < 0)
         return false;
     for (int i = 0; i < n; i++) {
-        if (ops[i] > pr.probe.last_op || !(pr.ops[ops[i]].flags & IO_URING_OP_SUPPORTED))
+        if (ops[i] > probe->last_op || !(probe->ops[ops[i]].flags & IO_URING_OP_SUPPORTED))
             return false;
     }
     return true;
