@@ -329,7 +329,7 @@ static bool fx_uring_submit_cancel(struct fx_async_uring *u)
     for (int tries = 0; tries < 1000; tries++) {
         struct io_uring_sqe *sqe = fx_uring_sqe(&u->ring);
         if (sqe == NULL)
-            return false; /* cannot happen: at most 2 of 4 entries are used */
+            return false; /* cannot happen: at most 2 of 4 entries are in use */
         sqe->opcode = IORING_OP_ASYNC_CANCEL;
         sqe->addr = TAG_FUTEX;
         sqe->user_data = TAG_CANCEL;
@@ -377,6 +377,11 @@ static int fx_uring_arm(fx_async *w, const struct fx_sleep *s, int *failed_last)
             *failed_last = LAST_CANCELED;
             return r == ENOTSUP ? ENOMEM : r;
         }
+    }
+    if (fx_uring_room(&u->ring) < 2) {
+        /* Cannot happen: every request is reaped before the next arm. */
+        *failed_last = LAST_CANCELED;
+        return EAGAIN;
     }
     struct io_uring_sqe *sqe = fx_uring_sqe(&u->ring);
     sqe->opcode = FX_IORING_OP_FUTEX_WAIT;

@@ -927,10 +927,11 @@ static void test_waits_absorb_a_signal_storm_on_the_loop_thread(void **state)
     int64_t until = fxt_now_ns() + 50 * MS;
     int i;
     bool last = false;
+    struct timespec far = fx_deadline_in(60000 * MS); /* a linked timeout, never due */
     for (i = 0; !last; i++) {
         assert_int_equal(fx_counter_wait(&hs.stage, 3 * i + 1, NULL), 0);
         /* Every round waits: the contender holds the mutex until armed. */
-        assert_int_equal(fx_async_mutex_lock(w, &hs.m, NULL), EINPROGRESS);
+        assert_int_equal(fx_async_mutex_lock(w, &hs.m, i % 2 ? &far : NULL), EINPROGRESS);
         last = i + 1 >= ROUNDS && fxt_now_ns() >= until;
         if (last)
             hs.rounds = i + 1; /* read by the contender after stage 3i+2 */
@@ -954,6 +955,8 @@ struct contender {
     volatile int *count; /* protected by m; volatile: every access is made */
     fx_counter started;
     int stop;            /* set by the loop when it is done */
+    int added;           /* the contender's own additions to *count */
+    int sections;        /* critical sections run (atomic) */
 };
 
 /* Holds the mutex ~20 us at a time, with ~20 us in between, until told to
@@ -965,9 +968,12 @@ static void *contender_main(void *p)
     while (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED)) {
         fx_mutex_lock(c->m);
         int64_t until = fxt_now_ns() + 20000;
-        while (fxt_now_ns() < until)
+        while (fxt_now_ns() < until) {
             (*c->count)++;
+            c->added++;
+        }
         fx_mutex_unlock(c->m);
+        __atomic_fetch_add(&c->sections, 1, __ATOMIC_RELAXED);
         until = fxt_now_ns() + 20000;
         while (fxt_now_ns() < until)
             continue;
@@ -981,11 +987,12 @@ static void test_async_and_blocking_lockers_exclude_each_other(void **state)
     fx_mutex m = FX_MUTEX_INIT;
     volatile int count = 0;
     int mine = 0, waited = 0;
-    struct contender c = {&m, &count, FX_COUNTER_INIT(0), 0};
+    struct contender c = {&m, &count, FX_COUNTER_INIT(0), 0, 0, 0};
     pthread_t t = fxt_thread(contender_main, &c);
     assert_int_equal(fx_counter_wait(&c.started, 1, NULL), 0);
+    struct timespec far = fx_deadline_in(60000 * MS); /* a linked timeout, never due */
     for (int i = 0; i < ROUNDS; i++) {
-        int r = fx_async_mutex_lock(w, &m, NULL);
+        int r = fx_async_mutex_lock(w, &m, i % 2 ? &far : NULL);
         if (r == EINPROGRESS) {
             waited++;
             r = complete_within(w, 5000);
@@ -1004,9 +1011,12 @@ static void test_async_and_blocking_lockers_exclude_each_other(void **state)
         while (fxt_now_ns() < until)
             continue;
     }
+    int64_t limit = fxt_now_ns() + 5000 * MS;
+    while (__atomic_load_n(&c.sections, __ATOMIC_RELAXED) == 0)
+        assert_true(fxt_now_ns() < limit); /* the contender got in at least once */
     __atomic_store_n(&c.stop, 1, __ATOMIC_RELAXED);
     fxt_join(t);
-    assert_true(count > mine);
+    assert_int_equal(count, mine + c.added); /* no update lost */
     assert_int_equal(m.state, FX_MUTEX_UNLOCKED);
     print_message("%d of %d async acquisitions waited\n", waited, ROUNDS);
     assert_int_equal(fx_async_destroy(w), 0);

@@ -211,6 +211,15 @@ static inline int fx_uring_register_eventfd(struct fx_uring *r, int efd)
     return rc < 0 ? (int)-rc : 0;
 }
 
+/* How many submission entries are free. */
+static inline unsigned fx_uring_room(struct fx_uring *r)
+{
+    /* Relaxed: the tail is ours; acquire on the head (see fx_uring_sqe). */
+    uint32_t tail = __atomic_load_n(r->sq_tail, __ATOMIC_RELAXED) + r->sq_pending;
+    uint32_t head = __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
+    return *r->sq_mask + 1 - (tail - head);
+}
+
 /* The next free submission entry, zeroed, or NULL when the ring is full. The
  * entry is published by fx_uring_submit(). */
 static inline struct io_uring_sqe *fx_uring_sqe(struct fx_uring *r)
