@@ -273,6 +273,32 @@ static void test_mutex_held_by_thread_is_acquired_after_release(void **state)
     assert_int_equal(fx_async_destroy(w), 0);
 }
 
+static void test_epoll_wait_is_not_interrupted_by_the_wake(void **state)
+{
+    fx_async *w = new_waiter(state);
+    fx_mutex m = FX_MUTEX_INIT;
+    struct holder h;
+    holder_start(&h, &m);
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    assert_true(ep >= 0);
+    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = 7};
+    assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, fx_async_fd(w), &ev), 0);
+    assert_int_equal(fx_async_mutex_lock(w, &m, NULL), EINPROGRESS);
+    holder_release(&h);
+    /* No signal is sent to this thread: the wake reaches it as readiness
+     * only (io_uring: no task-work notification interrupts the wait). */
+    struct epoll_event out;
+    errno = 0;
+    assert_int_equal(epoll_wait(ep, &out, 1, 5000), 1);
+    assert_int_equal(errno, 0);
+    assert_int_equal(out.data.u32, 7);
+    assert_int_equal(fx_async_complete(w), 0);
+    holder_join(&h);
+    assert_int_equal(fx_mutex_unlock(&m), 0);
+    close(ep);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
 struct xproc {
     fx_mutex m;
     fx_counter stage; /* 1 child holds m, 2 parent armed: release */
@@ -1209,6 +1235,7 @@ static void test_seccomp_enosys_on_io_uring_falls_back_to_thread(void **state)
         cmocka_unit_test_prestate(test_mutex_free_ignores_passed_and_bad_deadlines, be),    \
         cmocka_unit_test_prestate(test_mutex_free_makes_no_futex_call, be),                 \
         cmocka_unit_test_prestate(test_mutex_held_by_thread_is_acquired_after_release, be), \
+        cmocka_unit_test_prestate(test_epoll_wait_is_not_interrupted_by_the_wake, be),      \
         cmocka_unit_test_prestate(test_mutex_held_by_process_is_acquired_after_release, be), \
         cmocka_unit_test_prestate(test_mutex_deadline_expires_with_etimedout, be),          \
         cmocka_unit_test_prestate(test_mutex_passed_deadline_is_not_armed, be),             \
