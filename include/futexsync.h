@@ -20,5 +20,6 @@
 #include "futexsync/mutex.h"
 #include "futexsync/counter.h"
 #include "futexsync/stats.h"
+#include "futexsync/async.h"
 
 #endif /* FUTEXSYNC_H */
