@@ -32,8 +32,8 @@ static void set_state(fx_mutex *m, int32_t v)
     __atomic_store_n(&m->state, v, __ATOMIC_SEQ_CST);
 }
 
-/* A thread that acquires m (lock, timedlock or trylock), then, if it got it,
- * bumps *count and unlocks, unless `hold` asks it to wait for `release` first.
+/* A thread that acquires m (lock, timedlock or trylock) and, if it got it,
+ * bumps *count and unlocks (with `hold`: only once `release` is set).
  * Lockers live in fxt_arena() memory and copy their deadline. */
 enum locker_op { OP_LOCK, OP_TIMEDLOCK, OP_TRYLOCK };
 
