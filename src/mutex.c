@@ -210,29 +210,35 @@ int fx_mutex_unlock(fx_mutex *m)
 {
     if (fx_bad_slot(m))
         return EINVAL;
+    /* Relaxed: a first look that only sorts out EPERM and EINVAL before the
+     * race detector is told of a release that will not happen; the CAS
+     * below is what synchronizes. */
+    int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
+    if (v == UNLOCKED)
+        return EPERM;
+    if (!fx_mutex_valid(v))
+        return EINVAL;
     fx_ann_pre_unlock(m, FX_ANN_EXCLUSIVE);
-    int32_t v = LOCKED;
     int r = 0;
     /* Release: everything the critical section wrote happens-before the next
-     * holder's acquire. The CAS (not an exchange) leaves a value the library
+     * holder's acquire. A CAS (not an exchange) leaves a value the library
      * never wrote untouched, so it can be reported. */
-    if (!__atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
-                                     __ATOMIC_RELAXED)) {
-        for (;;) {
-            if (v == UNLOCKED) {
-                r = EPERM;
-                break;
-            }
-            if (!fx_mutex_valid(v)) {
-                r = EINVAL;
-                break;
-            }
-            if (__atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
-                                            __ATOMIC_RELAXED)) {
-                if (v == CONTENDED)
-                    fx_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
-                break;
-            }
+    for (;;) {
+        if (__atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED)) {
+            if (v == CONTENDED)
+                fx_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
+            break;
+        }
+        /* v changed under us (a waiter marked it CONTENDED, or another
+         * thread unlocked it first: the same misuse as below). */
+        if (v == UNLOCKED) {
+            r = EPERM;
+            break;
+        }
+        if (!fx_mutex_valid(v)) {
+            r = EINVAL;
+            break;
         }
     }
     fx_ann_post_unlock(m, FX_ANN_EXCLUSIVE);
