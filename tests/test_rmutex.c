@@ -30,6 +30,7 @@
 #include <futexsync.h>
 
 #include "../src/internal/rmutex.h"
+#include "../src/internal/tid.h"
 
 #define W_BIT 0x80000000u
 #define RECOVERY_LIMIT_MS 250
@@ -1120,6 +1121,59 @@ static void test_uncontended_paths_make_no_system_call(void **state)
     fxt_shared_free(m, sizeof *m);
 }
 
+/* The TID cache and the liveness test ------------------------------------------------ */
+
+static void *tid_of_thread(void *unused)
+{
+    (void)unused;
+    return (void *)(intptr_t)(fx_tid() == my_tid() && fx_tid() == my_tid());
+}
+
+static int tid_child(void *p)
+{
+    pid_t parent = *(pid_t *)p;
+    FXT_CHILD_CHECK(fx_tid() == getpid(), 70);
+    FXT_CHILD_CHECK(fx_tid() != parent, 71);
+    return 0;
+}
+
+static void test_tid_cache_is_each_threads_own_and_reset_in_fork_children(void **state)
+{
+    (void)state;
+    pid_t me = fx_tid();
+    assert_int_equal(me, my_tid());
+    assert_int_equal((intptr_t)fxt_join(fxt_thread(tid_of_thread, NULL)), 1);
+    assert_int_equal(fxt_run_child(tid_child, &me), 0);
+    assert_int_equal(fx_tid(), me);
+}
+
+static int sleep_forever_child(void *p)
+{
+    fx_counter never = FX_COUNTER_INIT(0);
+    (void)p;
+    fx_counter_wait(&never, 1, NULL);
+    return 0;
+}
+
+static void test_liveness_check_sees_live_zombie_and_reaped_tids(void **state)
+{
+    (void)state;
+    assert_false(fx_tid_dead(my_tid()));
+    assert_false(fx_tid_dead(1)); /* init: alive (or hidden: kill says EPERM) */
+    pid_t child = fxt_fork(sleep_forever_child, NULL);
+    assert_false(fx_tid_dead(child));
+    kill_holder_keep_zombie(child);
+    assert_true(fx_tid_dead(child)); /* a zombie is dead */
+    reap_killed(child);
+    assert_true(fx_tid_dead(child)); /* gone */
+    enum { CHECKS = 200 };
+    int64_t start = fxt_now_ns();
+    for (int i = 0; i < CHECKS; i++)
+        assert_false(fx_tid_dead(my_tid()));
+    printf("rmutex: one liveness check (/proc/<tid>/stat) costs %.1f us\n",
+           (double)(fxt_now_ns() - start) / CHECKS / 1e3);
+}
+
 /* Internal entry points: condition variables and event loops -------------------------- */
 
 static void test_release_all_and_reacquire_restore_the_depth(void **state)
@@ -1321,6 +1375,8 @@ int main(void)
         cmocka_unit_test(test_contended_processes_keep_exact_count),
         cmocka_unit_test(test_signal_storm_never_gives_eintr),
         cmocka_unit_test(test_uncontended_paths_make_no_system_call),
+        cmocka_unit_test(test_tid_cache_is_each_threads_own_and_reset_in_fork_children),
+        cmocka_unit_test(test_liveness_check_sees_live_zombie_and_reaped_tids),
         cmocka_unit_test(test_release_all_and_reacquire_restore_the_depth),
         cmocka_unit_test(test_reacquire_reports_eownerdead_to_the_condition_waiter),
         cmocka_unit_test(test_release_all_of_inconsistent_mutex_makes_it_unrecoverable),
