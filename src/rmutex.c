@@ -26,7 +26,7 @@
  *   T -> T|W              a thread about to sleep           then FUTEX_WAIT(T|W)
  *   S -> 0                final unlock                      none
  *   S|W -> 0              final unlock                      FUTEX_WAKE(1)
- *   S(|W) -> NOTREC       final unlock while INC            FUTEX_WAKE(all) if W
+ *   S(|W) -> NOTREC       final unlock while INC            FUTEX_WAKE(all), always
  *   T(|W) -> S(|W)        an acquirer that found T dead     none (W kept: the
  *                         (CAS from that exact value)       sleepers now wait for S)
  *   T(|W) -> ORPHANED     fx_rmutex_recover(T)              FUTEX_WAKE(1) if W
@@ -46,14 +46,19 @@
  *
  * Sleepers (the mutex.c / "Futexes Are Tricky" mutex3 argument, with W as
  * CONTENDED): a thread sleeps only on a value with W set, which it set itself
- * or saw; every transition away from a W value is followed by a wake (unlock:
- * one, the woken thread re-marks W or acquires with W kept, so its own release
- * wakes the next; NOTREC: all; recover: one, which takes ORPHANED with W kept),
- * except the recovery by a waiter, which keeps W in the word: the remaining
- * sleepers now wait for the new owner's unlock. A woken thread always steps
- * again before it may sleep, so a thread woken by recover takes ORPHANED and
- * never goes back to sleep on it. W may stay set with nobody asleep (a timed
- * waiter left): that costs one needless FUTEX_WAKE, nothing more.
+ * or saw. Invariant: while threads sleep, W is set in the word, or a woken
+ * thread is on its way back and is responsible for them: it will acquire with
+ * W kept (it has slept) or re-mark W before it sleeps or times out. So: an
+ * unlock of a W value wakes one; recover of a W value wakes one (it takes
+ * ORPHANED with W kept, or finds a barger's value and re-marks W); the
+ * recovery by a waiter keeps W in the word (the remaining sleepers now wait for
+ * the new owner's unlock); and NOTREC wakes everyone even without W, because a
+ * responsible woken thread leaves with ENOTRECOVERABLE without passing the
+ * responsibility on. A woken thread always steps again before it may sleep, so
+ * a thread woken by recover takes ORPHANED and never goes back to sleep on it.
+ * W may stay set with nobody asleep (a timed waiter left): that costs one
+ * needless FUTEX_WAKE, nothing more. models/rmutex.pml checks all of this,
+ * with the re-check timers disabled unless the owner is dead.
  *
  * Owner death. Nothing tells the word that T died, so acquirers look:
  *   - a sleeper's every sleep is bounded: FIRST_CHECK after it first saw T
@@ -248,10 +253,17 @@ static int fx_rm_release(fx_rmutex *m, uint32_t self, uint32_t to)
         if ((v & ~WAITERS) != self)
             return EPERM;
     }
-    if (v & WAITERS) {
-        /* FREE: one sleeper acquires, or re-marks W before sleeping again, so
-         * the next release wakes the next one. NOTREC: everyone must leave. */
-        fx_futex_wake_raw(&m->owner, to == NOTREC ? INT32_MAX : 1, FX_BITSET_ANY);
+    if (to == NOTREC) {
+        /* Everyone must leave, whatever W says: a thread woken earlier (by an
+         * unlock or a recover) that was responsible for the sleepers -- it
+         * would have re-marked W or acquired with W -- now leaves with
+         * ENOTRECOVERABLE instead, so W may be clear while threads sleep.
+         * (Found by models/rmutex.pml.) Once per mutex: it costs nothing. */
+        fx_futex_wake_raw(&m->owner, INT32_MAX, FX_BITSET_ANY);
+    } else if (v & WAITERS) {
+        /* One sleeper acquires (keeping W), or re-marks W before sleeping
+         * again, so the next release wakes the next one. */
+        fx_futex_wake_raw(&m->owner, 1, FX_BITSET_ANY);
     }
     return 0;
 }

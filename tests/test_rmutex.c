@@ -199,9 +199,17 @@ struct shared {
     pid_t parent_tid;
 };
 
+/* A child that may block forever dies with the test process, even when a
+ * failed assertion left it behind. */
+static void die_with_parent(void)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
 static int holder_child(void *p)
 {
     struct shared *s = p;
+    die_with_parent();
     if (fx_rmutex_lock(&s->m) != 0)
         return 10;
     if (fx_rmutex_lock(&s->m) != 0) /* depth 2: the death is at any depth */
@@ -542,6 +550,7 @@ static void test_blocked_waiter_recovers_when_owner_thread_exits(void **state)
 static int blocked_waiter_child(void *p)
 {
     struct shared *s = p;
+    die_with_parent();
     fx_counter_add(&s->ready, 1);
     int r = fx_rmutex_lock(&s->m);
     s->done_ns = fxt_now_ns();
@@ -905,6 +914,93 @@ static void test_unrecoverable_wakes_every_blocked_waiter(void **state)
     assert_int_equal(owner_word(&m), (uint32_t)FX_RMUTEX_NOTRECOVERABLE);
 }
 
+/* A waiter woken by recover is responsible for the other sleepers (it will
+ * acquire with WAITERS kept, or re-mark it). If a thread that never slept takes
+ * the orphaned mutex first (no WAITERS) and unlocks it without consistent, the
+ * woken waiter leaves with ENOTRECOVERABLE: the NOTRECOVERABLE transition must
+ * wake the remaining sleepers itself (a lost wake-up found by the Promela
+ * model). The sleepers here wait with no timeout of their own, so only that
+ * wake can end their sleep; a woken one pauses before stepping again. */
+struct paused_sleeper {
+    fx_rmutex *m;
+    fx_counter ready;
+    fx_counter woken;   /* 1 once woken from the word */
+    fx_counter go;      /* set to 1 to let it step again */
+    pid_t tid;
+    int r;
+    int wait_r;
+};
+
+static void *paused_sleeper_main(void *p)
+{
+    struct paused_sleeper *ps = p;
+    ps->tid = my_tid();
+    struct fx_rmutex_waiter w;
+    fx_rmutex_waiter_init(&w, 0);
+    int32_t *word, sleep_on;
+    struct timespec recheck;
+    ps->r = fx_rmutex_acquire_step(ps->m, &w, &word, &sleep_on, &recheck);
+    fx_counter_add(&ps->ready, 1);
+    while (ps->r == EBUSY) {
+        struct timespec d = fx_deadline_in(10 * FX_NSEC_PER_SEC); /* ignores recheck */
+        do
+            ps->wait_r = fx_futex_wait(word, sleep_on, &d);
+        while (ps->wait_r == EINTR);
+        if (ps->wait_r == ETIMEDOUT)
+            return NULL;
+        if (ps->wait_r == 0 && fx_counter_load(&ps->woken) == 0) {
+            fx_counter_add(&ps->woken, 1);
+            fx_counter_wait(&ps->go, 1, NULL);
+        }
+        ps->r = fx_rmutex_acquire_step(ps->m, &w, &word, &sleep_on, &recheck);
+    }
+    return NULL;
+}
+
+static void test_unrecoverable_wakes_sleepers_a_woken_waiter_was_responsible_for(void **state)
+{
+    (void)state;
+    struct shared *s = new_shared();
+    pid_t holder = spawn_holder_process(s); /* alive: stands in for a dead owner */
+    struct paused_sleeper ps[2];
+    pthread_t t[2];
+    memset(ps, 0, sizeof ps);
+    for (int i = 0; i < 2; i++) {
+        ps[i].m = &s->m;
+        t[i] = fxt_thread(paused_sleeper_main, &ps[i]);
+        assert_int_equal(fx_counter_wait(&ps[i].ready, 1, NULL), 0);
+        assert_int_equal(ps[i].r, EBUSY);
+        wait_until_blocked(&s->m, ps[i].tid);
+    }
+    assert_int_equal(fx_rmutex_recover(&s->m, holder), 0); /* wakes one of them */
+    int64_t limit = fxt_now_ns() + 10 * FX_NSEC_PER_SEC;
+    while (fx_counter_load(&ps[0].woken) + fx_counter_load(&ps[1].woken) == 0) {
+        assert_true(fxt_now_ns() < limit);
+        usleep(200);
+    }
+    int woken = fx_counter_load(&ps[0].woken) ? 0 : 1;
+    int other = 1 - woken;
+    assert_int_equal(fx_counter_load(&ps[other].woken), 0);
+    /* A thread that never slept takes the orphaned mutex first, without
+     * WAITERS, and unlocks it without consistent. */
+    assert_int_equal(owner_word(&s->m), (uint32_t)FX_RMUTEX_ORPHANED);
+    assert_int_equal(fx_rmutex_trylock(&s->m), EOWNERDEAD);
+    assert_int_equal(owner_word(&s->m) & W_BIT, 0);
+    assert_int_equal(fx_rmutex_unlock(&s->m), 0);
+    assert_int_equal(owner_word(&s->m), (uint32_t)FX_RMUTEX_NOTRECOVERABLE);
+    fx_counter_store(&ps[woken].go, 1);
+    fx_counter_store(&ps[other].go, 1);
+    fxt_join(t[0]);
+    fxt_join(t[1]);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(ps[i].r, ENOTRECOVERABLE);
+        assert_int_not_equal(ps[i].wait_r, ETIMEDOUT);
+    }
+    assert_int_equal(kill(holder, SIGKILL), 0);
+    reap_killed(holder);
+    fxt_shared_free(s, sizeof *s);
+}
+
 /* Fork --------------------------------------------------------------------------- */
 
 static int fork_child_checks(void *p)
@@ -1151,6 +1247,7 @@ static int sleep_forever_child(void *p)
 {
     fx_counter never = FX_COUNTER_INIT(0);
     (void)p;
+    die_with_parent();
     fx_counter_wait(&never, 1, NULL);
     return 0;
 }
@@ -1370,6 +1467,7 @@ int main(void)
         cmocka_unit_test(test_consistent_when_not_inconsistent_is_einval),
         cmocka_unit_test(test_unlock_without_consistent_makes_it_unrecoverable),
         cmocka_unit_test(test_unrecoverable_wakes_every_blocked_waiter),
+        cmocka_unit_test(test_unrecoverable_wakes_sleepers_a_woken_waiter_was_responsible_for),
         cmocka_unit_test(test_fork_while_holding_child_acts_with_its_own_tid),
         cmocka_unit_test(test_contended_threads_keep_exact_count),
         cmocka_unit_test(test_contended_processes_keep_exact_count),
