@@ -41,8 +41,10 @@
  * Fast paths (no system call, two locked instructions per lock/unlock pair):
  * lock is a CAS 0 -> S then the depth store; unlock reads the depth and, if
  * it is 1, CASes S -> 0 (release), which both proves ownership and releases;
- * anything else (re-entry: the lock CAS fails on S; W set; errors) takes the
- * checked slow paths.
+ * re-entry is recognised by a thread-local hint (the last rmutex this thread
+ * acquired) and a plain load of the word, then the depth store, with no
+ * locked instruction; anything else (W set, errors, a re-entry the hint
+ * missed: the lock CAS then fails on S) takes the checked slow paths.
  *
  * Sleepers (the mutex.c / "Futexes Are Tricky" mutex3 argument, with W as
  * CONTENDED): a thread sleeps only on a value with W set, which it set itself
@@ -464,6 +466,13 @@ void fx_rmutex_init(fx_rmutex *m)
     __atomic_store_n(&m->depth, 0, __ATOMIC_RELAXED);
 }
 
+/* The rmutex this thread last acquired (outermost) and has not released since,
+ * as far as the fast paths know: lets the lock recognise a re-entry with a
+ * plain load instead of a failed CAS (about 6 ns less), without putting that
+ * load in front of the first acquisition's CAS. Only a hint: the owner word
+ * decides. A fork child inherits it; its own TID then does not match. */
+static _Thread_local fx_rmutex *fx_rm_hint __attribute__((tls_model("initial-exec")));
+
 /* The lock's CAS found the word not FREE (value v): re-entry, or the slow path
  * (nowait: trylock). Announces the end of the attempt to race detectors; a
  * re-entry is announced as a failed try (only outermost levels are lock
@@ -497,6 +506,13 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
     if (fx_bad_slot(m))
         return EINVAL;
     uint32_t self = (uint32_t)fx_tid();
+    if (fx_rm_hint == m) {
+        /* Re-entry, probably: this thread's last outermost acquisition. The
+         * word confirms it (relaxed: only we write our TID there; coherence
+         * shows us our own writes). */
+        if ((__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self)
+            return fx_rm_reenter(m);
+    }
     fx_ann_pre_lock(m, FX_ANN_RECURSIVE | try_flag);
     uint32_t v = 0;
     /* Fast path, acquire on success: pairs with the release of the unlock.
@@ -508,6 +524,7 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
                                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED),
                          1)) {
         fx_rm_took_free(m, 1);
+        fx_rm_hint = m;
         fx_rm_ann_acquired(m, try_flag, 0);
         return 0;
     }
@@ -555,6 +572,8 @@ __attribute__((noinline)) static int fx_rm_unlock_slow(fx_rmutex *m, uint32_t se
         return 0;
     }
     fx_ann_pre_unlock(m, FX_ANN_RECURSIVE);
+    if (fx_rm_hint == m)
+        fx_rm_hint = NULL;
     if (d & INC) {
         /* Relaxed: ordered before the word's release by the releasing CAS. */
         __atomic_store_n(&m->depth, 0, __ATOMIC_RELAXED);
@@ -583,8 +602,10 @@ int fx_rmutex_unlock(fx_rmutex *m)
         uint32_t v = self;
         if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, 0, false,
                                                          __ATOMIC_RELEASE, __ATOMIC_RELAXED),
-                             1))
+                             1)) {
+            fx_rm_hint = NULL;
             return 0;
+        }
     }
 #endif
     return fx_rm_unlock_slow(m, self);
@@ -694,6 +715,8 @@ int fx_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
         return r;
     *saved_depth = d & DEPTH_MASK;
     fx_ann_pre_unlock(m, FX_ANN_RECURSIVE);
+    if (fx_rm_hint == m)
+        fx_rm_hint = NULL;
     if (d & INC) /* relaxed: ordered before the word's release by its CAS */
         __atomic_store_n(&m->depth, 0, __ATOMIC_RELAXED);
     r = fx_rm_release(m, self, (d & INC) ? NOTREC : 0);

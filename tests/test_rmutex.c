@@ -318,6 +318,25 @@ static void test_reentry_grows_depth_and_frees_at_zero(void **state)
     assert_int_equal(other_thread_trylock(&m), 0);
 }
 
+static void test_reentry_of_an_older_mutex_while_holding_another(void **state)
+{
+    (void)state;
+    fx_rmutex a = FX_RMUTEX_INIT, b = FX_RMUTEX_INIT;
+    assert_int_equal(fx_rmutex_lock(&a), 0);
+    assert_int_equal(fx_rmutex_lock(&b), 0);
+    assert_int_equal(fx_rmutex_lock(&a), 0); /* not the last one acquired */
+    assert_int_equal(fx_rmutex_trylock(&a), 0);
+    assert_int_equal(depth_slot(&a), 3);
+    assert_int_equal(fx_rmutex_unlock(&b), 0);
+    assert_int_equal(fx_rmutex_lock(&a), 0);
+    assert_int_equal(depth_slot(&a), 4);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(fx_rmutex_unlock(&a), 0);
+    assert_int_equal(owner_word(&a), 0);
+    assert_int_equal(owner_word(&b), 0);
+    assert_int_equal(other_thread_trylock(&a), 0);
+}
+
 static void test_unlock_by_non_owner_is_eperm(void **state)
 {
     (void)state;
@@ -1024,9 +1043,9 @@ static void test_fork_while_holding_child_acts_with_its_own_tid(void **state)
 {
     (void)state;
     struct shared *s = new_shared();
-    assert_int_equal(fx_rmutex_lock(&s->m), 0); /* caches the parent's TID */
-    assert_int_equal(fx_rmutex_lock(&s->other), 0);
+    assert_int_equal(fx_rmutex_lock(&s->other), 0); /* caches the parent's TID */
     assert_int_equal(fx_rmutex_unlock(&s->other), 0);
+    assert_int_equal(fx_rmutex_lock(&s->m), 0); /* the child inherits the re-entry hint */
     assert_int_equal(fxt_run_child(fork_child_checks, s), 0);
     assert_int_equal(fx_rmutex_owner(&s->m), my_tid());
     assert_int_equal(depth_slot(&s->m), 1);
@@ -1441,6 +1460,7 @@ int main(void)
         cmocka_unit_test(test_zero_init_is_free_and_eight_bytes),
         cmocka_unit_test(test_lock_records_owner_tid_and_unlock_frees),
         cmocka_unit_test(test_reentry_grows_depth_and_frees_at_zero),
+        cmocka_unit_test(test_reentry_of_an_older_mutex_while_holding_another),
         cmocka_unit_test(test_unlock_by_non_owner_is_eperm),
         cmocka_unit_test(test_trylock_is_ebusy_while_another_thread_owns),
         cmocka_unit_test(test_timedlock_times_out_while_another_thread_owns),
