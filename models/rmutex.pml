@@ -57,9 +57,16 @@
  *     ENOTRECOVERABLE, or ETIMEDOUT for the timed worker), in particular a
  *     waiter blocked when the owner dies acquires with EOWNERDEAD.
  *
- * Source lines mirrored (src/rmutex.c) are named in the comments as
- * [function: what]; the line numbers are those of the commit that added this
- * model.
+ * Source lines mirrored are given in the comments as [rmutex.c:LINE] (then
+ * [:LINE]) for src/rmutex.c as of the commit that added this model; the
+ * function names stay valid when lines move.
+ *
+ * Validation of the model itself: each of these mutations makes both checks
+ * fail: no wake on unlock; no wake on recover; NOTREC waking only when W is set
+ * (the lost wake-up the first design had); a recovering trylock dropping W; a
+ * woken sleeper taking FREE without W; a recovery without the liveness check;
+ * a woken waiter sleeping again on ORPHANED; no re-check timer on a dead owner;
+ * a CAS that ignores the value it read.
  */
 
 #define N          3
@@ -92,7 +99,8 @@ unsigned cs : 3 = 1;     /* live threads in the critical section (the ghost) */
 bool want[N + 1];        /* a lock call is in progress */
 unsigned finished : 3 = 0; /* workers that ended (their acquisition done, or died) */
 
-/* Wake one sleeper, if any [fx_rm_release, fx_rmutex_recover, abandon]. */
+/* Wake one sleeper, if any [rmutex.c:268 fx_rm_release, :648 fx_rmutex_recover,
+ * :704 fx_rmutex_abandon_wait]. */
 inline wake_one()
 {
     atomic {
@@ -105,7 +113,7 @@ inline wake_one()
     }
 }
 
-/* Wake every sleeper [fx_rm_release: to == NOTREC]. */
+/* Wake every sleeper [rmutex.c:258-264 fx_rm_release, to == NOTREC]. */
 inline wake_all()
 {
     atomic {
@@ -127,7 +135,7 @@ inline cas(no, nw)
 }
 
 /*
- * One acquisition step [fx_rm_step], as one atomic transition. In the source
+ * One acquisition step [rmutex.c:333-398 fx_rm_step], as one atomic transition. In the source
  * it is a loop: a relaxed load, a decision, and a CAS from the value loaded
  * that, when it fails, reloads and decides again. A CAS that fails because
  * another thread wrote the word in between is the same as that write coming
@@ -141,29 +149,30 @@ inline cas(no, nw)
 inline step(nowait)
 {
     atomic {
-        vo = own; vw = W;                              /* [fx_rm_step: relaxed load] */
+        vo = own; vw = W;                              /* [rmutex.c:338] relaxed load */
         if
-        :: vo == FREE ->                               /* [CAS 0 -> self | (slept ? W : 0)] */
+        :: vo == FREE ->                               /* [:341-346 CAS 0 -> self|keep; :276 depth 1] */
             own = me; W = slept; res = R_OK
-        :: vo == ORPH ->                               /* [CAS ORPHANED -> self|keep; fx_rm_took_dead] */
+        :: vo == ORPH ->                               /* [:341-347 CAS ORPHANED -> self|keep; :288] */
             own = me; W = slept; res = R_DEAD
-        :: vo == NOTREC -> res = R_NOTREC              /* [ENOTRECOVERABLE] */
+        :: vo == NOTREC -> res = R_NOTREC              /* [:350-351 ENOTRECOVERABLE] */
         :: held(vo) && nowait ->
             if
-            :: dead[vo] ->                             /* [fx_rm_dead_now -> fx_tid_dead; CAS from T, W kept] */
+            :: dead[vo] ->                             /* [:362 fx_rm_dead_now; :380 CAS from T, W kept] */
                 own = me; W = (vw || slept); res = R_DEAD
             :: true -> res = R_BUSY                    /* alive, or the memo skipped the check */
             fi
-        :: held(vo) && !nowait && due && dead[vo] ->   /* [check due: fx_tid_dead; CAS from T, W kept] */
+        :: held(vo) && !nowait && due && dead[vo] ->   /* [:368-369 check due; :380 CAS, W kept] */
             own = me; W = (vw || slept); res = R_DEAD
         :: held(vo) && !nowait && !(due && dead[vo]) ->
-            due = false;                               /* [check_at = now + RECHECK (if it checked)] */
-            W = true; vw = true; res = R_BUSY          /* [CAS T -> T|W, relaxed; EBUSY] */
+            due = false;                               /* [:366-370 check_at = now + ...] */
+            W = true; vw = true; res = R_BUSY          /* [:388-397 CAS T -> T|W; EBUSY] */
         fi
     }
 }
 
-/* futex_wait(&owner, (vo, vw), min(deadline, check_at)) [fx_rm_wait]. */
+/* futex_wait(&owner, (vo, vw), min(deadline, check_at)) [rmutex.c:419-426
+ * fx_rm_wait; the futex layer: src/futex.c fx_futex_wait_raw]. */
 inline futex_wait()
 {
     atomic {
@@ -173,7 +182,7 @@ inline futex_wait()
         fi
     };
     if
-    :: atomic { !sleeping[me] -> due = false }          /* woken, or EAGAIN */
+    :: atomic { !sleeping[me] -> due = false }          /* woken, or EAGAIN [:434] */
     :: atomic { sleeping[me] && held(own) && dead[own] ->
                 sleeping[me] = false; due = true }      /* re-check timer: owner dead */
     :: atomic { sleeping[me] && spurious < SPURIOUS ->
@@ -193,20 +202,21 @@ active [N] proctype worker()
     want[me] = true;
     res = R_BUSY;
     if
-    :: me == 2 -> step(true)                           /* worker 2 tries fx_rmutex_trylock first */
+    :: me == 2 -> step(true)                           /* worker 2: trylock first [:544, :495] */
     :: else -> skip
     fi;
-    /* [fx_rm_lock -> fx_rm_lock_contended -> fx_rm_wait] */
+    /* [rmutex.c:504-531 fx_rm_lock -> :439-455 fx_rm_lock_contended -> :403 fx_rm_wait;
+     * the spin and the fast-path CAS are steps that take FREE] */
     do
     :: res != R_BUSY -> break
     :: else ->
         step(false);
         if
         :: res == R_BUSY ->
-            slept = true;                              /* [fx_rm_step: w->slept = 1] */
+            slept = true;                              /* [:396 w->slept = 1] */
             futex_wait();
             if
-            :: gaveup ->                               /* [fx_rm_wait: last try at the deadline] */
+            :: gaveup ->                               /* [:427-432 last try at the deadline] */
                 step(true);
                 if
                 :: res == R_BUSY -> res = R_TIMEDOUT
@@ -228,15 +238,16 @@ active [N] proctype worker()
             vo = 0; vw = false; ok = false; slept = false; due = false; gaveup = false;
             cs++;
             assert(cs == 1);                           /* mutual exclusion */
-            inc = (res == R_DEAD);                     /* depth = 1 (| INCONSISTENT) */
+            inc = (res == R_DEAD);                     /* depth = 1 (| INC) [:276-281, :285-288] */
             if
             :: deaths < MAXDEATHS -> deaths++; dead[me] = true; cs--; goto died
             :: skip
             fi
         };
         /* After EOWNERDEAD, repair and consistent, or not; then unlock
-         * [fx_rmutex_consistent; fx_rmutex_unlock -> fx_rm_unlock_slow ->
-         * fx_rm_release: the release CAS loop, we own the word]. */
+         * [rmutex.c:614 fx_rmutex_consistent; :589 fx_rmutex_unlock -> :563
+         * fx_rm_unlock_slow -> :247-256 fx_rm_release: the release CAS loop,
+         * we own the word, only W can change under us]. */
         atomic {
             if
             :: inc -> inc = false
@@ -250,8 +261,8 @@ active [N] proctype worker()
             W = false
         };
         if
-        :: notrec -> wake_all()                        /* [fx_rm_release: NOTREC: wake all, always] */
-        :: !notrec && oldW -> wake_one()               /* [fx_rm_release: W: wake 1] */
+        :: notrec -> wake_all()                        /* [:258-264 NOTREC: wake all, always] */
+        :: !notrec && oldW -> wake_one()               /* [:265-268 W: wake 1] */
         :: else -> skip
         fi
     :: res == R_NOTREC ->
@@ -264,7 +275,7 @@ died:
 }
 
 /* The thread that holds the mutex when the workers start: at some moment it
- * either unlocks it [fx_rmutex_unlock] or dies holding it (so that all three
+ * either unlocks it [rmutex.c:589 fx_rmutex_unlock, :247 fx_rm_release] or dies holding it (so that all three
  * workers can be waiting on a dead owner, or on an unrecoverable mutex). */
 active proctype ghost()
 {
@@ -280,7 +291,7 @@ active proctype ghost()
 }
 
 /* A parent that reaped a dead thread calls fx_rmutex_recover(t) once, or never
- * [fx_rmutex_recover]. Then it is the watchdog for lost wake-ups, as a safety
+ * [rmutex.c:629-651 fx_rmutex_recover]. Then it is the watchdog for lost wake-ups, as a safety
  * property: when nothing in the system can move any more (Promela's timeout),
  * every worker must have ended; a worker asleep forever on the word would
  * make the assertion fail. (The safety run keeps the ltl claim below in the
@@ -300,16 +311,16 @@ active proctype reaper()
     fi;
     if
     :: t != 0 ->
-        atomic { vo = own; vw = W };                   /* [fx_rmutex_recover: relaxed load] */
+        atomic { vo = own; vw = W };                   /* [:634 relaxed load] */
         do
         :: vo == t ->
-            cas(ORPH, false);                          /* [fx_rmutex_recover: CAS -> ORPHANED] */
+            cas(ORPH, false);                          /* [:644 CAS -> ORPHANED] */
             if
-            :: ok && vw -> wake_one(); break           /* [fx_rmutex_recover: wake 1 if W] */
+            :: ok && vw -> wake_one(); break           /* [:647-648 wake 1 if W] */
             :: ok && !vw -> break
             :: else -> skip
             fi
-        :: else -> break                               /* EPERM: t is not the owner */
+        :: else -> break                               /* [:640-641 EPERM] */
         od
     :: else -> skip
     fi;
