@@ -16,8 +16,8 @@
  * The depth slot is read and written only by the owner: count (1..DEPTH_MAX)
  * | INC (bit 30, "inconsistent": acquired with EOWNERDEAD, not yet
  * consistent()). While the word is not HELD the slot means nothing (a former
- * owner's last depth, 1 after a plain unlock, 0 after NOTREC or zero-fill):
- * every acquisition overwrites it. An owner that finds another value in it
+ * owner's last depth, 1 after a plain unlock, 0 after zero-fill): every
+ * acquisition overwrites it. An owner that finds another value in it
  * (no count, or an unknown bit) gets EINVAL from re-entry, unlock, consistent.
  *
  *   transition            by                               system call
@@ -35,7 +35,6 @@
  *   depth := 1|INC        acquisition with EOWNERDEAD (after the CAS)
  *   depth d -> d+1        re-entry by the owner (EAGAIN at DEPTH_MAX)
  *   depth d -> d-1        unlock at depth > 1
- *   depth 1|INC -> 0      final unlock while INC (before the release to NOTREC)
  *   depth d|INC -> d      fx_rmutex_consistent
  *
  * Fast paths (no system call, two locked instructions per lock/unlock pair):
@@ -228,15 +227,23 @@ static void fx_rm_held_del(fx_rmutex *m)
 #define fx_rm_held_del(m) ((void)(m))
 #endif
 
-/* Announces the end of an acquisition attempt to race detectors. */
-static inline void fx_rm_ann_acquired(fx_rmutex *m, unsigned try_flag, int r)
+/* Ends an outermost acquisition attempt: announces it to race detectors and,
+ * when the word was taken (0 or EOWNERDEAD), installs the depth (| INC after
+ * EOWNERDEAD). The depth is written after the announcement so that a race
+ * detector sees it inside the critical section. Relaxed: the depth slot is the
+ * owner's; what a former owner (dead or not) left in it is meaningless and
+ * overwritten; our release publishes it to the next owner. */
+static inline __attribute__((always_inline)) int fx_rm_acquired(fx_rmutex *m, unsigned try_flag,
+                                                                int r, int32_t depth)
 {
     if (r == 0 || r == EOWNERDEAD) {
         fx_ann_post_lock(m, FX_ANN_RECURSIVE | try_flag, 0);
         fx_rm_held_add(m);
+        __atomic_store_n(&m->depth, r == 0 ? depth : depth | INC, __ATOMIC_RELAXED);
     } else {
         fx_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
     }
+    return r;
 }
 
 /* Release ------------------------------------------------------------------- */
@@ -271,23 +278,6 @@ static int fx_rm_release(fx_rmutex *m, uint32_t self, uint32_t to)
 }
 
 /* Acquisition --------------------------------------------------------------- */
-
-/* The caller has just taken FREE: installs the depth. */
-static inline __attribute__((always_inline)) int fx_rm_took_free(fx_rmutex *m, int32_t depth)
-{
-    /* Relaxed: the depth slot is the owner's (what a former owner left in it
-     * is meaningless and overwritten); our release will publish it. */
-    __atomic_store_n(&m->depth, depth, __ATOMIC_RELAXED);
-    return 0;
-}
-
-/* The caller has just taken the mutex from a dead owner or ORPHANED. */
-static int fx_rm_took_dead(fx_rmutex *m, int32_t depth)
-{
-    /* Relaxed: owner-private, as above. The dead owner's depth is overwritten. */
-    __atomic_store_n(&m->depth, depth | INC, __ATOMIC_RELAXED);
-    return EOWNERDEAD;
-}
 
 /* Re-entry by the owner. */
 static int fx_rm_reenter(fx_rmutex *m)
@@ -325,15 +315,17 @@ static bool fx_rm_dead_now(const fx_rmutex *m, uint32_t t)
 }
 
 /*
- * One acquisition step by `self` (not the owner): takes FREE or ORPHANED,
- * recovers from a dead owner, or marks W and reports EBUSY with the value to
- * sleep on. `nowait`: a non-waiting attempt (liveness checked at once, memo
- * permitting, and W not set); otherwise the waiter's schedule in w decides.
+ * One acquisition step by `self`, which is not the owner (callers recognise a
+ * re-entry first; only this thread puts its TID in the word, so the step never
+ * finds it there later): takes FREE (0) or ORPHANED (EOWNERDEAD), recovers
+ * from a dead owner (EOWNERDEAD), or marks W and reports EBUSY with the value
+ * to sleep on. The caller installs the depth (fx_rm_acquired). `nowait`: a
+ * non-waiting attempt (liveness checked at once, memo permitting, and W not
+ * set); otherwise the waiter's schedule in w decides.
  */
 static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w, bool nowait,
                       uint32_t *sleep_on)
 {
-    int32_t depth = w->depth > 0 ? w->depth : 1;
     /* Relaxed: a guess for the first CAS; every CAS below synchronizes. */
     uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
     for (;;) {
@@ -343,8 +335,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w, b
              * slept keeps W: sleepers it cannot see may remain (mutex3). */
             if (__atomic_compare_exchange_n(fx_rm_word(m), &v, self | keep, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-                return v == 0 ? fx_rm_took_free(m, depth)
-                              : fx_rm_took_dead(m, depth);
+                return v == 0 ? 0 : EOWNERDEAD;
             continue; /* v reloaded */
         }
         if (v == NOTREC)
@@ -353,7 +344,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w, b
         if (t == 0)
             return EINVAL;
         if (t == self)
-            return w->depth == 0 ? fx_rm_reenter(m) : EINVAL;
+            return EINVAL; /* unreachable but for a TID reused under us */
 
         /* Held by another thread t: is it dead? */
         bool dead = (uint32_t)w->dead == t;
@@ -379,7 +370,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w, b
              * any acquisition. */
             if (__atomic_compare_exchange_n(fx_rm_word(m), &v, self | (v & WAITERS) | keep, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-                return fx_rm_took_dead(m, depth);
+                return EOWNERDEAD;
             continue; /* v reloaded: W set, or someone else recovered or released */
         }
         if (nowait)
@@ -449,7 +440,7 @@ __attribute__((noinline, cold)) static int fx_rm_lock_contended(fx_rmutex *m, ui
      * Acquire: the critical section sees the previous owner's writes. */
     if (v == 0 && __atomic_compare_exchange_n(fx_rm_word(m), &v, self, false, __ATOMIC_ACQUIRE,
                                               __ATOMIC_RELAXED))
-        return fx_rm_took_free(m, 1);
+        return 0;
     struct fx_rmutex_waiter w;
     fx_rmutex_waiter_init(&w, 0);
     return fx_rm_wait(m, self, &w, deadline);
@@ -496,8 +487,7 @@ __attribute__((noinline)) static int fx_rm_lock_busy(fx_rmutex *m, uint32_t self
     } else {
         r = fx_rm_lock_contended(m, self, deadline);
     }
-    fx_rm_ann_acquired(m, try_flag, r);
-    return r;
+    return fx_rm_acquired(m, try_flag, r, 1);
 }
 
 static inline __attribute__((always_inline)) int
@@ -523,10 +513,8 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
     if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, self, false,
                                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED),
                          1)) {
-        fx_rm_took_free(m, 1);
         fx_rm_hint = m;
-        fx_rm_ann_acquired(m, try_flag, 0);
-        return 0;
+        return fx_rm_acquired(m, try_flag, 0, 1);
     }
     return fx_rm_lock_busy(m, self, v, deadline, try_flag, nowait);
 }
@@ -574,13 +562,7 @@ __attribute__((noinline)) static int fx_rm_unlock_slow(fx_rmutex *m, uint32_t se
     fx_ann_pre_unlock(m, FX_ANN_RECURSIVE);
     if (fx_rm_hint == m)
         fx_rm_hint = NULL;
-    if (d & INC) {
-        /* Relaxed: ordered before the word's release by the releasing CAS. */
-        __atomic_store_n(&m->depth, 0, __ATOMIC_RELAXED);
-        r = fx_rm_release(m, self, NOTREC);
-    } else {
-        r = fx_rm_release(m, self, 0);
-    }
+    r = fx_rm_release(m, self, (d & INC) ? NOTREC : 0);
     fx_rm_held_del(m);
     fx_ann_post_unlock(m, FX_ANN_RECURSIVE);
     return r;
@@ -685,8 +667,8 @@ int fx_rmutex_acquire_step(fx_rmutex *m, struct fx_rmutex_waiter *w, int32_t **w
         return w->depth == 0 ? fx_rm_reenter(m) : EINVAL;
     fx_ann_pre_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY);
     uint32_t on = 0;
-    int r = fx_rm_step(m, self, w, false, &on);
-    fx_rm_ann_acquired(m, FX_ANN_TRY, r);
+    int r = fx_rm_acquired(m, FX_ANN_TRY, fx_rm_step(m, self, w, false, &on),
+                           w->depth > 0 ? w->depth : 1);
     if (r == EBUSY) {
         *word = &m->owner;
         *sleep_on = (int32_t)on;
@@ -717,8 +699,6 @@ int fx_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
     fx_ann_pre_unlock(m, FX_ANN_RECURSIVE);
     if (fx_rm_hint == m)
         fx_rm_hint = NULL;
-    if (d & INC) /* relaxed: ordered before the word's release by its CAS */
-        __atomic_store_n(&m->depth, 0, __ATOMIC_RELAXED);
     r = fx_rm_release(m, self, (d & INC) ? NOTREC : 0);
     fx_rm_held_del(m);
     fx_ann_post_unlock(m, FX_ANN_RECURSIVE);
@@ -739,7 +719,5 @@ int fx_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
     /* As a thread that may have slept on the word (a condition variable may
      * have requeued it there): acquire with W kept. */
     w.slept = 1;
-    int r = fx_rm_wait(m, self, &w, NULL);
-    fx_rm_ann_acquired(m, 0, r);
-    return r;
+    return fx_rm_acquired(m, 0, fx_rm_wait(m, self, &w, NULL), saved_depth);
 }
