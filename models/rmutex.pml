@@ -99,8 +99,8 @@ unsigned cs : 3 = 1;     /* live threads in the critical section (the ghost) */
 bool want[N + 1];        /* a lock call is in progress */
 unsigned finished : 3 = 0; /* workers that ended (their acquisition done, or died) */
 
-/* Wake one sleeper, if any [rmutex.c:268 fx_rm_release, :648 fx_rmutex_recover,
- * :704 fx_rmutex_abandon_wait]. */
+/* Wake one sleeper, if any [rmutex.c:275 fx_rm_release, :630 fx_rmutex_recover,
+ * :686 fx_rmutex_abandon_wait]. */
 inline wake_one()
 {
     atomic {
@@ -113,7 +113,7 @@ inline wake_one()
     }
 }
 
-/* Wake every sleeper [rmutex.c:258-264 fx_rm_release, to == NOTREC]. */
+/* Wake every sleeper [rmutex.c:265-271 fx_rm_release, to == NOTREC]. */
 inline wake_all()
 {
     atomic {
@@ -134,44 +134,43 @@ inline cas(no, nw)
     }
 }
 
-/*
- * One acquisition step [rmutex.c:333-398 fx_rm_step], as one atomic transition. In the source
- * it is a loop: a relaxed load, a decision, and a CAS from the value loaded
- * that, when it fails, reloads and decides again. A CAS that fails because
- * another thread wrote the word in between is the same as that write coming
- * before the load, so the loop is modelled by its successful last round.
- * (The liveness check between load and CAS reads dead[t], which never goes
- * back to false, and w->dead caches its answer.) nowait: a non-waiting
- * attempt (trylock, the timed lock's last try at its deadline); due: the
- * liveness re-check is due (the last sleep ended by its timer). Sets res; for
- * R_BUSY, (vo, vw) is the value to sleep on.
+/* One acquisition step [rmutex.c:326-390 fx_rm_step], as one atomic
+ * transition. In the source it is a loop: a relaxed load, a decision, and a
+ * CAS from the value loaded that, when it fails, reloads and decides again. A
+ * CAS that fails because another thread wrote the word in between is the same
+ * as that write coming before the load, so the loop is modelled by its
+ * successful last round. (The liveness check between load and CAS reads
+ * dead[t], which never goes back to false, and w->dead caches its answer.)
+ * nowait: a non-waiting attempt (trylock, the timed lock's last try at its
+ * deadline); due: the liveness re-check is due (the last sleep ended by its
+ * timer). Sets res; for R_BUSY, (vo, vw) is the value to sleep on.
  */
 inline step(nowait)
 {
     atomic {
-        vo = own; vw = W;                              /* [rmutex.c:338] relaxed load */
+        vo = own; vw = W;                              /* [rmutex.c:330] relaxed load */
         if
-        :: vo == FREE ->                               /* [:341-346 CAS 0 -> self|keep; :276 depth 1] */
+        :: vo == FREE ->                               /* [:333-338 CAS 0 -> self|keep] */
             own = me; W = slept; res = R_OK
-        :: vo == ORPH ->                               /* [:341-347 CAS ORPHANED -> self|keep; :288] */
+        :: vo == ORPH ->                               /* [:333-338 CAS ORPHANED -> self|keep] */
             own = me; W = slept; res = R_DEAD
-        :: vo == NOTREC -> res = R_NOTREC              /* [:350-351 ENOTRECOVERABLE] */
+        :: vo == NOTREC -> res = R_NOTREC              /* [:341-342 ENOTRECOVERABLE] */
         :: held(vo) && nowait ->
             if
-            :: dead[vo] ->                             /* [:362 fx_rm_dead_now; :380 CAS from T, W kept] */
+            :: dead[vo] ->                             /* [:353 dead_now; :371 CAS, W kept] */
                 own = me; W = (vw || slept); res = R_DEAD
             :: true -> res = R_BUSY                    /* alive, or the memo skipped the check */
             fi
-        :: held(vo) && !nowait && due && dead[vo] ->   /* [:368-369 check due; :380 CAS, W kept] */
+        :: held(vo) && !nowait && due && dead[vo] ->   /* [:359-360 check due; :371 CAS, W kept] */
             own = me; W = (vw || slept); res = R_DEAD
         :: held(vo) && !nowait && !(due && dead[vo]) ->
-            due = false;                               /* [:366-370 check_at = now + ...] */
-            W = true; vw = true; res = R_BUSY          /* [:388-397 CAS T -> T|W; EBUSY] */
+            due = false;                               /* [:357-361 check_at = now + ...] */
+            W = true; vw = true; res = R_BUSY          /* [:378-388 CAS T -> T|W; EBUSY] */
         fi
     }
 }
 
-/* futex_wait(&owner, (vo, vw), min(deadline, check_at)) [rmutex.c:419-426
+/* futex_wait(&owner, (vo, vw), min(deadline, check_at)) [rmutex.c:410-417
  * fx_rm_wait; the futex layer: src/futex.c fx_futex_wait_raw]. */
 inline futex_wait()
 {
@@ -182,7 +181,7 @@ inline futex_wait()
         fi
     };
     if
-    :: atomic { !sleeping[me] -> due = false }          /* woken, or EAGAIN [:434] */
+    :: atomic { !sleeping[me] -> due = false }          /* woken, or EAGAIN [:425] */
     :: atomic { sleeping[me] && held(own) && dead[own] ->
                 sleeping[me] = false; due = true }      /* re-check timer: owner dead */
     :: atomic { sleeping[me] && spurious < SPURIOUS ->
@@ -202,10 +201,10 @@ active [N] proctype worker()
     want[me] = true;
     res = R_BUSY;
     if
-    :: me == 2 -> step(true)                           /* worker 2: trylock first [:544, :495] */
+    :: me == 2 -> step(true)                           /* worker 2: trylock first [:532, :486] */
     :: else -> skip
     fi;
-    /* [rmutex.c:504-531 fx_rm_lock -> :439-455 fx_rm_lock_contended -> :403 fx_rm_wait;
+    /* [rmutex.c:494-520 fx_rm_lock -> :430-447 fx_rm_lock_contended -> :394 fx_rm_wait;
      * the spin and the fast-path CAS are steps that take FREE] */
     do
     :: res != R_BUSY -> break
@@ -213,10 +212,10 @@ active [N] proctype worker()
         step(false);
         if
         :: res == R_BUSY ->
-            slept = true;                              /* [:396 w->slept = 1] */
+            slept = true;                              /* [:387 w->slept = 1] */
             futex_wait();
             if
-            :: gaveup ->                               /* [:427-432 last try at the deadline] */
+            :: gaveup ->                               /* [:418-423 last try at the deadline] */
                 step(true);
                 if
                 :: res == R_BUSY -> res = R_TIMEDOUT
@@ -238,15 +237,15 @@ active [N] proctype worker()
             vo = 0; vw = false; ok = false; slept = false; due = false; gaveup = false;
             cs++;
             assert(cs == 1);                           /* mutual exclusion */
-            inc = (res == R_DEAD);                     /* depth = 1 (| INC) [:276-281, :285-288] */
+            inc = (res == R_DEAD);                     /* depth 1 (| INC) [:242] */
             if
             :: deaths < MAXDEATHS -> deaths++; dead[me] = true; cs--; goto died
             :: skip
             fi
         };
         /* After EOWNERDEAD, repair and consistent, or not; then unlock
-         * [rmutex.c:614 fx_rmutex_consistent; :589 fx_rmutex_unlock -> :563
-         * fx_rm_unlock_slow -> :247-256 fx_rm_release: the release CAS loop,
+         * [rmutex.c:596 fx_rmutex_consistent; :571 fx_rmutex_unlock -> :551
+         * fx_rm_unlock_slow -> :254-264 fx_rm_release: the release CAS loop,
          * we own the word, only W can change under us]. */
         atomic {
             if
@@ -261,8 +260,8 @@ active [N] proctype worker()
             W = false
         };
         if
-        :: notrec -> wake_all()                        /* [:258-264 NOTREC: wake all, always] */
-        :: !notrec && oldW -> wake_one()               /* [:265-268 W: wake 1] */
+        :: notrec -> wake_all()                        /* [:265-271 NOTREC: wake all, always] */
+        :: !notrec && oldW -> wake_one()               /* [:272-275 W: wake 1] */
         :: else -> skip
         fi
     :: res == R_NOTREC ->
@@ -275,8 +274,10 @@ died:
 }
 
 /* The thread that holds the mutex when the workers start: at some moment it
- * either unlocks it [rmutex.c:589 fx_rmutex_unlock, :247 fx_rm_release] or dies holding it (so that all three
- * workers can be waiting on a dead owner, or on an unrecoverable mutex). */
+ * either unlocks it [rmutex.c:571 fx_rmutex_unlock, :254 fx_rm_release] or
+ * dies holding it (so that all three workers can be waiting on a dead owner,
+ * or on an unrecoverable mutex).
+ */
 active proctype ghost()
 {
     bool oldW;
@@ -291,13 +292,14 @@ active proctype ghost()
 }
 
 /* A parent that reaped a dead thread calls fx_rmutex_recover(t) once, or never
- * [rmutex.c:629-651 fx_rmutex_recover]. Then it is the watchdog for lost wake-ups, as a safety
- * property: when nothing in the system can move any more (Promela's timeout),
- * every worker must have ended; a worker asleep forever on the word would
- * make the assertion fail. (The safety run keeps the ltl claim below in the
- * product, which disables pan's own invalid-end-state check: this assertion
- * does that job. One process for both: pan's weak fairness allows 6 with the
- * claim.) */
+ * [rmutex.c:611-634 fx_rmutex_recover]. Then it is the watchdog for lost
+ * wake-ups, as a safety property: when nothing in the system can move any more
+ * (Promela's timeout), every worker must have ended; a worker asleep forever
+ * on the word would make the assertion fail. (The safety run keeps the ltl
+ * claim below in the product, which disables pan's own invalid-end-state
+ * check: this assertion does that job. One process for both: pan's weak
+ * fairness allows 6 with the claim.)
+ */
 active proctype reaper()
 {
     unsigned t : 3, vo : 3;
@@ -311,16 +313,16 @@ active proctype reaper()
     fi;
     if
     :: t != 0 ->
-        atomic { vo = own; vw = W };                   /* [:634 relaxed load] */
+        atomic { vo = own; vw = W };                   /* [:616 relaxed load] */
         do
         :: vo == t ->
-            cas(ORPH, false);                          /* [:644 CAS -> ORPHANED] */
+            cas(ORPH, false);                          /* [:626 CAS -> ORPHANED] */
             if
-            :: ok && vw -> wake_one(); break           /* [:647-648 wake 1 if W] */
+            :: ok && vw -> wake_one(); break           /* [:629-630 wake 1 if W] */
             :: ok && !vw -> break
             :: else -> skip
             fi
-        :: else -> break                               /* [:640-641 EPERM] */
+        :: else -> break                               /* [:621-622 EPERM] */
         od
     :: else -> skip
     fi;
