@@ -21,5 +21,6 @@
 #include "futexsync/counter.h"
 #include "futexsync/stats.h"
 #include "futexsync/async.h"
+#include "futexsync/rmutex.h"
 
 #endif /* FUTEXSYNC_H */

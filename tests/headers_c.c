@@ -8,6 +8,7 @@
 
 _Static_assert(sizeof(fx_mutex) == 4, "fx_mutex is 4 bytes");
 _Static_assert(sizeof(fx_counter) == 8, "fx_counter is 8 bytes");
+_Static_assert(sizeof(fx_rmutex) == 8, "fx_rmutex is 8 bytes");
 
 static fx_mutex g_mutex = FX_MUTEX_INIT;
 static fx_counter g_counter = FX_COUNTER_INIT(7);
