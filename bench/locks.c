@@ -20,9 +20,6 @@
 #include <string.h>
 
 #include <futexsync.h>
-#if defined(FXB_HAVE_RMUTEX)
-#include <futexsync/rmutex.h>
-#endif
 #if defined(FXB_HAVE_NSYNC)
 #include <nsync.h>
 #endif
@@ -128,7 +125,6 @@ static int fxm_unlock(void *l)
 }
 FXB_LOOPS(fxm)
 
-#if defined(FXB_HAVE_RMUTEX)
 static int fxr_init(void *l, bool pshared)
 {
     (void)pshared;
@@ -144,7 +140,6 @@ static int fxr_unlock(void *l)
     return fx_rmutex_unlock(l);
 }
 FXB_LOOPS(fxr)
-#endif
 
 /* --- pthread mutexes ------------------------------------------------------ */
 
@@ -321,12 +316,10 @@ const struct fxb_lock fxb_locks[] = {
     { .name = "fx_mutex", .what = "futexsync fx_mutex (4 bytes)", .size = sizeof(fx_mutex),
       .flags = FXB_PSHARED | FXB_SLEEPS | FXB_FX | FXB_PROC_DEFAULT | FXB_QUICK,
       .init = fxm_init, .destroy = fxb_nothing, FXB_ADAPTER(fxm) },
-#if defined(FXB_HAVE_RMUTEX)
     { .name = "fx_rmutex", .what = "futexsync fx_rmutex, owner-tracked, re-entrant (8 bytes)",
       .peer = "pthread-recursive", .size = sizeof(fx_rmutex),
       .flags = FXB_PSHARED | FXB_SLEEPS | FXB_FX | FXB_PROC_DEFAULT | FXB_QUICK,
       .init = fxr_init, .destroy = fxb_nothing, FXB_ADAPTER(fxr) },
-#endif
     { .name = "pthread", .what = "pthread_mutex_t, PTHREAD_MUTEX_NORMAL",
       .size = sizeof(pthread_mutex_t), .flags = FXB_SLEEPS | FXB_QUICK,
       .init = pm_normal_init, .destroy = pm_destroy, FXB_ADAPTER(pm) },

@@ -173,9 +173,6 @@ static void fxb_list_locks(void)
 #if !defined(FXB_HAVE_CK)
     printf("Concurrency Kit: not found at configure time (apt-get install libck-dev)\n");
 #endif
-#if !defined(FXB_HAVE_RMUTEX)
-    printf("fx_rmutex: not in this tree yet (src/rmutex.c)\n");
-#endif
 }
 
 static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
