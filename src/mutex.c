@@ -206,41 +206,48 @@ int fx_mutex_trylock(fx_mutex *m)
     return r;
 }
 
-int fx_mutex_unlock(fx_mutex *m)
+/* The slow path of unlock: v is the value the fast CAS found instead of
+ * LOCKED. Returns 0, EPERM or EINVAL. */
+__attribute__((noinline, cold)) static int fx_mutex_unlock_slow(fx_mutex *m, int32_t v)
 {
-    if (fx_bad_slot(m))
-        return EINVAL;
-    /* Relaxed: a first look that only sorts out EPERM and EINVAL before the
-     * race detector is told of a release that will not happen; the CAS
-     * below is what synchronizes. */
-    int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
-    if (v == UNLOCKED)
-        return EPERM;
-    if (!fx_mutex_valid(v))
-        return EINVAL;
-    fx_ann_pre_unlock(m, FX_ANN_EXCLUSIVE);
-    int r = 0;
-    /* Release: everything the critical section wrote happens-before the next
-     * holder's acquire. A CAS (not an exchange) leaves a value the library
-     * never wrote untouched, so it can be reported. */
     for (;;) {
+        if (v == UNLOCKED)
+            return EPERM; /* not locked, or another thread unlocked it first */
+        if (!fx_mutex_valid(v))
+            return EINVAL;
+        /* Release, as in the fast path. On failure v is reloaded. */
         if (__atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
                                         __ATOMIC_RELAXED)) {
             if (v == CONTENDED)
                 fx_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
-            break;
-        }
-        /* v changed under us (a waiter marked it CONTENDED, or another
-         * thread unlocked it first: the same misuse as below). */
-        if (v == UNLOCKED) {
-            r = EPERM;
-            break;
-        }
-        if (!fx_mutex_valid(v)) {
-            r = EINVAL;
-            break;
+            return 0;
         }
     }
+}
+
+int fx_mutex_unlock(fx_mutex *m)
+{
+    if (fx_bad_slot(m))
+        return EINVAL;
+    if (FX_ANN_ACTIVE) {
+        /* A race detector must hear of the release before it happens, and
+         * only of a real one: sort out EPERM and EINVAL first. Relaxed: a
+         * first look only; the CAS below is what synchronizes. */
+        int32_t seen = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
+        if (seen == UNLOCKED)
+            return EPERM;
+        if (!fx_mutex_valid(seen))
+            return EINVAL;
+    }
+    fx_ann_pre_unlock(m, FX_ANN_EXCLUSIVE);
+    int32_t v = LOCKED;
+    /* Release: everything the critical section wrote happens-before the next
+     * holder's acquire. A CAS (not an exchange) leaves a value the library
+     * never wrote untouched, so it can be reported. */
+    int r = __atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED)
+                ? 0
+                : fx_mutex_unlock_slow(m, v);
     fx_ann_post_unlock(m, FX_ANN_EXCLUSIVE);
     return r;
 }
