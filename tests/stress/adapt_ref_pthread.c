@@ -29,6 +29,24 @@ static int pm_setup(void *o) { return pm_setup_kind(o, 0); }
 static int pm_setup_robust(void *o) { return pm_setup_kind(o, 1); }
 static int pm_lock(void *o) { return pthread_mutex_lock(o); }
 static int pm_trylock(void *o) { return pthread_mutex_trylock(o); }
+/* The harness's deadlines are on CLOCK_MONOTONIC; the timed pthread calls
+ * used here take CLOCK_REALTIME (the clock* variants would take the monotonic
+ * clock, but race detectors do not intercept them, so TSan would miss the
+ * lock). A bad tv_nsec is passed through unchanged. */
+static struct timespec realtime_of(const struct timespec *d)
+{
+    if (d->tv_nsec < 0 || d->tv_nsec > 999999999L)
+        return *d;
+    struct timespec mono, real;
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    clock_gettime(CLOCK_REALTIME, &real);
+    long long ns = ((long long)d->tv_sec - mono.tv_sec) * 1000000000LL + (d->tv_nsec - mono.tv_nsec) +
+                   (long long)real.tv_sec * 1000000000LL + real.tv_nsec;
+    if (ns < 0)
+        ns = 0;
+    return (struct timespec){.tv_sec = (time_t)(ns / 1000000000LL), .tv_nsec = (long)(ns % 1000000000LL)};
+}
+
 /* glibc looks at the time before it validates tv_nsec; futexsync (and the
  * harness) report EINVAL for a bad tv_nsec whenever the call would block. */
 static int bad_nsec(const struct timespec *d, int r)
@@ -37,7 +55,8 @@ static int bad_nsec(const struct timespec *d, int r)
 }
 static int pm_timedlock(void *o, const struct timespec *d)
 {
-    return bad_nsec(d, pthread_mutex_clocklock(o, CLOCK_MONOTONIC, d));
+    struct timespec rt = realtime_of(d);
+    return bad_nsec(d, pthread_mutex_timedlock(o, &rt));
 }
 static int pm_unlock(void *o) { return pthread_mutex_unlock(o); }
 static int pm_consistent(void *o) { return pthread_mutex_consistent(o); }
@@ -85,13 +104,15 @@ static int rw_wrlock(void *o) { return pthread_rwlock_wrlock(o); }
 static int rw_trywrlock(void *o) { return pthread_rwlock_trywrlock(o); }
 static int rw_timedwrlock(void *o, const struct timespec *d)
 {
-    return bad_nsec(d, pthread_rwlock_clockwrlock(o, CLOCK_MONOTONIC, d));
+    struct timespec rt = realtime_of(d);
+    return bad_nsec(d, pthread_rwlock_timedwrlock(o, &rt));
 }
 static int rw_rdlock(void *o) { return pthread_rwlock_rdlock(o); }
 static int rw_tryrdlock(void *o) { return pthread_rwlock_tryrdlock(o); }
 static int rw_timedrdlock(void *o, const struct timespec *d)
 {
-    return bad_nsec(d, pthread_rwlock_clockrdlock(o, CLOCK_MONOTONIC, d));
+    struct timespec rt = realtime_of(d);
+    return bad_nsec(d, pthread_rwlock_timedrdlock(o, &rt));
 }
 static int rw_unlock(void *o) { return pthread_rwlock_unlock(o); }
 
