@@ -202,7 +202,7 @@ for model in "${models[@]}"; do
                 else
                     result=FAIL
                     # Replay the counterexample into the work directory.
-                    (cd "$work" && spin -t -p -g -l ${claim:+-N "$claim"} "${defs[@]}" "$name.pml") \
+                    (cd "$work" && spin -t -p -g -l "${defs[@]}" "$name.pml") \
                         >"$work/trail.txt" 2>&1
                     say "$name: $label: $errors error(s); counterexample in $work/trail.txt"
                     [ $quiet -eq 1 ] || grep -m3 -E 'assertion violated|acceptance cycle|invalid end state' "$out" | sed 's/^/    /'

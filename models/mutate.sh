@@ -139,7 +139,7 @@ for n in "${selected[@]}"; do
     t0=$(date +%s.%N)
     by="-"
     if [ -z "$status" ]; then
-        "$here/check.sh" --quiet --no-source-check --stop-on-fail --tsv "$dir/result.tsv" \
+        TMPDIR="$dir" "$here/check.sh" --quiet --no-source-check --stop-on-fail --tsv "$dir/result.tsv" \
             "$dir/$model" >"$dir/check.log" 2>&1
         # Caught: some check found a violation (not a build error, not a
         # check that is meant to fail anyway).

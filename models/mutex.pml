@@ -324,7 +324,7 @@ active [NPROC] proctype thread()
 active proctype monitor()
 {
 end:
-    atomic { !NO_SLEEPER_FORGOTTEN -> assert(false) }
+    atomic { !NO_SLEEPER_FORGOTTEN -> assert(NO_SLEEPER_FORGOTTEN) }
 }
 
 ltl all_finish { <> (done == NPROC) }

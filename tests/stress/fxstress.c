@@ -71,17 +71,18 @@ struct shared {
         uint64_t count;
         uint64_t w[RECORD_WORDS];
     } rec __attribute__((aligned(64))); /* the protected record: plain accesses */
-    int32_t owner __attribute__((aligned(64))); /* 0 or thread index + 1 */
+    int32_t owner __attribute__((aligned(64))); /* 0 or the owner's ID_OF() */
     int32_t holders;  /* inside now (max_holders > 1) */
     int32_t readers;  /* shared holders inside now */
     int32_t stop;
     int32_t failed;
     char msg[1024];
     uint64_t signals;
+    int32_t incarnation[MAXP]; /* respawns of each process slot */
     /* Owner deaths. */
     int64_t kill_ns;         /* when the last kill was sent */
     int32_t pending;         /* 1: a kill of an owner awaits its EOWNERDEAD */
-    int32_t victim;          /* thread index + 1 of the killed owner */
+    int32_t victim;          /* the owner-slot id of the killed owner */
     uint64_t kills;           /* owner processes killed */
     uint64_t recoveries;      /* EOWNERDEADs handled */
     uint64_t in_cs_recovered; /* ... of them with the owner slot naming the victim */
@@ -91,8 +92,14 @@ struct shared {
     struct stats st[MAXTH];
 };
 
+/* A thread's id in the owner slot: its index and its process's incarnation,
+ * so that a respawned thread is never taken for the one that was killed. */
+#define ID_OF(gi, gen) ((int32_t)((((uint32_t)(gen) & 0x3fffffu) << 9) | (uint32_t)((gi) + 1)))
+#define ID_THREAD(id) ((int)((uint32_t)(id) & 511u) - 1)
+
 struct fxs_thread {
     int gi;
+    int32_t id; /* ID_OF(gi, incarnation) */
     uint64_t rng;
     struct stats *st;
     pthread_t th;
@@ -279,9 +286,9 @@ int fxs_cs_enter(struct fxs_thread *t)
         acquired(t, FXS_N_ACQUIRED);
         return 0;
     }
-    int32_t prev = __atomic_exchange_n(&sh->owner, t->gi + 1, __ATOMIC_SEQ_CST);
+    int32_t prev = __atomic_exchange_n(&sh->owner, t->id, __ATOMIC_SEQ_CST);
     if (prev != 0)
-        return fxs_fail(t, "two owners: thread %d was still inside", prev - 1);
+        return fxs_fail(t, "two owners: thread %d was still inside", ID_THREAD(prev));
     int32_t r = __atomic_load_n(&sh->readers, __ATOMIC_SEQ_CST);
     if (r != 0)
         return fxs_fail(t, "exclusive owner with %d readers inside", r);
@@ -306,8 +313,8 @@ int fxs_cs_leave(struct fxs_thread *t)
     if (!rec_consistent(&count))
         return fxs_fail(t, "torn record on exit (count %" PRIu64 ")", count);
     int32_t prev = __atomic_exchange_n(&sh->owner, 0, __ATOMIC_SEQ_CST);
-    if (prev != t->gi + 1)
-        return fxs_fail(t, "owner slot held %d on exit, not this thread", prev - 1);
+    if (prev != t->id)
+        return fxs_fail(t, "owner slot held %d on exit, not this thread", ID_THREAD(prev));
     return 0;
 }
 
@@ -317,7 +324,7 @@ static int shared_enter(struct fxs_thread *t)
     __atomic_add_fetch(&sh->readers, 1, __ATOMIC_SEQ_CST);
     int32_t o = __atomic_load_n(&sh->owner, __ATOMIC_SEQ_CST);
     if (o != 0)
-        return fxs_fail(t, "reader inside with the writer %d", o - 1);
+        return fxs_fail(t, "reader inside with the writer %d", ID_THREAD(o));
     uint64_t count;
     if (!rec_consistent(&count))
         return fxs_fail(t, "reader saw a torn record (count %" PRIu64 ")", count);
@@ -352,7 +359,7 @@ static int recover(struct fxs_thread *t)
         __atomic_fetch_add(&sh->in_cs_recovered, 1, __ATOMIC_RELAXED);
     else if (o != 0)
         return fxs_fail(t, "after EOWNERDEAD the owner slot names %d, not the killed thread",
-                        o - 1);
+                        ID_THREAD(o));
     int r = ad->consistent(obj);
     if (r != 0)
         return fxs_fail(t, "consistent() after EOWNERDEAD returned %d", r);
@@ -500,6 +507,7 @@ static int worker_process(int p)
     uint64_t seed = cfg.seed ^ ((uint64_t)getpid() << 20) ^ (uint64_t)now_ns();
     for (int i = 0; i < cfg.threads; i++) {
         th[i].gi = p * cfg.threads + i;
+        th[i].id = ID_OF(th[i].gi, __atomic_load_n(&sh->incarnation[p], __ATOMIC_ACQUIRE));
         th[i].rng = seed + (uint64_t)i * 0x9E3779B97F4A7C15ULL + 1;
         th[i].st = &sh->st[th[i].gi];
         if (pthread_create(&th[i].th, NULL, thread_main, &th[i]) != 0) {
@@ -529,6 +537,7 @@ static int worker_process(int p)
 static pid_t spawn(int p)
 {
     int64_t now = now_ns();
+    __atomic_fetch_add(&sh->incarnation[p], 1, __ATOMIC_ACQ_REL);
     for (int i = 0; i < cfg.threads; i++) {
         struct stats *st = &sh->st[p * cfg.threads + i];
         __atomic_store_n(&st->last_acq_ns, now, __ATOMIC_RELAXED);
@@ -550,9 +559,12 @@ static void mark_dead(int p)
         __atomic_store_n(&sh->st[p * cfg.threads + i].live, 0, __ATOMIC_RELEASE);
 }
 
-/* Reaps pid within timeout_ns; returns its wait status, or -1 on timeout. */
+/* Reaps pid (> 0) within timeout_ns; returns its wait status, or -1 on
+ * timeout. */
 static int reap(pid_t pid, int64_t timeout_ns)
 {
+    if (pid <= 0)
+        return 0;
     int64_t end = now_ns() + timeout_ns;
     for (;;) {
         int st;
@@ -633,7 +645,7 @@ static int run_adapter(const struct fxs_adapter *a)
          * report). */
         for (int p = 0; p < procs; p++) {
             int st;
-            if (waitpid(pids[p], &st, WNOHANG) == pids[p]) {
+            if (pids[p] > 0 && waitpid(pids[p], &st, WNOHANG) == pids[p]) {
                 mark_dead(p);
                 pids[p] = -1;
                 fxs_fail(NULL, "worker process %d exited early (%s %d)", p,
@@ -664,8 +676,8 @@ static int run_adapter(const struct fxs_adapter *a)
         /* Kill an owner. */
         if (kills && now >= next_kill && !__atomic_load_n(&sh->pending, __ATOMIC_ACQUIRE)) {
             int32_t o = __atomic_load_n(&sh->owner, __ATOMIC_SEQ_CST);
-            if (o > 0) {
-                int p = (o - 1) / cfg.threads;
+            int p = o > 0 ? ID_THREAD(o) / cfg.threads : 0;
+            if (o > 0 && p < procs && pids[p] > 0) { /* never kill(-1, ...) */
                 __atomic_store_n(&sh->victim, o, __ATOMIC_RELAXED);
                 __atomic_store_n(&sh->kill_ns, now_ns(), __ATOMIC_RELAXED);
                 __atomic_store_n(&sh->pending, 1, __ATOMIC_RELEASE);
@@ -688,7 +700,7 @@ static int run_adapter(const struct fxs_adapter *a)
     /* Every thread must finish its operation: one stuck in a wait is a hang. */
     bool hung = false;
     for (int p = 0; p < procs; p++) {
-        if (pids[p] < 0)
+        if (pids[p] <= 0)
             continue;
         int st = reap(pids[p], wd);
         if (st == -1) {
@@ -715,7 +727,7 @@ static int run_adapter(const struct fxs_adapter *a)
         /* A last owner death may be pending: the parent takes the lock once. */
         int r = a->lock(obj);
         if (r == EOWNERDEAD && (a->caps & FXS_OWNER_DEATH)) {
-            struct fxs_thread me = {.gi = -1, .rng = 1, .st = &sh->st[MAXTH - 1]};
+            struct fxs_thread me = {.gi = -1, .id = -1, .rng = 1, .st = &sh->st[MAXTH - 1]};
             if (recover(&me) == 0)
                 r = 0;
             acq = total_of(FXS_N_ACQUIRED);
