@@ -595,11 +595,6 @@ static void describe_threads(void)
 
 /* One adapter run ---------------------------------------------------------------- */
 
-static uint64_t total_of(int which)
-{
-    return fxs_total(which);
-}
-
 static int run_adapter(const struct fxs_adapter *a)
 {
     ad = a;
@@ -721,7 +716,7 @@ static int run_adapter(const struct fxs_adapter *a)
     }
 
     /* The end-of-run checks. */
-    uint64_t acq = total_of(FXS_N_ACQUIRED), count = 0;
+    uint64_t acq = fxs_total(FXS_N_ACQUIRED), count = 0;
     bool consistent = true;
     if (!hung && a->kind == FXS_LOCK && a->max_holders <= 1) {
         /* A last owner death may be pending: the parent takes the lock once. */
@@ -730,7 +725,7 @@ static int run_adapter(const struct fxs_adapter *a)
             struct fxs_thread me = {.gi = -1, .id = -1, .rng = 1, .st = &sh->st[MAXTH - 1]};
             if (recover(&me) == 0)
                 r = 0;
-            acq = total_of(FXS_N_ACQUIRED);
+            acq = fxs_total(FXS_N_ACQUIRED);
         }
         if (r != 0)
             fxs_fail(NULL, "the parent's final lock returned %d", r);
@@ -751,15 +746,15 @@ static int run_adapter(const struct fxs_adapter *a)
         fxs_fail(NULL, "the owner slot is not empty at the end");
 
     /* The figures. */
-    uint64_t ops = total_of(FXS_N_OPS);
+    uint64_t ops = fxs_total(FXS_N_OPS);
     printf("  operations        %" PRIu64 " (%.0f/s)\n", ops, (double)ops / elapsed);
     printf("  acquisitions      %" PRIu64 " exclusive, %" PRIu64 " shared\n", acq,
-           total_of(FXS_N_SHARED));
-    printf("  busy (try)        %" PRIu64 "\n", total_of(FXS_N_BUSY));
-    printf("  timeouts          %" PRIu64 "\n", total_of(FXS_N_TIMEOUTS));
-    printf("  invalid deadlines %" PRIu64 "\n", total_of(FXS_N_BADDEADLINE));
+           fxs_total(FXS_N_SHARED));
+    printf("  busy (try)        %" PRIu64 "\n", fxs_total(FXS_N_BUSY));
+    printf("  timeouts          %" PRIu64 "\n", fxs_total(FXS_N_TIMEOUTS));
+    printf("  invalid deadlines %" PRIu64 "\n", fxs_total(FXS_N_BADDEADLINE));
     if (a->kind == FXS_CUSTOM)
-        printf("  waits completed   %" PRIu64 "\n", total_of(FXS_N_WAITS));
+        printf("  waits completed   %" PRIu64 "\n", fxs_total(FXS_N_WAITS));
     printf("  signals handled   %" PRIu64 "\n", __atomic_load_n(&sh->signals, __ATOMIC_RELAXED));
     if (kills) {
         printf("  kills survived    %" PRIu64 " (%" PRIu64 " inside the critical section, %" PRIu64

@@ -20,9 +20,11 @@
  *   - owner death: every kill of an owner is followed by an EOWNERDEAD, the
  *     record is repaired and made consistent, and the recovery time measured.
  *
- * Adding a primitive = adding one file tests/stress/adapt_<name>.c (CMake
- * picks it up and registers a short ctest run "stress_<name>"), holding one
- * `struct fxs_adapter` and FXS_ADAPTER(<variable>).
+ * Adding a primitive = adding one file tests/stress/adapt_<name>.c, holding
+ * a `struct fxs_adapter` and FXS_ADAPTER(<variable>). CMake links every
+ * adapt_*.c into fxstress and registers a short ctest run "stress_<name>" for
+ * each line of the form `    .name = "<name>",` it finds in them (names
+ * starting with broken_ are expected to fail: --expect-fail).
  *
  * Locks (kind FXS_LOCK) give lock / trylock / timedlock / unlock; the harness
  * runs the mix (lock, trylock, timedlock with random short deadlines, some of
