@@ -42,7 +42,7 @@
  *   all_return  <> every process done, under weak fairness.
  */
 
-//@source src/counter.c sha256=42fbb06269a8481be6dc2e2ee761bdc5329f66e755b01b4826712c0a150c071c
+//@source src/counter.c sha256=4e604ea3ad40167df959800e9d51d74ac18448e35375744ac9b2c1785cc2cb63
 
 //@check safety
 //@check ltl all_return -DNFAIR=3 -DSPURIOUS=0
@@ -68,7 +68,7 @@ byte spurious = SPURIOUS;
 
 byte done = 0;                  /* processes finished (observer) */
 
-/* fx_futex_wait_raw(&c->value, expected, deadline) (futex.c:37-59). */
+/* fx_futex_wait_raw(&c->value, expected, deadline) (futex.c:38-62). */
 inline futex_wait(expected, timed, r)
 {
     atomic {
@@ -88,7 +88,7 @@ inline futex_wait(expected, timed, r)
     fi
 }
 
-/* fx_futex_wake_raw(&c->value, INT32_MAX) (futex.c:61-65): dequeues all. */
+/* fx_futex_wake_raw(&c->value, INT32_MAX) (futex.c:64-69): dequeues all. */
 inline futex_wake_all()
 {
     d_step {
@@ -117,55 +117,56 @@ inline futex_wake_one()
     }
 }
 
-/* fx_counter_add(c, 1) (counter.c:50-59) and its fx_counter_wake_waiters
- * (counter.c:43-48). */
+/* fx_counter_add(c, 1) (counter.c:53-62) and its fx_counter_wake_waiters
+ * (counter.c:46-51). */
 proctype writer()
 {
     byte w, i;
 
-    atomic { value++ };                                  /* counter.c:56 W1 fetch_add [M:W1] */
-    atomic { w = waiters };                              /* counter.c:46 W2 [M:W2] */
+    atomic { value++ };                                  /* counter.c:59 W1 fetch_add [M:W1] */
+    atomic { w = waiters };                              /* counter.c:49 W2 [M:W2] */
     if
-    :: w != 0 -> futex_wake_all()                        /* counter.c:47 [M:wake] */
+    :: w != 0 -> futex_wake_all()                        /* counter.c:50 [M:wake] */
     :: else
     fi;
     done++
 }
 
-/* fx_counter_wait(c, target, deadline) (counter.c:78-115). */
+/* fx_counter_wait(c, target, deadline) (counter.c:81-117); R1, R2 and R5 are
+ * the helpers of src/internal/counter_wait.h. */
 proctype waiter(byte target; bool timed)
 {
     byte v;
     mtype r;
 
     atomic {
-        v = value;                                       /* counter.c:84 fast path (acquire) */
+        v = value;                                       /* counter.c:87 fast path (acquire) */
         if
-        :: v == target -> r = OK; goto out               /* counter.c:85-86 */
+        :: v == target -> r = OK; goto out               /* counter.c:88-89 */
         :: else
         fi
     };
-    /* counter.c:88-91: the plausibility and deadline checks (EINVAL) only
+    /* counter.c:91-94: the plausibility and deadline checks (EINVAL) only
      * read the waiters slot and the caller's deadline; not modelled. */
-    atomic { waiters++ };                                /* counter.c:93 R1 [M:R1] */
-    atomic { v = value };                                /* counter.c:96 R2 [M:R2] */
+    atomic { waiters++ };                                /* counter.c:96 R1 [M:R1] */
+    atomic { v = value };                                /* counter.c:99 R2 [M:R2] */
     do
-    :: v == target -> r = OK; break                      /* counter.c:97-99 */
+    :: v == target -> r = OK; break                      /* counter.c:100-102 */
     :: else ->
-        futex_wait(v, timed, r);                         /* counter.c:101 R4 */
+        futex_wait(v, timed, r);                         /* counter.c:104 R4 */
         if
         :: r == ETIMEDOUT ->
-            atomic {                                     /* counter.c:102-105 last look */
+            atomic {                                     /* counter.c:105-108 last look */
                 if
                 :: value == target -> r = OK; v = target
                 :: else
                 fi
             };
             break
-        :: else -> atomic { v = value }                  /* counter.c:96 R2 again */
+        :: else -> atomic { v = value }                  /* counter.c:99 R2 again */
         fi
     od;
-    atomic { waiters-- };                                /* counter.c:113 R5 [M:R5] */
+    atomic { waiters-- };                                /* counter.c:115 R5 [M:R5] */
 out:
     assert(r == ETIMEDOUT || v == target);               /* 0 only after seeing the target */
     assert(timed || r == OK);                            /* no deadline: never fails */

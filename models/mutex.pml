@@ -64,7 +64,7 @@
  *                   schedule; the check passes only if it does.
  */
 
-//@source src/mutex.c sha256=7dad23d13c97b5ecf957531953bac5e24a24078c9181ac3d69e8a0360f84f3c9
+//@source src/mutex.c sha256=39f5d5e7fbc59074110ba2d3033d3941364cf95d35c46b421f4f4f74f82ffcb1
 
 //@check safety
 //@check safety -DITER=0 -m2000000
@@ -84,7 +84,7 @@
 
 #define MAXPROC 4       /* size of the per-thread arrays (NPROC <= MAXPROC) */
 
-/* The word's states (mutex.c:47-51). */
+/* The word's states (mutex.c:48-52). */
 #define UNLOCKED  0
 #define LOCKED    1
 #define CONTENDED 2
@@ -131,7 +131,7 @@ inline cas(expect, desired, ok)
     fi
 }
 
-/* fx_futex_wait_raw(&m->state, expected, deadline) (futex.c:37-59): FUTEX_WAIT
+/* fx_futex_wait_raw(&m->state, expected, deadline) (futex.c:38-62): FUTEX_WAIT
  * compares and queues in one step. r: OK (woken by a wake, or spuriously),
  * EAGAIN, ETIMEDOUT (timed only, and only while still queued) or EINTR. */
 inline futex_wait(expected, r)
@@ -155,7 +155,7 @@ inline futex_wait(expected, r)
     fi
 }
 
-/* fx_futex_wake_raw(&m->state, 1) (futex.c:61-65): dequeues any one sleeper
+/* fx_futex_wake_raw(&m->state, 1) (futex.c:64-69): dequeues any one sleeper
  * (no assumption about the kernel's order); the woken thread becomes
  * responsible in place of the waker. */
 #define WAKE(t) :: t < NPROC && queued[t] -> queued[t] = false; nqueued--; resp[t] = true
@@ -173,98 +173,97 @@ inline futex_wake_one()
     }
 }
 
-/* fx_mutex_acquire_step (mutex.c:84-111). r: OK (acquired as CONTENDED) or
+/* fx_mutex_acquire_step (mutex.c:86-113). r: OK (acquired as CONTENDED) or
  * EBUSY (held; the word is CONTENDED, sleep on sleep_on). */
 inline acquire_step()
 {
-    atomic { v = state; assert(v <= CONTENDED) };        /* mutex.c:87-90 relaxed load */
+    atomic { v = state; assert(v <= CONTENDED) };        /* mutex.c:89-92 relaxed load */
     do
     :: v == UNLOCKED ->
-        atomic { cas(v, CONTENDED, ok);                  /* mutex.c:95 CAS 0->2 [M:slept-as-contended] */
+        atomic { cas(v, CONTENDED, ok);                  /* mutex.c:97 CAS 0->2 [M:slept-as-contended] */
             if
-            :: ok -> r = OK; break                       /* mutex.c:97 */
-            :: else -> assert(v <= CONTENDED)            /* v reloaded, mutex.c:89 */
+            :: ok -> r = OK; break                       /* mutex.c:99 */
+            :: else -> assert(v <= CONTENDED)            /* v reloaded, mutex.c:91 */
             fi }
     :: v == LOCKED ->
-        atomic { cas(v, CONTENDED, ok); sleep_on = CONTENDED; /* mutex.c:101 CAS 1->2 [M:mark-contended] */
+        atomic { cas(v, CONTENDED, ok); sleep_on = CONTENDED; /* mutex.c:103 CAS 1->2 [M:mark-contended] */
             if
-            :: ok -> r = EBUSY; break                    /* mutex.c:102-104 */
-            :: else -> assert(v <= CONTENDED)            /* v reloaded, mutex.c:89 */
+            :: ok -> r = EBUSY; break                    /* mutex.c:104-106 */
+            :: else -> assert(v <= CONTENDED)            /* v reloaded, mutex.c:91 */
             fi }
     :: v == CONTENDED ->
-        sleep_on = CONTENDED; r = EBUSY; break           /* mutex.c:106-108 */
+        sleep_on = CONTENDED; r = EBUSY; break           /* mutex.c:108-110 */
     od
 }
 
-/* fx_mutex_lock_slept (mutex.c:123-142). r: OK or ETIMEDOUT. */
+/* fx_mutex_lock_slept (mutex.c:125-144). r: OK or ETIMEDOUT. */
 inline lock_slept()
 {
     do
-    :: acquire_step();                                   /* mutex.c:128 */
+    :: acquire_step();                                   /* mutex.c:130 */
         if
-        :: r != EBUSY -> break                           /* mutex.c:129-130 */
+        :: r != EBUSY -> break                           /* mutex.c:131-132 */
         :: else
         fi;
-        futex_wait(sleep_on, r);                         /* mutex.c:137 */
+        futex_wait(sleep_on, r);                         /* mutex.c:139 */
         if
-        :: r == ETIMEDOUT -> break                       /* mutex.c:138-139 [M:timed-exit] */
+        :: r == ETIMEDOUT -> break                       /* mutex.c:140-141 [M:timed-exit] */
         :: else -> r = OK                                /* woken, EAGAIN, EINTR: step again */
         fi
     od
 }
 
-/* fx_mutex_lock (mutex.c:160-173) and fx_mutex_timedlock (mutex.c:175-188,
- * timed): the fast path, then fx_mutex_lock_contended (mutex.c:145-158):
+/* fx_mutex_lock (mutex.c:163-176) and fx_mutex_timedlock (mutex.c:178-191,
+ * timed): the fast path, then fx_mutex_lock_contended (mutex.c:147-161):
  * spin, one CAS 0->1 as an ordinary locker, then sleep. */
 inline lock()
 {
-    atomic { v = UNLOCKED; cas(v, LOCKED, ok) };         /* mutex.c:167 / :182 fast path 0->1 [M:fast-path] */
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok) };         /* mutex.c:170 / :185 fast path 0->1 [M:fast-path] */
     if
     :: ok -> r = OK
     :: else ->
-        /* fx_mutex_spin (mutex.c:71-82): relaxed loads while LOCKED, any
+        /* fx_mutex_spin (mutex.c:72-84): relaxed loads while LOCKED, any
          * number of them (the real loop stops after FX_MUTEX_SPIN). */
         do
-        :: atomic { v = state;                           /* mutex.c:76 */
+        :: atomic { v = state;                           /* mutex.c:77 */
             if
-            :: v != LOCKED -> break                      /* mutex.c:77-78 */
-            :: else -> if :: break :: skip fi            /* budget exhausted, or mutex.c:79 pause */
+            :: v != LOCKED -> break                      /* mutex.c:78-79 */
+            :: else -> if :: break :: skip fi            /* budget exhausted, or mutex.c:80 pause */
             fi }
         od;
         if
         :: v == UNLOCKED ->
-            atomic { cas(v, LOCKED, ok) }                /* mutex.c:153-155 CAS 0->1 */
+            atomic { cas(v, LOCKED, ok) }                /* mutex.c:156-158 CAS 0->1 */
         :: else -> ok = false
         fi;
         if
-        :: ok -> r = OK                                  /* mutex.c:156 */
-        :: else -> lock_slept()                          /* mutex.c:157 */
+        :: ok -> r = OK                                  /* mutex.c:159 */
+        :: else -> lock_slept()                          /* mutex.c:160 */
         fi
     fi
 }
 
-/* fx_mutex_trylock (mutex.c:190-204). */
+/* fx_mutex_trylock (mutex.c:193-207). */
 inline trylock()
 {
-    atomic { v = UNLOCKED; cas(v, LOCKED, ok);           /* mutex.c:199 */
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok);           /* mutex.c:202 */
         if
         :: ok -> r = OK
-        :: else -> assert(v <= CONTENDED); r = EBUSY     /* mutex.c:201 */
+        :: else -> assert(v <= CONTENDED); r = EBUSY     /* mutex.c:204 */
         fi }
 }
 
-/* fx_mutex_unlock (mutex.c:206-237); also leaves the critical section. */
+/* fx_mutex_unlock (mutex.c:209-246); also leaves the critical section. */
 inline unlock()
 {
-    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok) }; /* mutex.c:216 CAS 1->0 [M:unlock] */
+    atomic { incs = 0; v = state; ok = false; assert(v != UNLOCKED && v <= CONTENDED) }; /* mutex.c:216-220 first look (EPERM, EINVAL: never, we hold it) [M:unlock] */
     do
     :: ok -> break
     :: else ->
         atomic {
-            assert(v != UNLOCKED);                       /* mutex.c:219-221 EPERM: never, we hold it */
-            assert(v <= CONTENDED);                      /* mutex.c:223-225 */
-            cas(v, UNLOCKED, ok);                        /* mutex.c:227 CAS v->0 */
-            resp[me] = (ok && v == CONTENDED)            /* (observer) */
+            cas(v, UNLOCKED, ok);                        /* mutex.c:227-228 CAS v->0 [M:unlock-cas] */
+            resp[me] = (ok && v == CONTENDED);           /* (observer) */
+            assert(ok || (v != UNLOCKED && v <= CONTENDED)) /* mutex.c:233-242 v reloaded */
         };
         if
         :: ok && v == CONTENDED -> futex_wake_one()      /* mutex.c:229-230 [M:unlock-wake] */

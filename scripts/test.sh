@@ -7,6 +7,7 @@
 #   asan     AddressSanitizer + UndefinedBehaviorSanitizer, the whole suite
 #   tsan     ThreadSanitizer, the whole suite (plus the TSan annotation tests)
 #   stats    -DFUTEXSYNC_STATS=ON: test_stats and the bench smoke
+#   fuzz     clang, -DFUTEXSYNC_FUZZ=ON: the libFuzzer targets (tests/fuzz)
 #   install  cmake --install, then a separate CMake project (find_package) and
 #            a plain pkg-config build, in C and C++
 # Installs what is missing (Debian). Exits non-zero at the first failure.
@@ -49,6 +50,9 @@ build_and_test tsan -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
 # The stats build (FUTEXSYNC_STATS=ON): its own tests and the bench's fx_* columns.
 build_and_test stats -R 'test_stats|bench_smoke' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DFUTEXSYNC_STATS=ON
+# The libFuzzer targets, a fixed number of executions each (label fuzz).
+build_and_test fuzz -L fuzz -- -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUTEXSYNC_FUZZ=ON
 
 stage "install: cmake --install, find_package and pkg-config consumers"
 prefix=$(mktemp -d)
