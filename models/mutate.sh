@@ -54,8 +54,8 @@ mutation unlock-load-store mutex.pml \
     unlock '    atomic { incs = 0; v = state }; atomic { state = UNLOCKED; ok = true; resp[me] = (v == CONTENDED) }; if :: v == CONTENDED -> futex_wake_one() :: else fi; /* MUTANT */'
 
 mutation unlock-gives-up mutex.pml \
-    "unlock whose CAS fails (a waiter just marked the word CONTENDED) returns without retrying" \
-    unlock-cas '            cas(v, UNLOCKED, ok); if :: !ok -> v = UNLOCKED; ok = true :: else fi; /* MUTANT */'
+    "unlock whose CAS 1->0 fails (a waiter marked the word CONTENDED) returns without the slow path" \
+    unlock '    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok); if :: !ok -> v = UNLOCKED; ok = true :: else fi }; /* MUTANT */'
 
 mutation unlock-exchange mutex.pml \
     "unlock is an exchange with 0 that ignores the old value (never wakes)" \

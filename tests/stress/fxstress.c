@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,6 +63,7 @@ struct stats {
     int64_t max_gap_ns;  /* longest time between two acquisitions */
     int32_t op;          /* OP_* */
     int32_t live;        /* 1 while its process runs */
+    int32_t tid;         /* the thread's kernel TID, for adapter->reaped */
 } __attribute__((aligned(64)));
 
 /* Everything the processes share. */
@@ -89,6 +91,7 @@ struct shared {
     uint64_t in_cs_recovered; /* ... of them with the owner slot naming a dead thread */
     uint64_t repairs;         /* ... of them that found the record torn or behind */
     uint64_t spurious_deaths; /* EOWNERDEADs with no kill pending (a kill that raced) */
+    uint64_t reaped_released; /* adapter->reaped calls that released the lock */
     int64_t rec_min_ns, rec_max_ns, rec_sum_ns;
     struct stats st[MAXTH];
 };
@@ -478,6 +481,7 @@ static int lock_step(struct fxs_thread *t)
 static void *thread_main(void *arg)
 {
     struct fxs_thread *t = arg;
+    __atomic_store_n(&t->st->tid, (int32_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
     while (!stopping()) {
         int r;
         if (ad->kind == FXS_LOCK) {
@@ -585,7 +589,7 @@ static int reap(pid_t pid, int64_t timeout_ns)
             return 0;
         if (now_ns() > end)
             return -1;
-        struct timespec d = {0, 2000000};
+        struct timespec d = {0, 50000}; /* a killed process is gone within ~1 ms */
         nanosleep(&d, NULL);
     }
 }
@@ -692,6 +696,19 @@ static int run_adapter(const struct fxs_adapter *a)
                 __atomic_fetch_add(&sh->kills, 1, __ATOMIC_RELAXED);
                 if (st == -1)
                     fxs_fail(NULL, "a killed process did not die");
+                /* Half of the time, the explicit recovery path. */
+                if (a->reaped && (rng_next(&krng) & 1)) {
+                    for (int i = 0; i < cfg.threads; i++) {
+                        struct stats *vs = &sh->st[p * cfg.threads + i];
+                        pid_t tid = __atomic_load_n(&vs->tid, __ATOMIC_ACQUIRE);
+                        int r = tid > 0 ? a->reaped(obj, tid) : EPERM;
+                        if (r == 0)
+                            sh->reaped_released++;
+                        else if (r != EPERM)
+                            fxs_fail(NULL, "reaped(%d) returned %d", (int)tid, r);
+                        __atomic_store_n(&vs->tid, 0, __ATOMIC_RELEASE);
+                    }
+                }
                 pids[p] = spawn(p);
                 respawns++;
                 uint64_t x = rng_next(&krng);
@@ -772,6 +789,9 @@ static int run_adapter(const struct fxs_adapter *a)
                sh->kills, sh->in_cs_recovered, respawns);
         printf("  recoveries        %" PRIu64 " (record repaired %" PRIu64 " times)\n",
                sh->recoveries, sh->repairs);
+        if (a->reaped)
+            printf("  explicit recovery %" PRIu64 " locks released by reaped()\n",
+                   sh->reaped_released);
         if (sh->recoveries > sh->spurious_deaths)
             printf("  recovery time     min %.3f ms, mean %.3f ms, max %.3f ms\n",
                    (double)sh->rec_min_ns / 1e6,

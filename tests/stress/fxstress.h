@@ -57,6 +57,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 enum fxs_kind {
@@ -92,6 +93,12 @@ struct fxs_adapter {
     int (*rdunlock)(void *obj);
     /* FXS_OWNER_DEATH: marks the lock consistent after EOWNERDEAD. */
     int (*consistent)(void *obj);
+    /* FXS_OWNER_DEATH, optional: the explicit recovery path, called by the
+     * parent after half of the kills for each thread of the process it
+     * reaped; returns 0 when that thread owned the lock (which is released
+     * for the next acquirer's EOWNERDEAD), or a positive errno (EPERM: not
+     * the owner). */
+    int (*reaped)(void *obj, pid_t tid);
     /* FXS_LOCK: holders allowed at once (0 means 1). */
     int max_holders;
 
