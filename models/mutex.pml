@@ -64,7 +64,7 @@
  *                   schedule; the check passes only if it does.
  */
 
-//@source src/mutex.c sha256=d4df9b36bd6b7a6a8626f6028f5ab69d8dd8737dc0e7eddb7f1fab10de09b40b
+//@source src/mutex.c sha256=035b5de55ee1c7310ed9e918c70db21940fba493a364e1265f4f6b59ead207cb
 
 //@check safety
 //@check safety -DITER=0 -m2000000
@@ -84,7 +84,7 @@
 
 #define MAXPROC 4       /* size of the per-thread arrays (NPROC <= MAXPROC) */
 
-/* The word's states (mutex.c:48-52). */
+/* The word's states (mutex.c:50-54). */
 #define UNLOCKED  0
 #define LOCKED    1
 #define CONTENDED 2
@@ -173,104 +173,104 @@ inline futex_wake_one()
     }
 }
 
-/* fx_mutex_acquire_step (mutex.c:86-113). r: OK (acquired as CONTENDED) or
+/* fx_mutex_acquire_step (mutex.c:88-115). r: OK (acquired as CONTENDED) or
  * EBUSY (held; the word is CONTENDED, sleep on sleep_on). */
 inline acquire_step()
 {
-    atomic { v = state; assert(v <= CONTENDED) };        /* mutex.c:89-92 relaxed load */
+    atomic { v = state; assert(v <= CONTENDED) };        /* mutex.c:91-94 relaxed load */
     do
     :: v == UNLOCKED ->
-        atomic { cas(v, CONTENDED, ok);                  /* mutex.c:97 CAS 0->2 [M:slept-as-contended] */
+        atomic { cas(v, CONTENDED, ok);                  /* mutex.c:99 CAS 0->2 [M:slept-as-contended] */
             if
-            :: ok -> r = OK; break                       /* mutex.c:99 */
-            :: else -> assert(v <= CONTENDED)            /* v reloaded, mutex.c:91 */
+            :: ok -> r = OK; break                       /* mutex.c:101 */
+            :: else -> assert(v <= CONTENDED)            /* v reloaded, mutex.c:93 */
             fi }
     :: v == LOCKED ->
-        atomic { cas(v, CONTENDED, ok); sleep_on = CONTENDED; /* mutex.c:103 CAS 1->2 [M:mark-contended] */
+        atomic { cas(v, CONTENDED, ok); sleep_on = CONTENDED; /* mutex.c:105 CAS 1->2 [M:mark-contended] */
             if
-            :: ok -> r = EBUSY; break                    /* mutex.c:104-106 */
-            :: else -> assert(v <= CONTENDED)            /* v reloaded, mutex.c:91 */
+            :: ok -> r = EBUSY; break                    /* mutex.c:106-108 */
+            :: else -> assert(v <= CONTENDED)            /* v reloaded, mutex.c:93 */
             fi }
     :: v == CONTENDED ->
-        sleep_on = CONTENDED; r = EBUSY; break           /* mutex.c:108-110 */
+        sleep_on = CONTENDED; r = EBUSY; break           /* mutex.c:110-112 */
     od
 }
 
-/* fx_mutex_lock_slept (mutex.c:125-144). r: OK or ETIMEDOUT. */
+/* fx_mutex_lock_slept (mutex.c:127-146). r: OK or ETIMEDOUT. */
 inline lock_slept()
 {
     do
-    :: acquire_step();                                   /* mutex.c:130 */
+    :: acquire_step();                                   /* mutex.c:132 */
         if
-        :: r != EBUSY -> break                           /* mutex.c:131-132 */
+        :: r != EBUSY -> break                           /* mutex.c:133-134 */
         :: else
         fi;
-        futex_wait(sleep_on, r);                         /* mutex.c:139 */
+        futex_wait(sleep_on, r);                         /* mutex.c:141 */
         if
-        :: r == ETIMEDOUT -> break                       /* mutex.c:140-141 [M:timed-exit] */
+        :: r == ETIMEDOUT -> break                       /* mutex.c:142-143 [M:timed-exit] */
         :: else -> r = OK                                /* woken, EAGAIN, EINTR: step again */
         fi
     od
 }
 
-/* fx_mutex_lock (mutex.c:163-176) and fx_mutex_timedlock (mutex.c:178-191,
- * timed): the fast path, then fx_mutex_lock_contended (mutex.c:147-161):
+/* fx_mutex_lock (mutex.c:165-178) and fx_mutex_timedlock (mutex.c:180-193,
+ * timed): the fast path, then fx_mutex_lock_contended (mutex.c:149-163):
  * spin, one CAS 0->1 as an ordinary locker, then sleep. */
 inline lock()
 {
-    atomic { v = UNLOCKED; cas(v, LOCKED, ok) };         /* mutex.c:170 / :185 fast path 0->1 [M:fast-path] */
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok) };         /* mutex.c:172 / :185 fast path 0->1 [M:fast-path] */
     if
     :: ok -> r = OK
     :: else ->
-        /* fx_mutex_spin (mutex.c:72-84): relaxed loads while LOCKED, any
+        /* fx_mutex_spin (mutex.c:74-86): relaxed loads while LOCKED, any
          * number of them (the real loop stops after FX_MUTEX_SPIN). */
         do
-        :: atomic { v = state;                           /* mutex.c:77 */
+        :: atomic { v = state;                           /* mutex.c:79 */
             if
-            :: v != LOCKED -> break                      /* mutex.c:78-79 */
-            :: else -> if :: break :: skip fi            /* budget exhausted, or mutex.c:80 pause */
+            :: v != LOCKED -> break                      /* mutex.c:80-81 */
+            :: else -> if :: break :: skip fi            /* budget exhausted, or mutex.c:82 pause */
             fi }
         od;
         if
         :: v == UNLOCKED ->
-            atomic { cas(v, LOCKED, ok) }                /* mutex.c:156-158 CAS 0->1 */
+            atomic { cas(v, LOCKED, ok) }                /* mutex.c:158-160 CAS 0->1 */
         :: else -> ok = false
         fi;
         if
-        :: ok -> r = OK                                  /* mutex.c:159 */
-        :: else -> lock_slept()                          /* mutex.c:160 */
+        :: ok -> r = OK                                  /* mutex.c:161 */
+        :: else -> lock_slept()                          /* mutex.c:162 */
         fi
     fi
 }
 
-/* fx_mutex_trylock (mutex.c:193-207). */
+/* fx_mutex_trylock (mutex.c:195-209). */
 inline trylock()
 {
-    atomic { v = UNLOCKED; cas(v, LOCKED, ok);           /* mutex.c:202 */
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok);           /* mutex.c:204 */
         if
         :: ok -> r = OK
-        :: else -> assert(v <= CONTENDED); r = EBUSY     /* mutex.c:204 */
+        :: else -> assert(v <= CONTENDED); r = EBUSY     /* mutex.c:206 */
         fi }
 }
 
-/* fx_mutex_unlock (mutex.c:228-253) and fx_mutex_unlock_slow (mutex.c:211-226);
+/* fx_mutex_unlock (mutex.c:230-255) and fx_mutex_unlock_slow (mutex.c:213-228);
  * also leaves the critical section. In race-detector builds a relaxed first
- * look (mutex.c:232-241) sorts out EPERM and EINVAL before the release is
+ * look (mutex.c:234-243) sorts out EPERM and EINVAL before the release is
  * announced: it changes nothing and those never happen here, so it is left
  * out. */
 inline unlock()
 {
-    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok) }; /* mutex.c:243-250 CAS 1->0 [M:unlock] */
+    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok) }; /* mutex.c:245-252 CAS 1->0 [M:unlock] */
     do
     :: ok -> break
     :: else ->
         atomic {
-            assert(v != UNLOCKED && v <= CONTENDED);     /* mutex.c:214-217 EPERM, EINVAL: never, we hold it */
-            cas(v, UNLOCKED, ok);                        /* mutex.c:219-220 CAS v->0 */
+            assert(v != UNLOCKED && v <= CONTENDED);     /* mutex.c:216-219 EPERM, EINVAL: never, we hold it */
+            cas(v, UNLOCKED, ok);                        /* mutex.c:221-222 CAS v->0 */
             resp[me] = (ok && v == CONTENDED)            /* (observer) */
         };
         if
-        :: ok && v == CONTENDED -> futex_wake_one()      /* mutex.c:221-222 [M:unlock-wake] */
+        :: ok && v == CONTENDED -> futex_wake_one()      /* mutex.c:223-224 [M:unlock-wake] */
         :: else
         fi
     od

@@ -16,10 +16,12 @@
  *   1 -> 0                   unlock                   none
  *   2 -> 0                   unlock                   FUTEX_WAKE(1)
  *
- * Invariant: while a thread sleeps (or is about to sleep) in the kernel on the
- * word, the word is CONTENDED, or the thread has been woken and is on its way
- * back. A thread that has slept acquires with CONTENDED, not LOCKED, because it
- * cannot know whether it was the last sleeper ("Futexes Are Tricky", mutex3).
+ * Invariant (checked by models/mutex.pml): while a thread sleeps (or is about
+ * to sleep) in the kernel on the word, the word is CONTENDED, or some thread is
+ * responsible for the sleepers: an unlocker about to wake one, or a woken
+ * thread that has not yet taken its next step. A thread that has slept
+ * acquires with CONTENDED, not LOCKED, because it cannot know whether it was
+ * the last sleeper ("Futexes Are Tricky", mutex3).
  *
  * Why waking one sleeper is enough: the woken thread either takes the lock, and
  * then its own unlock (the word is CONTENDED again) wakes the next, or finds it
@@ -171,7 +173,7 @@ int fx_mutex_lock(fx_mutex *m)
                                         __ATOMIC_RELAXED)
                 ? 0
                 : fx_mutex_lock_contended(m, NULL);
-    fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_EXCLUSIVE, 0);
+    fx_ann_post_lock(m, r ? FX_ANN_FAILED : FX_ANN_EXCLUSIVE, 0);
     return r;
 }
 

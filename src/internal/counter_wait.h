@@ -6,8 +6,11 @@
  * These are steps R1, R2 and R5 of the table at the top of src/counter.c,
  * with the same memory orders; keep the two in step. A writer (add/store)
  * wakes the sleepers on `value` only when `waiters` is non-zero, so a waiter
- * must be counted from before its first look at the value (R1 before R2,
- * both seq_cst: the Dekker pattern of that table) until it stops waiting.
+ * must be counted (R1, seq_cst) before the kernel compares the value in its
+ * futex wait, and until it stops waiting: then either the writer's W2 sees
+ * the count, or the kernel's compare sees the writer's W1 and the wait
+ * returns at once. (counter.c also counts before its first look, R1 before
+ * R2; models/counter.pml shows that the kernel's compare is what matters.)
  * An asynchronous waiter stays counted while it is armed, between the calls
  * of its event loop, exactly as a thread stays counted while it sleeps.
  */
