@@ -19,5 +19,6 @@
 #include "futexsync/futex.h"
 #include "futexsync/mutex.h"
 #include "futexsync/counter.h"
+#include "futexsync/cond.h"
 
 #endif /* FUTEXSYNC_H */
