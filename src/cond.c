@@ -33,23 +33,32 @@
  *   B2    a set: c += 1, a := 0; b := 1      broadcast                    -
  *   B3    if seq is still B2's value: wake   broadcast                    CMP_REQUEUE(seq ->
  *         one sleeper and park the others;                                 park, 1, all)
- *         else back to B1
+ *         else back to B1 (B2 then sets b
+ *         only: one advance per broadcast)
  *
- * A waiter is released when a signal's wake finds it asleep (W4 returns 0),
- * or when the counter differs from counter(v) (W4 returns EAGAIN, or a signal
- * handler or the deadline interrupted it). With the counter unchanged, seq can
- * only differ from v by b having been cleared (W8 of a previous population),
- * and the waiter simply sleeps again on the new value.
+ * A waiter is released when a wake finds it asleep (W4 returns 0), or when
+ * the counter differs from counter(v) (W4 returns EAGAIN, or a signal handler
+ * or the deadline interrupted it). While the waiter is counted, a stays set at
+ * its counter, so seq changes without an advance only in b: a broadcast's
+ * retry sets it (B3), or W8 of a previous population clears it just after
+ * this waiter's W1. Neither releases anyone: the waiter sleeps again on the
+ * new value. (Were a b change a release, a waiter arriving during a broadcast
+ * could return, wait again, clear b as the last one out, fail the broadcast's
+ * compare, and so on for ever; the model found that livelock.)
  *
- * No lost wake-up. W1 runs before the waiter releases the mutex, and its two
- * read-modify-writes are seq_cst, so a signal that follows the waiter's W3 (or
- * that the predicate's writer issues after taking the mutex) sees n >= 1 and
- * the waiter's a. Either a is still set, and S2/B2 advance the counter, or it
- * is clear because the counter advanced after W1: both ways the counter no
- * longer equals counter(v). So a waiter not yet asleep is released by the
- * kernel's check in W4 (EAGAIN), and a sleeping one by S3's wake (any sleeper
- * it finds is one released thread) or by B3, which wakes one and parks the
- * rest: no thread that waits when signal is called is left without a release.
+ * No lost wake-up. W1 runs with the mutex held, before W3 releases it. A
+ * notifier that makes the predicate true does so holding the mutex (POSIX's
+ * rule for predictable wake-ups): if it held it before the waiter, the waiter
+ * sees the predicate and does not wait; otherwise it acquired the mutex after
+ * W3, so W1 happens-before its S1/S2 (B1/B2), which therefore see n >= 1 and
+ * the waiter's a, or later values. Either a is still set, and S2/B2 advance
+ * the counter, or it is clear because the counter advanced after W1: both ways
+ * the counter no longer equals counter(v). So a waiter not yet asleep is
+ * released by the kernel's check in W4 (EAGAIN), and a sleeping one by S3's
+ * wake (any sleeper it finds is one released thread) or by B3, which wakes one
+ * and parks the rest: no thread that waits when signal is called is left
+ * without a release. (The order of W1's two steps does not matter, since both
+ * precede W3; the model confirms it.)
  *
  * The sequence cannot wrap under a waiter by signals. The counter advances
  * only while a is set, and only W1 sets a, so between two advances at least
@@ -75,21 +84,28 @@
  * wakes one parked waiter, which does the same after taking its own mutex:
  * still one at a time, and never a waiter moved onto a mutex it did not use.
  *
- * Why b is cleared only at n == 0, and what it is for. A waiter moved onto
+ * What b is for, and why it is cleared only at n == 0. A waiter moved onto
  * the mutex word must take the mutex as CONTENDED (its unlock must wake the
  * next one); one that was never moved may take it as an ordinary locker,
  * which keeps a signalled wait free of extra system calls. b is set (B2)
- * before the requeue (B3) and cleared (W8) only by the waiter that brings n
- * to 0, after checking n is still 0: every waiter that can have been moved is
- * counted in n until after it has read b, so it always sees b. W8 comes after
- * W6 and W7 for the same reason: a driver is still counted, so a new
- * population of waiters (whose first W2 rewrites the mutex token) never
- * starts while an old driver may act on the token.
+ * before the requeue (B3), and only the requeue of a seq that still holds b
+ * succeeds; it is cleared (W8) only by the waiter that brings n to 0. Every
+ * waiter that can have been moved is counted in n until after it has read b
+ * (W8 comes last), so it always sees b; and if W8 clears b between B2 and
+ * B3, B3's compare fails and the broadcast sets b again before moving anyone.
+ * W1 and W8 both run with the mutex held, so no waiter can register while W8
+ * decides; its re-check of n and its CAS only matter for waiters using
+ * different mutexes, which POSIX forbids but which must not hang. W8 comes
+ * after W7 also so that a driver is still counted: a new population of
+ * waiters, whose first W2 rewrites the mutex token, cannot start while an
+ * old driver may act on the token.
  *
- * Memory order: the read-modify-writes of seq and waiters are seq_cst (the
- * W1/S1-S2 argument above is a store-buffering pattern). The data the waiter
- * and the signaller share is protected by the mutex, whose acquire/release
- * orders it; the futex calls are full barriers in the kernel.
+ * Memory order. Every access to seq and waiters is seq_cst: the arguments
+ * above then need no further case analysis, and on x86 a read-modify-write is
+ * a full barrier anyway (the loads are plain loads). What they rely on beyond
+ * coherence is the mutex's release (W3) and acquire (the notifier's lock),
+ * which also order the predicate itself; the futex calls are full barriers
+ * in the kernel.
  */
 #include "futexsync/cond.h"
 
@@ -120,6 +136,7 @@ static inline int32_t fx_cond_advance(int32_t s)
     return (int32_t)(((uint32_t)s & ~(uint32_t)(ARMED | BCAST)) + COUNTER_ONE) | (s & BCAST);
 }
 
+/* Whether two values of seq hold the same counter (ARMED and BCAST aside). */
 static inline bool fx_cond_same_counter(int32_t s, int32_t v)
 {
     return (((uint32_t)s ^ (uint32_t)v) & ~(uint32_t)(ARMED | BCAST)) == 0;
@@ -178,11 +195,6 @@ static int fx_cond_mutex_release(void *m)
     return fx_mutex_unlock(m);
 }
 
-static int fx_cond_mutex_relock(void *m)
-{
-    return fx_mutex_lock(m);
-}
-
 static int fx_cond_mutex_relock_slept(void *p)
 {
     fx_mutex *m = p;
@@ -190,6 +202,17 @@ static int fx_cond_mutex_relock_slept(void *p)
     int r = fx_mutex_lock_slept(m, NULL);
     fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_EXCLUSIVE, 0);
     return r;
+}
+
+/* W6 of a waiter that was never moved to the mutex word: one try as an
+ * ordinary locker, then sleep, without fx_mutex_lock's spin. The mutex is
+ * then mostly held by the thread that just signalled us, which may need our
+ * CPU to release it: spinning there cost a signalled ping-pong a quarter of
+ * its speed (and most of it with a longer spin), as measured. */
+static int fx_cond_mutex_relock(void *m)
+{
+    int r = fx_mutex_trylock(m);
+    return r == EBUSY ? fx_cond_mutex_relock_slept(m) : r;
 }
 
 static int32_t *fx_cond_mutex_word(void *m)
@@ -243,9 +266,10 @@ static void fx_cond_depart(fx_cond *c)
     int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
     if (!(s & BCAST))
         return;
-    /* Clear b only if nobody registered since: a new waiter's W1 either
-     * shows in the count here, or its a changes seq so that the CAS fails, or
-     * its v already holds b (and it then only sleeps again, see W4). */
+    /* We hold the mutex, so no waiter of it registered since our decrement;
+     * the re-check and the CAS cover waiters with other mutexes (a new W1
+     * shows in the count, or its a makes the CAS fail, or its v holds b and
+     * it only sleeps again, see W4). */
     if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) == 0)
         __atomic_compare_exchange_n(&c->seq, &s, s & ~BCAST, false, __ATOMIC_SEQ_CST,
                                     __ATOMIC_RELAXED);
@@ -282,7 +306,7 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
         return r;
     int32_t token = fx_cond_token(c, m);
 
-    /* W1, seq_cst (see the table). */
+    /* W1, seq_cst; ordered before any notifier by W3's release (see the top). */
     bool first = __atomic_fetch_add(&c->waiters, 1, __ATOMIC_SEQ_CST) == 0;
     int32_t v = __atomic_fetch_or(&c->seq, ARMED, __ATOMIC_SEQ_CST) | ARMED;
     fx_cond_bind(c, token, first); /* W2 */
@@ -308,8 +332,8 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
             res = ETIMEDOUT;
             break;
         }
-        /* EINTR (absorbed) or EAGAIN because W8 cleared b: sleep again, on the
-         * current value, with the same absolute deadline. */
+        /* EINTR (absorbed), or EAGAIN because only b changed (see above):
+         * sleep again, on the current value, with the same absolute deadline. */
         v = s;
     }
 
@@ -350,7 +374,8 @@ int fx_cond_signal(fx_cond *c)
 {
     if (fx_bad_slot(c))
         return EINVAL;
-    /* S1, seq_cst: pairs with W1 (store buffering, see the table). */
+    /* S1, seq_cst: sees W1 of every waiter whose W3 preceded the caller's
+     * taking of the mutex (see the top of the file). */
     int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
     if (n <= 0)
         return n == 0 ? 0 : EINVAL;
@@ -371,21 +396,28 @@ int fx_cond_broadcast(fx_cond *c)
     /* Relaxed: plausibility check of a slot that must stay 0. */
     if (__atomic_load_n(&c->park, __ATOMIC_RELAXED) != 0)
         return EINVAL;
+    bool advanced = false;
     for (;;) {
         /* B1, seq_cst as S1. */
         int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
         if (n <= 0)
             return n == 0 ? 0 : EINVAL;
-        /* B2, seq_cst as S2; b before the requeue (see the table). */
+        /* B2, seq_cst as S2: b before the requeue (see the table). Only the
+         * first pass advances the counter, which releases every waiter that
+         * registered before the call; a retry must not advance again, or a
+         * waiter that keeps re-registering could make it advance forever. */
         int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
         int32_t ns;
         do {
-            ns = (s & ARMED) ? fx_cond_advance(s) | BCAST : s | BCAST;
+            ns = (!advanced && (s & ARMED)) ? fx_cond_advance(s) | BCAST : s | BCAST;
         } while (ns != s && !__atomic_compare_exchange_n(&c->seq, &s, ns, false,
                                                          __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
-        /* B3: fails only if seq moved on since B2 (a new waiter armed it,
-         * another signal or broadcast advanced it, or W8 cleared b); the
-         * sleepers would then not all be ours to release: start again. */
+        advanced = true;
+        /* B3: fails only if seq changed since B2: a new waiter armed it (at
+         * most once per counter value), another signal or broadcast advanced
+         * it, or W8 cleared b. The sleepers from before the call are then
+         * still on seq: set b on the current value and requeue again. A new
+         * waiter moved along was waiting during this call (policy (a)). */
         if (fx_futex_requeue_raw(&c->seq, ns, 1, &c->park, INT32_MAX) != -EAGAIN)
             return 0;
     }

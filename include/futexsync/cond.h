@@ -93,10 +93,10 @@ void fx_cond_init(fx_cond *c);
  * policy above), then re-acquires m before returning.
  * Returns 0; EPERM if m is not locked (fx_mutex does not track its owner, so
  * a mutex held by another thread is not detected); EINVAL for a NULL or
- * misaligned c or m, a mutex overlapping c, a slot value the library never
- * writes in c or m, or, while other threads wait, a mutex whose state becomes
- * invalid. After EPERM or EINVAL the call did not wait and m is as it was.
- * Never EINTR. */
+ * misaligned c or m, a mutex overlapping c, or a slot value the library never
+ * writes in c or m. After EPERM or EINVAL the call did not wait and m is as it
+ * was, except when m's state is overwritten with such a value while the
+ * thread waits: then it returns EINVAL without m. Never EINTR. */
 int fx_cond_wait(fx_cond *c, fx_mutex *m);
 
 /* fx_cond_wait with an absolute CLOCK_MONOTONIC deadline (NULL: none).
