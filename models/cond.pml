@@ -129,6 +129,13 @@ byte finished = 0;      /* (observer) */
 
 #define ME _pid
 
+/* the waiting[] observer, for the claims that name a waiter */
+#if defined(SCENARIO_BCAST) || defined(SCENARIO_WRAP)
+#define OBSERVE(x) x
+#else
+#define OBSERVE(x) skip
+#endif
+
 /* ---- the kernel ---------------------------------------------------------- */
 
 /* FUTEX_WAKE(word, 1): wakes any one sleeper of the word, or nobody. */
@@ -224,7 +231,7 @@ inline mutex_unlock()
 /* fx_cond_wait_core, cond.c:296-347, called with the mutex held */
 inline cond_wait(timed)
 {
-    waiting[ME] = 1;
+    OBSERVE(waiting[ME] = 1);
     nw++;                                                          /* W1 cond.c:310 [M:W1a] */
     atomic { seq = seq | A; v = seq };                             /* W1 cond.c:311 [M:W1b] */
     mutex_unlock();                                                /* W3 cond.c:314 */
@@ -265,7 +272,7 @@ inline cond_wait(timed)
     fi;
     depart();                                                      /* W8 cond.c:345 */
     flagged = 0;
-    waiting[ME] = 0
+    OBSERVE(waiting[ME] = 0)
 }
 
 /* fx_cond_drive, cond.c:280-293 (the mutex is held as CONTENDED) */
@@ -385,8 +392,7 @@ active proctype Signaller()
 }
 
 ltl all_finish { <> (finished == 3) }
-ltl signalled_returns { [] ((tokens > 0 && (waiting[0] || waiting[1])) ->
-                            <> (tokens == 0 || !(waiting[0] || waiting[1]))) }
+ltl signalled_returns { [] ((tokens > 0 && nw > 0) -> <> (tokens == 0 || nw == 0)) }
 
 #elif defined(SCENARIO_BCAST)
 
