@@ -22,5 +22,6 @@
 #include "futexsync/stats.h"
 #include "futexsync/async.h"
 #include "futexsync/rmutex.h"
+#include "futexsync/cond.h"
 
 #endif /* FUTEXSYNC_H */
