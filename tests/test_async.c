@@ -103,6 +103,22 @@ static int complete_within(fx_async *w, int timeout_ms)
     }
 }
 
+/* Polls w's fd and completes until n completions have said EINPROGRESS (each
+ * must), or timeout_ms passes. Returns how many there were. */
+static int drive_readinesses(fx_async *w, int n, int timeout_ms)
+{
+    int64_t limit = fxt_now_ns() + timeout_ms * MS;
+    int done = 0;
+    while (done < n) {
+        int64_t left = (limit - fxt_now_ns()) / MS;
+        if (left <= 0 || !wait_readable(fx_async_fd(w), (int)left))
+            break;
+        assert_int_equal(fx_async_complete(w), EINPROGRESS);
+        done++;
+    }
+    return done;
+}
+
 /* complete_within, counting the completions that said EINPROGRESS. */
 static int complete_counting(fx_async *w, int timeout_ms, int *in_progress)
 {
@@ -1433,10 +1449,9 @@ static void test_rmutex_held_by_thread_is_acquired_after_release(void **state)
     assert_int_equal(fx_async_rmutex_lock(w, m, NULL), EINPROGRESS);
     /* Marked: the holder's unlock wakes the waiter. */
     assert_int_equal(owner_word(m), h->tid | FX_RMUTEX_WAITERS);
-    /* Held by a live owner: the fd fires for the liveness re-checks (1 ms,
-     * then every 50 ms) and complete re-arms; it never acquires. */
-    int rechecks = drive_in_progress(w, 60);
-    assert_true(rechecks >= 1);
+    /* Held by a live owner: the fd fires for the liveness re-checks and
+     * complete re-arms; it never acquires. */
+    assert_int_equal(drive_readinesses(w, 2, 5000), 2);
     rholder_tell(h, RH_UNLOCK);
     assert_int_equal(complete_within(w, 5000), 0);
     assert_int_equal(fx_rmutex_owner(m), fxt_gettid());
@@ -1449,7 +1464,25 @@ static void test_rmutex_held_by_thread_is_acquired_after_release(void **state)
     assert_int_equal(fx_rmutex_unlock(m), 0);
     assert_int_equal(fx_rmutex_unlock(m), 0);
     assert_int_equal(owner_word(m), 0);
-    print_message("%d liveness re-checks in 60 ms while held\n", rechecks);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+static void test_rmutex_taken_by_the_loop_meanwhile_completes_as_reentry(void **state)
+{
+    fx_async *w = new_waiter(state);
+    fx_rmutex *m = arena_rmutex();
+    struct rholder *h = rholder_start(m);
+    assert_int_equal(fx_async_rmutex_lock(w, m, NULL), EINPROGRESS);
+    rholder_join(h); /* released (the waiter is woken) */
+    /* Before completing, the loop thread takes m by other means. */
+    assert_int_equal(fx_rmutex_lock(m), 0);
+    assert_int_equal(complete_within(w, 5000), 0);
+    assert_int_equal(fx_rmutex_owner(m), fxt_gettid());
+    assert_int_equal(depth_slot(m), 2); /* one level each */
+    assert_int_equal(fx_rmutex_unlock(m), 0);
+    assert_int_equal(fx_rmutex_unlock(m), 0);
+    assert_int_equal(owner_word(m), 0);
+    assert_false(readable_now(fx_async_fd(w)));
     assert_int_equal(fx_async_destroy(w), 0);
 }
 
@@ -1609,26 +1642,45 @@ static void test_rmutex_made_not_recoverable_while_armed_gives_enotrecoverable(v
     assert_int_equal(fx_async_destroy(w), 0);
 }
 
-static void test_rmutex_deadline_expires_with_etimedout_after_rechecks(void **state)
+static void test_rmutex_armed_wait_wakes_for_the_owner_rechecks(void **state)
 {
     fx_async *w = new_waiter(state);
     fx_rmutex *m = arena_rmutex();
     struct rholder *h = rholder_start(m);
-    struct timespec d = fx_deadline_in(250 * MS);
-    assert_int_equal(fx_async_rmutex_lock(w, m, &d), EINPROGRESS);
+    int64_t start = fxt_now_ns();
+    assert_int_equal(fx_async_rmutex_lock(w, m, NULL), EINPROGRESS);
+    /* No deadline, and the live owner neither releases nor touches the word:
+     * only the re-check bound of each sleep makes the fd readable. The first
+     * comes FX_RMUTEX_FIRST_CHECK_MS after the owner was first seen, the next
+     * ones FX_RMUTEX_RECHECK_MS apart (never sooner: absolute timers). */
+    assert_int_equal(drive_readinesses(w, 3, 5000), 3);
+    int64_t took = fxt_now_ns() - start;
+    print_message("3 liveness re-checks in %.1f ms\n", took / 1e6);
+    assert_true(took >= (FX_RMUTEX_FIRST_CHECK_MS + 2 * FX_RMUTEX_RECHECK_MS) * MS);
+    assert_int_equal(fx_rmutex_owner(m), h->tid);
+    assert_int_equal(fx_async_cancel(w), 0);
+    rholder_join(h);
+    assert_int_equal(owner_word(m), 0);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+static void test_rmutex_deadline_expires_with_etimedout(void **state)
+{
+    fx_async *w = new_waiter(state);
+    fx_rmutex *m = arena_rmutex();
+    struct rholder *h = rholder_start(m);
+    struct timespec d = fx_deadline_in(120 * MS);
     int rechecks = 0;
-    assert_int_equal(complete_counting(w, 5000, &rechecks), ETIMEDOUT);
+    int r = fx_async_rmutex_lock(w, m, &d);
+    assert_int_equal(finish_short_wait(w, r, &d, &rechecks), ETIMEDOUT);
     assert_true(fxt_now_ns() >= ts_ns(&d));
-    /* The wait woke for the owner's liveness at 1 ms, 51 ms, 101 ms... (5
-     * times; fewer if the machine is very busy) */
-    assert_true(rechecks >= 2);
     assert_false(readable_now(fx_async_fd(w)));
     assert_int_equal(fx_rmutex_owner(m), h->tid); /* still the holder's */
     rholder_join(h);
     assert_int_equal(h->unlock_result, 0);
     /* The WAITERS mark left behind cost the holder a needless wake only. */
     assert_int_equal(owner_word(m), 0);
-    print_message("%d liveness re-checks before a 250 ms deadline\n", rechecks);
+    print_message("%d liveness re-checks before a 120 ms deadline\n", rechecks);
     assert_int_equal(fx_async_destroy(w), 0);
 }
 
@@ -2134,13 +2186,15 @@ static void test_seccomp_enosys_on_io_uring_falls_back_to_thread(void **state)
         cmocka_unit_test_prestate(test_rmutex_reentry_past_the_depth_limit_is_eagain, be), \
         cmocka_unit_test_prestate(test_rmutex_free_and_reentry_make_no_futex_call, be), \
         cmocka_unit_test_prestate(test_rmutex_held_by_thread_is_acquired_after_release, be), \
+        cmocka_unit_test_prestate(test_rmutex_taken_by_the_loop_meanwhile_completes_as_reentry, be), \
         cmocka_unit_test_prestate(test_rmutex_held_by_process_is_acquired_after_release, be), \
         cmocka_unit_test_prestate(test_rmutex_owner_process_killed_gives_eownerdead_within_250ms, be), \
         cmocka_unit_test_prestate(test_rmutex_owner_thread_exit_gives_eownerdead_within_250ms, be), \
         cmocka_unit_test_prestate(test_rmutex_dead_owner_is_taken_at_once_even_past_the_deadline, be), \
         cmocka_unit_test_prestate(test_rmutex_not_recoverable_is_enotrecoverable_at_once, be), \
         cmocka_unit_test_prestate(test_rmutex_made_not_recoverable_while_armed_gives_enotrecoverable, be), \
-        cmocka_unit_test_prestate(test_rmutex_deadline_expires_with_etimedout_after_rechecks, be), \
+        cmocka_unit_test_prestate(test_rmutex_armed_wait_wakes_for_the_owner_rechecks, be), \
+        cmocka_unit_test_prestate(test_rmutex_deadline_expires_with_etimedout, be), \
         cmocka_unit_test_prestate(test_rmutex_passed_deadline_is_not_armed, be), \
         cmocka_unit_test_prestate(test_rmutex_cancel_before_wake_leaves_it_to_others, be), \
         cmocka_unit_test_prestate(test_rmutex_cancel_after_wake_passes_the_wake_on, be), \

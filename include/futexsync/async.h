@@ -163,8 +163,10 @@ int fx_async_mutex_run(fx_async *waiter, fx_mutex *m, const struct timespec *dea
  *   EINVAL            NULL waiter, bad m or slot value, bad tv_nsec
  *   EBUSY             the waiter is already armed
  *   EPERM             not the creating thread, and m is held by another
- * fx_async_complete then gives EINPROGRESS, 0 (held at depth 1),
- * EOWNERDEAD (as above), ENOTRECOVERABLE, ETIMEDOUT or EINVAL.
+ * fx_async_complete then gives EINPROGRESS, 0 (held at depth 1; or depth + 1
+ * if the loop thread has meanwhile taken m by other means: a re-entry),
+ * EOWNERDEAD (as above), ENOTRECOVERABLE, ETIMEDOUT, EINVAL, or EAGAIN (that
+ * re-entry would pass FX_RMUTEX_DEPTH_MAX).
  *
  * Owner death while armed: nothing wakes the word when its owner dies, so
  * the armed wait is bounded by the owner's liveness re-check time (the same
