@@ -1350,13 +1350,28 @@ static void rholder_join(struct rholder *h)
     join_within(h->thread);
 }
 
-/* An rmutex whose owner thread has exited holding it. */
+/* Waits (up to 5 s) until thread `tid` of this process is gone from /proc:
+ * pthread_join returns when the kernel clears the thread's TID word, a moment
+ * before the task is released, and until then its TID still looks alive. */
+static void wait_thread_gone(pid_t tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d", (int)tid);
+    int64_t limit = fxt_now_ns() + 5000 * MS;
+    while (access(path, F_OK) == 0) {
+        assert_true(fxt_now_ns() < limit);
+        usleep(200);
+    }
+}
+
+/* An rmutex whose owner thread has exited holding it (and is gone). */
 static fx_rmutex *rmutex_of_a_dead_thread(void)
 {
     fx_rmutex *m = arena_rmutex();
     struct rholder *h = rholder_start(m);
     rholder_tell(h, RH_EXIT);
     join_within(h->thread);
+    wait_thread_gone(h->tid);
     assert_int_equal(fx_rmutex_owner(m), h->tid);
     return m;
 }
