@@ -16,9 +16,10 @@
  *         0            done at once: the mutex is held, nothing is armed
  *         EINPROGRESS  armed: the loop goes on; when the fd is readable:
  *     r = fx_async_complete(w);
- *         EINPROGRESS  not yet (a spurious readiness, or the mutex was taken
- *                      by someone else first and the wait is re-armed): keep
- *                      polling the same fd
+ *         EINPROGRESS  not yet (a spurious readiness, the mutex was taken
+ *                      by someone else first, or an rmutex owner was found
+ *                      alive, and the wait is re-armed): keep polling the
+ *                      same fd
  *         0            the mutex is held by the calling thread
  *         ETIMEDOUT    the deadline passed first; or another error
  *     fx_async_cancel(w) at any time stops an armed wait instead
@@ -26,16 +27,18 @@
  *     fx_async_destroy(w);                     cancels, closes the fd
  *
  * The fd is readable when the word may have changed, when the deadline has
- * passed, or spuriously; fx_async_complete() never blocks (it may make a few
+ * passed, when an fx_rmutex owner's liveness is due for a check, or
+ * spuriously; fx_async_complete() never blocks (it may make a few
  * non-blocking system calls) and either finishes the operation or re-arms.
  * It leaves the fd unreadable unless there is more to do. No wake-up is lost
  * between arming and the kernel's wait: the kernel compares the word with the
  * value the waiter last saw, atomically with queueing the wait.
  *
  * Back ends. FX_ASYNC_URING waits with io_uring's IORING_OP_FUTEX_WAIT
- * (Linux 6.7 and later; the deadline is a linked absolute CLOCK_MONOTONIC
- * timeout); the kernel signals the waiter's eventfd from the waker's context,
- * so the calling thread is never interrupted. FX_ASYNC_THREAD gives each
+ * (Linux 6.7 and later; the deadline, or an rmutex's re-check time, is a
+ * linked absolute CLOCK_MONOTONIC timeout); the kernel signals the waiter's
+ * eventfd from the waker's context, so the waits never interrupt the calling
+ * thread (but see fx_async_destroy). FX_ASYNC_THREAD gives each
  * waiter a helper thread that sleeps on the word with an ordinary futex wait
  * and signals the eventfd. FX_ASYNC_AUTO picks io_uring when the kernel offers
  * its futex operations (not when io_uring is missing, disabled by the
@@ -49,8 +52,9 @@
  *   EPERM and do nothing (an io_uring ring has a single issuer). A forked
  *   child must not use its parent's waiters.
  * - A mutex acquired through a waiter is held like any fx_mutex: release it
- *   with fx_mutex_unlock. The words waited on may be in MAP_SHARED memory and
- *   be released or changed by other processes.
+ *   with fx_mutex_unlock (an fx_rmutex: fx_rmutex_unlock, by the thread that
+ *   acquired it). The words waited on may be in MAP_SHARED memory and be
+ *   released or changed by other processes.
  * - A woken mutex waiter is the one responsible for the lock's hand-off until
  *   it completes: call fx_async_complete (or fx_async_cancel, which passes
  *   the wake on) soon after the fd becomes readable.
@@ -71,6 +75,7 @@
 
 #include "counter.h"
 #include "mutex.h"
+#include "rmutex.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -93,7 +98,11 @@ int fx_async_create(fx_async **waiter, int backend);
 
 /* Cancels the armed wait if there is one (see fx_async_cancel), closes the
  * fd, ends the helper thread or ring, and frees the waiter. Returns 0, EINVAL
- * for NULL, or EPERM from another thread than the creator (nothing done). */
+ * for NULL, or EPERM from another thread than the creator (nothing done).
+ * io_uring: the kernel finishes closing the ring asynchronously and runs one
+ * clean-up task-work item in the creating thread, which makes that thread's
+ * next blocking system call (epoll_wait, poll...) return EINTR once, shortly
+ * after this call, as a signal would: retry on EINTR. */
 int fx_async_destroy(fx_async *waiter);
 
 /* The file descriptor to poll for reading; the same one for the waiter's
@@ -133,6 +142,64 @@ int fx_async_mutex_lock(fx_async *waiter, fx_mutex *m, const struct timespec *de
 int fx_async_mutex_run(fx_async *waiter, fx_mutex *m, const struct timespec *deadline,
                        void (*fn)(void *arg), void *arg);
 
+/* Acquires the re-entrant mutex m asynchronously (the asynchronous
+ * fx_rmutex_timedlock). The acquirer is the calling thread when the call
+ * finishes at once, and the waiter's thread (its loop thread, the only one
+ * allowed to arm a wait and to complete it) otherwise; its TID becomes m's
+ * owner, and it releases m with fx_rmutex_unlock.
+ *
+ * Returns at once, with no fd involved:
+ *   0                 m was free and is now held at depth 1, or the caller
+ *                     already held it (re-entry: depth + 1); whatever the
+ *                     deadline
+ *   EOWNERDEAD        m's owner had died (or m was orphaned by
+ *                     fx_rmutex_recover): the caller now holds m at depth 1,
+ *                     inconsistent; repair the data, then fx_rmutex_consistent
+ *                     (liveness checked at once, as by fx_rmutex_trylock)
+ *   ENOTRECOVERABLE   m is not recoverable; not acquired
+ *   EAGAIN            re-entry would pass FX_RMUTEX_DEPTH_MAX
+ *   EINPROGRESS       armed: another live thread holds m
+ *   ETIMEDOUT         held by a live thread and the deadline has passed
+ *   EINVAL            NULL waiter, bad m or slot value, bad tv_nsec
+ *   EBUSY             the waiter is already armed
+ *   EPERM             not the creating thread, and m is held by another
+ * fx_async_complete then gives EINPROGRESS, 0 (held at depth 1; or depth + 1
+ * if the loop thread has meanwhile taken m by other means: a re-entry),
+ * EOWNERDEAD (as above), ENOTRECOVERABLE, ETIMEDOUT, EINVAL, or EAGAIN (that
+ * re-entry would pass FX_RMUTEX_DEPTH_MAX).
+ *
+ * Owner death while armed: nothing wakes the word when its owner dies, so
+ * the armed wait is bounded by the owner's liveness re-check time (the same
+ * schedule as a blocked fx_rmutex_lock: FX_RMUTEX_FIRST_CHECK_MS after the
+ * owner is first seen, then every FX_RMUTEX_RECHECK_MS). At that time the fd
+ * becomes readable and fx_async_complete checks the owner (/proc, a few
+ * microseconds): alive, it re-arms (EINPROGRESS); dead, it takes m with
+ * EOWNERDEAD. A death is therefore seen within about FX_RMUTEX_RECHECK_MS,
+ * provided the loop calls fx_async_complete promptly; in exchange the fd is
+ * readable about 1000 / FX_RMUTEX_RECHECK_MS times a second while a live
+ * owner keeps m. A release, a recovery or the switch to not-recoverable
+ * wakes the waiter at once. */
+int fx_async_rmutex_lock(fx_async *waiter, fx_rmutex *m, const struct timespec *deadline);
+
+/* executeLocked for an fx_rmutex: acquires m like fx_async_rmutex_lock and,
+ * once it is held, calls fn(arg, status) on the acquiring thread, where
+ * status is the acquisition's result: 0, or EOWNERDEAD when the previous
+ * owner died. After EOWNERDEAD fn repairs the protected data and calls
+ * fx_rmutex_consistent(m); if it does not, the unlock that follows makes m
+ * not recoverable (every later acquire, and every waiter, gets
+ * ENOTRECOVERABLE), exactly as with the blocking API. Then m is unlocked
+ * once (a re-entry just goes back to its depth). fn must not unlock m.
+ *
+ * When m can be had at once (free, re-entry, a dead owner), fn runs before
+ * this call returns; otherwise the call returns EINPROGRESS and fn runs
+ * inside the fx_async_complete call that acquires m. Either returns the
+ * status fn was given (0 or EOWNERDEAD) when fn ran, or the error of the
+ * unlock after it (EPERM if fn unlocked m); fn never runs when the result is
+ * another error (ENOTRECOVERABLE, ETIMEDOUT, EAGAIN, cancellation...). EINVAL
+ * also for a NULL fn. */
+int fx_async_rmutex_run(fx_async *waiter, fx_rmutex *m, const struct timespec *deadline,
+                        void (*fn)(void *arg, int status), void *arg);
+
 /* Waits asynchronously until c's value equals target (the asynchronous
  * fx_counter_wait). Returns 0 at once when it does, EINPROGRESS (armed: the
  * waiter is counted in c->waiters until it finishes or is cancelled, so
@@ -151,8 +218,8 @@ int fx_async_complete(fx_async *waiter);
 
 /* Stops the armed operation, if any, and leaves the waiter idle: the
  * operation does not happen (a mutex is not acquired, a run callback does
- * not run). No wake is lost: a wake the waiter had taken from a mutex's
- * sleepers is passed on to the next one. Returns 0 (also when nothing was
+ * not run). No wake is lost: a wake the waiter had taken from a mutex's (or
+ * an rmutex's) sleepers is passed on to the next one. Returns 0 (also when nothing was
  * armed), EINVAL for NULL, EPERM from another thread than the creator. */
 int fx_async_cancel(fx_async *waiter);
 
