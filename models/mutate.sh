@@ -93,6 +93,44 @@ mutation counter-kernel-no-compare counter.pml \
     "FUTEX_WAIT sleeps without comparing the value" \
     futex-compare '        :: false -> r = EAGAIN /* MUTANT */'
 
+# --- fx_cond (models/cond.pml, src/cond.c) ---------------------------------
+
+mutation cond-advance-always cond.pml \
+    "signal advances the counter even when no waiter armed it" \
+    S2 '       seq = ADV(seq); /* MUTANT */'
+
+mutation cond-no-recheck cond.pml \
+    "after EINTR/EAGAIN/timeout the waiter sleeps again without comparing the counter" \
+    recheck '          :: false -> break /* MUTANT */'
+
+mutation cond-relock-locked cond.pml \
+    "a possibly requeued waiter takes the mutex as LOCKED" \
+    relock '    :: flagged -> mutex_lock() /* MUTANT */'
+
+mutation cond-bcast-no-flag cond.pml \
+    "broadcast does not set BCAST before requeueing" \
+    B2 '          if :: (!adv && (seq & A)) -> seq = ADV(seq) :: else -> skip fi; /* MUTANT */'
+
+mutation cond-bcast-retry-advances cond.pml \
+    "a broadcast retry advances the counter again" \
+    B2 '          if :: (seq & A) -> seq = ADV(seq) | B :: else -> seq = seq | B fi; /* MUTANT */'
+
+mutation cond-bcast-wakes-none cond.pml \
+    "broadcast parks every sleeper and wakes none" \
+    B3 '          :: seq == ns -> futex_move_all(QSEQ, QPARK); r = 0 /* MUTANT */'
+
+mutation cond-no-drive cond.pml \
+    "the woken waiter does not move the parked ones on" \
+    drive '    :: flagged -> skip /* MUTANT */'
+
+mutation cond-bcast-gives-up cond.pml \
+    "broadcast gives up when the requeue compare fails" \
+    retry '       break /* MUTANT */'
+
+mutation cond-requeue-no-compare cond.pml \
+    "broadcast requeues whatever seq holds" \
+    B3 '          :: true -> futex_wake1(QSEQ); futex_move_all(QSEQ, QPARK); r = 0 /* MUTANT */'
+
 # --- equivalent mutations: changes the checks must ACCEPT -------------------
 # Each documents a freedom of the design, found with the model; the run fails
 # if such a mutation is caught (then the comment in the source is right and
@@ -102,6 +140,15 @@ equivalent waiter-registers-late counter.pml \
     "the waiter reads the value (R2) before registering (R1): harmless, because it sleeps on the value it read and FUTEX_WAIT compares it (EAGAIN if a writer changed it); R1 need only be visible before that compare" \
     R1 '    atomic { v = value }; /* MUTANT: R2 first */' \
     R2 '    atomic { waiters++ }; /* MUTANT: then R1 */'
+
+equivalent cond-clear-b-early cond.pml \
+    "W8 runs with the mutex held, nobody can register meanwhile" \
+    bclear '       :: (s & B) -> /* MUTANT */'
+
+equivalent cond-arm-before-count cond.pml \
+    "W1 runs under the mutex" \
+    W1a '    atomic { seq = seq | A; v = seq }; /* MUTANT */' \
+    W1b '    nw++; /* MUTANT */'
 
 # ---------------------------------------------------------------------------
 
