@@ -76,8 +76,8 @@
  *                           register in between (the re-check in src/cond.c
  *                           only guards waiters with different mutexes)
  */
-//@source src/cond.c sha256=4c2cd5f256e84787991e5539f8cd8ee429e40dd4764ea0f90cbdea5ff9163aea
-//@source src/mutex.c sha256=7dad23d13c97b5ecf957531953bac5e24a24078c9181ac3d69e8a0360f84f3c9
+//@source src/cond.c sha256=0b703d0cad793cc7fc1c78926eb9c0ee78970ff5288f3604ba324801352e4e62
+//@source src/mutex.c sha256=87ab25852ca050c65de80cc37f2deb62835dff428f3ce0ad4a8dfe05c99f62c0
 //@check safety -DSCENARIO_WRAP
 //@check safety -DSCENARIO_BCAST
 //@check safety
@@ -167,40 +167,40 @@ inline cs_enter()
     assert(incs == 1)   /* mutual exclusion */
 }
 
-/* mutex.c:137 FUTEX_WAIT(state, 2): EAGAIN unless 2, else sleep until woken */
+/* mutex.c fx_mutex_lock_slept futex wait FUTEX_WAIT(state, 2): EAGAIN unless 2, else sleep until woken */
 inline futex_wait_mutex()
 {
     atomic { if :: mstate == 2 -> q[ME] = QMUTEX :: else -> skip fi };
     (q[ME] == NONE)
 }
 
-/* fx_mutex_lock_slept, mutex.c:123-142, with fx_mutex_acquire_step, 84-111 */
+/* fx_mutex_lock_slept, mutex.c fx_mutex_lock_slept, with fx_mutex_acquire_step, 84-111 */
 inline lock_slept()
 {
     do
-    :: atomic { mstate == 0 -> mstate = 2; cs_enter() }; break  /* mutex.c:95 CAS 0->2 */
-    :: atomic { mstate == 1 -> mstate = 2 };                     /* mutex.c:101 CAS 1->2 */
+    :: atomic { mstate == 0 -> mstate = 2; cs_enter() }; break  /* mutex.c fx_mutex_acquire_step CAS 0->2 CAS 0->2 */
+    :: atomic { mstate == 1 -> mstate = 2 };                     /* mutex.c fx_mutex_acquire_step CAS 1->2 CAS 1->2 */
        futex_wait_mutex()
-    :: atomic { mstate == 2 -> skip };                           /* mutex.c:106-108 sees 2 */
+    :: atomic { mstate == 2 -> skip };                           /* mutex.c fx_mutex_acquire_step (held: sleep on 2) sees 2 */
        futex_wait_mutex()
     od
 }
 
-/* fx_mutex_lock, mutex.c:160-173, slow path fx_mutex_lock_contended, 143-158 */
+/* fx_mutex_lock, mutex.c fx_mutex_lock, slow path fx_mutex_lock_contended, 143-158 */
 inline mutex_lock()
 {
     if
-    :: atomic { mstate == 0 -> mstate = 1; cs_enter() }          /* mutex.c:167 fast CAS 0->1 */
+    :: atomic { mstate == 0 -> mstate = 1; cs_enter() }          /* mutex.c fx_mutex_lock fast CAS 0->1 fast CAS 0->1 */
     :: atomic { mstate != 0 -> skip };
        if
-       :: atomic { mstate == 0 -> mstate = 1; cs_enter() }       /* mutex.c:153-155 try 0->1 */
-       :: atomic { mstate != 0 -> skip }; lock_slept()           /* mutex.c:157 */
+       :: atomic { mstate == 0 -> mstate = 1; cs_enter() }       /* mutex.c fx_mutex_lock_contended CAS 0->1 try 0->1 */
+       :: atomic { mstate != 0 -> skip }; lock_slept()           /* mutex.c fx_mutex_lock_contended -> lock_slept */
        fi
     fi
 }
 
 /* fx_cond_mutex_relock, cond.c:212-216: W6 of a waiter never moved to the
- * mutex word: fx_mutex_trylock (mutex.c:199 CAS 0->1), then lock_slept */
+ * mutex word: fx_mutex_trylock (mutex.c fx_mutex_trylock CAS 0->1 CAS 0->1), then lock_slept */
 inline relock()
 {
     if
@@ -209,19 +209,19 @@ inline relock()
     fi
 }
 
-/* fx_mutex_unlock, mutex.c:206-237: CAS 1->0, else 2->0 and wake one */
+/* fx_mutex_unlock, mutex.c fx_mutex_unlock + fx_mutex_unlock_slow: CAS 1->0, else 2->0 and wake one */
 inline mutex_unlock()
 {
     atomic {
         incs--;
         if
-        :: mstate == 1 -> mstate = 0; lw = 0                      /* mutex.c:216 */
-        :: mstate == 2 -> mstate = 0; lw = 1                      /* mutex.c:227 */
+        :: mstate == 1 -> mstate = 0; lw = 0                      /* mutex.c fx_mutex_unlock fast CAS 1->0 */
+        :: mstate == 2 -> mstate = 0; lw = 1                      /* mutex.c fx_mutex_unlock_slow CAS */
         :: mstate == 0 -> assert(false)                           /* EPERM: never */
         fi
     };
     if
-    :: lw -> futex_wake1(QMUTEX); lw = 0                          /* mutex.c:230 */
+    :: lw -> futex_wake1(QMUTEX); lw = 0                          /* mutex.c fx_mutex_unlock_slow wake(1) */
     :: else -> skip
     fi
 }

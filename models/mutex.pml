@@ -64,7 +64,7 @@
  *                   schedule; the check passes only if it does.
  */
 
-//@source src/mutex.c sha256=035b5de55ee1c7310ed9e918c70db21940fba493a364e1265f4f6b59ead207cb
+//@source src/mutex.c sha256=87ab25852ca050c65de80cc37f2deb62835dff428f3ce0ad4a8dfe05c99f62c0
 
 //@check safety
 //@check safety -DITER=0 -m2000000
@@ -196,29 +196,29 @@ inline acquire_step()
     od
 }
 
-/* fx_mutex_lock_slept (mutex.c:127-146). r: OK or ETIMEDOUT. */
+/* fx_mutex_lock_slept (mutex.c:137-156). r: OK or ETIMEDOUT. */
 inline lock_slept()
 {
     do
-    :: acquire_step();                                   /* mutex.c:132 */
+    :: acquire_step();                                   /* mutex.c:142 */
         if
-        :: r != EBUSY -> break                           /* mutex.c:133-134 */
+        :: r != EBUSY -> break                           /* mutex.c:143-144 */
         :: else
         fi;
-        futex_wait(sleep_on, r);                         /* mutex.c:141 */
+        futex_wait(sleep_on, r);                         /* mutex.c:151 */
         if
-        :: r == ETIMEDOUT -> break                       /* mutex.c:142-143 [M:timed-exit] */
+        :: r == ETIMEDOUT -> break                       /* mutex.c:152-153 [M:timed-exit] */
         :: else -> r = OK                                /* woken, EAGAIN, EINTR: step again */
         fi
     od
 }
 
-/* fx_mutex_lock (mutex.c:165-178) and fx_mutex_timedlock (mutex.c:180-193,
- * timed): the fast path, then fx_mutex_lock_contended (mutex.c:149-163):
+/* fx_mutex_lock (mutex.c:175-188) and fx_mutex_timedlock (mutex.c:190-203,
+ * timed): the fast path, then fx_mutex_lock_contended (mutex.c:159-173):
  * spin, one CAS 0->1 as an ordinary locker, then sleep. */
 inline lock()
 {
-    atomic { v = UNLOCKED; cas(v, LOCKED, ok) };         /* mutex.c:172 / :185 fast path 0->1 [M:fast-path] */
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok) };         /* mutex.c:182 / :185 fast path 0->1 [M:fast-path] */
     if
     :: ok -> r = OK
     :: else ->
@@ -233,44 +233,44 @@ inline lock()
         od;
         if
         :: v == UNLOCKED ->
-            atomic { cas(v, LOCKED, ok) }                /* mutex.c:158-160 CAS 0->1 */
+            atomic { cas(v, LOCKED, ok) }                /* mutex.c:168-170 CAS 0->1 */
         :: else -> ok = false
         fi;
         if
-        :: ok -> r = OK                                  /* mutex.c:161 */
-        :: else -> lock_slept()                          /* mutex.c:162 */
+        :: ok -> r = OK                                  /* mutex.c:171 */
+        :: else -> lock_slept()                          /* mutex.c:172 */
         fi
     fi
 }
 
-/* fx_mutex_trylock (mutex.c:195-209). */
+/* fx_mutex_trylock (mutex.c:205-219). */
 inline trylock()
 {
-    atomic { v = UNLOCKED; cas(v, LOCKED, ok);           /* mutex.c:204 */
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok);           /* mutex.c:214 */
         if
         :: ok -> r = OK
-        :: else -> assert(v <= CONTENDED); r = EBUSY     /* mutex.c:206 */
+        :: else -> assert(v <= CONTENDED); r = EBUSY     /* mutex.c:216 */
         fi }
 }
 
-/* fx_mutex_unlock (mutex.c:230-255) and fx_mutex_unlock_slow (mutex.c:213-228);
+/* fx_mutex_unlock (mutex.c:240-265) and fx_mutex_unlock_slow (mutex.c:223-238);
  * also leaves the critical section. In race-detector builds a relaxed first
- * look (mutex.c:234-243) sorts out EPERM and EINVAL before the release is
+ * look (mutex.c:244-253) sorts out EPERM and EINVAL before the release is
  * announced: it changes nothing and those never happen here, so it is left
  * out. */
 inline unlock()
 {
-    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok) }; /* mutex.c:245-252 CAS 1->0 [M:unlock] */
+    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok) }; /* mutex.c:255-262 CAS 1->0 [M:unlock] */
     do
     :: ok -> break
     :: else ->
         atomic {
-            assert(v != UNLOCKED && v <= CONTENDED);     /* mutex.c:216-219 EPERM, EINVAL: never, we hold it */
-            cas(v, UNLOCKED, ok);                        /* mutex.c:221-222 CAS v->0 */
+            assert(v != UNLOCKED && v <= CONTENDED);     /* mutex.c:226-229 EPERM, EINVAL: never, we hold it */
+            cas(v, UNLOCKED, ok);                        /* mutex.c:231-232 CAS v->0 */
             resp[me] = (ok && v == CONTENDED)            /* (observer) */
         };
         if
-        :: ok && v == CONTENDED -> futex_wake_one()      /* mutex.c:223-224 [M:unlock-wake] */
+        :: ok && v == CONTENDED -> futex_wake_one()      /* mutex.c:233-234 [M:unlock-wake] */
         :: else
         fi
     od

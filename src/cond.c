@@ -180,14 +180,9 @@ struct fx_cond_lock_ops {
 
 static int fx_cond_mutex_check(void *p)
 {
-    fx_mutex *m = p;
-    /* Relaxed: only a plausibility check before registering; the unlock in W3
-     * gives the authoritative answer. */
-    int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
-    int32_t base = v & ~FX_MUTEX_WAKING;
-    if (base < FX_MUTEX_UNLOCKED || base > FX_MUTEX_CONTENDED)
-        return EINVAL;
-    return base == FX_MUTEX_UNLOCKED ? EPERM : 0;
+    /* A plausibility check before registering; the unlock in W3 gives the
+     * authoritative answer. */
+    return fx_mutex_check_held(p);
 }
 
 static int fx_cond_mutex_release(void *m)

@@ -114,6 +114,16 @@ int fx_mutex_acquire_step(fx_mutex *m, int32_t *sleep_on)
     }
 }
 
+int fx_mutex_check_held(const fx_mutex *m)
+{
+    /* Relaxed: a plausibility check only; the caller's unlock gives the
+     * authoritative answer. */
+    int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
+    if (!fx_mutex_valid(v))
+        return EINVAL;
+    return v == UNLOCKED ? EPERM : 0;
+}
+
 void fx_mutex_abandon_wait(fx_mutex *m)
 {
     /* The wake we may have consumed was meant to make someone take the lock

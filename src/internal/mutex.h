@@ -31,4 +31,9 @@ int fx_mutex_acquire_step(fx_mutex *m, int32_t *sleep_on);
  * remaining sleepers. */
 void fx_mutex_abandon_wait(fx_mutex *m);
 
+/* What m's word says about it, for primitives that take a held mutex (fx_cond
+ * waits): 0 when it is held, EPERM when it is free, EINVAL for a state the
+ * library never writes. A relaxed look, not synchronization. */
+int fx_mutex_check_held(const fx_mutex *m);
+
 #endif /* FX_INTERNAL_MUTEX_H */
