@@ -19,5 +19,6 @@
 #include "futexsync/futex.h"
 #include "futexsync/mutex.h"
 #include "futexsync/counter.h"
+#include "futexsync/sem.h"
 
 #endif /* FUTEXSYNC_H */
