@@ -20,5 +20,6 @@
 #include "futexsync/mutex.h"
 #include "futexsync/counter.h"
 #include "futexsync/sem.h"
+#include "futexsync/rwlock.h"
 
 #endif /* FUTEXSYNC_H */
