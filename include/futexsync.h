@@ -21,5 +21,6 @@
 #include "futexsync/counter.h"
 #include "futexsync/sem.h"
 #include "futexsync/rwlock.h"
+#include "futexsync/barrier.h"
 
 #endif /* FUTEXSYNC_H */
