@@ -22,5 +22,6 @@
 #include "futexsync/sem.h"
 #include "futexsync/rwlock.h"
 #include "futexsync/barrier.h"
+#include "futexsync/once.h"
 
 #endif /* FUTEXSYNC_H */
