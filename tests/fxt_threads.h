@@ -24,6 +24,12 @@ static inline pid_t fxt_gettid(void)
     return (pid_t)syscall(SYS_gettid);
 }
 
+/* An atomic read of a slot other threads may be changing. */
+static inline int32_t fxt_load(const int32_t *slot)
+{
+    return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+}
+
 /* Spins (yielding) until *slot == want; fails the test after 10 s. */
 static inline void fxt_wait_slot(const int32_t *slot, int32_t want)
 {

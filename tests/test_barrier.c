@@ -261,8 +261,8 @@ static void test_waiters_sleep_until_the_last_arrival(void **state)
         t[i] = fxt_thread(waiter_main, &w[i]);
         fxt_wait_asleep(&w[i].tid);
     }
-    assert_int_equal(b.state & 0x7fff, N - 1);
-    assert_int_equal(b.state & FX_BARRIER_SLEEPERS, FX_BARRIER_SLEEPERS);
+    assert_int_equal(fxt_load(&b.state) & 0x7fff, N - 1);
+    assert_int_equal(fxt_load(&b.state) & FX_BARRIER_SLEEPERS, FX_BARRIER_SLEEPERS);
     for (int i = 0; i < N - 1; i++)
         assert_int_equal(__atomic_load_n(&w[i].result, __ATOMIC_ACQUIRE), -2);
     assert_int_equal(fx_barrier_wait(&b, N), SERIAL);

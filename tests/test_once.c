@@ -397,7 +397,7 @@ static void *storm_waiter_main(void *p)
 {
     struct storm_waiter *w = p;
     __atomic_store_n(&w->tid, fxt_gettid(), __ATOMIC_RELEASE);
-    w->result = fx_once_call(&w->g->o, gated_init, w->g);
+    __atomic_store_n(&w->result, fx_once_call(&w->g->o, gated_init, w->g), __ATOMIC_RELEASE);
     return NULL;
 }
 

@@ -323,12 +323,12 @@ static void test_write_unlock_admits_all_waiting_readers_before_next_writer(void
     struct locker w = locker(&l, 1, &clock);
     pthread_t tw = fxt_thread(locker_main, &w);
     fxt_wait_asleep(&w.tid);
-    assert_int_equal(l.state & (RW_BIT | WW_BIT), RW_BIT | WW_BIT);
+    assert_int_equal(fxt_load(&l.state) & (RW_BIT | WW_BIT), RW_BIT | WW_BIT);
     assert_int_equal(fx_rwlock_unlock(&l), 0);
     for (int i = 0; i < READERS; i++)
         fxt_wait_slot(&r[i].result, 0); /* all in, together, writer still out */
     assert_int_equal(__atomic_load_n(&w.result, __ATOMIC_ACQUIRE), -1);
-    assert_int_equal(l.state & 0xffffff, READERS);
+    assert_int_equal(fxt_load(&l.state) & 0xffffff, READERS);
     for (int i = 0; i < READERS; i++)
         __atomic_store_n(&r[i].release, 1, __ATOMIC_RELEASE);
     for (int i = 0; i < READERS; i++) {

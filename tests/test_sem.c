@@ -193,12 +193,14 @@ struct waiter {
 static void *waiter_main(void *p)
 {
     struct waiter *w = p;
+    int r;
     if (w->timed) {
         struct timespec d = fx_deadline_in(30 * FX_NSEC_PER_SEC);
-        w->result = fx_sem_timedwait(w->s, &d);
+        r = fx_sem_timedwait(w->s, &d);
     } else {
-        w->result = fx_sem_wait(w->s);
+        r = fx_sem_wait(w->s);
     }
+    __atomic_store_n(&w->result, r, __ATOMIC_RELEASE);
     return NULL;
 }
 
