@@ -3,8 +3,11 @@
  *
  * Layout: two int32_t slots.
  *
- *     state       bits 0..23   0: unlocked; 1 .. FX_RWLOCK_MAX_READERS: held
- *                              by that many readers; 0xffffff: held by a writer
+ *     state       bits 0..22   readers holding the lock (up to
+ *                              FX_RWLOCK_MAX_READERS), plus readers passing
+ *                              through the fast path that will take their
+ *                              increment back at once
+ *                 bit 23       FX_RWLOCK_WRITE_LOCKED: a writer holds it
  *                 bits 24..28  always 0 (a state with one set gives EINVAL)
  *                 bit 29       FX_RWLOCK_WRITER_PENDING: a writer spins for the
  *                              lock; new readers stay out meanwhile
@@ -20,16 +23,18 @@
  * or destroy is needed, and the lock works across processes in MAP_SHARED
  * memory. Uncontended lock and unlock operations make no system call.
  *
- * Fairness: a writer that waits blocks new readers, so a stream of readers
- * never starves writers; when a writer releases the lock while readers wait,
- * all waiting readers are admitted together (a read phase) before the next
- * waiting writer, so a stream of writers never starves readers either. Within
- * each kind there is no FIFO order, and a thread arriving at a free lock may
- * take it before a woken one (barging).
+ * Fairness (writer preference): a writer that waits keeps new readers out,
+ * so a stream of readers never starves writers: the readers inside drain and
+ * the writer enters. A release wakes one sleeping writer if there is one, and
+ * all sleeping readers only when no writer waits, so readers may wait as long
+ * as writers keep coming: the lock is made for read-mostly data. There is no
+ * FIFO order within each kind, and a thread arriving at a free lock may take
+ * it before a woken one.
  *
  * One fx_rwlock_unlock releases either mode (the state says which). The lock
  * does not track its owners: unlocking a lock the caller does not hold is
- * undefined (EPERM only when the lock is free), and a thread that holds the
+ * undefined (it gives EPERM when the lock is free and no other thread is
+ * using it at that moment), and a thread that holds the
  * lock and locks it again in either mode may deadlock (a second read lock
  * waits if a writer is waiting in between).
  */
@@ -50,8 +55,8 @@ typedef struct fx_rwlock {
 
 #define FX_RWLOCK_INIT { 0, 0 }
 
-#define FX_RWLOCK_MAX_READERS     0x00fffffe
-#define FX_RWLOCK_WRITE_LOCKED    0x00ffffff
+#define FX_RWLOCK_MAX_READERS     0x00400000
+#define FX_RWLOCK_WRITE_LOCKED    0x00800000
 #define FX_RWLOCK_WRITER_PENDING  0x20000000
 #define FX_RWLOCK_READERS_WAITING 0x40000000
 #define FX_RWLOCK_WRITERS_WAITING ((int32_t)0x80000000u)
