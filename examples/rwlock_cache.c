@@ -46,7 +46,7 @@ static int64_t lookup(int32_t key, int *hit)
     fx_rwlock_rdlock(&lock);
     int found = e->key == key;
     int64_t value = e->value, check = e->check;
-    fx_rwlock_unlock(&lock);
+    fx_rwlock_rdunlock(&lock); /* the mode is known: skip reading the word */
     if (found && (value ^ key) == check) {
         *hit = 1;
         return value;
@@ -59,7 +59,7 @@ static int64_t lookup(int32_t key, int *hit)
     e->key = key;
     e->value = value;
     e->check = value ^ key;
-    fx_rwlock_unlock(&lock);
+    fx_rwlock_wrunlock(&lock);
     return value;
 }
 

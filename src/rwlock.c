@@ -96,6 +96,16 @@
 #define FX_RWLOCK_SPIN 100
 #endif
 
+/* Race-detector builds announce every release to the detector before making
+ * it, so the mode-specific unlocks must check the mode before, too (with a
+ * load the fast builds skip): a wrong call then reports EPERM without being
+ * announced as an unlock. */
+#if defined(FX_TSAN) || defined(FUTEXSYNC_HELGRIND)
+#define FX_RWLOCK_CHECK_FIRST 1
+#else
+#define FX_RWLOCK_CHECK_FIRST 0
+#endif
+
 #define READERS 0x007fffffu
 #define MAXR    0x00400000u /* FX_RWLOCK_MAX_READERS; R above it: undo room */
 #define WL      0x00800000u
@@ -408,6 +418,15 @@ int fx_rwlock_trywrlock(fx_rwlock *l)
     return r;
 }
 
+/* Releases a write hold: the caller has checked that the state has WL. */
+static inline void writer_release(fx_rwlock *l)
+{
+    /* Release: the critical section happens-before the next acquire. */
+    uint32_t s = (uint32_t)__atomic_sub_fetch(&l->state, (int32_t)WL, __ATOMIC_RELEASE);
+    if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
+        wake_waiters(l, s);
+}
+
 int fx_rwlock_unlock(fx_rwlock *l)
 {
     if (fx_bad_slot(l))
@@ -422,10 +441,7 @@ int fx_rwlock_unlock(fx_rwlock *l)
      * reader holds (fast-path readers passing through only touch R). */
     if (s & WL) {
         fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
-        /* Release: the critical section happens-before the next acquire. */
-        s = (uint32_t)__atomic_sub_fetch(&l->state, (int32_t)WL, __ATOMIC_RELEASE);
-        if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
-            wake_waiters(l, s);
+        writer_release(l);
         fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
     } else {
         fx_ann_pre_unlock(l, FX_ANN_SHARED);
@@ -433,4 +449,62 @@ int fx_rwlock_unlock(fx_rwlock *l)
         fx_ann_post_unlock(l, FX_ANN_SHARED);
     }
     return 0;
+}
+
+int fx_rwlock_rdunlock(fx_rwlock *l)
+{
+    if (fx_bad_slot(l))
+        return EINVAL;
+    if (FX_RWLOCK_CHECK_FIRST) {
+        uint32_t s = load_state(l);
+        if (s & BAD)
+            return EINVAL;
+        if ((s & WL) || (s & READERS) == 0)
+            return EPERM;
+    }
+    fx_ann_pre_unlock(l, FX_ANN_SHARED);
+    /* One RMW and no load first: under read contention the load would cost
+     * a second transfer of the cache line. Release, as in reader_release. */
+    uint32_t old = (uint32_t)__atomic_fetch_sub(&l->state, 1, __ATOMIC_RELEASE);
+    int r = 0;
+    if ((old & (BAD | WL)) != 0 || (old & READERS) == 0) {
+        /* Not a read hold (free, write-held, or garbage): take the
+         * decrement back. Relaxed: it restores a value, publishes nothing. */
+        __atomic_fetch_add(&l->state, 1, __ATOMIC_RELAXED);
+        r = (old & BAD) ? EINVAL : EPERM;
+    } else {
+        uint32_t s = old - 1;
+        if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
+            wake_waiters(l, s);
+    }
+    fx_ann_post_unlock(l, FX_ANN_SHARED);
+    return r;
+}
+
+int fx_rwlock_wrunlock(fx_rwlock *l)
+{
+    if (fx_bad_slot(l))
+        return EINVAL;
+    if (FX_RWLOCK_CHECK_FIRST) {
+        uint32_t s = load_state(l);
+        if (s & BAD)
+            return EINVAL;
+        if (!(s & WL))
+            return EPERM;
+    }
+    fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
+    uint32_t s = WL;
+    int r = 0;
+    /* The common case in one CAS (release): held by us, nobody waiting. On
+     * failure s is the current state, and tells what to do. */
+    if (!cas_state(l, &s, 0, __ATOMIC_RELEASE)) {
+        if (s & BAD)
+            r = EINVAL;
+        else if (!(s & WL))
+            r = EPERM; /* not write-held: nothing was changed */
+        else
+            writer_release(l);
+    }
+    fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
+    return r;
 }

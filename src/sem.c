@@ -4,14 +4,18 @@
  * Slots and their values (the design; keep it true)
  *
  *   slot     value            meaning
- *   value    0 .. INT32_MAX   tokens available; the futex word waiters sleep on
+ *   value    0 .. MAX         tokens available; the futex word waiters sleep on
+ *            MAX+1 .. 2^31-1  only for an instant: posts at MAX that are
+ *                             about to take their increment back
  *            negative         never written by the library -> EINVAL
  *   waiters  0 .. threads     threads registered in the slow path of a wait
  *            negative         never written by the library -> EINVAL
+ *   (MAX = FX_SEM_VALUE_MAX = 2^30 - 1: the room above it absorbs any number
+ *   of concurrent posts at the maximum without reaching the sign bit.)
  *
  *   step                                      by                 system call
- *   P1 value v -> v+1 (CAS; v == MAX:         post               none
- *      EOVERFLOW, nothing changes)
+ *   P1 value += 1 (fetch_add); if it was      post               none
+ *      >= MAX: value -= 1, EOVERFLOW
  *   P2 if waiters != 0: wake one on value     post               FUTEX_WAKE(1)
  *   T  value v -> v-1 (CAS, only if v > 0)    trywait, wait      none
  *   W1 waiters += 1                           wait, slow path    none
@@ -20,6 +24,11 @@
  *   W4 woken, EAGAIN, EINTR: back to W2;      wait
  *      ETIMEDOUT: one last T, then W5
  *   W5 waiters -= 1                           wait               none
+ *
+ * A post at the maximum adds a token for an instant and takes one back: a
+ * waiter may take the passing token meanwhile, which is the same as taking
+ * one of the MAX tokens that were there. The value stays positive throughout,
+ * so no waiter sleeps and none is owed a wake.
  *
  * No lost wake-up. P1, P2, W1 and W2 are seq_cst (the Dekker pattern): in
  * their single total order either P2 follows W1, and the poster sees the
@@ -57,7 +66,7 @@
 
 int fx_sem_init(fx_sem *s, int32_t value)
 {
-    if (fx_bad_slot(s) || value < 0)
+    if (fx_bad_slot(s) || value < 0 || value > FX_SEM_VALUE_MAX)
         return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&s->value, value, __ATOMIC_RELAXED);
@@ -85,18 +94,16 @@ int fx_sem_post(fx_sem *s)
 {
     if (fx_bad_slot(s))
         return EINVAL;
-    /* Relaxed: only a guess for the CAS. */
-    int32_t v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
     fx_ann_happens_before(s);
-    do {
-        if (v < 0)
-            return EINVAL;
-        if (v == FX_SEM_VALUE_MAX)
-            return EOVERFLOW;
-        /* P1, seq_cst: release for the taker, and the first half of the
-         * Dekker pair with W1/W2 (see the table). */
-    } while (!__atomic_compare_exchange_n(&s->value, &v, v + 1, true, __ATOMIC_SEQ_CST,
-                                          __ATOMIC_RELAXED));
+    /* P1, seq_cst: release for the taker, and the first half of the Dekker
+     * pair with W1/W2 (see the table). A fetch_add rather than a load and a
+     * CAS: one atomic operation, which never fails under contention. */
+    int32_t v = __atomic_fetch_add(&s->value, 1, __ATOMIC_SEQ_CST);
+    if (v < 0 || v >= FX_SEM_VALUE_MAX) {
+        /* Relaxed: taking back our own increment publishes nothing. */
+        __atomic_fetch_sub(&s->value, 1, __ATOMIC_RELAXED);
+        return v < 0 ? EINVAL : EOVERFLOW;
+    }
     /* P2, seq_cst: ordered after P1 in the total order. A garbage negative
      * count only costs a wake nobody needed. */
     if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0)

@@ -36,6 +36,7 @@ struct locker {
     int32_t stamp;       /* ticket taken while holding the lock */
     int32_t release;     /* set by the test to make a holder unlock */
     int unlock_result;
+    int specific;        /* unlock with rdunlock/wrunlock */
 };
 
 static void *locker_main(void *p)
@@ -55,14 +56,17 @@ static void *locker_main(void *p)
     if (r == 0) {
         if (k->hold)
             fxt_wait_slot(&k->release, 1);
-        k->unlock_result = fx_rwlock_unlock(k->l);
+        if (k->specific)
+            k->unlock_result = k->write ? fx_rwlock_wrunlock(k->l) : fx_rwlock_rdunlock(k->l);
+        else
+            k->unlock_result = fx_rwlock_unlock(k->l);
     }
     return NULL;
 }
 
 static struct locker locker(fx_rwlock *l, int write, int32_t *clock)
 {
-    return (struct locker){l, write, 0, 0, 0, -1, clock, -1, 0, -1};
+    return (struct locker){l, write, 0, 0, 0, -1, clock, -1, 0, -1, 0};
 }
 
 /* --- modes and return codes ----------------------------------------------- */
@@ -130,6 +134,42 @@ static void test_unlock_of_a_free_lock_gives_eperm(void **state)
     assert_int_equal(fx_rwlock_unlock(&l), 0);
     assert_int_equal(fx_rwlock_unlock(&l), EPERM);
     assert_int_equal(l.state, 0);
+}
+
+static void test_mode_specific_unlocks_release_their_mode(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    assert_int_equal(fx_rwlock_rdunlock(&l), 0);
+    assert_int_equal(l.state, 1);
+    assert_int_equal(fx_rwlock_rdunlock(&l), 0);
+    assert_int_equal(l.state, 0);
+    assert_int_equal(fx_rwlock_wrlock(&l), 0);
+    assert_int_equal(fx_rwlock_wrunlock(&l), 0);
+    assert_int_equal(l.state, 0);
+}
+
+static void test_mode_specific_unlock_of_the_wrong_mode_gives_eperm(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_rdunlock(&l), EPERM); /* free */
+    assert_int_equal(fx_rwlock_wrunlock(&l), EPERM);
+    assert_int_equal(l.state, 0);
+    assert_int_equal(fx_rwlock_wrlock(&l), 0);
+    assert_int_equal(fx_rwlock_rdunlock(&l), EPERM); /* write-held */
+    assert_int_equal(l.state, FX_RWLOCK_WRITE_LOCKED);
+    assert_int_equal(fx_rwlock_wrunlock(&l), 0);
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    assert_int_equal(fx_rwlock_wrunlock(&l), EPERM); /* read-held */
+    assert_int_equal(l.state, 1);
+    assert_int_equal(fx_rwlock_rdunlock(&l), 0);
+    fx_rwlock waiting = {FX_RWLOCK_READERS_WAITING, 0}; /* free, stale bit */
+    assert_int_equal(fx_rwlock_rdunlock(&waiting), EPERM);
+    assert_int_equal(fx_rwlock_wrunlock(&waiting), EPERM);
+    assert_int_equal(waiting.state, FX_RWLOCK_READERS_WAITING);
 }
 
 static void test_too_many_readers_gives_eagain(void **state)
@@ -235,6 +275,8 @@ static void test_null_and_misaligned_give_einval(void **state)
         assert_int_equal(fx_rwlock_trywrlock(l), EINVAL);
         assert_int_equal(fx_rwlock_timedwrlock(l, &d), EINVAL);
         assert_int_equal(fx_rwlock_unlock(l), EINVAL);
+        assert_int_equal(fx_rwlock_rdunlock(l), EINVAL);
+        assert_int_equal(fx_rwlock_wrunlock(l), EINVAL);
     }
     for (size_t i = 0; i < sizeof buf; i++)
         assert_int_equal(buf[i], 0);
@@ -254,6 +296,8 @@ static void test_state_never_written_gives_einval(void **state)
         assert_int_equal(fx_rwlock_trywrlock(&l), EINVAL);
         assert_int_equal(fx_rwlock_timedwrlock(&l, &d), EINVAL);
         assert_int_equal(fx_rwlock_unlock(&l), EINVAL);
+        assert_int_equal(fx_rwlock_rdunlock(&l), EINVAL);
+        assert_int_equal(fx_rwlock_wrunlock(&l), EINVAL);
         assert_int_equal(l.state, garbage[i]);
     }
 }
@@ -271,7 +315,7 @@ static void test_writer_waits_for_readers_then_enters(void **state)
     fxt_wait_asleep(&w.tid);
     assert_int_equal(__atomic_load_n(&w.result, __ATOMIC_ACQUIRE), -1);
     assert_int_equal(fx_rwlock_unlock(&l), 0);
-    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(fx_rwlock_rdunlock(&l), 0); /* the last reader wakes it */
     fxt_join(t);
     assert_int_equal(w.result, 0);
     assert_int_equal(w.unlock_result, 0);
@@ -317,14 +361,16 @@ static void test_waiting_writer_goes_before_sleeping_readers(void **state)
         r[i] = locker(&l, 0, &clock);
         r[i].timed = i & 1;
         r[i].hold = 1; /* all readers hold at once: they share the lock */
+        r[i].specific = i & 1;
         tr[i] = fxt_thread(locker_main, &r[i]);
         fxt_wait_asleep(&r[i].tid);
     }
     struct locker w = locker(&l, 1, &clock);
+    w.specific = 1;
     pthread_t tw = fxt_thread(locker_main, &w);
     fxt_wait_asleep(&w.tid);
     assert_int_equal(fxt_load(&l.state) & (RW_BIT | WW_BIT), RW_BIT | WW_BIT);
-    assert_int_equal(fx_rwlock_unlock(&l), 0); /* the writer first ... */
+    assert_int_equal(fx_rwlock_wrunlock(&l), 0); /* the writer first ... */
     fxt_join(tw);
     assert_int_equal(w.result, 0);
     assert_int_equal(w.stamp, 0);
@@ -470,7 +516,9 @@ static int torn_step(struct torn *t, unsigned i)
         write_all(t);
     else
         check_read(t);
-    return fx_rwlock_unlock(&t->l) != 0;
+    if ((i >> 5) & 1)
+        return fx_rwlock_unlock(&t->l) != 0;
+    return (i % 20 < 3 ? fx_rwlock_wrunlock(&t->l) : fx_rwlock_rdunlock(&t->l)) != 0;
 }
 
 static void *torn_main(void *p)
@@ -549,7 +597,7 @@ static void *reader_stream_main(void *p)
             return NULL;
         for (volatile int i = 0; i < 200; i++) {
         }
-        fx_rwlock_unlock(&s->l);
+        fx_rwlock_rdunlock(&s->l);
         n++;
     }
     __atomic_fetch_add(&s->ops, n, __ATOMIC_RELAXED);
@@ -662,6 +710,10 @@ static int uncontended_ops(void *p)
         FXT_CHILD_CHECK(fx_rwlock_timedwrlock(l, &d) == 0, 11);
         FXT_CHILD_CHECK(fx_rwlock_unlock(l) == 0, 12);
         FXT_CHILD_CHECK(fx_rwlock_unlock(l) == EPERM, 13);
+        FXT_CHILD_CHECK(fx_rwlock_rdlock(l) == 0, 14);
+        FXT_CHILD_CHECK(fx_rwlock_rdunlock(l) == 0, 15);
+        FXT_CHILD_CHECK(fx_rwlock_wrlock(l) == 0, 16);
+        FXT_CHILD_CHECK(fx_rwlock_wrunlock(l) == 0, 17);
     }
     return 0;
 }
@@ -682,6 +734,8 @@ int main(void)
         cmocka_unit_test(test_writer_excludes_everyone),
         cmocka_unit_test(test_readers_exclude_writers),
         cmocka_unit_test(test_unlock_of_a_free_lock_gives_eperm),
+        cmocka_unit_test(test_mode_specific_unlocks_release_their_mode),
+        cmocka_unit_test(test_mode_specific_unlock_of_the_wrong_mode_gives_eperm),
         cmocka_unit_test(test_too_many_readers_gives_eagain),
         cmocka_unit_test(test_timedwrlock_times_out_while_read_held),
         cmocka_unit_test(test_timedrdlock_times_out_while_write_held),

@@ -56,12 +56,14 @@ static void test_init_macro_and_function_set_the_value(void **state)
     assert_int_equal(fx_sem_trywait(&b), EAGAIN);
 }
 
-static void test_init_rejects_negative_value(void **state)
+static void test_init_rejects_value_outside_range(void **state)
 {
     (void)state;
     fx_sem s = FX_SEM_INIT(5);
     assert_int_equal(fx_sem_init(&s, -1), EINVAL);
+    assert_int_equal(fx_sem_init(&s, FX_SEM_VALUE_MAX + 1), EINVAL);
     assert_int_equal(fx_sem_value(&s), 5); /* untouched */
+    assert_int_equal(fx_sem_init(&s, FX_SEM_VALUE_MAX), 0);
 }
 
 static void test_post_then_wait_takes_the_token(void **state)
@@ -94,6 +96,34 @@ static void test_post_at_maximum_gives_eoverflow(void **state)
     assert_int_equal(fx_sem_value(&s), FX_SEM_VALUE_MAX);
     assert_int_equal(fx_sem_trywait(&s), 0);
     assert_int_equal(fx_sem_post(&s), 0);
+}
+
+struct overflow_racer {
+    fx_sem *s;
+    int overflows;
+};
+
+static void *overflow_racer_main(void *p)
+{
+    struct overflow_racer *o = p;
+    for (int i = 0; i < 20000; i++)
+        o->overflows += fx_sem_post(o->s) == EOVERFLOW;
+    return NULL;
+}
+
+static void test_posts_racing_at_maximum_all_overflow(void **state)
+{
+    (void)state;
+    fx_sem s = FX_SEM_INIT(FX_SEM_VALUE_MAX);
+    struct overflow_racer o[3] = {{&s, 0}, {&s, 0}, {&s, 0}};
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        t[i] = fxt_thread(overflow_racer_main, &o[i]);
+    for (int i = 0; i < 3; i++) {
+        fxt_join(t[i]);
+        assert_int_equal(o[i].overflows, 20000);
+    }
+    assert_int_equal(fx_sem_value(&s), FX_SEM_VALUE_MAX);
 }
 
 static void test_timedwait_times_out(void **state)
@@ -548,10 +578,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zero_bytes_are_an_empty_semaphore),
         cmocka_unit_test(test_init_macro_and_function_set_the_value),
-        cmocka_unit_test(test_init_rejects_negative_value),
+        cmocka_unit_test(test_init_rejects_value_outside_range),
         cmocka_unit_test(test_post_then_wait_takes_the_token),
         cmocka_unit_test(test_trywait_on_empty_gives_eagain),
         cmocka_unit_test(test_post_at_maximum_gives_eoverflow),
+        cmocka_unit_test(test_posts_racing_at_maximum_all_overflow),
         cmocka_unit_test(test_timedwait_times_out),
         cmocka_unit_test(test_timedwait_with_passed_deadline_takes_available_token),
         cmocka_unit_test(test_timedwait_negative_seconds_is_a_passed_deadline),

@@ -31,10 +31,15 @@
  * FIFO order within each kind, and a thread arriving at a free lock may take
  * it before a woken one.
  *
- * One fx_rwlock_unlock releases either mode (the state says which). The lock
- * does not track its owners: unlocking a lock the caller does not hold is
- * undefined (it gives EPERM when the lock is free and no other thread is
- * using it at that moment), and a thread that holds the
+ * fx_rwlock_unlock releases either mode (the state says which), like
+ * pthread_rwlock_unlock. fx_rwlock_rdunlock and fx_rwlock_wrunlock release
+ * the mode the caller names, which saves reading the lock word before the
+ * release: under read contention that read costs a second transfer of the
+ * word's cache line, so the read-mostly fast path is rdlock + rdunlock. The
+ * lock does not track its owners: releasing a hold the caller does not have
+ * is a bug; it gives EPERM when the lock is not held in that mode (free, or
+ * held in the other mode) and no other thread uses the lock at that moment,
+ * and a thread that holds the
  * lock and locks it again in either mode may deadlock (a second read lock
  * waits if a writer is waiting in between).
  */
@@ -94,6 +99,15 @@ int fx_rwlock_timedwrlock(fx_rwlock *l, const struct timespec *deadline);
  * waiters if the lock became free. Returns 0, EPERM if l was not locked, or
  * EINVAL. */
 int fx_rwlock_unlock(fx_rwlock *l);
+
+/* Releases one read hold of l: the same as fx_rwlock_unlock for a reader,
+ * without reading the word first. Returns 0, EPERM if l was not read-held
+ * (free or write-held: nothing changes), or EINVAL. */
+int fx_rwlock_rdunlock(fx_rwlock *l);
+
+/* Releases the write hold of l: the same as fx_rwlock_unlock for the writer.
+ * Returns 0, EPERM if l was not write-held (nothing changes), or EINVAL. */
+int fx_rwlock_wrunlock(fx_rwlock *l);
 
 #ifdef __cplusplus
 }

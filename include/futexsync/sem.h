@@ -3,9 +3,11 @@
  *
  * Layout: two int32_t slots.
  *
- *     value    tokens available, 0 .. FX_SEM_VALUE_MAX; the futex word the
- *              waiters sleep on. A negative value is one the library never
- *              writes: every operation returns EINVAL.
+ *     value    tokens available, 0 .. FX_SEM_VALUE_MAX (2^30 - 1); the futex
+ *              word the waiters sleep on. A post at the maximum may push it
+ *              above for an instant before taking its increment back. A
+ *              negative value is one the library never writes: every
+ *              operation returns EINVAL.
  *     waiters  how many threads (in any process) are inside a blocking wait
  *              and may sleep in the kernel; 0 .. number of threads. Negative:
  *              never written, EINVAL.
@@ -38,12 +40,13 @@ typedef struct fx_sem {
 
 #define FX_SEM_INIT(v) { (v), 0 }
 
-/* The largest value: a post that would exceed it returns EOVERFLOW. */
-#define FX_SEM_VALUE_MAX INT32_MAX
+/* The largest value: a post that would exceed it returns EOVERFLOW. (Below
+ * INT32_MAX, so that posts racing at the maximum never reach the sign bit.) */
+#define FX_SEM_VALUE_MAX 0x3fffffff
 
 /* Sets the value (0 .. FX_SEM_VALUE_MAX) and clears the waiter count. Not to
  * be called while any thread uses the semaphore. Returns 0, or EINVAL for a
- * NULL or misaligned s or a negative value. */
+ * NULL or misaligned s or a value outside that range. */
 int fx_sem_init(fx_sem *s, int32_t value);
 
 /* Adds one token and wakes one waiter if any. Returns 0, EOVERFLOW when the
