@@ -38,7 +38,7 @@ bool queued[NW];      /* the futex queue of &value */
 byte posted = 0;      /* ghost: tokens posted */
 byte taken = 0;       /* ghost: tokens taken */
 
-/* T (fx_sem_take, lines 69-82; the W2 CAS, lines 135-143): one conditional
+/* T (fx_sem_take, lines 78-91; the W2 CAS, lines 142-150): one conditional
  * decrement; got = 1 when a token was taken. */
 inline take(got)
 {
@@ -88,14 +88,16 @@ inline futex_wake_one()
     }
 }
 
-/* fx_sem_post, lines 84-105. */
+/* fx_sem_post, lines 93-112. The post at the maximum (EOVERFLOW, lines
+ * 102-106) is not modelled: it adds and removes a token with the value far
+ * from 0, so no waiter sleeps meanwhile. */
 proctype poster(byte tokens)
 {
     do
     :: tokens > 0 ->
-        atomic { value++; posted++ };       /* P1, lines 91-99 (seq_cst CAS) */
+        atomic { value++; posted++ };       /* P1, line 101 (seq_cst fetch_add) */
         if
-        :: waiters != 0 -> futex_wake_one() /* P2, lines 102-103 */
+        :: waiters != 0 -> futex_wake_one() /* P2, lines 109-110 */
         :: else -> skip
         fi;
         tokens--
@@ -103,34 +105,34 @@ proctype poster(byte tokens)
     od
 }
 
-/* fx_sem_wait / fx_sem_timedwait, lines 164-188, and the slow path,
- * lines 108-162 (the spin, lines 111-119, only repeats T). */
+/* fx_sem_wait / fx_sem_timedwait, lines 171-193, and the slow path,
+ * lines 115-169 (the spin, lines 118-126, only repeats T). */
 proctype waiter(byte me; bool timed)
 {
     bit got = 0;
     byte r;
     byte signals = SIGNALS;
-    take(got);                              /* fast path T, line 168 */
+    take(got);                              /* fast path T, line 175 */
     if
     :: got -> goto done
     :: else -> skip
     fi;
-    waiters++;                              /* W1, line 127 */
+    waiters++;                              /* W1, line 134 */
     do
-    :: take(got);                           /* W2 + T, lines 130-143 */
+    :: take(got);                           /* W2 + T, lines 137-150 */
        if
        :: got -> break
        :: else -> skip
        fi;
-       futex_wait(me, 0, timed, signals, r); /* W3, line 145 */
+       futex_wait(me, 0, timed, signals, r); /* W3, line 152 */
        if
        :: r == ETIMEDOUT ->
-           take(got);                       /* the last T, lines 146-153 */
+           take(got);                       /* the last T, lines 153-160 */
            break
        :: else -> skip                      /* W4: woken, EAGAIN, EINTR */
        fi
     od;
-    waiters--;                              /* W5, line 160 */
+    waiters--;                              /* W5, line 167 */
 done:
     assert(timed || got)                    /* only a timed wait may fail */
 }
