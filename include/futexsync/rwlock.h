@@ -9,7 +9,7 @@
  *                              increment back at once
  *                 bit 23       FX_RWLOCK_WRITE_LOCKED: a writer holds it
  *                 bits 24..28  always 0 (a state with one set gives EINVAL)
- *                 bit 29       FX_RWLOCK_WRITER_PENDING: a writer spins for the
+ *                 bit 29       FX_RWLOCK_WRITER_PENDING: a writer waits for the
  *                              lock; new readers stay out meanwhile
  *                 bit 30       FX_RWLOCK_READERS_WAITING: readers may sleep on
  *                              `state`
@@ -38,10 +38,13 @@
  * word's cache line, so the read-mostly fast path is rdlock + rdunlock. The
  * lock does not track its owners: releasing a hold the caller does not have
  * is a bug; it gives EPERM when the lock is not held in that mode (free, or
- * held in the other mode) and no other thread uses the lock at that moment,
- * and a thread that holds the
- * lock and locks it again in either mode may deadlock (a second read lock
- * waits if a writer is waiting in between).
+ * held in the other mode) and no other thread uses the lock at that moment.
+ * A thread that holds the lock and locks it again in either mode may
+ * deadlock (a second read lock waits if a writer is waiting in between).
+ *
+ * A process that dies holding the lock, or while a writer of it is waiting,
+ * leaves it held (or closed to new readers) for good, as with
+ * pthread_rwlock_t; use fx_rmutex where owner death must be survived.
  */
 #ifndef FUTEXSYNC_RWLOCK_H
 #define FUTEXSYNC_RWLOCK_H
