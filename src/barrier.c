@@ -39,9 +39,14 @@
  * sequence), and publishes it with its own release; waiters load the new G
  * with acquire order.
  *
- * Spin policy: a waiter spins at most FX_BARRIER_SPIN pause iterations
- * watching for the round's end before it sets S and sleeps; the last arrival
- * makes a system call only if S is set.
+ * Spin policy (adaptive, per thread): a waiter spins watching for the
+ * round's end before it sets S and sleeps, for a budget of pause iterations
+ * that each thread keeps for itself: doubled (up to FX_BARRIER_SPIN) when the
+ * round ended during the spin, halved (down to FX_BARRIER_SPIN_MIN) when the
+ * waiter had to sleep anyway. Parties running on CPUs of their own finish
+ * rounds without a system call; parties that share CPUs (more threads than
+ * cores, or a loaded machine) stop burning the time the missing party needs.
+ * The last arrival makes a system call only if S is set.
  */
 #include "futexsync/barrier.h"
 
@@ -55,8 +60,15 @@
 #include "internal/spin.h"
 
 #ifndef FX_BARRIER_SPIN
-#define FX_BARRIER_SPIN 200
+#define FX_BARRIER_SPIN 256
 #endif
+#ifndef FX_BARRIER_SPIN_MIN
+#define FX_BARRIER_SPIN_MIN 8
+#endif
+
+/* This thread's spin budget (see the spin policy). A fork() child inherits
+ * the parent's value, which is only a hint. */
+static _Thread_local int fx_barrier_budget = FX_BARRIER_SPIN;
 
 #define ARRIVED  0x7fffu
 #define SLEEPERS 0x8000u
@@ -102,12 +114,16 @@ static int check_parties(fx_barrier *b, int32_t parties)
 /* After arriving (not last) in round `mine`: waits for the round to end. */
 static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadline)
 {
-    for (int i = 0; i < FX_BARRIER_SPIN; i++) {
+    int budget = fx_barrier_budget;
+    for (int i = 0; i < budget; i++) {
         /* Acquire: seeing the next round means seeing every party's writes. */
-        if ((load_state(b, __ATOMIC_ACQUIRE) & ROUND) != mine)
+        if ((load_state(b, __ATOMIC_ACQUIRE) & ROUND) != mine) {
+            fx_barrier_budget = budget < FX_BARRIER_SPIN / 2 ? budget * 2 : FX_BARRIER_SPIN;
             return 0;
+        }
         fx_cpu_relax();
     }
+    fx_barrier_budget = budget > 2 * FX_BARRIER_SPIN_MIN ? budget / 2 : FX_BARRIER_SPIN_MIN;
     for (;;) {
         uint32_t s = load_state(b, __ATOMIC_ACQUIRE); /* as above */
         if ((s & ROUND) != mine)
