@@ -3,7 +3,7 @@
  *
  * An untimed reader and a timed reader take the lock once each, an untimed
  * writer twice; the untimed ones may be hit by a signal (EINTR) once. This
- * covers read phases of several readers, the readers' wake-all, a reader
+ * covers several readers holding together, the readers' wake-all, a reader
  * timing out with RW set, and the fast-path reader's undo. Checked:
  *   - mutual exclusion: a writer holds the lock alone (assertions in the
  *     acquiring steps, models/rwlock.inc);

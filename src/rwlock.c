@@ -8,7 +8,8 @@
  *               themselves on the fast path and are about to take it back
  *   bit 23  WL  a writer holds the lock (only ever set while R = 0)
  *   bits 24..28 set: never written by the library -> EINVAL
- *   bit 29  WP  a writer is spinning for the lock: new readers stay out
+ *   bit 29  WP  a writer waits for the lock (spinning or asleep): new
+ *               readers stay out
  *   bit 30  RW  readers may sleep on `state` (FUTEX_WAIT on the state word)
  *   bit 31  WW  writers may sleep on `writer_seq`
  *   "free" means R = 0 and WL clear; the bits WP, RW, WW may remain.
@@ -18,9 +19,9 @@
  *     WL/WP/RW/WW and R < MAXR, else
  *     R -= 1 at once ("undo")                                    see "wake"
  *   R += 1 (CAS), no WL/WP/RW/WW     reader, slow path           none
- *   R -= 1                           read unlock                 see "wake"
+ *   R -= 1                           read unlock, rdunlock       see "wake"
  *   free -> +WL, -WP (CAS)           writer; +WW if it has slept none
- *   -WL                              write unlock                see "wake"
+ *   -WL                              write unlock, wrunlock      see "wake"
  *   +WP (not free)                   writer waiting (spinning)   none
  *   -WP                              writer giving up (timeout)  see "wake"
  *   +RW (not free, or WP/RW/WW set)  reader about to sleep       FUTEX_WAIT(state)
@@ -74,8 +75,8 @@
  * Spin policy: a thread that cannot enter spins at most FX_RWLOCK_SPIN pause
  * iterations (a few microseconds) before it sleeps; a writer first sets WP so
  * that the readers inside drain while it spins, and spins again after every
- * wake. Short critical sections
- * therefore hand the lock over without any system call.
+ * wake. Short critical sections therefore hand the lock over without any
+ * system call.
  *
  * Why the reader fast path is a fetch_add and not a CAS: it never fails under
  * read contention, and it needs no load of the word beforehand (a load
