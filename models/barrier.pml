@@ -18,7 +18,7 @@
  * Futex semantics as in models/sem.pml: compare-and-queue in one step, then
  * leave by a wake (dequeued by the waker), a timeout (timed party) or a
  * signal. A CAS loop is one atomic step (see models/rwlock.inc for why this
- * is sound); the spin before sleeping (lines 117-126) only repeats the first
+ * is sound); the spin before sleeping (lines 118-132) only repeats the first
  * look of the sleeping loop and is left out.
  *
  * Line numbers refer to src/barrier.c.
@@ -48,24 +48,24 @@ proctype party(byte me; bool timed; byte signals)
     int s; byte mine; byte r; byte round = 0; bit serial; bit wake;
     do
     :: round < ROUNDS ->
-arrive: /* barrier_wait, lines 154-184: one arrival (CAS loop, 160-184) */
+arrive: /* barrier_wait, lines 160-190: one arrival (CAS loop, 166-190) */
         atomic {
             s = st;
-            assert((s & AMASK) < N);                           /* 163-164 */
+            assert((s & AMASK) < N);                           /* 169-170 */
             arrived[me]++;
             if
-            :: (s & AMASK) + 1 == N ->                         /* 165-170 */
+            :: (s & AMASK) + 1 == N ->                         /* 171-176 */
                 st = ((s / G + 1) % GENS) * G;
                 serial = 1; wake = (s & SB) != 0;
                 serials[round]++
             :: else ->
-                st = s + 1; mine = s / G; serial = 0           /* 182 */
+                st = s + 1; mine = s / G; serial = 0           /* 188 */
             fi
         };
         if
         :: serial ->
             if
-            :: wake ->                                         /* 171-172 */
+            :: wake ->                                         /* 177-178 */
                 atomic {
                     if :: q[0] -> q[0] = 0 :: else -> skip fi;
                     if :: q[1] -> q[1] = 0 :: else -> skip fi;
@@ -76,14 +76,14 @@ arrive: /* barrier_wait, lines 154-184: one arrival (CAS loop, 160-184) */
             goto passed
         :: else -> skip
         fi;
-look:   /* wait_round, lines 127-137: the round still ours? set S */
+look:   /* wait_round, lines 133-143: the round still ours? set S */
         atomic {
             s = st;
             if
-            :: s / G != mine -> r = WOKEN                      /* 129-130: passed */
+            :: s / G != mine -> r = WOKEN                      /* 135-136: passed */
             :: else ->
                 if
-                :: (s & SB) == 0 -> st = s | SB; s = s | SB    /* 131-137 */
+                :: (s & SB) == 0 -> st = s | SB; s = s | SB    /* 137-143 */
                 :: else -> skip
                 fi;
                 r = SLEEPING
@@ -93,7 +93,7 @@ look:   /* wait_round, lines 127-137: the round still ours? set S */
         :: r == WOKEN -> goto passed
         :: else -> skip
         fi;
-        atomic {                                               /* futex wait, 138 */
+        atomic {                                               /* futex wait, 144 */
             if
             :: st != s -> r = EAGAIN
             :: else -> q[me] = 1; r = SLEEPING
@@ -113,14 +113,14 @@ look:   /* wait_round, lines 127-137: the round still ours? set S */
         :: else -> skip
         fi;
         if
-        :: r != ETIMEDOUT -> r = 0; goto look                  /* 139-140 */
+        :: r != ETIMEDOUT -> r = 0; goto look                  /* 145-146 */
         :: else -> skip
         fi;
-        atomic {                                               /* withdraw, 142-150 */
+        atomic {                                               /* withdraw, 148-156 */
             s = st;
             if
-            :: s / G != mine -> r = WOKEN                      /* 144-145: passed */
-            :: else -> st = s - 1; arrived[me]--; r = ETIMEDOUT /* 148-149 */
+            :: s / G != mine -> r = WOKEN                      /* 150-151: passed */
+            :: else -> st = s - 1; arrived[me]--; r = ETIMEDOUT /* 154-155 */
             fi
         };
         if
