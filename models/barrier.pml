@@ -17,12 +17,13 @@
  *
  * Futex semantics as in models/sem.pml: compare-and-queue in one step, then
  * leave by a wake (dequeued by the waker), a timeout (timed party) or a
- * signal. A CAS loop is one atomic step (see models/rwlock.inc for why this
+ * signal. A CAS loop is one atomic step (see models/rwlock.pml for why this
  * is sound); the spin before sleeping (lines 118-132) only repeats the first
  * look of the sleeping loop and is left out.
  *
  * Line numbers refer to src/barrier.c.
  */
+//@source src/barrier.c sha256=a1123f393ab41457028e1adde539d1ad776694a1a3483437252b0abfebc9d3b6
 //@check safety
 
 #define N 3               /* parties */
@@ -40,8 +41,8 @@
 
 int st = 0;               /* fx_barrier.state */
 bool q[N];                /* the futex queue of &state */
-byte arrived[N];          /* ghost: rounds party p has arrived in (not withdrawn) */
-byte serials[ROUNDS];     /* ghost: serial parties per round */
+byte arrived[N];          /* rounds party p has arrived in, not withdrawn (observer) */
+byte serials[ROUNDS];     /* serial parties per round (observer) */
 
 proctype party(byte me; bool timed; byte signals)
 {
@@ -65,7 +66,7 @@ arrive: /* barrier_wait, lines 160-190: one arrival (CAS loop, 166-190) */
         if
         :: serial ->
             if
-            :: wake ->                                         /* 177-178 */
+            :: wake ->                                         /* 177-178 [M:wake] */
                 atomic {
                     if :: q[0] -> q[0] = 0 :: else -> skip fi;
                     if :: q[1] -> q[1] = 0 :: else -> skip fi;
@@ -83,7 +84,7 @@ look:   /* wait_round, lines 133-143: the round still ours? set S */
             :: s / G != mine -> r = WOKEN                      /* 135-136: passed */
             :: else ->
                 if
-                :: (s & SB) == 0 -> st = s | SB; s = s | SB    /* 137-143 */
+                :: (s & SB) == 0 -> st = s | SB; s = s | SB    /* 137-143 [M:sleepers] */
                 :: else -> skip
                 fi;
                 r = SLEEPING
@@ -119,7 +120,7 @@ look:   /* wait_round, lines 133-143: the round still ours? set S */
         atomic {                                               /* withdraw, 148-156 */
             s = st;
             if
-            :: s / G != mine -> r = WOKEN                      /* 150-151: passed */
+            :: s / G != mine -> r = WOKEN                      /* 150-151: passed [M:withdraw-check] */
             :: else -> st = s - 1; arrived[me]--; r = ETIMEDOUT /* 154-155 */
             fi
         };

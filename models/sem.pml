@@ -22,6 +22,7 @@
  *
  * Step names and line numbers refer to src/sem.c.
  */
+//@source src/sem.c sha256=1b329cb40b6a9987edee3214eca8f0a7d1e3a64903234c6fc340cf188155a8d1
 //@check safety
 
 #define NW 3          /* waiters */
@@ -35,8 +36,8 @@
 int value = 0;        /* fx_sem.value */
 int waiters = 0;      /* fx_sem.waiters */
 bool queued[NW];      /* the futex queue of &value */
-byte posted = 0;      /* ghost: tokens posted */
-byte taken = 0;       /* ghost: tokens taken */
+byte posted = 0;      /* tokens posted (observer) */
+byte taken = 0;       /* tokens taken (observer) */
 
 /* T (fx_sem_take, lines 78-91; the W2 CAS, lines 142-150): one conditional
  * decrement; got = 1 when a token was taken. */
@@ -95,9 +96,9 @@ proctype poster(byte tokens)
 {
     do
     :: tokens > 0 ->
-        atomic { value++; posted++ };       /* P1, line 101 (seq_cst fetch_add) */
+        atomic { value++; posted++ };       /* P1, line 101 (seq_cst fetch_add) [M:P1] */
         if
-        :: waiters != 0 -> futex_wake_one() /* P2, lines 109-110 */
+        :: waiters != 0 -> futex_wake_one() /* P2, lines 109-110 [M:P2] */
         :: else -> skip
         fi;
         tokens--

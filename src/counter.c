@@ -5,8 +5,9 @@
  *
  *   value    any int32           add: value += delta (mod 2^32)   store: value = v
  *                                the futex word the waiters sleep on
- *   waiters  0 .. number of      wait: +1 on entry, -1 on exit
- *            threads waiting     (negative: never written -> EINVAL)
+ *   waiters  0 .. number of      wait: +1 on entry, -1 on exit; an armed
+ *            threads waiting     asynchronous wait (src/async.c) counts too
+ *                                (negative: never written -> EINVAL)
  *
  *   writer (add / store)                 waiter (wait for target)
  *   W1 value := new        (seq_cst)     R1 waiters += 1          (seq_cst)
@@ -21,13 +22,15 @@
  * differs from the target it sleeps on that new value, which the kernel checks
  * atomically with queueing). A writer therefore calls the kernel only when
  * someone waits, and then wakes everyone, because each waiter may wait for a
- * different target.
+ * different target. The waiter's steps R1, R2 and R5 are the inline helpers
+ * of src/internal/counter_wait.h, shared with the asynchronous waiters.
  */
 #include "futexsync/counter.h"
 
 #include <errno.h>
 #include <stdint.h>
 
+#include "internal/counter_wait.h"
 #include "internal/deadline.h"
 #include "internal/futex.h"
 
@@ -90,10 +93,10 @@ int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadli
     if (fx_deadline_check(deadline))
         return EINVAL;
 
-    __atomic_fetch_add(&c->waiters, 1, __ATOMIC_SEQ_CST); /* R1 */
+    fx_counter_waiter_enter(c); /* R1, seq_cst */
     int r;
     for (;;) {
-        v = __atomic_load_n(&c->value, __ATOMIC_SEQ_CST); /* R2 */
+        v = fx_counter_waiter_look(c); /* R2, seq_cst */
         if (v == target) {
             r = 0;
             break;
@@ -101,15 +104,14 @@ int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadli
         r = fx_futex_wait_raw(&c->value, v, deadline, FX_BITSET_ANY); /* R4 */
         if (r == ETIMEDOUT) {
             /* One last look: a change that raced with the timeout counts. */
-            r = __atomic_load_n(&c->value, __ATOMIC_SEQ_CST) == target ? 0 : ETIMEDOUT;
+            r = fx_counter_waiter_look(c) == target ? 0 : ETIMEDOUT;
             break;
         }
         /* 0 (woken), EAGAIN (changed before we slept), EINTR (signal): the
          * deadline is absolute, so simply look again. */
     }
-    /* R5, relaxed: the count only tells writers whether to call the kernel;
-     * a writer that still sees us costs one needless wake, nothing more. The
-     * seq_cst load R2 that saw the target already gave us its acquire. */
-    __atomic_fetch_sub(&c->waiters, 1, __ATOMIC_RELAXED);
+    /* R5, relaxed (see counter_wait.h). The seq_cst load R2 that saw the
+     * target already gave us its acquire. */
+    fx_counter_waiter_leave(c);
     return r;
 }

@@ -19,6 +19,7 @@
 
 #include "internal/deadline.h"
 #include "internal/futex.h"
+#include "internal/stats.h"
 
 /* The one place the system call is made. Returns the kernel's result, or
  * -errno on failure (errno is saved and restored: futexsync never sets it). */
@@ -41,9 +42,11 @@ int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *de
         /* The kernel rejects a negative time with EINVAL; for futexsync it is
          * simply a deadline long past. The value check still comes first.
          * Relaxed: this load only chooses between two failure reports. */
+        FX_STAT_TIMEOUT_IF(word, __atomic_load_n(word, __ATOMIC_RELAXED) == expected);
         return __atomic_load_n(word, __ATOMIC_RELAXED) != expected ? EAGAIN : ETIMEDOUT;
     }
     long r = fx_sys_futex(word, FUTEX_WAIT_BITSET, (uint32_t)expected, deadline, NULL, bitset);
+    FX_STAT_WAITED(word, r);
     if (r == 0)
         return 0;
     switch (-r) {
@@ -61,6 +64,7 @@ int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *de
 int fx_futex_wake_raw(int32_t *word, int count, uint32_t bitset)
 {
     long r = fx_sys_futex(word, FUTEX_WAKE_BITSET, (uint32_t)count, NULL, NULL, bitset);
+    FX_STAT_WAKE(word);
     return r < 0 ? 0 : (int)r;
 }
 
@@ -71,6 +75,7 @@ int fx_futex_requeue_raw(int32_t *word, int32_t expected, int wake, int32_t *tar
     long r = fx_sys_futex(word, FUTEX_CMP_REQUEUE, (uint32_t)wake,
                           (const struct timespec *)(uintptr_t)(unsigned)requeue, target,
                           (uint32_t)expected);
+    FX_STAT_WAKE(word);
     return r < 0 ? (r == -EAGAIN ? -EAGAIN : 0) : (int)r;
 }
 

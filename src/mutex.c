@@ -16,10 +16,12 @@
  *   1 -> 0                   unlock                   none
  *   2 -> 0                   unlock                   FUTEX_WAKE(1)
  *
- * Invariant: while a thread sleeps (or is about to sleep) in the kernel on the
- * word, the word is CONTENDED, or the thread has been woken and is on its way
- * back. A thread that has slept acquires with CONTENDED, not LOCKED, because it
- * cannot know whether it was the last sleeper ("Futexes Are Tricky", mutex3).
+ * Invariant (checked by models/mutex.pml): while a thread sleeps (or is about
+ * to sleep) in the kernel on the word, the word is CONTENDED, or some thread is
+ * responsible for the sleepers: an unlocker about to wake one, or a woken
+ * thread that has not yet taken its next step. A thread that has slept
+ * acquires with CONTENDED, not LOCKED, because it cannot know whether it was
+ * the last sleeper ("Futexes Are Tricky", mutex3).
  *
  * Why waking one sleeper is enough: the woken thread either takes the lock, and
  * then its own unlock (the word is CONTENDED again) wakes the next, or finds it
@@ -43,6 +45,7 @@
 #include "internal/futex.h"
 #include "internal/mutex.h"
 #include "internal/spin.h"
+#include "internal/stats.h"
 
 enum {
     UNLOCKED = FX_MUTEX_UNLOCKED, /* free */
@@ -77,6 +80,7 @@ static int32_t fx_mutex_spin(fx_mutex *m)
         if (v != LOCKED)
             break;
         fx_cpu_relax();
+        FX_STAT_SPIN(&m->state);
     }
     return v;
 }
@@ -145,6 +149,7 @@ int fx_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
 __attribute__((noinline, cold)) static int fx_mutex_lock_contended(fx_mutex *m,
                                                                    const struct timespec *deadline)
 {
+    FX_STAT_CONTENDED(&m->state);
     int32_t v = fx_mutex_spin(m);
 
     /* Before sleeping, one try as an ordinary locker: a free lock seen right
@@ -168,7 +173,7 @@ int fx_mutex_lock(fx_mutex *m)
                                         __ATOMIC_RELAXED)
                 ? 0
                 : fx_mutex_lock_contended(m, NULL);
-    fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_EXCLUSIVE, 0);
+    fx_ann_post_lock(m, r ? FX_ANN_FAILED : FX_ANN_EXCLUSIVE, 0);
     return r;
 }
 
@@ -203,35 +208,48 @@ int fx_mutex_trylock(fx_mutex *m)
     return r;
 }
 
+/* The slow path of unlock: v is the value the fast CAS found instead of
+ * LOCKED. Returns 0, EPERM or EINVAL. */
+__attribute__((noinline, cold)) static int fx_mutex_unlock_slow(fx_mutex *m, int32_t v)
+{
+    for (;;) {
+        if (v == UNLOCKED)
+            return EPERM; /* not locked, or another thread unlocked it first */
+        if (!fx_mutex_valid(v))
+            return EINVAL;
+        /* Release, as in the fast path. On failure v is reloaded. */
+        if (__atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED)) {
+            if (v == CONTENDED)
+                fx_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
+            return 0;
+        }
+    }
+}
+
 int fx_mutex_unlock(fx_mutex *m)
 {
     if (fx_bad_slot(m))
         return EINVAL;
+    if (FX_ANN_ACTIVE) {
+        /* A race detector must hear of the release before it happens, and
+         * only of a real one: sort out EPERM and EINVAL first. Relaxed: a
+         * first look only; the CAS below is what synchronizes. */
+        int32_t seen = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
+        if (seen == UNLOCKED)
+            return EPERM;
+        if (!fx_mutex_valid(seen))
+            return EINVAL;
+    }
     fx_ann_pre_unlock(m, FX_ANN_EXCLUSIVE);
     int32_t v = LOCKED;
-    int r = 0;
     /* Release: everything the critical section wrote happens-before the next
-     * holder's acquire. The CAS (not an exchange) leaves a value the library
+     * holder's acquire. A CAS (not an exchange) leaves a value the library
      * never wrote untouched, so it can be reported. */
-    if (!__atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
-                                     __ATOMIC_RELAXED)) {
-        for (;;) {
-            if (v == UNLOCKED) {
-                r = EPERM;
-                break;
-            }
-            if (!fx_mutex_valid(v)) {
-                r = EINVAL;
-                break;
-            }
-            if (__atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
-                                            __ATOMIC_RELAXED)) {
-                if (v == CONTENDED)
-                    fx_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
-                break;
-            }
-        }
-    }
+    int r = __atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED)
+                ? 0
+                : fx_mutex_unlock_slow(m, v);
     fx_ann_post_unlock(m, FX_ANN_EXCLUSIVE);
     return r;
 }

@@ -28,8 +28,8 @@
  * sleep return at once.
  *
  * Dead initialisers: a sleeping caller wakes every FX_ONCE_CHECK_MS ms and asks
- * whether `tid` still exists (kill(tid, 0), and /proc/<tid>/stat for a zombie
- * whose parent has not reaped it yet). If not, it takes the word over with a
+ * whether `tid` still exists (fx_tid_dead: /proc/<tid>/stat, so that a zombie
+ * whose parent has not reaped it yet counts as dead). If not, it takes the word over with a
  * CAS from the exact value it saw, so of several waiters exactly one runs the
  * initialiser again; the others keep waiting for it. A thread that exits or
  * is cancelled inside the initialiser runs the cleanup handler, which puts
@@ -44,19 +44,14 @@
 #include "futexsync/once.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "futexsync/time.h"
 #include "internal/annotate_hb.h"
 #include "internal/futex.h"
+#include "internal/tid.h"
 
 enum {
     NOT_RUN = FX_ONCE_NOT_RUN,
@@ -98,34 +93,9 @@ static void once_run(fx_once *o, void (*fn)(void *), void *arg)
     once_finish(o, DONE);
 }
 
-/* True when thread `tid` no longer exists (or is a zombie), in any process. */
-static bool tid_dead(int32_t tid)
-{
-    int saved = errno;
-    bool dead = kill((pid_t)tid, 0) != 0 && errno == ESRCH;
-    if (!dead) {
-        /* kill() also succeeds for a dead process its parent has not reaped:
-         * its /proc entry then says Z (zombie) or X (dead). */
-        char path[40], buf[256];
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)tid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            ssize_t n = read(fd, buf, sizeof buf - 1);
-            close(fd);
-            if (n > 0) {
-                buf[n] = '\0';
-                char *p = strrchr(buf, ')'); /* the name may hold ')' */
-                dead = p != NULL && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
-            }
-        }
-    }
-    errno = saved;
-    return dead;
-}
-
 __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void *), void *arg)
 {
-    int32_t me = (int32_t)syscall(SYS_gettid);
+    int32_t me = (int32_t)fx_tid();
     /* Acquire: a caller that sees DONE sees what the initialiser wrote. */
     int32_t s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
     for (;;) {
@@ -156,7 +126,7 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
         }
         struct timespec check = fx_deadline_in(FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC);
         int r = fx_futex_wait_raw(&o->state, s, &check, FX_BITSET_ANY);
-        if (r == ETIMEDOUT && tid_dead(owner)) {
+        if (r == ETIMEDOUT && fx_tid_dead((pid_t)owner)) {
             /* Take over from the dead thread, keeping WAITERS for the
              * others; the CAS fails if anything changed meanwhile. */
             if (__atomic_compare_exchange_n(&o->state, &s, RUNNING | WAITERS | me, false,

@@ -61,9 +61,9 @@
  *   it again whenever it finds the lock held (spinning, or before sleeping),
  *   so from a writer's first look at a held lock until it gets in, new
  *   readers can slip in only while it is between a wake and its next look.
- * (models/rwlock.pml and models/rwlock_writers.pml check mutual exclusion
- * and no lost wake-up on this table, models/rwlock_progress.pml that a
- * writer always gets in under a stream of readers.)
+ * (models/rwlock.pml checks mutual exclusion and no lost wake-up on this
+ * table, with timeouts and signals, and that a writer always gets in under a
+ * stream of readers.)
  *
  * Fairness policy (writer preference): a new reader does not enter while WP,
  * RW or WW is set, so a writer waiting for the current readers is not starved

@@ -9,7 +9,8 @@
 
 #include "internal/deadline.h"
 
-#define FX_TIME_T_MAX ((time_t)INT64_MAX)
+/* The largest time_t, whether time_t has 32 or 64 bits. */
+#define FX_TIME_T_MAX ((time_t)(sizeof(time_t) == 8 ? INT64_MAX : INT32_MAX))
 
 struct timespec fx_deadline_in(int64_t timeout_ns)
 {
@@ -31,7 +32,7 @@ struct timespec fx_deadline_in(int64_t timeout_ns)
         sec += 1;
     }
     struct timespec d;
-    if (sec > 0 && (int64_t)now.tv_sec > INT64_MAX - sec) {
+    if (sec > 0 && (int64_t)now.tv_sec > (int64_t)FX_TIME_T_MAX - sec) {
         d.tv_sec = FX_TIME_T_MAX;
         d.tv_nsec = 999999999L;
     } else {

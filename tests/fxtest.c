@@ -2,9 +2,11 @@
 #include "fxtest.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,4 +196,160 @@ int fxt_run_without_futex(const void *addr, size_t len, int (*fn)(void *), void 
 {
     struct fxt_nofutex nf = {addr, len, fn, arg};
     return fxt_run_child(fxt_nofutex_child, &nf);
+}
+
+/* More helpers --------------------------------------------------------------- */
+
+pid_t fxt_gettid(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
+
+/* Reads a small /proc file into buf (NUL-terminated); the byte count or -1. */
+static ssize_t fxt_read_proc(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n;
+    do
+        n = read(fd, buf, size - 1);
+    while (n < 0 && errno == EINTR);
+    close(fd);
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    return n;
+}
+
+/* The one-letter state of /proc/<tid>/stat, or 0 when it cannot be read. The
+ * command name in parentheses may hold anything: the state follows the last ')'. */
+static char fxt_task_state(pid_t tid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)tid);
+    if (fxt_read_proc(path, buf, sizeof buf) <= 0)
+        return 0;
+    const char *p = strrchr(buf, ')');
+    return p != NULL && p[1] == ' ' ? p[2] : 0;
+}
+
+/* 1: tid sleeps in a futex wait on addr; 0: not (yet). */
+static int fxt_asleep_once(pid_t tid, const void *addr)
+{
+    if (fxt_task_state(tid) != 'S')
+        return 0;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/syscall", (int)tid);
+    if (fxt_read_proc(path, buf, sizeof buf) > 0) {
+        /* "<nr> 0x<arg0> ...", or "running", or "-1 ..." outside a call. */
+        long nr;
+        unsigned long long arg0;
+        if (sscanf(buf, "%ld 0x%llx", &nr, &arg0) != 2 || nr != SYS_futex ||
+            arg0 != (unsigned long long)(uintptr_t)addr)
+            return 0;
+    } else {
+        snprintf(path, sizeof path, "/proc/%d/wchan", (int)tid);
+        if (fxt_read_proc(path, buf, sizeof buf) <= 0 || strstr(buf, "futex") == NULL)
+            return 0;
+    }
+    /* Still sleeping after the system call was read: not a stale 'S'. */
+    return fxt_task_state(tid) == 'S';
+}
+
+bool fxt_wait_asleep(pid_t tid, const void *addr, int timeout_ms)
+{
+    int64_t limit = fxt_now_ns() + (int64_t)timeout_ms * 1000000;
+    for (;;) {
+        if (fxt_asleep_once(tid, addr))
+            return true;
+        if (fxt_now_ns() > limit)
+            return false;
+        /* Polling interval only; the answer comes from the kernel's view. */
+        struct timespec pause = {0, 50000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+void fxt_signal_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fxt_storm_handler;
+    sa.sa_flags = 0; /* no SA_RESTART: blocking calls see EINTR */
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(SIGUSR1, &sa, NULL), 0);
+    __atomic_store_n(&fxt_signals_seen, 0, __ATOMIC_RELAXED);
+}
+
+long fxt_signal_count(void)
+{
+    return __atomic_load_n(&fxt_signals_seen, __ATOMIC_RELAXED);
+}
+
+bool fxt_join_timed(pthread_t t, int timeout_ms, void **ret)
+{
+    struct timespec limit;
+    clock_gettime(CLOCK_REALTIME, &limit); /* pthread_timedjoin_np's clock */
+    limit.tv_sec += timeout_ms / 1000;
+    limit.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+    if (limit.tv_nsec >= 1000000000) {
+        limit.tv_nsec -= 1000000000;
+        limit.tv_sec += 1;
+    }
+    void *r = NULL;
+    int e = pthread_timedjoin_np(t, &r, &limit);
+    if (e == ETIMEDOUT)
+        return false;
+    assert_int_equal(e, 0);
+    if (ret != NULL)
+        *ret = r;
+    return true;
+}
+
+void fxt_flag_set(int32_t *flag, int32_t v)
+{
+    __atomic_store_n(flag, v, __ATOMIC_RELEASE);
+}
+
+bool fxt_flag_wait(const int32_t *flag, int32_t v, int timeout_ms)
+{
+    int64_t limit = fxt_now_ns() + (int64_t)timeout_ms * 1000000;
+    for (int spins = 0; __atomic_load_n(flag, __ATOMIC_ACQUIRE) != v; spins++) {
+        if (fxt_now_ns() > limit)
+            return false;
+        if (spins < 100) {
+            sched_yield();
+        } else {
+            /* A long wait: stop burning the CPU the other side may need. */
+            struct timespec pause = {0, 20000};
+            nanosleep(&pause, NULL);
+        }
+    }
+    return true;
+}
+
+void *fxt_arena(size_t size)
+{
+    /* Carved from 1 MiB mappings (not malloc: nothing here is a leak to
+     * LeakSanitizer). Tests run one at a time: no lock needed. */
+    static char *chunk;
+    static size_t left;
+    enum { CHUNK = 1 << 20 };
+    size = (size + 15) & ~(size_t)15;
+    assert_true(size <= CHUNK);
+    if (size > left) {
+        chunk = mmap(NULL, CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        assert_true(chunk != MAP_FAILED);
+        left = CHUNK;
+    }
+    void *p = chunk;
+    chunk += size;
+    left -= size;
+    return p;
+}
+
+int64_t fxt_ts_ns(const struct timespec *ts)
+{
+    return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
 }

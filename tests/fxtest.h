@@ -62,4 +62,53 @@ long fxt_storm_stop(struct fxt_storm *s);
  * one did. */
 int fxt_run_without_futex(const void *addr, size_t len, int (*fn)(void *), void *arg);
 
+/* More helpers --------------------------------------------------------------- */
+
+/* The calling thread's kernel thread ID (gettid(2)). */
+pid_t fxt_gettid(void);
+
+/* Waits until thread `tid` (of this or any other process: a single-threaded
+ * child's tid is its pid) is asleep in a futex wait on `addr`, and returns
+ * true; returns false if that does not happen within timeout_ms.
+ *
+ * "Asleep" means: /proc/<tid>/stat shows state 'S' and /proc/<tid>/syscall
+ * shows the futex system call with `addr` as its first argument (the kernel
+ * only reports the system call of a task that is not running, so the thread is
+ * queued on the futex, or a wake of it is in flight). When /proc/<tid>/syscall
+ * is unreadable, the wait channel (/proc/<tid>/wchan mentions "futex") is the
+ * fallback; it cannot check the address. The check polls, so it is only a
+ * way to know that a sleeper has reached the kernel before waking it or
+ * asserting on the state it leaves; it never replaces a wake. */
+bool fxt_wait_asleep(pid_t tid, const void *addr, int timeout_ms);
+
+/* Installs the SIGUSR1 handler of the signal storm (no SA_RESTART: a blocking
+ * system call of the thread that receives it returns EINTR) and resets the
+ * count of handler runs, for tests that send single signals (pthread_kill).
+ * The handler stays installed for the rest of the process. */
+void fxt_signal_install(void);
+/* How many times the handler ran since fxt_signal_install()/fxt_storm_start(). */
+long fxt_signal_count(void);
+
+/* pthread_join with a limit: true (and *ret, if ret is not NULL) when t ended
+ * within timeout_ms; false when it is still running (it is then left running:
+ * the caller fails the test instead of hanging). */
+bool fxt_join_timed(pthread_t t, int timeout_ms, void **ret);
+
+/* Flags for handshakes between threads or processes (MAP_SHARED memory) that
+ * do not rely on the primitives under test: fxt_flag_set stores v (release),
+ * fxt_flag_wait polls (acquire, yielding the CPU) until *flag == v and returns
+ * true, or false after timeout_ms. */
+void fxt_flag_set(int32_t *flag, int32_t v);
+bool fxt_flag_wait(const int32_t *flag, int32_t v, int timeout_ms);
+
+/* Zero-filled, 16-byte-aligned memory that is never freed nor reused, for the
+ * objects a test shares with its threads (the primitive, the threads' own
+ * records). A thread that a failing test leaves blocked keeps using them, so
+ * they must not become a later test's stack or heap. Private to the process;
+ * call it from the test's main thread. */
+void *fxt_arena(size_t size);
+
+/* A timespec as nanoseconds (tv_sec must be within +-292 years). */
+int64_t fxt_ts_ns(const struct timespec *ts);
+
 #endif /* FXTEST_H */

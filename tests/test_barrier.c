@@ -259,7 +259,7 @@ static void test_waiters_sleep_until_the_last_arrival(void **state)
     for (int i = 0; i < N - 1; i++) {
         w[i] = (struct waiter){&b, N, 0, -2};
         t[i] = fxt_thread(waiter_main, &w[i]);
-        fxt_wait_asleep(&w[i].tid);
+        fxt_wait_sleeping(&w[i].tid, &b.state);
     }
     assert_int_equal(fxt_load(&b.state) & 0x7fff, N - 1);
     assert_int_equal(fxt_load(&b.state) & FX_BARRIER_SLEEPERS, FX_BARRIER_SLEEPERS);
@@ -315,7 +315,7 @@ static void test_signal_storm_never_interrupts_wait(void **state)
     fx_barrier b = FX_BARRIER_INIT;
     struct waiter w = {&b, 2, 0, -2};
     pthread_t t = fxt_thread(waiter_main, &w);
-    fxt_wait_asleep(&w.tid);
+    fxt_wait_sleeping(&w.tid, &b.state);
     struct fxt_storm *storm = fxt_storm_start(t);
     sleep_ms(40); /* signals hit the sleeper: duration, not sync */
     assert_int_equal(__atomic_load_n(&w.result, __ATOMIC_ACQUIRE), -2);

@@ -147,7 +147,7 @@ static void slow_init(void *p)
         pid_t me = fxt_gettid();
         for (int i = 0; i < RACERS; i++)
             if (r->tids[i] != me)
-                fxt_wait_asleep(&r->tids[i]);
+                fxt_wait_sleeping(&r->tids[i], &r->o.state);
     }
     r->value = 0x1234567890ll; /* plain write: published by DONE */
 }
@@ -235,16 +235,16 @@ static void test_thread_exiting_inside_the_initialiser_lets_it_run_again(void **
 
 struct cancelled {
     fx_once o;
-    pid_t tid;
+    int32_t tid_published; /* 1 once inside the initialiser */
     int32_t calls;
 };
 
 static void block_inside(void *p)
 {
     struct cancelled *c = p;
-    __atomic_store_n(&c->tid, fxt_gettid(), __ATOMIC_RELEASE);
+    __atomic_store_n(&c->tid_published, 1, __ATOMIC_RELEASE);
     for (;;)
-        pause(); /* a cancellation point */
+        pause(); /* a cancellation point: the cancel acts here */
 }
 
 static void *cancelled_main(void *p)
@@ -273,11 +273,11 @@ static void test_cancelled_initialiser_wakes_a_waiter_to_run_it(void **state)
     (void)state;
     struct cancelled c = {FX_ONCE_INIT, 0, 0};
     pthread_t t = fxt_thread(cancelled_main, &c);
-    fxt_wait_asleep(&c.tid); /* inside the initialiser */
+    fxt_wait_slot(&c.tid_published, 1); /* inside the initialiser */
     struct second s = {&c, 0, -1};
     pthread_t t2 = fxt_thread(second_main, &s);
     fxt_wait_bits(&c.o.state, FX_ONCE_WAITERS, FX_ONCE_WAITERS);
-    fxt_wait_asleep(&s.tid);
+    fxt_wait_sleeping(&s.tid, &c.o.state);
     int64_t t0 = fxt_now_ns();
     assert_int_equal(pthread_cancel(t), 0);
     assert_ptr_equal(fxt_join(t), PTHREAD_CANCELED);
@@ -409,7 +409,7 @@ static void test_signal_storm_never_interrupts_a_waiter(void **state)
     fxt_wait_slot(&g.inside, 1);
     struct storm_waiter w = {&g, 0, -1};
     pthread_t tw = fxt_thread(storm_waiter_main, &w);
-    fxt_wait_asleep(&w.tid);
+    fxt_wait_sleeping(&w.tid, &g.o.state);
     struct fxt_storm *storm = fxt_storm_start(tw);
     sleep_ms(40); /* signals hit the sleeper: duration, not sync */
     assert_int_equal(__atomic_load_n(&w.result, __ATOMIC_ACQUIRE), -1);

@@ -312,7 +312,7 @@ static void test_writer_waits_for_readers_then_enters(void **state)
     assert_int_equal(fx_rwlock_rdlock(&l), 0);
     struct locker w = locker(&l, 1, NULL);
     pthread_t t = fxt_thread(locker_main, &w);
-    fxt_wait_asleep(&w.tid);
+    fxt_wait_sleeping(&w.tid, &l.writer_seq);
     assert_int_equal(__atomic_load_n(&w.result, __ATOMIC_ACQUIRE), -1);
     assert_int_equal(fx_rwlock_unlock(&l), 0);
     assert_int_equal(fx_rwlock_rdunlock(&l), 0); /* the last reader wakes it */
@@ -337,8 +337,8 @@ static void test_waiting_writer_blocks_new_readers(void **state)
     assert_int_equal(fx_rwlock_timedrdlock(&l, &d), ETIMEDOUT);
     struct locker r = locker(&l, 0, &clock);
     pthread_t tr = fxt_thread(locker_main, &r);
-    fxt_wait_asleep(&r.tid);
-    fxt_wait_asleep(&w.tid);
+    fxt_wait_sleeping(&r.tid, &l.state);
+    fxt_wait_sleeping(&w.tid, &l.writer_seq);
     assert_int_equal(fx_rwlock_unlock(&l), 0); /* last reader: the writer goes */
     fxt_join(tw);
     fxt_join(tr);
@@ -363,12 +363,12 @@ static void test_waiting_writer_goes_before_sleeping_readers(void **state)
         r[i].hold = 1; /* all readers hold at once: they share the lock */
         r[i].specific = i & 1;
         tr[i] = fxt_thread(locker_main, &r[i]);
-        fxt_wait_asleep(&r[i].tid);
+        fxt_wait_sleeping(&r[i].tid, &l.state);
     }
     struct locker w = locker(&l, 1, &clock);
     w.specific = 1;
     pthread_t tw = fxt_thread(locker_main, &w);
-    fxt_wait_asleep(&w.tid);
+    fxt_wait_sleeping(&w.tid, &l.writer_seq);
     assert_int_equal(fxt_load(&l.state) & (RW_BIT | WW_BIT), RW_BIT | WW_BIT);
     assert_int_equal(fx_rwlock_wrunlock(&l), 0); /* the writer first ... */
     fxt_join(tw);
@@ -400,7 +400,7 @@ static void test_each_waiting_writer_gets_its_turn(void **state)
         w[i] = locker(&l, 1, &clock);
         w[i].timed = i & 1;
         tw[i] = fxt_thread(locker_main, &w[i]);
-        fxt_wait_asleep(&w[i].tid);
+        fxt_wait_sleeping(&w[i].tid, &l.writer_seq);
     }
     assert_int_equal(fx_rwlock_unlock(&l), 0);
     int seen = 0;
@@ -426,7 +426,7 @@ static void test_timed_writer_leaving_does_not_strand_readers(void **state)
     /* ... so a new reader waits; the last unlock must release it. */
     struct locker r = locker(&l, 0, NULL);
     pthread_t tr = fxt_thread(locker_main, &r);
-    fxt_wait_asleep(&r.tid);
+    fxt_wait_sleeping(&r.tid, &l.state);
     assert_int_equal(fx_rwlock_unlock(&l), 0);
     fxt_join(tr);
     assert_int_equal(r.result, 0);
@@ -444,7 +444,7 @@ static void test_timed_reader_leaving_does_not_strand_writers(void **state)
     assert_int_equal(l.state & RW_BIT, RW_BIT);
     struct locker w = locker(&l, 1, NULL);
     pthread_t tw = fxt_thread(locker_main, &w);
-    fxt_wait_asleep(&w.tid);
+    fxt_wait_sleeping(&w.tid, &l.writer_seq);
     assert_int_equal(fx_rwlock_unlock(&l), 0); /* RW is stale: the writer goes */
     fxt_join(tw);
     assert_int_equal(w.result, 0);
@@ -641,7 +641,7 @@ static void test_signal_storm_never_interrupts_blocked_locks(void **state)
         assert_int_equal(write ? fx_rwlock_rdlock(&l) : fx_rwlock_wrlock(&l), 0);
         struct locker k = locker(&l, write, NULL);
         pthread_t t = fxt_thread(locker_main, &k);
-        fxt_wait_asleep(&k.tid);
+        fxt_wait_sleeping(&k.tid, write ? (void *)&l.writer_seq : (void *)&l.state);
         struct fxt_storm *storm = fxt_storm_start(t);
         sleep_ms(40); /* signals hit the sleeper: duration, not sync */
         assert_int_equal(__atomic_load_n(&k.result, __ATOMIC_ACQUIRE), -1);

@@ -5,7 +5,8 @@
  *
  *     value    the counter; every int32 value is valid; arithmetic wraps
  *              modulo 2^32 (two's complement, no undefined behaviour)
- *     waiters  how many threads are inside fx_counter_wait(), in any process;
+ *     waiters  how many threads are inside fx_counter_wait(), plus armed
+ *              asynchronous waits (fx_async_counter_wait), in any process;
  *              never negative (a negative slot gives EINVAL from the wait)
  *
  * add, load and store make no system call while waiters is 0. Waiting for 0
@@ -28,7 +29,7 @@ extern "C" {
 
 typedef struct fx_counter {
     int32_t value;   /* the count */
-    int32_t waiters; /* threads blocked in fx_counter_wait */
+    int32_t waiters; /* blocked and armed asynchronous waiters */
 } fx_counter;
 
 #define FX_COUNTER_INIT(v) { (v), 0 }

@@ -8,9 +8,8 @@
  *     FX_MUTEX_LOCKED     1   held, no thread sleeping in the kernel
  *     FX_MUTEX_CONTENDED  2   held, threads may be sleeping: unlock wakes one
  *
- * Bit 2 (FX_MUTEX_WAKING) may be set on top of them while a thread woken by an
- * unlock is on its way back; see src/mutex.c for the full state table. Any other
- * value is one the library never writes: operations on it return EINVAL.
+ * See src/mutex.c for the full state table and its transitions. Any other value
+ * is one the library never writes: operations on it return EINVAL.
  *
  * All-zero bytes (FX_MUTEX_INIT) are an unlocked mutex; no init call, attribute
  * or destroy is needed, and the mutex works across processes when it lives in
@@ -37,7 +36,6 @@ typedef struct fx_mutex {
 #define FX_MUTEX_UNLOCKED  0
 #define FX_MUTEX_LOCKED    1
 #define FX_MUTEX_CONTENDED 2
-#define FX_MUTEX_WAKING    4
 
 /* Makes *m an unlocked mutex (the same as zeroing it). Not to be called while
  * any thread uses the mutex. */

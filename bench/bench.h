@@ -1,0 +1,213 @@
+/*
+ * bench/bench.h - futexsync-bench: one harness, every lock through an adapter.
+ *
+ * Layout of the program:
+ *   locks.c   the adapters (struct fxb_lock) and the measured loops, which are
+ *             instantiated once per lock so that its lock and unlock calls are
+ *             direct (inlined where the lock is a header, as Concurrency Kit's)
+ *   count.c   futex system-call counting (perf tracepoint or seccomp trap),
+ *             CPU time and context switches (getrusage), time, busy work
+ *   run.c     one measured run: threads, processes, idle waiters, pairs
+ *   report.c  result rows, medians, the terminal tables, CSV, gnuplot SVG
+ *   main.c    options and the workloads (warm-up, interleaved rounds)
+ */
+#ifndef FXB_BENCH_H
+#define FXB_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <futexsync.h>
+
+/* --- time and busy work (count.c) ---------------------------------------- */
+
+int64_t fxb_now_ns(void); /* CLOCK_MONOTONIC, shared by all processes */
+void fxb_sleep_ns(int64_t ns);
+
+/* Busy work: `iters` iterations of a loop the compiler cannot remove, with no
+ * memory access. One out-of-line copy serves the calibration and every lock's
+ * loop, so its speed cannot depend on where a lock's loop happens to be
+ * placed (loop alignment changes a tight loop's speed on some CPUs).
+ * fxb_calibrate() measures iterations per ns on this machine. */
+void fxb_work(uint64_t iters);
+void fxb_calibrate(void);
+uint64_t fxb_ns_to_iters(double ns);
+double fxb_iters_per_ns(void);
+
+/* --- futex system-call counting and CPU time (count.c) ------------------- */
+
+enum fxb_count_method {
+    FXB_COUNT_NONE,    /* futex calls not counted (context switches still are) */
+    FXB_COUNT_PERF,    /* perf tracepoint syscalls:sys_enter_futex, per thread */
+    FXB_COUNT_SECCOMP, /* seccomp SIGSYS trap on futex, in a forked child */
+    FXB_COUNT_AUTO,    /* perf if permitted, else seccomp if possible, else none */
+};
+const char *fxb_count_name(enum fxb_count_method m);
+/* The best method available here (auto), or NONE with *why explaining. */
+enum fxb_count_method fxb_count_probe(enum fxb_count_method wanted, const char **why);
+
+/* A per-thread futex-call counter: open in the thread it counts. */
+struct fxb_counter {
+    enum fxb_count_method method;
+    int fd; /* perf */
+};
+int fxb_counter_open(struct fxb_counter *c, enum fxb_count_method m); /* 0 or errno */
+void fxb_counter_start(struct fxb_counter *c);
+void fxb_counter_stop(struct fxb_counter *c);
+/* Calls between start and stop, or UINT64_MAX if the counter failed. */
+uint64_t fxb_counter_read(struct fxb_counter *c);
+void fxb_counter_close(struct fxb_counter *c);
+/* Installs the SIGSYS counting filter in this (single-threaded) process:
+ * irreversible, so done in a forked child. 0 or an errno. */
+int fxb_seccomp_install(void);
+
+/* CPU time (user + system) and voluntary context switches. */
+struct fxb_usage {
+    int64_t cpu_ns;
+    int64_t vcsw;
+};
+void fxb_usage_thread(struct fxb_usage *u); /* RUSAGE_THREAD */
+void fxb_usage_process(struct fxb_usage *u); /* RUSAGE_SELF */
+
+/* --- latency histogram (run.c) ------------------------------------------- */
+
+/* Log-linear buckets: exact below 64 ns, then 32 per power of two (3 %). */
+#define FXB_HIST_BUCKETS (64 + 36 * 32)
+struct fxb_hist {
+    uint64_t n[FXB_HIST_BUCKETS];
+};
+static inline unsigned fxb_hist_bucket(uint64_t ns)
+{
+    if (ns < 64)
+        return (unsigned)ns;
+    unsigned e = 63u - (unsigned)__builtin_clzll(ns); /* 6 .. 63 */
+    if (e > 41)
+        return FXB_HIST_BUCKETS - 1;
+    return 64u + (e - 6u) * 32u + (unsigned)((ns >> (e - 5u)) & 31u);
+}
+uint64_t fxb_hist_quantile(const struct fxb_hist *h, double q);
+
+/* --- the lock adapter (locks.c) ------------------------------------------ */
+
+/* The state of one thread's measured loop. */
+struct fxb_loop {
+    uint64_t *counter;    /* protected by the lock: must equal the acquisitions */
+    const int *stop;      /* set by the coordinator */
+    uint64_t cs_iters;    /* busy work inside the critical section */
+    uint64_t out_iters;   /* busy work between acquisitions */
+    struct fxb_hist *hist; /* non-NULL: time every acquisition (fairness) */
+    uint64_t max_wait_ns;
+    uint64_t acquisitions;
+    uint64_t errors;      /* lock or unlock calls that returned an error */
+};
+
+enum {
+    FXB_PSHARED = 1u,   /* works in MAP_SHARED memory across processes */
+    FXB_SLEEPS = 2u,    /* a waiter sleeps in the kernel (not a pure spinlock) */
+    FXB_FX = 4u,        /* a futexsync lock: the stats build counts it */
+    FXB_PROC_DEFAULT = 8u, /* in the default set of the processes workload */
+    FXB_QUICK = 16u,    /* in the --quick set */
+};
+
+struct fxb_lock {
+    const char *name;
+    const char *what;  /* one line for --list */
+    const char *peer;  /* the pthread lock of the same kind, for one more ratio */
+    size_t size;       /* bytes of the lock object */
+    unsigned flags;
+    int (*init)(void *l, bool pshared); /* 0 or an errno */
+    void (*destroy)(void *l);
+    int (*lock)(void *l);
+    int (*unlock)(void *l);
+    /* n uncontended lock+unlock pairs; returns the number of errors */
+    uint64_t (*pairs)(void *l, uint64_t n);
+    /* the contended loop until *w->stop */
+    void (*loop)(void *l, struct fxb_loop *w);
+};
+
+extern const struct fxb_lock fxb_locks[];
+extern const size_t fxb_nlocks;
+const struct fxb_lock *fxb_lock_find(const char *name);
+
+/* --- one measured run (run.c) -------------------------------------------- */
+
+struct fxb_cfg {
+    const struct fxb_lock *lk;
+    int workers;        /* threads, or processes */
+    int64_t duration_ns;
+    uint64_t cs_iters, out_iters;
+    bool timed;         /* fairness: histogram and longest wait */
+    enum fxb_count_method count; /* NONE or PERF inline; SECCOMP forks */
+    int64_t hold_ns;    /* idle */
+};
+
+struct fxb_res {
+    bool ok;            /* the run finished and its checks held */
+    char why[160];      /* when !ok */
+    uint64_t acquisitions;
+    double seconds;     /* first start to last finish */
+    double ops_per_s;
+    double cpu_ns;      /* user + system of the workers during the run */
+    double vcsw;        /* voluntary context switches (sleeps) */
+    double futex_calls; /* NAN when not counted */
+    uint64_t min_acq, max_acq;
+    uint64_t max_wait_ns, p50_ns, p99_ns;
+    double hold_cpu_pct; /* idle: CPU of the process while the lock was held */
+    double drain_ms;     /* idle: unlock to the last waiter done */
+    fx_stats fx;         /* stats build, futexsync locks: counts on the lock */
+    bool fx_valid;
+};
+
+void fxb_run_threads(const struct fxb_cfg *c, struct fxb_res *r);
+void fxb_run_processes(const struct fxb_cfg *c, struct fxb_res *r);
+void fxb_run_idle(const struct fxb_cfg *c, struct fxb_res *r);
+/* fxb_run_threads in a forked child with the seccomp counter installed. */
+void fxb_run_threads_counted_child(const struct fxb_cfg *c, struct fxb_res *r);
+/* ns per uncontended pair, measured over about target_ns of the thread's CPU
+ * time (time spent preempted by other processes is not counted); *errors set. */
+double fxb_run_pairs(const struct fxb_lock *lk, int64_t target_ns, uint64_t *errors);
+/* Futex calls made by n uncontended pairs (NAN when not counted). */
+double fxb_count_pairs(const struct fxb_lock *lk, uint64_t n, enum fxb_count_method m);
+/* A second, idle thread in the process while uncontended pairs are timed. */
+void fxb_idle_thread_start(void);
+void fxb_idle_thread_stop(void);
+
+/* --- results and output (report.c) -------------------------------------- */
+
+struct fxb_row {
+    const char *workload;
+    const char *lock;
+    int threads;   /* threads or processes, 0 for uncontended */
+    int rounds;
+    double ops_per_s, ns_per_pair;
+    double vs_pthread, vs_nsync, vs_peer; /* ratios from the same run */
+    double cpu_ns_per_acq, cpu_pct, sleeps_per_acq, futex_per_acq;
+    double min_max, max_wait_us, p50_us, p99_us;
+    double hold_cpu_pct, drain_ms;
+    double fx_contended, fx_waits, fx_wakes, fx_spins, fx_timeouts; /* per acquisition */
+    bool correct;
+};
+
+struct fxb_report {
+    struct fxb_row *rows;
+    size_t n, cap;
+    double cs_ns, outside_ns;
+    int64_t duration_ms;
+    enum fxb_count_method count;
+};
+
+struct fxb_row *fxb_row_add(struct fxb_report *rep, const char *workload, const char *lock,
+                            int threads);
+double fxb_median(double *v, int n); /* sorts v; NAN-free input */
+void fxb_ratios(struct fxb_report *rep, const char *workload, const char *base_pthread,
+                bool higher_is_better);
+void fxb_print_uncontended(const struct fxb_report *rep);
+void fxb_print_threads(const struct fxb_report *rep, const char *workload);
+void fxb_print_fairness(const struct fxb_report *rep);
+void fxb_print_syscalls(const struct fxb_report *rep);
+void fxb_print_idle(const struct fxb_report *rep);
+int fxb_write_csv(const struct fxb_report *rep, const char *path);
+int fxb_write_plot(const struct fxb_report *rep, const char *path);
+
+#endif /* FXB_BENCH_H */

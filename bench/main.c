@@ -1,0 +1,740 @@
+/*
+ * bench/main.c - futexsync-bench: options, workloads, method.
+ *
+ * Method, for every workload: a warm-up run per lock (discarded), then R
+ * rounds in which every selected lock runs once, the order reversed every
+ * other round (A B C, C B A, ...) so that drift in the machine's speed (other
+ * processes, frequency) falls on all locks alike; each number printed is the
+ * median of its R values, and each ratio compares two medians of the same
+ * invocation. Every run checks the lock's correctness (see run.c); a failed
+ * check marks the value with '!' and makes the exit status 1.
+ */
+#define _GNU_SOURCE
+#include "bench.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifndef FXB_BUILD_TYPE
+#define FXB_BUILD_TYPE "unknown"
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define FXB_SANITIZER " (sanitizer build: timings are not representative)"
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define FXB_SANITIZER " (sanitizer build: timings are not representative)"
+#endif
+#endif
+#ifndef FXB_SANITIZER
+#define FXB_SANITIZER ""
+#endif
+
+enum { W_UNCONTENDED, W_THREADS, W_PROCESSES, W_FAIRNESS, W_SYSCALLS, W_IDLE, W_COUNT };
+static const char *const fxb_wname[W_COUNT] = { "uncontended", "threads", "processes",
+                                                "fairness", "syscalls", "idle" };
+
+#define FXB_MAXL 64
+#define FXB_MAXN 32
+
+struct fxb_list {
+    int v[FXB_MAXN];
+    int n;
+};
+
+struct fxb_opts {
+    bool work[W_COUNT];
+    const struct fxb_lock *locks[FXB_MAXL];
+    int nlocks; /* 0: the default set of each workload */
+    struct fxb_list threads, procs; /* n == 0: the workload's default */
+    double cs_ns, outside_ns;
+    int64_t duration_ms, warmup_ms, hold_ms;
+    int rounds, idle_threads;
+    bool rounds_given;
+    enum fxb_count_method count;
+    const char *csv, *plot;
+    bool quick, smoke;
+};
+
+static bool fxb_failed;     /* a run failed its checks */
+static bool fxb_progress;   /* stderr is a terminal */
+
+static void fxb_usage(FILE *f)
+{
+    fputs("usage: futexsync-bench [WORKLOAD...] [OPTIONS]\n"
+          "\n"
+          "Workloads (default: all):\n"
+          "  uncontended  ns per lock+unlock pair, one thread (+ an idle second thread)\n"
+          "  threads      contended throughput with N threads (default 1,2,4,8,16,64)\n"
+          "  processes    contended throughput with N processes on MAP_SHARED memory (4,16)\n"
+          "  fairness     per-thread acquisitions min/max, longest wait, p50/p99 latency (8)\n"
+          "  syscalls     futex system calls, sleeps and CPU per acquisition (2,8,64)\n"
+          "  idle         CPU used while N threads block behind a lock held 1 s (64)\n"
+          "  all          every workload above\n"
+          "\n"
+          "Options:\n"
+          "  --locks A,B,...     locks to compare (--list shows them; default: all built in,\n"
+          "                      processes: the futexsync locks and pthread-pshared)\n"
+          "  --threads N,...     thread counts for threads, fairness and syscalls\n"
+          "  --procs N,...       process counts for processes\n"
+          "  --cs-ns NS          busy work inside the critical section (default 25)\n"
+          "  --outside-ns NS     busy work between acquisitions (default 100)\n"
+          "  --duration-ms MS    length of one measured run (default 200)\n"
+          "  --warmup-ms MS      discarded run per lock before a workload (default 100)\n"
+          "  --rounds R          interleaved rounds; numbers are medians (default 5)\n"
+          "  --idle-threads N    waiters of the idle workload (default 64)\n"
+          "  --hold-ms MS        how long the idle workload holds the lock (default 1000)\n"
+          "  --count-method M    futex counting: auto, perf, seccomp or none (default auto)\n"
+          "  --csv FILE          write every result row to FILE\n"
+          "  --plot FILE.svg     plot throughput against threads with gnuplot\n"
+          "  --quick             the README's short run: fewer locks and rounds (~25 s)\n"
+          "  --smoke             CI: every lock, tiny runs, correctness only (seconds)\n"
+          "  --list              list the locks of this build and exit\n"
+          "  --help              this text\n",
+          f);
+}
+
+static void fxb_die_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "futexsync-bench: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(futexsync-bench --help for usage)\n");
+    exit(2);
+}
+
+static int64_t fxb_parse_num(const char *opt, const char *s, int64_t min, int64_t max)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < min || v > max) {
+        fprintf(stderr, "futexsync-bench: %s: bad value '%s' (%lld..%lld)\n", opt, s,
+                (long long)min, (long long)max);
+        exit(2);
+    }
+    return v;
+}
+
+static void fxb_parse_list(const char *opt, const char *s, struct fxb_list *l, int max)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", s);
+    l->n = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (l->n == FXB_MAXN)
+            fxb_die_usage("too many values in '%s'", s);
+        l->v[l->n++] = (int)fxb_parse_num(opt, tok, 1, max);
+    }
+    if (l->n == 0)
+        fxb_die_usage("empty list '%s'", s);
+}
+
+static void fxb_parse_locks(const char *s, struct fxb_opts *o)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", s);
+    o->nlocks = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (strcmp(tok, "all") == 0) {
+            for (size_t i = 0; i < fxb_nlocks && o->nlocks < FXB_MAXL; i++)
+                o->locks[o->nlocks++] = &fxb_locks[i];
+            continue;
+        }
+        const struct fxb_lock *lk = fxb_lock_find(tok);
+        if (lk == NULL)
+            fxb_die_usage("unknown lock '%s' (--list shows the locks of this build)", tok);
+        if (o->nlocks < FXB_MAXL)
+            o->locks[o->nlocks++] = lk;
+    }
+    if (o->nlocks == 0)
+        fxb_die_usage("empty lock list '%s'", s);
+}
+
+static void fxb_list_locks(void)
+{
+    printf("%-18s %-9s %s\n", "lock", "flags", "what");
+    for (size_t i = 0; i < fxb_nlocks; i++) {
+        const struct fxb_lock *lk = &fxb_locks[i];
+        printf("%-18s %c%c%c%c      %s\n", lk->name, lk->flags & FXB_SLEEPS ? 's' : '-',
+               lk->flags & FXB_PSHARED ? 'p' : '-', lk->flags & FXB_QUICK ? 'q' : '-',
+               lk->flags & FXB_FX ? 'x' : '-', lk->what);
+    }
+    printf("flags: s = waiters sleep (else: spin), p = usable across processes,\n"
+           "       q = in the --quick set, x = futexsync (fx_stats counts it)\n");
+#if !defined(FXB_HAVE_NSYNC)
+    printf("nsync: not found at configure time (apt-get install libnsync-dev)\n");
+#endif
+#if !defined(FXB_HAVE_CK)
+    printf("Concurrency Kit: not found at configure time (apt-get install libck-dev)\n");
+#endif
+}
+
+static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
+{
+    *o = (struct fxb_opts){ .cs_ns = 25, .outside_ns = 100, .duration_ms = 200,
+                            .warmup_ms = -1, .hold_ms = 1000, .rounds = 5, .idle_threads = 64,
+                            .count = FXB_COUNT_AUTO };
+    bool any = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        char name[64];
+        const char *val = NULL;
+        if (strcmp(a, "-h") == 0) {
+            fxb_usage(stdout);
+            exit(0);
+        }
+        if (strncmp(a, "--", 2) == 0) {
+            const char *eq = strchr(a, '=');
+            size_t n = eq ? (size_t)(eq - a) : strlen(a);
+            if (n >= sizeof name)
+                fxb_die_usage("unknown option '%s'", a);
+            memcpy(name, a, n);
+            name[n] = '\0';
+            val = eq ? eq + 1 : NULL;
+        } else {
+            int w;
+            for (w = 0; w < W_COUNT && strcmp(a, fxb_wname[w]) != 0; w++) {
+            }
+            if (w < W_COUNT) {
+                o->work[w] = true;
+            } else if (strcmp(a, "all") == 0) {
+                for (w = 0; w < W_COUNT; w++)
+                    o->work[w] = true;
+            } else {
+                fxb_die_usage("unknown workload '%s'", a);
+            }
+            any = true;
+            continue;
+        }
+        /* flags without a value */
+        if (strcmp(name, "--help") == 0) {
+            fxb_usage(stdout);
+            exit(0);
+        }
+        if (strcmp(name, "--list") == 0) {
+            fxb_list_locks();
+            exit(0);
+        }
+        if (strcmp(name, "--quick") == 0) {
+            o->quick = true;
+            continue;
+        }
+        if (strcmp(name, "--smoke") == 0) {
+            o->smoke = true;
+            continue;
+        }
+        if (val == NULL) {
+            if (i + 1 >= argc)
+                fxb_die_usage("option '%s' needs a value", a);
+            val = argv[++i];
+        }
+        if (strcmp(name, "--locks") == 0)
+            fxb_parse_locks(val, o);
+        else if (strcmp(name, "--threads") == 0)
+            fxb_parse_list(name, val, &o->threads, 4096);
+        else if (strcmp(name, "--procs") == 0)
+            fxb_parse_list(name, val, &o->procs, 1024);
+        else if (strcmp(name, "--cs-ns") == 0)
+            o->cs_ns = (double)fxb_parse_num(name, val, 0, 100000000);
+        else if (strcmp(name, "--outside-ns") == 0)
+            o->outside_ns = (double)fxb_parse_num(name, val, 0, 100000000);
+        else if (strcmp(name, "--duration-ms") == 0)
+            o->duration_ms = fxb_parse_num(name, val, 1, 3600000);
+        else if (strcmp(name, "--warmup-ms") == 0)
+            o->warmup_ms = fxb_parse_num(name, val, 0, 3600000);
+        else if (strcmp(name, "--rounds") == 0)
+            o->rounds = (int)fxb_parse_num(name, val, 1, 1000), o->rounds_given = true;
+        else if (strcmp(name, "--idle-threads") == 0)
+            o->idle_threads = (int)fxb_parse_num(name, val, 1, 4096);
+        else if (strcmp(name, "--hold-ms") == 0)
+            o->hold_ms = fxb_parse_num(name, val, 1, 3600000);
+        else if (strcmp(name, "--csv") == 0)
+            o->csv = val;
+        else if (strcmp(name, "--plot") == 0)
+            o->plot = val;
+        else if (strcmp(name, "--count-method") == 0) {
+            if (strcmp(val, "auto") == 0)
+                o->count = FXB_COUNT_AUTO;
+            else if (strcmp(val, "perf") == 0)
+                o->count = FXB_COUNT_PERF;
+            else if (strcmp(val, "seccomp") == 0)
+                o->count = FXB_COUNT_SECCOMP;
+            else if (strcmp(val, "none") == 0)
+                o->count = FXB_COUNT_NONE;
+            else
+                fxb_die_usage("--count-method: auto, perf, seccomp or none, not '%s'", val);
+        } else {
+            fxb_die_usage("unknown option '%s'", a);
+        }
+    }
+    if (!any)
+        for (int w = 0; w < W_COUNT; w++)
+            o->work[w] = true;
+    /* The presets change only what was not given explicitly. */
+    bool explicit_duration = false, explicit_hold = false, explicit_idle = false;
+    for (int i = 1; i < argc; i++) {
+        explicit_duration |= strncmp(argv[i], "--duration-ms", 13) == 0;
+        explicit_hold |= strncmp(argv[i], "--hold-ms", 9) == 0;
+        explicit_idle |= strncmp(argv[i], "--idle-threads", 14) == 0;
+    }
+    if (o->smoke) {
+        if (!explicit_duration)
+            o->duration_ms = 20;
+        if (!o->rounds_given)
+            o->rounds = 1;
+        if (!explicit_hold)
+            o->hold_ms = 50;
+        if (!explicit_idle)
+            o->idle_threads = 8;
+        if (o->warmup_ms < 0)
+            o->warmup_ms = 5;
+    } else if (o->quick) {
+        if (!explicit_duration)
+            o->duration_ms = 100;
+        if (!o->rounds_given)
+            o->rounds = 3;
+        if (o->warmup_ms < 0)
+            o->warmup_ms = 50;
+    }
+    if (o->warmup_ms < 0)
+        o->warmup_ms = o->duration_ms / 2;
+}
+
+/* The workers lists of a workload: given, or its default for the preset. */
+static struct fxb_list fxb_workers(const struct fxb_opts *o, int w)
+{
+    static const struct fxb_list threads = { { 1, 2, 4, 8, 16, 64 }, 6 };
+    static const struct fxb_list threads_smoke = { { 1, 2, 8 }, 3 };
+    static const struct fxb_list fair = { { 8 }, 1 };
+    static const struct fxb_list sys = { { 2, 8, 64 }, 3 };
+    static const struct fxb_list sys_smoke = { { 2, 8 }, 2 };
+    static const struct fxb_list procs = { { 4, 16 }, 2 };
+    static const struct fxb_list procs_smoke = { { 4 }, 1 };
+    switch (w) {
+    case W_PROCESSES:
+        return o->procs.n ? o->procs : o->smoke ? procs_smoke : procs;
+    case W_THREADS:
+        return o->threads.n ? o->threads : o->smoke ? threads_smoke : threads;
+    case W_FAIRNESS:
+        return o->threads.n ? o->threads : fair;
+    case W_SYSCALLS:
+        return o->threads.n ? o->threads : o->smoke ? sys_smoke : sys;
+    default: {
+        struct fxb_list one = { { o->idle_threads }, 1 };
+        return one;
+    }
+    }
+}
+
+/* The locks of workload w. */
+static int fxb_select(const struct fxb_opts *o, int w, const struct fxb_lock **out)
+{
+    int n = 0;
+    if (o->nlocks > 0) {
+        for (int i = 0; i < o->nlocks; i++) {
+            const struct fxb_lock *lk = o->locks[i];
+            if (w == W_PROCESSES && (lk->flags & FXB_PSHARED) == 0) {
+                fprintf(stderr, "futexsync-bench: processes: skipping %s (threads only)\n",
+                        lk->name);
+                continue;
+            }
+            out[n++] = lk;
+        }
+        return n;
+    }
+    for (size_t i = 0; i < fxb_nlocks; i++) {
+        const struct fxb_lock *lk = &fxb_locks[i];
+        bool want;
+        if (w == W_PROCESSES)
+            want = (lk->flags & (o->smoke ? FXB_PSHARED : FXB_PROC_DEFAULT)) != 0;
+        else
+            want = o->quick ? (lk->flags & FXB_QUICK) != 0 : true;
+        if (want)
+            out[n++] = lk;
+    }
+    return n;
+}
+
+static void fxb_note_progress(const char *w, const char *lock, int workers, int round, int rounds)
+{
+    if (!fxb_progress)
+        return;
+    fprintf(stderr, "\r\033[K[%s] %s, %d, round %d/%d", w, lock, workers, round, rounds);
+    fflush(stderr);
+}
+
+static void fxb_end_progress(void)
+{
+    if (fxb_progress)
+        fprintf(stderr, "\r\033[K");
+}
+
+static void fxb_report_failure(const char *w, const struct fxb_res *r)
+{
+    fxb_end_progress();
+    fprintf(stderr, "futexsync-bench: FAILED (%s): %s\n", w, r->why);
+    fxb_failed = true;
+}
+
+static struct fxb_row *fxb_row_find(struct fxb_report *rep, const char *w, const char *lock,
+                                    int threads)
+{
+    for (size_t i = 0; i < rep->n; i++)
+        if (strcmp(rep->rows[i].workload, w) == 0 && strcmp(rep->rows[i].lock, lock) == 0 &&
+            rep->rows[i].threads == threads)
+            return &rep->rows[i];
+    return NULL;
+}
+
+static double fxb_per(double x, uint64_t acq)
+{
+    return acq ? x / (double)acq : NAN;
+}
+
+/* Metrics of one contended run, in the order of the arrays below. */
+enum { M_OPS, M_CPU, M_SLEEPS, M_FUTEX, M_MINMAX, M_P50, M_P99, M_FXC, M_FXWAIT, M_FXWAKE,
+       M_FXSPIN, M_FXTO, M_COUNT };
+
+/* Metrics of one idle run. */
+enum { I_CPU, I_DRAIN, I_FXSPIN, I_FXWAIT, I_COUNT };
+
+static void fxb_metrics(const struct fxb_res *r, double *m)
+{
+    uint64_t a = r->acquisitions;
+    m[M_OPS] = r->ops_per_s;
+    m[M_CPU] = fxb_per(r->cpu_ns, a);
+    m[M_SLEEPS] = fxb_per(r->vcsw, a);
+    m[M_FUTEX] = fxb_per(r->futex_calls, a);
+    m[M_MINMAX] = r->max_acq ? (double)r->min_acq / (double)r->max_acq : NAN;
+    m[M_P50] = (double)r->p50_ns / 1000;
+    m[M_P99] = (double)r->p99_ns / 1000;
+    bool fx = r->fx_valid;
+    m[M_FXC] = fx ? fxb_per((double)r->fx.contended, a) : NAN;
+    m[M_FXWAIT] = fx ? fxb_per((double)r->fx.waits, a) : NAN;
+    m[M_FXWAKE] = fx ? fxb_per((double)r->fx.wakes, a) : NAN;
+    m[M_FXSPIN] = fx ? fxb_per((double)r->fx.spins, a) : NAN;
+    m[M_FXTO] = fx ? fxb_per((double)r->fx.timeouts, a) : NAN;
+}
+
+static void fxb_run_one(const struct fxb_cfg *c, int w, struct fxb_res *r)
+{
+    if (w == W_PROCESSES)
+        fxb_run_processes(c, r);
+    else if (w == W_IDLE)
+        fxb_run_idle(c, r);
+    else
+        fxb_run_threads(c, r);
+}
+
+/* Warm-up, interleaved rounds and medians of one workload at one worker
+ * count; adds one row per lock. */
+static void fxb_measure(struct fxb_report *rep, const struct fxb_opts *o, int w,
+                        const struct fxb_lock **locks, int nl, int workers, bool warm,
+                        enum fxb_count_method count)
+{
+    int R = w == W_IDLE && !o->rounds_given ? (o->quick || o->smoke ? 1 : 3) : o->rounds;
+    double *m = calloc((size_t)nl * (size_t)R * M_COUNT, sizeof *m);
+    double *maxwait = calloc((size_t)nl, sizeof *maxwait);
+    double *idle = calloc((size_t)nl * (size_t)R * I_COUNT, sizeof *idle);
+    bool *correct = calloc((size_t)nl, sizeof *correct);
+    for (int i = 0; i < nl; i++)
+        correct[i] = true;
+    struct fxb_cfg base = {
+        .workers = workers,
+        .duration_ns = o->duration_ms * 1000000,
+        .cs_iters = fxb_ns_to_iters(o->cs_ns),
+        .out_iters = fxb_ns_to_iters(o->outside_ns),
+        .timed = w == W_FAIRNESS,
+        .count = count,
+        .hold_ns = o->hold_ms * 1000000,
+    };
+    if (warm && w != W_IDLE && o->warmup_ms > 0) {
+        for (int i = 0; i < nl; i++) {
+            struct fxb_cfg c = base;
+            struct fxb_res r;
+            c.lk = locks[i];
+            c.duration_ns = o->warmup_ms * 1000000;
+            c.count = FXB_COUNT_NONE;
+            fxb_note_progress(fxb_wname[w], locks[i]->name, workers, 0, R);
+            fxb_run_one(&c, w, &r);
+            if (!r.ok) {
+                fxb_report_failure(fxb_wname[w], &r);
+                correct[i] = false;
+            }
+        }
+    }
+    for (int round = 0; round < R; round++) {
+        for (int k = 0; k < nl; k++) {
+            int i = round % 2 == 0 ? k : nl - 1 - k;
+            struct fxb_cfg c = base;
+            struct fxb_res r;
+            c.lk = locks[i];
+            fxb_note_progress(fxb_wname[w], locks[i]->name, workers, round + 1, R);
+            fxb_run_one(&c, w, &r);
+            if (!r.ok) {
+                fxb_report_failure(fxb_wname[w], &r);
+                correct[i] = false;
+            }
+            fxb_metrics(&r, &m[((size_t)i * (size_t)R + (size_t)round) * M_COUNT]);
+            if ((double)r.max_wait_ns / 1000 > maxwait[i])
+                maxwait[i] = (double)r.max_wait_ns / 1000;
+            double *d = &idle[((size_t)i * (size_t)R + (size_t)round) * I_COUNT];
+            d[I_CPU] = r.hold_cpu_pct;
+            d[I_DRAIN] = r.drain_ms;
+            d[I_FXSPIN] = r.fx_valid ? fxb_per((double)r.fx.spins, r.acquisitions) : NAN;
+            d[I_FXWAIT] = r.fx_valid ? fxb_per((double)r.fx.waits, r.acquisitions) : NAN;
+        }
+    }
+    fxb_end_progress();
+    double *v = calloc((size_t)R, sizeof *v);
+    for (int i = 0; i < nl; i++) {
+        struct fxb_row *row = fxb_row_add(rep, fxb_wname[w], locks[i]->name, workers);
+        row->rounds = R;
+        row->correct = correct[i];
+        double med[M_COUNT];
+        for (int k = 0; k < M_COUNT; k++) {
+            for (int round = 0; round < R; round++)
+                v[round] = m[((size_t)i * (size_t)R + (size_t)round) * M_COUNT + (size_t)k];
+            med[k] = fxb_median(v, R);
+        }
+        double imed[I_COUNT];
+        for (int k = 0; k < I_COUNT; k++) {
+            for (int round = 0; round < R; round++)
+                v[round] = idle[((size_t)i * (size_t)R + (size_t)round) * I_COUNT + (size_t)k];
+            imed[k] = fxb_median(v, R);
+        }
+        if (w == W_IDLE) {
+            row->hold_cpu_pct = imed[I_CPU];
+            row->drain_ms = imed[I_DRAIN];
+            row->fx_spins = imed[I_FXSPIN];
+            row->fx_waits = imed[I_FXWAIT];
+            continue;
+        }
+        row->ops_per_s = med[M_OPS];
+        row->cpu_ns_per_acq = med[M_CPU];
+        row->sleeps_per_acq = med[M_SLEEPS];
+        row->futex_per_acq = med[M_FUTEX];
+        row->fx_contended = med[M_FXC];
+        row->fx_waits = med[M_FXWAIT];
+        row->fx_wakes = med[M_FXWAKE];
+        row->fx_spins = med[M_FXSPIN];
+        row->fx_timeouts = med[M_FXTO];
+        if (w == W_FAIRNESS) {
+            row->min_max = med[M_MINMAX];
+            row->p50_us = med[M_P50];
+            row->p99_us = med[M_P99];
+            row->max_wait_us = maxwait[i];
+        }
+    }
+    free(v);
+    free(correct);
+    free(idle);
+    free(maxwait);
+    free(m);
+}
+
+static void fxb_uncontended(struct fxb_report *rep, const struct fxb_opts *o)
+{
+    const struct fxb_lock *locks[FXB_MAXL];
+    int nl = fxb_select(o, W_UNCONTENDED, locks);
+    int R = o->rounds;
+    int64_t target = o->smoke ? 2000000 : o->quick ? 20000000 : 50000000;
+    double *ns = calloc((size_t)nl * (size_t)R, sizeof *ns);
+    bool *correct = calloc((size_t)nl, sizeof *correct);
+    for (int i = 0; i < nl; i++)
+        correct[i] = true;
+    fxb_idle_thread_start();
+    for (int round = 0; round < R; round++)
+        for (int k = 0; k < nl; k++) {
+            int i = round % 2 == 0 ? k : nl - 1 - k;
+            uint64_t errors;
+            fxb_note_progress("uncontended", locks[i]->name, 1, round + 1, R);
+            ns[(size_t)i * (size_t)R + (size_t)round] = fxb_run_pairs(locks[i], target, &errors);
+            if (errors != 0) {
+                fxb_end_progress();
+                fprintf(stderr, "futexsync-bench: FAILED (uncontended): %s: %llu lock/unlock "
+                                "calls failed\n",
+                        locks[i]->name, (unsigned long long)errors);
+                fxb_failed = true;
+                correct[i] = false;
+            }
+        }
+    fxb_idle_thread_stop();
+    fxb_end_progress();
+    for (int i = 0; i < nl; i++) {
+        struct fxb_row *row = fxb_row_add(rep, "uncontended", locks[i]->name, 0);
+        row->rounds = R;
+        row->correct = correct[i];
+        row->ns_per_pair = fxb_median(&ns[(size_t)i * (size_t)R], R);
+    }
+    free(correct);
+    free(ns);
+    fxb_ratios(rep, "uncontended", "pthread", false);
+    fxb_print_uncontended(rep);
+}
+
+static void fxb_contended(struct fxb_report *rep, const struct fxb_opts *o, int w)
+{
+    const struct fxb_lock *locks[FXB_MAXL];
+    int nl = fxb_select(o, w, locks);
+    if (nl == 0) {
+        printf("\n== %s: none of the selected locks works here ==\n", fxb_wname[w]);
+        return;
+    }
+    struct fxb_list ws = fxb_workers(o, w);
+    for (int t = 0; t < ws.n; t++)
+        fxb_measure(rep, o, w, locks, nl, ws.v[t], t == 0, FXB_COUNT_NONE);
+    fxb_ratios(rep, fxb_wname[w], w == W_PROCESSES ? "pthread-pshared" : "pthread", true);
+    if (w == W_FAIRNESS)
+        fxb_print_fairness(rep);
+    else if (w == W_IDLE)
+        fxb_print_idle(rep);
+    else
+        fxb_print_threads(rep, fxb_wname[w]);
+}
+
+/* A counting method that was chosen must deliver a count. */
+static void fxb_check_counted(struct fxb_row *row, enum fxb_count_method m)
+{
+    if (m == FXB_COUNT_NONE || !isnan(row->futex_per_acq))
+        return;
+    fxb_end_progress();
+    fprintf(stderr, "futexsync-bench: FAILED (syscalls): %s, %d threads: the %s counter gave "
+                    "no count\n",
+            row->lock, row->threads, fxb_count_name(m));
+    row->correct = false;
+    fxb_failed = true;
+}
+
+static void fxb_syscalls(struct fxb_report *rep, const struct fxb_opts *o)
+{
+    const struct fxb_lock *locks[FXB_MAXL];
+    int nl = fxb_select(o, W_SYSCALLS, locks);
+    struct fxb_list ws = fxb_workers(o, W_SYSCALLS);
+    enum fxb_count_method m = rep->count;
+    /* Uncontended: the futex calls of many pairs in one thread. */
+    const uint64_t pairs = o->smoke ? 20000 : 1000000;
+    for (int i = 0; i < nl; i++) {
+        struct fxb_row *row = fxb_row_add(rep, "syscalls", locks[i]->name, 0);
+        row->rounds = 1;
+        fxb_note_progress("syscalls", locks[i]->name, 0, 1, 1);
+        row->futex_per_acq = fxb_count_pairs(locks[i], pairs, m) / (double)pairs;
+        fxb_check_counted(row, m);
+    }
+    /* Contended: perf counts inside the timed runs; seccomp in a child. */
+    for (int t = 0; t < ws.n; t++) {
+        fxb_measure(rep, o, W_SYSCALLS, locks, nl, ws.v[t], t == 0,
+                    m == FXB_COUNT_PERF ? FXB_COUNT_PERF : FXB_COUNT_NONE);
+        if (m == FXB_COUNT_PERF)
+            for (int i = 0; i < nl; i++)
+                fxb_check_counted(fxb_row_find(rep, "syscalls", locks[i]->name, ws.v[t]), m);
+        if (m != FXB_COUNT_SECCOMP)
+            continue;
+        for (int i = 0; i < nl; i++) {
+            struct fxb_cfg c = {
+                .lk = locks[i], .workers = ws.v[t], .duration_ns = o->duration_ms * 1000000,
+                .cs_iters = fxb_ns_to_iters(o->cs_ns),
+                .out_iters = fxb_ns_to_iters(o->outside_ns), .count = FXB_COUNT_SECCOMP,
+            };
+            struct fxb_res r;
+            fxb_note_progress("syscalls, counting", locks[i]->name, ws.v[t], 1, 1);
+            fxb_run_threads_counted_child(&c, &r);
+            struct fxb_row *row = fxb_row_find(rep, "syscalls", locks[i]->name, ws.v[t]);
+            if (!r.ok) {
+                fxb_report_failure("syscalls", &r);
+                row->correct = false;
+            }
+            row->futex_per_acq = fxb_per(r.futex_calls, r.acquisitions);
+            fxb_check_counted(row, m);
+        }
+        fxb_end_progress();
+    }
+    fxb_print_syscalls(rep);
+}
+
+static void fxb_header(const struct fxb_opts *o, const struct fxb_report *rep, const char *why)
+{
+    struct utsname u;
+    uname(&u);
+    double load = NAN;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &load) != 1)
+            load = NAN;
+        fclose(f);
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("futexsync-bench %d.%d.%d: %ld CPUs online, %s %s, load average %.2f%s\n",
+           FUTEXSYNC_VERSION_MAJOR, FUTEXSYNC_VERSION_MINOR, FUTEXSYNC_VERSION_PATCH, cpus,
+           u.sysname, u.release, load,
+           load > 0.5 ? " (other processes compete for the CPUs: expect noise)" : "");
+    printf("build %s, stats %s%s; busy loop %.2f iterations/ns; futex counting: %s%s%s\n",
+           FXB_BUILD_TYPE, fx_stats_enabled() ? "ON" : "OFF", FXB_SANITIZER,
+           fxb_iters_per_ns(), fxb_count_name(rep->count), *why ? " - " : "", why);
+    if (o->smoke)
+        printf("--smoke: tiny runs that check every lock's correctness; the numbers mean "
+               "nothing\n");
+}
+
+int main(int argc, char **argv)
+{
+    struct fxb_opts o;
+    fxb_parse(argc, argv, &o);
+    fxb_progress = isatty(STDERR_FILENO);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    fxb_calibrate();
+
+    struct fxb_report rep = { .cs_ns = o.cs_ns, .outside_ns = o.outside_ns,
+                              .duration_ms = o.duration_ms, .count = FXB_COUNT_NONE };
+    const char *why = "";
+    if (o.work[W_SYSCALLS])
+        rep.count = fxb_count_probe(o.count, &why);
+    if (o.count == FXB_COUNT_NONE)
+        why = "disabled by --count-method none";
+    else if (o.work[W_SYSCALLS] && o.count != FXB_COUNT_AUTO && rep.count != o.count) {
+        fprintf(stderr, "futexsync-bench: --count-method %s is not available here: %s\n",
+                fxb_count_name(o.count), why);
+        return 2;
+    }
+    fxb_header(&o, &rep, why);
+
+    if (o.work[W_UNCONTENDED])
+        fxb_uncontended(&rep, &o);
+    if (o.work[W_THREADS])
+        fxb_contended(&rep, &o, W_THREADS);
+    if (o.work[W_PROCESSES])
+        fxb_contended(&rep, &o, W_PROCESSES);
+    if (o.work[W_FAIRNESS])
+        fxb_contended(&rep, &o, W_FAIRNESS);
+    if (o.work[W_SYSCALLS])
+        fxb_syscalls(&rep, &o);
+    if (o.work[W_IDLE])
+        fxb_contended(&rep, &o, W_IDLE);
+
+    int status = fxb_failed ? 1 : 0;
+    if (o.csv) {
+        if (fxb_write_csv(&rep, o.csv) != 0) {
+            fprintf(stderr, "futexsync-bench: cannot write %s: %s\n", o.csv, strerror(errno));
+            status = 1;
+        } else {
+            printf("\nCSV: %s\n", o.csv);
+        }
+    }
+    if (o.plot) {
+        int r = fxb_write_plot(&rep, o.plot);
+        if (r == 0)
+            printf("plot: %s\n", o.plot);
+        else if (r < 0)
+            status = 1;
+    }
+    if (fxb_failed)
+        printf("\nFAILED: some runs broke their checks (marked '!'; details on stderr)\n");
+    free(rep.rows);
+    return status;
+}

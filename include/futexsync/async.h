@@ -1,0 +1,230 @@
+/*
+ * futexsync/async.h - waiting from an event loop, without blocking it.
+ *
+ * The C counterpart of JavaScript's Atomics.waitAsync (and of the lockAsync /
+ * executeLocked built on it): a thread that runs an event loop (epoll, poll,
+ * io_uring, libuv, libevent...) arms a wait on a futexsync word and keeps
+ * running its loop; a file descriptor tells it when to come back.
+ *
+ * A waiter (fx_async) is created once and reused for any number of waits,
+ * one at a time. Its life cycle:
+ *
+ *     fx_async_create(&w, FX_ASYNC_AUTO);      one file descriptor, for good
+ *     add fx_async_fd(w) to the loop, for reading (POLLIN / EPOLLIN)
+ *
+ *     r = fx_async_mutex_lock(w, &m, deadline);      (or another arm call)
+ *         0            done at once: the mutex is held, nothing is armed
+ *         EINPROGRESS  armed: the loop goes on; when the fd is readable:
+ *     r = fx_async_complete(w);
+ *         EINPROGRESS  not yet (a spurious readiness, the mutex was taken
+ *                      by someone else first, or an rmutex owner was found
+ *                      alive, and the wait is re-armed): keep polling the
+ *                      same fd
+ *         0            the mutex is held by the calling thread
+ *         ETIMEDOUT    the deadline passed first; or another error
+ *     fx_async_cancel(w) at any time stops an armed wait instead
+ *
+ *     fx_async_destroy(w);                     cancels, closes the fd
+ *
+ * The fd is readable when the word may have changed, when the deadline has
+ * passed, when an fx_rmutex owner's liveness is due for a check, or
+ * spuriously; fx_async_complete() never blocks (it may make a few
+ * non-blocking system calls) and either finishes the operation or re-arms.
+ * It leaves the fd unreadable unless there is more to do. No wake-up is lost
+ * between arming and the kernel's wait: the kernel compares the word with the
+ * value the waiter last saw, atomically with queueing the wait.
+ *
+ * Back ends. FX_ASYNC_URING waits with io_uring's IORING_OP_FUTEX_WAIT
+ * (Linux 6.7 and later; the deadline, or an rmutex's re-check time, is a
+ * linked absolute CLOCK_MONOTONIC timeout); the kernel signals the waiter's
+ * eventfd from the waker's context, so the waits never interrupt the calling
+ * thread (but see fx_async_destroy). FX_ASYNC_THREAD gives each
+ * waiter a helper thread that sleeps on the word with an ordinary futex wait
+ * and signals the eventfd. FX_ASYNC_AUTO picks io_uring when the kernel offers
+ * its futex operations (not when io_uring is missing, disabled by the
+ * kernel.io_uring_disabled sysctl or refused by seccomp) and the thread
+ * otherwise; the environment variable FUTEXSYNC_ASYNC=thread (or =uring)
+ * forces the choice made for FX_ASYNC_AUTO.
+ *
+ * Rules:
+ * - A waiter belongs to the thread that created it: arming a wait that must
+ *   wait, completing, cancelling and destroying from another thread give
+ *   EPERM and do nothing (an io_uring ring has a single issuer). A forked
+ *   child must not use its parent's waiters.
+ * - A mutex acquired through a waiter is held like any fx_mutex: release it
+ *   with fx_mutex_unlock (an fx_rmutex: fx_rmutex_unlock, by the thread that
+ *   acquired it). The words waited on may be in MAP_SHARED memory and be
+ *   released or changed by other processes.
+ * - A woken mutex waiter is the one responsible for the lock's hand-off until
+ *   it completes: call fx_async_complete (or fx_async_cancel, which passes
+ *   the wake on) soon after the fd becomes readable.
+ * - Cancelling a wait of the thread back end wakes every sleeper on the word
+ *   once, to reach the helper thread; all futexsync sleepers re-check and
+ *   sleep again (a raw futex user sees a spurious wake-up).
+ *
+ * Return values follow futexsync's conventions: 0 or a positive errno value,
+ * errno never set, EINTR never returned. Deadlines are absolute
+ * CLOCK_MONOTONIC (NULL: none); tv_nsec out of range gives EINVAL when the
+ * call would wait; a wait whose deadline has already passed is not armed.
+ */
+#ifndef FUTEXSYNC_ASYNC_H
+#define FUTEXSYNC_ASYNC_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "counter.h"
+#include "mutex.h"
+#include "rmutex.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An asynchronous waiter: opaque, created by fx_async_create. */
+typedef struct fx_async fx_async;
+
+/* Back ends, for fx_async_create and fx_async_backend. */
+#define FX_ASYNC_AUTO   0 /* io_uring if usable, else a helper thread */
+#define FX_ASYNC_URING  1 /* io_uring futex operations (Linux 6.7+) */
+#define FX_ASYNC_THREAD 2 /* a helper thread and an eventfd */
+
+/* Creates an idle waiter with the given back end and stores it in *waiter.
+ * Returns 0; EINVAL (NULL waiter, unknown back end); ENOTSUP (FX_ASYNC_URING,
+ * or FUTEXSYNC_ASYNC=uring with FX_ASYNC_AUTO, where io_uring's futex
+ * operations are unavailable); or the errno of the resource that could not be
+ * had (EMFILE, ENFILE, ENOMEM, EAGAIN for a thread). */
+int fx_async_create(fx_async **waiter, int backend);
+
+/* Cancels the armed wait if there is one (see fx_async_cancel), closes the
+ * fd, ends the helper thread or ring, and frees the waiter. Returns 0, EINVAL
+ * for NULL, or EPERM from another thread than the creator (nothing done).
+ * io_uring: the kernel finishes closing the ring asynchronously and runs one
+ * clean-up task-work item in the creating thread, which makes that thread's
+ * next blocking system call (epoll_wait, poll...) return EINTR once, shortly
+ * after this call, as a signal would: retry on EINTR. */
+int fx_async_destroy(fx_async *waiter);
+
+/* The file descriptor to poll for reading; the same one for the waiter's
+ * whole life (it is never readable while the waiter is idle, except for a
+ * moment after fx_async_cancel races with a wake). -EINVAL for NULL. Do not
+ * read or close it yourself. */
+int fx_async_fd(const fx_async *waiter);
+
+/* The back end in use: FX_ASYNC_URING or FX_ASYNC_THREAD; -EINVAL for NULL. */
+int fx_async_backend(const fx_async *waiter);
+
+/* Arms a wait for *slot to be woken while it holds `expected` (the
+ * asynchronous fx_futex_wait). Returns EINPROGRESS (armed), EAGAIN at once if
+ * *slot != expected, ETIMEDOUT if the deadline has passed, EINVAL (NULL or
+ * misaligned slot, bad tv_nsec), EBUSY (the waiter is already armed), EPERM
+ * (not the creating thread). fx_async_complete then gives 0 (woken, perhaps
+ * spuriously: re-check the word), EAGAIN (the word no longer held `expected`
+ * when the kernel looked) or ETIMEDOUT. */
+int fx_async_futex_wait(fx_async *waiter, int32_t *slot, int32_t expected,
+                        const struct timespec *deadline);
+
+/* Acquires m asynchronously (the asynchronous fx_mutex_timedlock). Returns 0
+ * when m was free and is now held by the caller (whatever the deadline; no
+ * fd involved), EINPROGRESS (armed), ETIMEDOUT (held, and the deadline has
+ * passed), EINVAL (bad m or state, bad tv_nsec), EBUSY (already armed), EPERM
+ * (not the creating thread, and m was held). fx_async_complete then gives 0
+ * (m is held by the caller), EINPROGRESS, ETIMEDOUT or EINVAL. */
+int fx_async_mutex_lock(fx_async *waiter, fx_mutex *m, const struct timespec *deadline);
+
+/* executeLocked: acquires m like fx_async_mutex_lock and, once it is held,
+ * calls fn(arg) on the calling thread with m held, then unlocks m. When m is
+ * free, fn runs before this call returns 0; otherwise the call returns
+ * EINPROGRESS and fn runs inside the fx_async_complete call that acquires m
+ * (which then returns 0). fn never runs when the result is an error
+ * (ETIMEDOUT, cancellation...). fn must not unlock m (EPERM from the unlock
+ * is then returned). EINVAL also for a NULL fn. */
+int fx_async_mutex_run(fx_async *waiter, fx_mutex *m, const struct timespec *deadline,
+                       void (*fn)(void *arg), void *arg);
+
+/* Acquires the re-entrant mutex m asynchronously (the asynchronous
+ * fx_rmutex_timedlock). The acquirer is the calling thread when the call
+ * finishes at once, and the waiter's thread (its loop thread, the only one
+ * allowed to arm a wait and to complete it) otherwise; its TID becomes m's
+ * owner, and it releases m with fx_rmutex_unlock.
+ *
+ * Returns at once, with no fd involved:
+ *   0                 m was free and is now held at depth 1, or the caller
+ *                     already held it (re-entry: depth + 1); whatever the
+ *                     deadline
+ *   EOWNERDEAD        m's owner had died (or m was orphaned by
+ *                     fx_rmutex_recover): the caller now holds m at depth 1,
+ *                     inconsistent; repair the data, then fx_rmutex_consistent
+ *                     (liveness checked at once, as by fx_rmutex_trylock)
+ *   ENOTRECOVERABLE   m is not recoverable; not acquired
+ *   EAGAIN            re-entry would pass FX_RMUTEX_DEPTH_MAX
+ *   EINPROGRESS       armed: another live thread holds m
+ *   ETIMEDOUT         held by a live thread and the deadline has passed
+ *   EINVAL            NULL waiter, bad m or slot value, bad tv_nsec
+ *   EBUSY             the waiter is already armed
+ *   EPERM             not the creating thread, and m is held by another
+ * fx_async_complete then gives EINPROGRESS, 0 (held at depth 1; or depth + 1
+ * if the loop thread has meanwhile taken m by other means: a re-entry),
+ * EOWNERDEAD (as above), ENOTRECOVERABLE, ETIMEDOUT, EINVAL, or EAGAIN (that
+ * re-entry would pass FX_RMUTEX_DEPTH_MAX).
+ *
+ * Owner death while armed: nothing wakes the word when its owner dies, so
+ * the armed wait is bounded by the owner's liveness re-check time (the same
+ * schedule as a blocked fx_rmutex_lock: FX_RMUTEX_FIRST_CHECK_MS after the
+ * owner is first seen, then every FX_RMUTEX_RECHECK_MS). At that time the fd
+ * becomes readable and fx_async_complete checks the owner (/proc, a few
+ * microseconds): alive, it re-arms (EINPROGRESS); dead, it takes m with
+ * EOWNERDEAD. A death is therefore seen within about FX_RMUTEX_RECHECK_MS,
+ * provided the loop calls fx_async_complete promptly; in exchange the fd is
+ * readable about 1000 / FX_RMUTEX_RECHECK_MS times a second while a live
+ * owner keeps m. A release, a recovery or the switch to not-recoverable
+ * wakes the waiter at once. */
+int fx_async_rmutex_lock(fx_async *waiter, fx_rmutex *m, const struct timespec *deadline);
+
+/* executeLocked for an fx_rmutex: acquires m like fx_async_rmutex_lock and,
+ * once it is held, calls fn(arg, status) on the acquiring thread, where
+ * status is the acquisition's result: 0, or EOWNERDEAD when the previous
+ * owner died. After EOWNERDEAD fn repairs the protected data and calls
+ * fx_rmutex_consistent(m); if it does not, the unlock that follows makes m
+ * not recoverable (every later acquire, and every waiter, gets
+ * ENOTRECOVERABLE), exactly as with the blocking API. Then m is unlocked
+ * once (a re-entry just goes back to its depth). fn must not unlock m.
+ *
+ * When m can be had at once (free, re-entry, a dead owner), fn runs before
+ * this call returns; otherwise the call returns EINPROGRESS and fn runs
+ * inside the fx_async_complete call that acquires m. Either returns the
+ * status fn was given (0 or EOWNERDEAD) when fn ran, or the error of the
+ * unlock after it (EPERM if fn unlocked m); fn never runs when the result is
+ * another error (ENOTRECOVERABLE, ETIMEDOUT, EAGAIN, cancellation...). EINVAL
+ * also for a NULL fn. */
+int fx_async_rmutex_run(fx_async *waiter, fx_rmutex *m, const struct timespec *deadline,
+                        void (*fn)(void *arg, int status), void *arg);
+
+/* Waits asynchronously until c's value equals target (the asynchronous
+ * fx_counter_wait). Returns 0 at once when it does, EINPROGRESS (armed: the
+ * waiter is counted in c->waiters until it finishes or is cancelled, so
+ * writers wake it), ETIMEDOUT, EINVAL (bad c, negative waiters slot, bad
+ * tv_nsec), EBUSY, EPERM. fx_async_complete then gives 0, EINPROGRESS or
+ * ETIMEDOUT. */
+int fx_async_counter_wait(fx_async *waiter, fx_counter *c, int32_t target,
+                          const struct timespec *deadline);
+
+/* Moves the armed operation on; call it when the fd is readable (calling it
+ * earlier is harmless). Returns EINPROGRESS while the operation goes on (the
+ * fd will become readable again), or the operation's result, after which the
+ * waiter is idle and may be armed again. EINVAL if nothing is armed, EPERM
+ * from another thread than the creator. Never blocks waiting for the word. */
+int fx_async_complete(fx_async *waiter);
+
+/* Stops the armed operation, if any, and leaves the waiter idle: the
+ * operation does not happen (a mutex is not acquired, a run callback does
+ * not run). No wake is lost: a wake the waiter had taken from a mutex's (or
+ * an rmutex's) sleepers is passed on to the next one. Returns 0 (also when nothing was
+ * armed), EINVAL for NULL, EPERM from another thread than the creator. */
+int fx_async_cancel(fx_async *waiter);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUTEXSYNC_ASYNC_H */

@@ -1,0 +1,124 @@
+/*
+ * futexsync/cond.h - a 16-byte, zero-initialised, process-shared condition
+ * variable for fx_mutex.
+ *
+ * Layout: four int32_t slots. All-zero bytes (FX_COND_INIT) are a condition
+ * variable nobody waits on; no init call, attribute or destroy is needed, and
+ * it works across processes when it lives in MAP_SHARED memory (the mutex
+ * too). No slot ever holds a pointer.
+ *
+ *     seq      the word waiters sleep on:
+ *                bits 31..2  counter, advanced (mod 2^30) by signal and
+ *                            broadcast, at most once per waiter that
+ *                            registered since the last advance
+ *                bit 1       FX_COND_BCAST: a broadcast may have moved waiters
+ *                            off this word; cleared when nobody waits
+ *                bit 0       FX_COND_ARMED: a waiter registered at this counter
+ *              every 32-bit value is valid
+ *     waiters  threads (in any process) inside fx_cond_wait/timedwait; >= 0
+ *     mutex    which mutex the current waiters use: 0 none yet, 2 several, or
+ *              a token derived from the mutex's address (never a pointer);
+ *              values = 3 (mod 4), and = 2 (mod 4) other than 2, are never
+ *              written
+ *     park     always 0: the futex word a broadcast parks released waiters
+ *              on until one of them, holding the mutex, moves them to the
+ *              mutex word
+ *
+ * A slot value the library never writes (negative waiters, non-zero park, an
+ * impossible mutex token) makes the operations that read it return EINVAL;
+ * src/cond.c has the full state table.
+ *
+ * Broadcast does not stampede: the waiters it releases are moved (futex
+ * requeue) onto the mutex word and are woken one at a time by the mutex's
+ * unlocks, so they run one after another instead of all waking to fight for
+ * the mutex. fx_cond_signal and fx_cond_broadcast make no system call when no
+ * thread waits.
+ *
+ * Spurious wake-ups. fx_cond_wait and fx_cond_timedwait return 0 only when
+ *   (a) fx_cond_signal or fx_cond_broadcast was called during or after the
+ *       call that is waiting, and released it: a broadcast releases every
+ *       thread that waits when it is called; a signal wakes one thread that
+ *       sleeps in the kernel, and in addition releases every waiter that is
+ *       at that moment between releasing the mutex and going to sleep (so a
+ *       signal may release more than one waiter, but never a thread that
+ *       started waiting after it returned, and never none while one waits);
+ *   (b) a signal handler interrupts a sleeping waiter after a signal or
+ *       broadcast made the sequence move on since it started waiting
+ *       (another waiter was signalled); or
+ *   (c) something outside futexsync calls a futex wake on &c->seq.
+ * Otherwise they keep waiting: signal handlers are absorbed and EINTR never
+ * returns. As always, call them in a loop that re-checks the predicate.
+ *
+ * Wrap-around. The counter advances only when a waiter has registered since
+ * the previous advance, so no number of signals can bring the word back to a
+ * value a waiter is about to sleep on: 2^32 signals in a row across one waiter
+ * advance it once. A waiter could only miss a wake-up if it stayed stopped
+ * between releasing the mutex and entering the kernel while 2^30 other waits
+ * on the same condition variable registered and were released (see src/cond.c).
+ *
+ * Rules (POSIX's): wait with the mutex locked; all threads waiting at the same
+ * time use the same mutex (a condition variable may be used with another mutex
+ * once nobody waits). The mutex must not overlap the condition variable.
+ */
+#ifndef FUTEXSYNC_COND_H
+#define FUTEXSYNC_COND_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "futexsync/mutex.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fx_cond {
+    int32_t seq;     /* counter << 2 | FX_COND_BCAST | FX_COND_ARMED */
+    int32_t waiters; /* threads inside a wait */
+    int32_t mutex;   /* the waiters' mutex: 0 none, 2 several, else a token */
+    int32_t park;    /* always 0: released waiters parked by broadcast */
+} fx_cond;
+
+#define FX_COND_INIT { 0, 0, 0, 0 }
+
+#define FX_COND_ARMED 1
+#define FX_COND_BCAST 2
+
+/* Makes *c a condition variable nobody waits on (the same as zeroing it). Not
+ * to be called while any thread uses it. */
+void fx_cond_init(fx_cond *c);
+
+/* Atomically releases m (which the caller must hold) and sleeps until
+ * released by fx_cond_signal/fx_cond_broadcast (see the spurious wake-up
+ * policy above), then re-acquires m before returning.
+ * Returns 0; EPERM if m is not locked (fx_mutex does not track its owner, so
+ * a mutex held by another thread is not detected); EINVAL for a NULL or
+ * misaligned c or m, a mutex overlapping c, or a slot value the library never
+ * writes in c or m. After EPERM or EINVAL the call did not wait and m is as it
+ * was, except when m's state is overwritten with such a value while the
+ * thread waits: then it returns EINVAL without m. Never EINTR. */
+int fx_cond_wait(fx_cond *c, fx_mutex *m);
+
+/* fx_cond_wait with an absolute CLOCK_MONOTONIC deadline (NULL: none).
+ * Returns 0 when released (also when the release races with the deadline),
+ * ETIMEDOUT when the deadline passed first (also at once for a deadline
+ * already passed), with m re-acquired in both cases; EPERM or EINVAL as
+ * fx_cond_wait, and EINVAL for a deadline whose tv_nsec is outside
+ * [0, 999999999]. Never EINTR. */
+int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline);
+
+/* Releases at least one thread waiting on c, if any (exactly one when all
+ * waiters sleep in the kernel). Need not be called with the mutex held.
+ * Returns 0, or EINVAL for a NULL or misaligned c or a negative waiters slot. */
+int fx_cond_signal(fx_cond *c);
+
+/* Releases every thread waiting on c; they re-acquire the mutex one after
+ * another. Need not be called with the mutex held. Returns 0, or EINVAL for a
+ * NULL or misaligned c, a negative waiters slot or a non-zero park slot. */
+int fx_cond_broadcast(fx_cond *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUTEXSYNC_COND_H */

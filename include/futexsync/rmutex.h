@@ -1,0 +1,123 @@
+/*
+ * futexsync/rmutex.h - a re-entrant, owner-tracked, process-shared mutex that
+ * recovers when its owner dies (POSIX robust-mutex semantics).
+ *
+ * Layout: two int32_t slots, 8 bytes.
+ *
+ *   owner   who holds the mutex:
+ *             0                          free
+ *             tid                        held by thread tid (1..FX_RMUTEX_TID_MAX),
+ *                                        nobody sleeps in the kernel
+ *             tid | FX_RMUTEX_WAITERS    held; threads may sleep on the word
+ *             FX_RMUTEX_ORPHANED         free; its owner died and was released by
+ *                                        fx_rmutex_recover: the next acquirer
+ *                                        gets EOWNERDEAD
+ *             FX_RMUTEX_NOTRECOVERABLE   unusable forever: every acquire gives
+ *                                        ENOTRECOVERABLE
+ *           any other value is never written: operations give EINVAL.
+ *   depth   written only by the owner: the recursion depth (1..FX_RMUTEX_DEPTH_MAX)
+ *           in the low 30 bits, plus FX_RMUTEX_INCONSISTENT while the owner has
+ *           acquired it with EOWNERDEAD and not yet called fx_rmutex_consistent.
+ *           0 when free. Other values: EINVAL (see the functions).
+ *
+ * All-zero bytes (FX_RMUTEX_INIT) are a free mutex; it works across processes in
+ * MAP_SHARED memory with no init call. The owner is the kernel TID (gettid()),
+ * cached per thread and reset in fork children. An uncontended lock, trylock,
+ * timedlock, unlock, re-entry and consistent make no system call.
+ *
+ * Owner death is detected by the threads that want the mutex (no robust list,
+ * no PI futex): a blocked acquirer sleeps at most FX_RMUTEX_RECHECK_MS at a
+ * time and then checks whether the owner's TID is alive (/proc/<tid>/stat
+ * missing or in state Z/X means dead; kill(tid, 0) == ESRCH where /proc is not
+ * available). A blocked acquirer, or one arriving later, therefore gets the
+ * mutex with EOWNERDEAD within about FX_RMUTEX_RECHECK_MS of the death (an
+ * arriving one within FX_RMUTEX_FIRST_CHECK_MS). Guarantees and limits (TID
+ * reuse, PID namespaces, fork-like calls without atfork handlers) are in the
+ * README section "Re-entrant mutex with owner-death recovery".
+ */
+#ifndef FUTEXSYNC_RMUTEX_H
+#define FUTEXSYNC_RMUTEX_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fx_rmutex {
+    int32_t owner; /* TID | FX_RMUTEX_WAITERS, or a special value (above) */
+    int32_t depth; /* recursion depth | FX_RMUTEX_INCONSISTENT; owner-only */
+} fx_rmutex;
+
+#define FX_RMUTEX_INIT { 0, 0 }
+
+/* The owner slot. */
+#define FX_RMUTEX_TID_MAX          0x003fffff      /* PID_MAX_LIMIT - 1 = 2^22 - 1 */
+#define FX_RMUTEX_WAITERS          (-0x7fffffff - 1) /* bit 31: sleepers may exist */
+#define FX_RMUTEX_ORPHANED         0x40000000      /* free; next acquirer: EOWNERDEAD */
+#define FX_RMUTEX_NOTRECOVERABLE   0x20000000      /* unusable forever */
+
+/* The depth slot. */
+#define FX_RMUTEX_DEPTH_MASK       0x3fffffff      /* bits 0-29: the depth */
+#define FX_RMUTEX_DEPTH_MAX        0x3fffffff      /* one more lock gives EAGAIN */
+#define FX_RMUTEX_INCONSISTENT     0x40000000      /* bit 30: EOWNERDEAD, not repaired */
+
+/* Owner-death detection intervals: an acquirer that finds the mutex held
+ * checks the owner's liveness after FX_RMUTEX_FIRST_CHECK_MS of waiting, then
+ * every FX_RMUTEX_RECHECK_MS. */
+#define FX_RMUTEX_FIRST_CHECK_MS   1
+#define FX_RMUTEX_RECHECK_MS       50
+
+/* Makes *m a free mutex (the same as zeroing it). Not while anyone uses it. */
+void fx_rmutex_init(fx_rmutex *m);
+
+/* Acquires m, or re-enters it when the caller owns it (depth + 1). Returns 0;
+ * EOWNERDEAD when the previous owner died holding it (the caller now owns it at
+ * depth 1: repair the data, then fx_rmutex_consistent); ENOTRECOVERABLE (not
+ * acquired); EAGAIN when re-entry would pass FX_RMUTEX_DEPTH_MAX; EINVAL for a
+ * NULL or misaligned m or a slot value the library never writes. Never EINTR. */
+int fx_rmutex_lock(fx_rmutex *m);
+
+/* As fx_rmutex_lock, without waiting: EBUSY when another live thread owns m. It
+ * checks the owner's liveness when it finds m held (at most once per
+ * FX_RMUTEX_RECHECK_MS per calling thread for the same owner; a few
+ * microseconds), so a dead owner's mutex is taken with EOWNERDEAD at once. */
+int fx_rmutex_trylock(fx_rmutex *m);
+
+/* As fx_rmutex_lock, giving up at the absolute CLOCK_MONOTONIC deadline (NULL:
+ * none) with ETIMEDOUT. Succeeds even with a past deadline when m can be taken
+ * at once (free, re-entry, or a dead owner, as trylock). EINVAL also for a
+ * tv_nsec outside [0, 999999999] when it would wait. */
+int fx_rmutex_timedlock(fx_rmutex *m, const struct timespec *deadline);
+
+/* Leaves one level; at depth 0 releases m and wakes one sleeper if any. If the
+ * caller acquired m with EOWNERDEAD and did not call fx_rmutex_consistent, the
+ * final unlock makes m not recoverable and wakes every sleeper (they return
+ * ENOTRECOVERABLE). Returns 0, EPERM when the caller does not own m, or EINVAL
+ * (bad m, or a depth slot the library never writes: nothing is released). */
+int fx_rmutex_unlock(fx_rmutex *m);
+
+/* Marks the state protected by m repaired after an EOWNERDEAD acquisition.
+ * Returns 0, EPERM when the caller does not own m, EINVAL when m is not
+ * inconsistent (or for bad m / slot values). */
+int fx_rmutex_consistent(fx_rmutex *m);
+
+/* The explicit recovery path: a parent that has reaped dead_tid releases m at
+ * once if dead_tid owns it, and wakes a sleeper; the next acquirer gets
+ * EOWNERDEAD without waiting for the liveness check. The caller asserts that
+ * dead_tid is dead: recovering a live owner breaks mutual exclusion. Returns 0
+ * when it released m, EPERM when dead_tid is not the owner (also when another
+ * thread already recovered m), EINVAL for bad m or slot values. */
+int fx_rmutex_recover(fx_rmutex *m, pid_t dead_tid);
+
+/* The owner's TID; 0 when no thread owns m (free, orphaned or not recoverable);
+ * -EINVAL for a NULL or misaligned m or a value the library never writes. */
+pid_t fx_rmutex_owner(const fx_rmutex *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUTEXSYNC_RMUTEX_H */

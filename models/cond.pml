@@ -1,0 +1,498 @@
+/*
+ * models/cond.pml - fx_cond (src/cond.c) on top of fx_mutex (src/mutex.c),
+ * with the kernel's futex queues.
+ *
+ * Each step is one atomic instruction or one futex call of the source; the
+ * comments give the src/cond.c and src/mutex.c lines it mirrors (W1..W8,
+ * S1..S3, B1..B3 are the steps of the state table at the top of src/cond.c).
+ *
+ *  - the mutex exactly as src/mutex.c: 0/1/2, fast path 0->1, one ordinary
+ *    try after spinning, then fx_mutex_lock_slept: acquire as CONTENDED
+ *    (0->2), or 1->2 and sleep, or sleep on 2; unlock 1->0, or 2->0 + wake one;
+ *    the cond re-acquires with one try (0->1) then fx_mutex_lock_slept;
+ *  - the cond: seq (counter mod M << 2 | BCAST | ARMED), waiters, park (its
+ *    futex queue);
+ *  - the kernel: q[p] is the word process p sleeps on; FUTEX_WAIT compares
+ *    and queues in one step; a wake picks ANY sleeper of the word (the
+ *    kernel's FIFO order is not relied on); FUTEX_CMP_REQUEUE compares, wakes
+ *    one and moves the rest;
+ *  - signal handlers (EINTR) and deadlines (ETIMEDOUT) ending a sleep on the
+ *    cond word, on park or, after a requeue, on the mutex word, a bounded
+ *    number of times.
+ * Not modelled: the mutex token (W2): all waiters use one mutex, so a driver
+ * requeues parked waiters onto it (-DFALLBACK models the wake-one hand-off
+ * used otherwise); the mutex's spin loop (it only delays the try after it);
+ * memory order (the model is sequentially consistent; src/cond.c's atomics
+ * are seq_cst and the mutex orders the predicate).
+ *
+ * The counter runs modulo M = 4 and starts at M-1: the first advance wraps it,
+ * so every run crosses the wrap point (M is 2^30 in the source).
+ *
+ * Scenarios (three processes each):
+ *  TOKENS (default): waiters Waiter0 and Waiter1 take 2 and 1 tokens (Waiter1
+ *    with a deadline); the Signaller makes 3 tokens and notifies each by signal
+ *    or broadcast, inside or after its critical section.
+ *  -DSCENARIO_BCAST: generations. Both waiters wait for gen >= 1, then for
+ *    gen >= 2; then Waiter0 waits once more with a deadline for gen >= 3, which
+ *    never comes (it registers while a broadcast may be under way, as a thread
+ *    looping on a barrier does). The Broadcaster makes 2 generations, each
+ *    followed by a broadcast inside or after the critical section.
+ *  -DSCENARIO_WRAP: the wrap-around. Waiter0 waits for go; Waiter1 waits once,
+ *    with a deadline, for nothing (so it arms seq at some counter value); the
+ *    Signaller sets go, then sends 4 signals outside the mutex. The counter
+ *    may advance at most twice (once per registration), so it never comes
+ *    back to Waiter0's value however the signals fall; with the ARMED rule
+ *    removed the 4 signals take it round (mod 4) under Waiter0 in transit.
+ *
+ * Properties:
+ *  - safety: mutual exclusion (assertion); no lost wake-up: a waiter left
+ *    asleep in a futex queue is an invalid end state, since every process
+ *    must finish;
+ *  - ltl all_finish: under weak fairness every process finishes (no livelock,
+ *    e.g. a broadcast retrying forever);
+ *  - ltl signalled_returns: a waiter whose predicate has become true while it
+ *    waits eventually returns from the wait.
+ *
+ * Mutations (models/mutate.sh of the verify branch; tags [M:...] below).
+ * Each must be caught:
+ *   cond-advance-always     S2 advances the counter although ARMED is clear
+ *                           (signals alone take it round under a waiter)
+ *   cond-no-recheck         W4 sleeps again after EINTR/EAGAIN/timeout without
+ *                           comparing the counter
+ *   cond-relock-locked      W6 takes the mutex as an ordinary locker although
+ *                           flagged (requeue without marking it CONTENDED)
+ *   cond-bcast-no-flag      B2 does not set BCAST before the requeue
+ *   cond-bcast-retry-advances  a B3 retry advances the counter again
+ *   cond-bcast-wakes-none   B3 parks every sleeper and wakes none
+ *   cond-no-drive           W7 omitted: parked waiters stay parked
+ *   cond-bcast-gives-up     B3 gives up when the requeue's compare fails
+ *   cond-requeue-no-compare B3 requeues whatever seq holds: after a W8 cleared
+ *                           BCAST, the woken waiter is not flagged, never drives
+ * Equivalent (must survive), each a freedom of the design:
+ *   cond-arm-before-count   W1's two steps swapped: both precede W3's release,
+ *                           which orders them before any notifier
+ *   cond-clear-b-early      W8 clears BCAST without re-checking waiters == 0:
+ *                           W8 runs with the mutex held, so no waiter can
+ *                           register in between (the re-check in src/cond.c
+ *                           only guards waiters with different mutexes)
+ */
+//@source src/cond.c sha256=4c2cd5f256e84787991e5539f8cd8ee429e40dd4764ea0f90cbdea5ff9163aea
+//@source src/mutex.c sha256=7dad23d13c97b5ecf957531953bac5e24a24078c9181ac3d69e8a0360f84f3c9
+//@check safety -DSCENARIO_WRAP
+//@check safety -DSCENARIO_BCAST
+//@check safety
+//@check safety -DSCENARIO_BCAST -DFALLBACK
+//@check safety -DFALLBACK
+//@check ltl signalled_returns -DSCENARIO_WRAP
+//@check ltl all_finish -DSCENARIO_BCAST
+//@check ltl signalled_returns -DSCENARIO_BCAST
+//@check ltl all_finish
+//@check ltl signalled_returns
+
+#define M  4            /* counter modulus: 2^30 in src/cond.c */
+#define A  1            /* ARMED, seq bit 0 */
+#define B  2            /* BCAST, seq bit 1 */
+
+#define NONE   0        /* not asleep */
+#define QSEQ   1        /* asleep on c->seq */
+#define QPARK  2        /* asleep on c->park */
+#define QMUTEX 3        /* asleep on m->state */
+
+#define WOKEN     0
+#define EAGAIN    1
+#define EINTR     2
+#define ETIMEDOUT 3
+
+/* fx_cond_advance, cond.c:134-137: counter + 1 (mod M), ARMED cleared, BCAST kept */
+#define ADV(x) ((((x) / 4 + 1) % M) * 4 + ((x) & B))
+
+byte seq = (M - 1) * 4; /* c->seq: counter M-1, nothing set */
+byte nw = 0;            /* c->waiters */
+byte mstate = 0;        /* m->state */
+#define NP 3
+byte q[NP];             /* kernel: the word each process sleeps on */
+
+byte intr = 1;          /* signal-handler interruptions left */
+byte tmo = 1;           /* deadlines left to expire */
+
+#if defined(SCENARIO_BCAST)
+byte gen = 0;           /* the predicate, under the mutex */
+#elif defined(SCENARIO_WRAP)
+bit go = 0;             /* the predicate, under the mutex */
+#else
+byte tokens = 0;        /* the predicate, under the mutex */
+#endif
+byte incs = 0;          /* (observer) processes holding the mutex */
+bit waiting[NP];        /* (observer) waiter p is inside cond_wait */
+byte want[NP];          /* (observer) the generation waiter p waits for */
+byte finished = 0;      /* (observer) */
+
+#define ME _pid
+
+/* the waiting[] observer, for the claims that name a waiter */
+#if defined(SCENARIO_BCAST) || defined(SCENARIO_WRAP)
+#define OBSERVE(x) x
+#else
+#define OBSERVE(x) skip
+#endif
+
+/* ---- the kernel ---------------------------------------------------------- */
+
+/* FUTEX_WAKE(word, 1): wakes any one sleeper of the word, or nobody. */
+inline futex_wake1(W)
+{
+    atomic {
+        if
+        :: q[0] == W -> q[0] = NONE
+        :: q[1] == W -> q[1] = NONE
+        :: q[2] == W -> q[2] = NONE
+        :: else -> skip
+        fi
+    }
+}
+
+/* moves every sleeper of word F to word T (the requeue part of CMP_REQUEUE) */
+inline futex_move_all(F, T)
+{
+    if :: q[0] == F -> q[0] = T :: else -> skip fi;
+    if :: q[1] == F -> q[1] = T :: else -> skip fi;
+    if :: q[2] == F -> q[2] = T :: else -> skip fi
+}
+
+/* ---- fx_mutex, src/mutex.c ------------------------------------------------- */
+
+inline cs_enter()
+{
+    incs++;
+    assert(incs == 1)   /* mutual exclusion */
+}
+
+/* mutex.c:137 FUTEX_WAIT(state, 2): EAGAIN unless 2, else sleep until woken */
+inline futex_wait_mutex()
+{
+    atomic { if :: mstate == 2 -> q[ME] = QMUTEX :: else -> skip fi };
+    (q[ME] == NONE)
+}
+
+/* fx_mutex_lock_slept, mutex.c:123-142, with fx_mutex_acquire_step, 84-111 */
+inline lock_slept()
+{
+    do
+    :: atomic { mstate == 0 -> mstate = 2; cs_enter() }; break  /* mutex.c:95 CAS 0->2 */
+    :: atomic { mstate == 1 -> mstate = 2 };                     /* mutex.c:101 CAS 1->2 */
+       futex_wait_mutex()
+    :: atomic { mstate == 2 -> skip };                           /* mutex.c:106-108 sees 2 */
+       futex_wait_mutex()
+    od
+}
+
+/* fx_mutex_lock, mutex.c:160-173, slow path fx_mutex_lock_contended, 143-158 */
+inline mutex_lock()
+{
+    if
+    :: atomic { mstate == 0 -> mstate = 1; cs_enter() }          /* mutex.c:167 fast CAS 0->1 */
+    :: atomic { mstate != 0 -> skip };
+       if
+       :: atomic { mstate == 0 -> mstate = 1; cs_enter() }       /* mutex.c:153-155 try 0->1 */
+       :: atomic { mstate != 0 -> skip }; lock_slept()           /* mutex.c:157 */
+       fi
+    fi
+}
+
+/* fx_cond_mutex_relock, cond.c:212-216: W6 of a waiter never moved to the
+ * mutex word: fx_mutex_trylock (mutex.c:199 CAS 0->1), then lock_slept */
+inline relock()
+{
+    if
+    :: atomic { mstate == 0 -> mstate = 1; cs_enter() }
+    :: atomic { mstate != 0 -> skip }; lock_slept()
+    fi
+}
+
+/* fx_mutex_unlock, mutex.c:206-237: CAS 1->0, else 2->0 and wake one */
+inline mutex_unlock()
+{
+    atomic {
+        incs--;
+        if
+        :: mstate == 1 -> mstate = 0; lw = 0                      /* mutex.c:216 */
+        :: mstate == 2 -> mstate = 0; lw = 1                      /* mutex.c:227 */
+        :: mstate == 0 -> assert(false)                           /* EPERM: never */
+        fi
+    };
+    if
+    :: lw -> futex_wake1(QMUTEX); lw = 0                          /* mutex.c:230 */
+    :: else -> skip
+    fi
+}
+
+/* ---- fx_cond, src/cond.c --------------------------------------------------- */
+
+/* fx_cond_wait_core, cond.c:296-347, called with the mutex held */
+inline cond_wait(timed)
+{
+    OBSERVE(waiting[ME] = 1);
+    nw++;                                                          /* W1 cond.c:310 [M:W1a] */
+    atomic { seq = seq | A; v = seq };                             /* W1 cond.c:311 [M:W1b] */
+    mutex_unlock();                                                /* W3 cond.c:314 */
+    do                                                             /* W4 cond.c:323-338 */
+    :: atomic { if :: seq == v -> q[ME] = QSEQ; w = WOKEN :: else -> w = EAGAIN fi };
+       if                                                          /* cond.c:324 FUTEX_WAIT */
+       :: w == WOKEN ->
+          if
+          :: q[ME] == NONE                                         /* woken */
+          :: atomic { q[ME] != NONE && intr > 0 -> q[ME] = NONE; intr--; w = EINTR }
+          :: atomic { timed && q[ME] != NONE && tmo > 0 -> q[ME] = NONE; tmo--; w = ETIMEDOUT }
+          fi
+       :: else -> skip
+       fi;
+       if
+       :: w == WOKEN -> break                                      /* cond.c:325-326 */
+       :: else ->
+          s = seq;                                                 /* cond.c:328 */
+          if
+          :: s / 4 != v / 4 -> break                               /* cond.c:329-330 [M:recheck] */
+          :: else ->
+             if
+             :: w == ETIMEDOUT -> res = ETIMEDOUT; break           /* cond.c:331-334 */
+             :: else -> v = s                                      /* cond.c:337 sleep again */
+             fi
+          fi
+       fi
+    od;
+    s = 0; w = 0; v = 0;
+    flagged = ((seq & B) != 0);                                    /* W5 cond.c:341 */
+    if                                                             /* W6 cond.c:342 */
+    :: flagged -> lock_slept()                                     /* [M:relock] */
+    :: else -> relock()
+    fi;
+    if                                                             /* W7 cond.c:343-344 */
+    :: flagged -> drive()                                          /* [M:drive] */
+    :: else -> skip
+    fi;
+    depart();                                                      /* W8 cond.c:345 */
+    flagged = 0;
+    OBSERVE(waiting[ME] = 0)
+}
+
+/* fx_cond_drive, cond.c:280-293 (the mutex is held as CONTENDED) */
+inline drive()
+{
+#ifdef FALLBACK
+    futex_wake1(QPARK)                                             /* cond.c:291 */
+#else
+    atomic { futex_move_all(QPARK, QMUTEX) }                       /* cond.c:288 */
+#endif
+}
+
+/* fx_cond_depart, cond.c:261-276 */
+inline depart()
+{
+    atomic { nw--; last = (nw == 0) };                             /* cond.c:264 fetch_sub */
+    if
+    :: last ->
+       s = seq;                                                    /* cond.c:266 */
+       if
+       :: (s & B) && nw == 0 ->                                    /* cond.c:267, 273 [M:bclear] */
+          atomic { if :: seq == s -> seq = s - B :: else -> skip fi }  /* cond.c:274 CAS */
+       :: else -> skip
+       fi
+    :: else -> skip
+    fi;
+    s = 0; last = 0
+}
+
+/* fx_cond_signal, cond.c:373-390 */
+inline cond_signal()
+{
+    if
+    :: nw == 0 -> skip                                             /* S1 cond.c:379-381 */
+    :: nw > 0 ->
+       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 cond.c:383-387 [M:S2] */
+       futex_wake1(QSEQ)                                           /* S3 cond.c:388 */
+    fi
+}
+
+/* fx_cond_broadcast, cond.c:392-424 */
+inline cond_broadcast()
+{
+    do
+    :: nw == 0 -> break                                            /* B1 cond.c:402-404 */
+    :: nw > 0 ->
+       atomic {                                                    /* B2 cond.c:409-415 */
+          if :: (!adv && (seq & A)) -> seq = ADV(seq) | B :: else -> seq = seq | B fi;  /* [M:B2] */
+          ns = seq;
+          adv = 1
+       };
+       atomic {                                                    /* B3 cond.c:421 CMP_REQUEUE */
+          if
+          :: seq == ns -> futex_wake1(QSEQ); futex_move_all(QSEQ, QPARK); r = 0  /* [M:B3] */
+          :: else -> r = EAGAIN
+          fi
+       };
+       if :: r == 0 -> break :: else -> skip fi                   /* cond.c:421-422 [M:retry] */
+    od;
+    ns = 0; r = 0; adv = 0
+}
+
+/* ---- the processes --------------------------------------------------------- */
+
+#if !defined(SCENARIO_BCAST) && !defined(SCENARIO_WRAP)
+
+/* takes k tokens, waiting on the cond while there are none */
+inline take_tokens(k, timed)
+{
+    do
+    :: i < k ->
+       mutex_lock();
+       do
+       :: tokens > 0 -> break
+       :: else -> cond_wait(timed); res = 0
+       od;
+       tokens--;
+       mutex_unlock();
+       i++
+    :: else -> break
+    od;
+    finished++
+}
+
+active proctype Waiter0()
+{
+    byte i, v, s, w, res, lw, last;
+    bit flagged;
+    take_tokens(2, 0)
+}
+
+active proctype Waiter1()
+{
+    byte i, v, s, w, res, lw, last;
+    bit flagged;
+    take_tokens(1, 1)
+}
+
+active proctype Signaller()
+{
+    byte i, lw, ns, r;
+    bit adv;
+    do
+    :: i < 3 ->
+       mutex_lock();
+       tokens++;
+       if
+       :: cond_signal(); mutex_unlock()
+       :: cond_broadcast(); mutex_unlock()
+       :: mutex_unlock(); cond_signal()
+       :: mutex_unlock(); cond_broadcast()
+       fi;
+       i++
+    :: else -> break
+    od;
+    finished++
+}
+
+ltl all_finish { <> (finished == 3) }
+ltl signalled_returns { [] ((tokens > 0 && nw > 0) -> <> (tokens == 0 || nw == 0)) }
+
+#elif defined(SCENARIO_BCAST)
+
+/* waits for gen >= g */
+inline wait_gen(g)
+{
+    mutex_lock();
+    want[ME] = g;
+    do
+    :: gen >= g -> break
+    :: else -> cond_wait(0)
+    od;
+    want[ME] = 0;
+    mutex_unlock()
+}
+
+active proctype Waiter0()
+{
+    byte v, s, w, res, lw, last;
+    bit flagged;
+    wait_gen(1);
+    wait_gen(2);
+    mutex_lock();                                                  /* one wait with a deadline */
+    if :: gen < 3 -> cond_wait(1); res = 0 :: else -> skip fi;     /* for a gen that never comes */
+    mutex_unlock();
+    finished++
+}
+
+active proctype Waiter1()
+{
+    byte v, s, w, res, lw, last;
+    bit flagged;
+    wait_gen(1);
+    wait_gen(2);
+    finished++
+}
+
+active proctype Broadcaster()
+{
+    byte i, lw, ns, r;
+    bit adv;
+    do
+    :: i < 2 ->
+       mutex_lock();
+       gen++;
+       if
+       :: cond_broadcast(); mutex_unlock()
+       :: mutex_unlock(); cond_broadcast()
+       fi;
+       i++
+    :: else -> break
+    od;
+    finished++
+}
+
+ltl all_finish { <> (finished == 3) }
+ltl signalled_returns { [] (((waiting[0] && want[0] <= gen) -> <> !waiting[0]) &&
+                            ((waiting[1] && want[1] <= gen) -> <> !waiting[1])) }
+
+#else /* SCENARIO_WRAP */
+
+active proctype Waiter0()
+{
+    byte v, s, w, res, lw, last;
+    bit flagged;
+    mutex_lock();
+    do
+    :: go -> break
+    :: else -> cond_wait(0)
+    od;
+    mutex_unlock();
+    finished++
+}
+
+/* one wait with a deadline, for nothing: it arms seq at some counter value */
+active proctype Waiter1()
+{
+    byte v, s, w, res, lw, last;
+    bit flagged;
+    mutex_lock();
+    cond_wait(1);
+    res = 0;
+    mutex_unlock();
+    finished++
+}
+
+active proctype Signaller()
+{
+    byte i, lw;
+    mutex_lock();
+    go = 1;
+    mutex_unlock();
+    do
+    :: i < 4 -> cond_signal(); i++
+    :: else -> break
+    od;
+    finished++
+}
+
+ltl all_finish { <> (finished == 3) }
+ltl signalled_returns { [] ((waiting[0] && go) -> <> !waiting[0]) }
+
+#endif

@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# models/mutate.sh - mutation testing of the models: each mutation below
+# breaks a model the way a plausible bug would break the C code, and the
+# model checks (models/check.sh) must then FAIL with a counterexample. A
+# mutation that survives means the checks are too weak to see that bug.
+#
+# A mutation replaces whole lines of a model: the line holding the tag
+# "[M:<tag>]" (in a comment) is replaced by the given text. Every tag must
+# occur exactly once; when a model is rewritten, keep the tags on the lines
+# that play the same role, or update the mutations here (a tag that no longer
+# exists is reported as BROKEN, never silently skipped).
+#
+# usage: models/mutate.sh [--list] [-k] [name ...]    (default: all mutations)
+#   -k   keep the mutated models and the check logs
+set -u -o pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+names=() declare -A MODEL DESC SUBS EXPECT
+
+# mutation <name> <model> <description> <tag> <replacement> [<tag> <replacement>]...
+# equivalent ...: the same, for a change the checks must accept (SURVIVED).
+equivalent() { expect=SURVIVED mutation "$@"; }
+mutation() {
+    local n=$1
+    names+=("$n")
+    MODEL[$n]=$2
+    DESC[$n]=$3
+    EXPECT[$n]=${expect:-CAUGHT}
+    shift 3
+    SUBS[$n]=""
+    while [ $# -ge 2 ]; do
+        SUBS[$n]+="$1"$'\t'"$2"$'\n'
+        shift 2
+    done
+}
+
+# --- fx_mutex (models/mutex.pml, src/mutex.c) ------------------------------
+
+mutation mark-contended mutex.pml \
+    "a waiter sleeps on a LOCKED word without marking it CONTENDED first" \
+    mark-contended '        atomic { ok = true; sleep_on = LOCKED; /* MUTANT */'
+
+mutation slept-as-locked mutex.pml \
+    "a thread that slept takes a free lock as LOCKED, not CONTENDED" \
+    slept-as-contended '        atomic { cas(v, LOCKED, ok); /* MUTANT */'
+
+mutation unlock-no-wake mutex.pml \
+    "unlock of a CONTENDED lock releases it without FUTEX_WAKE" \
+    unlock-wake '        :: ok && v == CONTENDED -> atomic { resp[me] = false } /* MUTANT */'
+
+mutation unlock-load-store mutex.pml \
+    "unlock reads the word, then stores 0 (not one atomic step) and wakes if it read CONTENDED" \
+    unlock '    atomic { incs = 0; v = state }; atomic { state = UNLOCKED; ok = true; resp[me] = (v == CONTENDED) }; if :: v == CONTENDED -> futex_wake_one() :: else fi; /* MUTANT */'
+
+mutation unlock-gives-up mutex.pml \
+    "unlock whose CAS 1->0 fails (a waiter marked the word CONTENDED) returns without the slow path" \
+    unlock '    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok); if :: !ok -> v = UNLOCKED; ok = true :: else fi }; /* MUTANT */'
+
+mutation unlock-exchange mutex.pml \
+    "unlock is an exchange with 0 that ignores the old value (never wakes)" \
+    unlock '    atomic { incs = 0; v = state; state = UNLOCKED; ok = true }; /* MUTANT */'
+
+mutation timed-exit-after-wake mutex.pml \
+    "a timed waiter woken at its deadline gives up without stepping again (the wake is lost)" \
+    timed-exit '        :: r == ETIMEDOUT || (timed && r == OK) -> r = ETIMEDOUT; break /* MUTANT */'
+
+mutation fast-path-not-atomic mutex.pml \
+    "the lock fast path tests and then sets the word in two steps" \
+    fast-path '    atomic { v = state }; atomic { ok = (v == UNLOCKED); if :: ok -> state = LOCKED :: else fi }; /* MUTANT */'
+
+mutation mutex-kernel-no-compare mutex.pml \
+    "FUTEX_WAIT sleeps without comparing the word (a plain sleep/wake pair)" \
+    futex-compare '        :: false -> r = EAGAIN /* MUTANT */'
+
+# --- fx_counter (models/counter.pml, src/counter.c) ------------------------
+
+mutation waiter-not-registered counter.pml \
+    "the waiter sleeps without counting itself in the waiters slot" \
+    R1 '    skip; /* MUTANT: no R1 */' \
+    R5 '    skip; /* MUTANT: no R5 */'
+
+mutation writer-checks-early counter.pml \
+    "the writer reads waiters before its new value is visible (W2 before W1: a relaxed check)" \
+    W1 '    atomic { w = waiters }; /* MUTANT: W2 first */' \
+    W2 '    atomic { value++ }; /* MUTANT: then W1 */'
+
+mutation wake-one counter.pml \
+    "the writer wakes one waiter instead of all (waiters wait for different values)" \
+    wake '    :: w != 0 -> futex_wake_one() /* MUTANT */'
+
+mutation counter-kernel-no-compare counter.pml \
+    "FUTEX_WAIT sleeps without comparing the value" \
+    futex-compare '        :: false -> r = EAGAIN /* MUTANT */'
+
+# --- fx_cond (models/cond.pml, src/cond.c) ---------------------------------
+
+mutation cond-advance-always cond.pml \
+    "signal advances the counter even when no waiter armed it" \
+    S2 '       seq = ADV(seq); /* MUTANT */'
+
+mutation cond-no-recheck cond.pml \
+    "after EINTR/EAGAIN/timeout the waiter sleeps again without comparing the counter" \
+    recheck '          :: false -> break /* MUTANT */'
+
+mutation cond-relock-locked cond.pml \
+    "a possibly requeued waiter takes the mutex as LOCKED" \
+    relock '    :: flagged -> mutex_lock() /* MUTANT */'
+
+mutation cond-bcast-no-flag cond.pml \
+    "broadcast does not set BCAST before requeueing" \
+    B2 '          if :: (!adv && (seq & A)) -> seq = ADV(seq) :: else -> skip fi; /* MUTANT */'
+
+mutation cond-bcast-retry-advances cond.pml \
+    "a broadcast retry advances the counter again" \
+    B2 '          if :: (seq & A) -> seq = ADV(seq) | B :: else -> seq = seq | B fi; /* MUTANT */'
+
+mutation cond-bcast-wakes-none cond.pml \
+    "broadcast parks every sleeper and wakes none" \
+    B3 '          :: seq == ns -> futex_move_all(QSEQ, QPARK); r = 0 /* MUTANT */'
+
+mutation cond-no-drive cond.pml \
+    "the woken waiter does not move the parked ones on" \
+    drive '    :: flagged -> skip /* MUTANT */'
+
+mutation cond-bcast-gives-up cond.pml \
+    "broadcast gives up when the requeue compare fails" \
+    retry '       break /* MUTANT */'
+
+mutation cond-requeue-no-compare cond.pml \
+    "broadcast requeues whatever seq holds" \
+    B3 '          :: true -> futex_wake1(QSEQ); futex_move_all(QSEQ, QPARK); r = 0 /* MUTANT */'
+
+# --- fx_sem (models/sem.pml, src/sem.c) -----------------------------------
+
+mutation sem-post-no-wake sem.pml \
+    "post adds the token but never wakes a waiter" \
+    P2 '        :: waiters != 0 -> skip /* MUTANT */'
+
+mutation sem-post-checks-early sem.pml \
+    "post reads the waiter count (P2) before adding the token (P1)" \
+    P1 '        if :: waiters != 0 -> futex_wake_one() :: else -> skip fi; atomic { value++; posted++ }; /* MUTANT */' \
+    P2 '        :: false -> skip /* MUTANT */'
+
+# --- fx_rwlock (models/rwlock.pml, src/rwlock.c) ---------------------------
+
+mutation rwlock-fast-path-ignores-writer rwlock.pml \
+    "the reader fast path keeps its increment while a writer holds the lock" \
+    fast-check '            :: (s & ~(RMASK | WL)) == 0 -> nr++; assert(!nw); wants[me] = 0; act = ENTER /* MUTANT */'
+
+mutation rwlock-no-rearm-ww rwlock.pml \
+    "a writer that has slept acquires without setting WW again for the writers still asleep" \
+    slept '                    slept = 0; act = SLEEP /* MUTANT */'
+
+mutation rwlock-no-recheck rwlock.pml \
+    "a writer sleeps on writer_seq without re-reading the state after loading it" \
+    recheck '        :: false -> skip /* MUTANT */'
+
+mutation rwlock-readers-left-asleep rwlock.pml \
+    "a writer wake that found no writer asleep is not handed on to the readers" \
+    hand-to-readers '           :: else -> break /* MUTANT */'
+
+mutation rwlock-give-up-no-wake rwlock.pml \
+    "a writer that times out drops WP without waking the readers WP kept out" \
+    give-up-wake '    :: false -> skip /* MUTANT */'
+
+# --- fx_barrier (models/barrier.pml, src/barrier.c) ------------------------
+
+mutation barrier-no-sleepers-bit barrier.pml \
+    "a waiter sleeps without setting the sleepers bit" \
+    sleepers '                :: (s & SB) == 0 -> skip /* MUTANT */'
+
+mutation barrier-no-wake barrier.pml \
+    "the last arrival opens the next round without waking the sleepers" \
+    wake '            :: false -> /* MUTANT */'
+
+mutation barrier-withdraw-any-round barrier.pml \
+    "a timed-out waiter withdraws without checking that its round is still open" \
+    withdraw-check '            :: false -> skip /* MUTANT */'
+
+# --- equivalent mutations: changes the checks must ACCEPT -------------------
+# Each documents a freedom of the design, found with the model; the run fails
+# if such a mutation is caught (then the comment in the source is right and
+# this claim is wrong).
+
+equivalent waiter-registers-late counter.pml \
+    "the waiter reads the value (R2) before registering (R1): harmless, because it sleeps on the value it read and FUTEX_WAIT compares it (EAGAIN if a writer changed it); R1 need only be visible before that compare" \
+    R1 '    atomic { v = value }; /* MUTANT: R2 first */' \
+    R2 '    atomic { waiters++ }; /* MUTANT: then R1 */'
+
+equivalent cond-clear-b-early cond.pml \
+    "W8 runs with the mutex held, nobody can register meanwhile" \
+    bclear '       :: (s & B) -> /* MUTANT */'
+
+equivalent cond-arm-before-count cond.pml \
+    "W1 runs under the mutex" \
+    W1a '    atomic { seq = seq | A; v = seq }; /* MUTANT */' \
+    W1b '    nw++; /* MUTANT */'
+
+# ---------------------------------------------------------------------------
+
+keep=0 selected=()
+for a in "$@"; do
+    case "$a" in
+    --list)
+        for n in "${names[@]}"; do
+            printf '%-26s %-12s %-9s %s\n' "$n" "${MODEL[$n]}" "${EXPECT[$n]}" "${DESC[$n]}"
+        done
+        exit 0 ;;
+    -k) keep=1 ;;
+    -*) echo "mutate.sh: unknown option $a" >&2; exit 2 ;;
+    *) [ -n "${MODEL[$a]+x}" ] || { echo "mutate.sh: no mutation $a" >&2; exit 2; }
+       selected+=("$a") ;;
+    esac
+done
+[ ${#selected[@]} -gt 0 ] || selected=("${names[@]}")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/fxmutate.XXXXXX")
+rows=() caught=0 bad=0
+for n in "${selected[@]}"; do
+    model=${MODEL[$n]}
+    base=${model%.pml}
+    dir="$work/$n"
+    mkdir -p "$dir"
+    cp "$here/$model" "$dir/$model"
+    status=""
+    while IFS=$'\t' read -r tag repl; do
+        [ -n "$tag" ] || continue
+        count=$(grep -cF "[M:$tag]" "$dir/$model")
+        if [ "$count" -ne 1 ]; then
+            status="BROKEN (tag [M:$tag] found $count times in $model)"
+            break
+        fi
+        awk -v tag="[M:$tag]" -v repl="$repl" 'index($0, tag) { print repl; next } { print }' \
+            "$dir/$model" >"$dir/$model.new" && mv "$dir/$model.new" "$dir/$model"
+    done <<<"${SUBS[$n]}"
+    t0=$(date +%s.%N)
+    by="-"
+    if [ -z "$status" ]; then
+        TMPDIR="$dir" "$here/check.sh" --quiet --no-source-check --stop-on-fail --tsv "$dir/result.tsv" \
+            "$dir/$model" >"$dir/check.log" 2>&1
+        # Caught: some check found a violation (not a build error, not a
+        # check that is meant to fail anyway).
+        by=$(awk -F'\t' '$3 == "FAIL" { print $2; exit }' "$dir/result.tsv")
+        if [ -n "$by" ]; then
+            status=CAUGHT
+        elif awk -F'\t' '$3 == "ERROR" || $3 == "INCOMPLETE" { f = 1 } END { exit !f }' "$dir/result.tsv"; then
+            status="BROKEN (see $dir/check.log)"
+            by="-"
+            keep=1
+        else
+            status=SURVIVED
+            by="-"
+        fi
+    else
+        keep=1
+    fi
+    if [ "$status" = "${EXPECT[$n]}" ]; then
+        [ "$status" != CAUGHT ] || caught=$((caught + 1))
+    else
+        bad=$((bad + 1))
+        keep=1
+    fi
+    t1=$(date +%s.%N)
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')
+    rows+=("$(printf '%-26s %-8s %-9s %-9s %-40s %6s' "$n" "$base" "${EXPECT[$n]}" "${status%% *}" "$by" "$secs")")
+    [ "$status" = "${EXPECT[$n]}" ] || echo "$n: $status, expected ${EXPECT[$n]}"
+done
+
+printf '%-26s %-8s %-9s %-9s %-40s %6s\n' mutation model expected result "caught by" "time(s)"
+printf '%s\n' "${rows[@]}"
+nexp=0
+for n in "${selected[@]}"; do [ "${EXPECT[$n]}" != CAUGHT ] || nexp=$((nexp + 1)); done
+echo "$caught of $nexp mutations caught; $((${#selected[@]} - nexp)) equivalent mutation(s) checked; $bad unexpected result(s)"
+if [ $keep -eq 1 ]; then
+    echo "mutated models and logs: $work"
+else
+    rm -rf "$work"
+fi
+[ $bad -eq 0 ]

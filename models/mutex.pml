@@ -1,0 +1,335 @@
+/*
+ * models/mutex.pml - the fx_mutex protocol of src/mutex.c, for spin.
+ *
+ * Mirrors src/mutex.c at the version pinned by the //@source line below
+ * (models/check.sh reports the model STALE once that file changes, until the
+ * model has been reviewed against it and the pin refreshed). Every step names
+ * the source line it mirrors as "mutex.c:LINE".
+ *
+ * What is modelled
+ *   - the word m->state (0 UNLOCKED, 1 LOCKED, 2 CONTENDED) and every atomic
+ *     operation of lock, trylock, timedlock and unlock on it, one Promela step
+ *     per atomic operation; a compare-exchange is one indivisible step that,
+ *     on failure, reloads the expected value (as __atomic_compare_exchange_n
+ *     does);
+ *   - the bounded spin of fx_mutex_spin as any number of relaxed loads
+ *     (leaving nondeterministically after each, at once when the value is not
+ *     LOCKED). Loads change nothing, so this covers every run of the real
+ *     loop of at most FX_MUTEX_SPIN loads;
+ *   - the futex (src/futex.c, fx_futex_wait_raw / fx_futex_wake_raw) as the
+ *     kernel implements it: FUTEX_WAIT compares the word and queues the caller
+ *     in one step (EAGAIN when the word differs); a queued thread leaves only
+ *     when a FUTEX_WAKE dequeues it (result 0), when its deadline passes (only
+ *     timed waits; ETIMEDOUT, and only while still queued: the kernel returns
+ *     0 to a thread a wake has dequeued, even if its deadline passed at the
+ *     same moment), or spuriously (a signal: EINTR), at most SPURIOUS times
+ *     per run. FUTEX_WAKE(1) dequeues any one queued thread (no assumption
+ *     about the kernel's order). A deadline already past (negative tv_sec,
+ *     which fx_futex_wait_raw answers without the kernel) is the same as a
+ *     wait that times out at once;
+ *   - NPROC threads (3), each doing ITER operations (0: forever), each one a
+ *     nondeterministic choice of fx_mutex_lock, fx_mutex_timedlock or
+ *     fx_mutex_trylock, then, when it acquired, a critical section and
+ *     fx_mutex_unlock.
+ *
+ * What is not modelled: memory ordering. All accesses here are to the one
+ *   word, and a single location is coherent (all threads agree on the order of
+ *   its writes, and every operation used is atomic), so interleaving semantics
+ *   is exact for the protocol. That the critical section's data is published
+ *   by the release CAS of unlock and received by the acquire CAS of lock is
+ *   checked by TSan (tests/tsan) and the stress test, not here. EINVAL paths
+ *   (states the library never writes) are checked by tests/test_badstate.c;
+ *   here every value the word takes is asserted valid.
+ *
+ * Properties (the //@check lines below run them; see models/README.md)
+ *   safety          mutual exclusion (assertion on entering the critical
+ *                   section), the word only holds 0, 1 or 2, unlock never
+ *                   finds its own lock free, no deadlock (invalid end state),
+ *                   and NO_SLEEPER_FORGOTTEN (below) in every reachable state.
+ *                   With ITER=1 every thread must finish its operation: a
+ *                   lost wake-up leaves a thread queued forever, an invalid
+ *                   end state. With ITER=0 the threads loop forever and the
+ *                   invariant covers every state of every run, however long.
+ *   all_finish      <> all threads done (ITER=1, weak fairness): every waiter
+ *                   acquires or times out once the others stop competing.
+ *   someone_acquires
+ *                   threads looping forever, weak fairness: whenever a thread
+ *                   waits in fx_mutex_lock, some thread later holds the lock
+ *                   (the lock as a whole never gets stuck).
+ *   locker_acquires expected to FAIL: "thread 0, waiting in fx_mutex_lock,
+ *                   eventually acquires". The design does not promise it: a
+ *                   woken thread competes with newcomers (barging), and a CAS
+ *                   loop can lose every race, so one thread can starve while
+ *                   the others keep taking the lock. spin finds such a
+ *                   schedule; the check passes only if it does.
+ */
+
+//@source src/mutex.c sha256=035b5de55ee1c7310ed9e918c70db21940fba493a364e1265f4f6b59ead207cb
+
+//@check safety
+//@check safety -DITER=0 -m2000000
+//@check ltl all_finish
+//@check ltl someone_acquires -DITER=0 -DSPURIOUS=0 -m2000000
+//@check ltl locker_acquires -DITER=0 -DSPURIOUS=0 -m2000000 expect-fail
+
+#ifndef NPROC
+#define NPROC 3         /* threads */
+#endif
+#ifndef ITER
+#define ITER 1          /* operations per thread; 0: forever */
+#endif
+#ifndef SPURIOUS
+#define SPURIOUS 1      /* spurious futex returns (signals) in a run, at most */
+#endif
+
+#define MAXPROC 4       /* size of the per-thread arrays (NPROC <= MAXPROC) */
+
+/* The word's states (mutex.c:50-54). */
+#define UNLOCKED  0
+#define LOCKED    1
+#define CONTENDED 2
+
+/* Results of operations. */
+mtype = { OK, EBUSY, ETIMEDOUT, EAGAIN, EINTR };
+
+byte state = UNLOCKED;          /* m->state */
+
+/* The kernel's futex wait queue of the word. */
+bool queued[MAXPROC];           /* thread t sleeps in FUTEX_WAIT */
+byte nqueued = 0;
+byte spurious = SPURIOUS;       /* spurious returns left */
+
+/* Observers for the properties; the protocol never reads them. */
+byte incs = 0;                  /* threads inside the critical section */
+bool locking[MAXPROC];          /* inside fx_mutex_lock (no deadline), not yet acquired */
+byte nlocking = 0;
+byte done = 0;                  /* threads that finished their ITER operations */
+bool resp[MAXPROC];             /* thread t is responsible for the sleepers: it
+                                 * released a CONTENDED lock and has not yet
+                                 * called FUTEX_WAKE, or a FUTEX_WAKE dequeued
+                                 * it and it has not finished its next step */
+
+/* No lost wake-up, as an invariant: while a thread sleeps in the kernel, the
+ * word is CONTENDED (so the holder's unlock will wake one), or some thread is
+ * responsible for the sleepers (it will wake one, or take the lock as
+ * CONTENDED, or mark the word CONTENDED). */
+#define NO_SLEEPER_FORGOTTEN \
+    (nqueued == 0 || state == CONTENDED || resp[0] || resp[1] || resp[2] || resp[3])
+
+/* Each atomic { } below is one step of a thread: exactly one access to shared
+ * memory (the word, or the kernel's queue of it), then the thread's private
+ * bookkeeping up to its next shared access, which no other thread can see.
+ * Grouping them keeps the state space small and changes no behaviour. */
+
+/* __atomic_compare_exchange_n(&m->state, &expect, desired, ...), inside an
+ * atomic step; on failure expect is reloaded with the current value. */
+inline cas(expect, desired, ok)
+{
+    if
+    :: state == expect -> state = desired; ok = true
+    :: else -> expect = state; ok = false
+    fi
+}
+
+/* fx_futex_wait_raw(&m->state, expected, deadline) (futex.c:38-62): FUTEX_WAIT
+ * compares and queues in one step. r: OK (woken by a wake, or spuriously),
+ * EAGAIN, ETIMEDOUT (timed only, and only while still queued) or EINTR. */
+inline futex_wait(expected, r)
+{
+    atomic {
+        if
+        :: state != expected -> r = EAGAIN               /* [M:futex-compare] */
+        :: else -> queued[me] = true; nqueued++; r = OK;
+            resp[me] = false;                           /* (observer) the word is CONTENDED */
+            v = 0; sleep_on = 0; ok = false             /* (dead until the next step) */
+        fi
+    };
+    if
+    :: r == OK ->
+        if
+        :: atomic { !queued[me] -> r = OK }             /* dequeued by a wake */
+        :: atomic { timed && queued[me] -> queued[me] = false; nqueued--; r = ETIMEDOUT }
+        :: atomic { spurious > 0 && queued[me] -> spurious--; queued[me] = false; nqueued--; r = EINTR }
+        fi
+    :: else
+    fi
+}
+
+/* fx_futex_wake_raw(&m->state, 1) (futex.c:64-69): dequeues any one sleeper
+ * (no assumption about the kernel's order); the woken thread becomes
+ * responsible in place of the waker. */
+#define WAKE(t) :: t < NPROC && queued[t] -> queued[t] = false; nqueued--; resp[t] = true
+inline futex_wake_one()
+{
+    atomic {
+        if
+        WAKE(0)
+        WAKE(1)
+        WAKE(2)
+        WAKE(3)
+        :: else
+        fi;
+        resp[me] = false
+    }
+}
+
+/* fx_mutex_acquire_step (mutex.c:88-115). r: OK (acquired as CONTENDED) or
+ * EBUSY (held; the word is CONTENDED, sleep on sleep_on). */
+inline acquire_step()
+{
+    atomic { v = state; assert(v <= CONTENDED) };        /* mutex.c:91-94 relaxed load */
+    do
+    :: v == UNLOCKED ->
+        atomic { cas(v, CONTENDED, ok);                  /* mutex.c:99 CAS 0->2 [M:slept-as-contended] */
+            if
+            :: ok -> r = OK; break                       /* mutex.c:101 */
+            :: else -> assert(v <= CONTENDED)            /* v reloaded, mutex.c:93 */
+            fi }
+    :: v == LOCKED ->
+        atomic { cas(v, CONTENDED, ok); sleep_on = CONTENDED; /* mutex.c:105 CAS 1->2 [M:mark-contended] */
+            if
+            :: ok -> r = EBUSY; break                    /* mutex.c:106-108 */
+            :: else -> assert(v <= CONTENDED)            /* v reloaded, mutex.c:93 */
+            fi }
+    :: v == CONTENDED ->
+        sleep_on = CONTENDED; r = EBUSY; break           /* mutex.c:110-112 */
+    od
+}
+
+/* fx_mutex_lock_slept (mutex.c:127-146). r: OK or ETIMEDOUT. */
+inline lock_slept()
+{
+    do
+    :: acquire_step();                                   /* mutex.c:132 */
+        if
+        :: r != EBUSY -> break                           /* mutex.c:133-134 */
+        :: else
+        fi;
+        futex_wait(sleep_on, r);                         /* mutex.c:141 */
+        if
+        :: r == ETIMEDOUT -> break                       /* mutex.c:142-143 [M:timed-exit] */
+        :: else -> r = OK                                /* woken, EAGAIN, EINTR: step again */
+        fi
+    od
+}
+
+/* fx_mutex_lock (mutex.c:165-178) and fx_mutex_timedlock (mutex.c:180-193,
+ * timed): the fast path, then fx_mutex_lock_contended (mutex.c:149-163):
+ * spin, one CAS 0->1 as an ordinary locker, then sleep. */
+inline lock()
+{
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok) };         /* mutex.c:172 / :185 fast path 0->1 [M:fast-path] */
+    if
+    :: ok -> r = OK
+    :: else ->
+        /* fx_mutex_spin (mutex.c:74-86): relaxed loads while LOCKED, any
+         * number of them (the real loop stops after FX_MUTEX_SPIN). */
+        do
+        :: atomic { v = state;                           /* mutex.c:79 */
+            if
+            :: v != LOCKED -> break                      /* mutex.c:80-81 */
+            :: else -> if :: break :: skip fi            /* budget exhausted, or mutex.c:82 pause */
+            fi }
+        od;
+        if
+        :: v == UNLOCKED ->
+            atomic { cas(v, LOCKED, ok) }                /* mutex.c:158-160 CAS 0->1 */
+        :: else -> ok = false
+        fi;
+        if
+        :: ok -> r = OK                                  /* mutex.c:161 */
+        :: else -> lock_slept()                          /* mutex.c:162 */
+        fi
+    fi
+}
+
+/* fx_mutex_trylock (mutex.c:195-209). */
+inline trylock()
+{
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok);           /* mutex.c:204 */
+        if
+        :: ok -> r = OK
+        :: else -> assert(v <= CONTENDED); r = EBUSY     /* mutex.c:206 */
+        fi }
+}
+
+/* fx_mutex_unlock (mutex.c:230-255) and fx_mutex_unlock_slow (mutex.c:213-228);
+ * also leaves the critical section. In race-detector builds a relaxed first
+ * look (mutex.c:234-243) sorts out EPERM and EINVAL before the release is
+ * announced: it changes nothing and those never happen here, so it is left
+ * out. */
+inline unlock()
+{
+    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok) }; /* mutex.c:245-252 CAS 1->0 [M:unlock] */
+    do
+    :: ok -> break
+    :: else ->
+        atomic {
+            assert(v != UNLOCKED && v <= CONTENDED);     /* mutex.c:216-219 EPERM, EINVAL: never, we hold it */
+            cas(v, UNLOCKED, ok);                        /* mutex.c:221-222 CAS v->0 */
+            resp[me] = (ok && v == CONTENDED)            /* (observer) */
+        };
+        if
+        :: ok && v == CONTENDED -> futex_wake_one()      /* mutex.c:223-224 [M:unlock-wake] */
+        :: else
+        fi
+    od
+}
+
+active [NPROC] proctype thread()
+{
+    byte me = _pid;
+    byte v, sleep_on;
+    bool ok, timed;
+    mtype r;
+#if ITER
+    byte n = 0;
+#endif
+
+    assert(NPROC <= MAXPROC && _pid < NPROC);
+    do
+#if ITER
+    :: n == ITER -> break
+    :: n < ITER -> n++;
+#else
+    :: true ->
+#endif
+        if
+        :: atomic { locking[me] = true; nlocking++ };    /* fx_mutex_lock */
+            lock();
+            assert(r == OK)                              /* lock never fails */
+        :: timed = true; lock()                          /* fx_mutex_timedlock */
+        :: trylock()                                     /* fx_mutex_trylock */
+        fi;
+        if
+        :: r == OK ->
+            atomic {                                     /* critical section */
+                assert(incs == 0 && state != UNLOCKED); incs = 1;
+                if
+                :: locking[me] -> locking[me] = false; nlocking--
+                :: else
+                fi;
+                resp[me] = false                         /* (observer) it holds the lock */
+            };
+            unlock()
+        :: else -> atomic {
+                assert(timed || r == EBUSY);
+                resp[me] = false                         /* (observer) it gave up */
+            }
+        fi;
+        atomic { r = OK; v = 0; sleep_on = 0; ok = false; timed = false }
+    od;
+    done++
+}
+
+/* Checks NO_SLEEPER_FORGOTTEN in every reachable state: this process is
+ * blocked (and a valid end state) unless the invariant is broken. */
+active proctype monitor()
+{
+end:
+    atomic { !NO_SLEEPER_FORGOTTEN -> assert(NO_SLEEPER_FORGOTTEN) }
+}
+
+ltl all_finish { <> (done == NPROC) }
+ltl someone_acquires { [] ((nlocking > 0) -> <> (incs > 0)) }
+ltl locker_acquires { [] (locking[0] -> <> !locking[0]) }

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# scripts/test.sh - the README's test command, also run by CI (.ci/run).
+#
+# Every check of the project, each in its own build directory under build/:
+#   gcc      -Werror build, the whole ctest suite (unit, examples, stress, bench smoke)
+#   clang    -Werror build, the whole ctest suite
+#   asan     AddressSanitizer + UndefinedBehaviorSanitizer, the whole suite
+#   tsan     ThreadSanitizer, the whole suite (plus the TSan annotation tests)
+#   stats    -DFUTEXSYNC_STATS=ON: test_stats and the bench smoke
+#   fuzz     clang, -DFUTEXSYNC_FUZZ=ON: the libFuzzer targets (tests/fuzz)
+#   install  cmake --install, then a separate CMake project (find_package) and
+#            a plain pkg-config build, in C and C++
+# Installs what is missing (Debian). Exits non-zero at the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+
+fx_require_packages cmake make gcc g++ clang libclang-rt-14-dev libc6-dev pkg-config \
+                    libcmocka-dev spin
+fx_want_packages libnsync-dev libck-dev valgrind
+
+jobs=$(fx_jobs)
+start=$(date +%s)
+stage() { echo; echo "==== $* ($(( $(date +%s) - start )) s)"; }
+
+# build_and_test NAME CTEST_ARGS... -- CMAKE_ARGS...
+build_and_test() {
+    local name=$1; shift
+    local ctest_args=()
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do ctest_args+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    stage "$name: configure and build"
+    cmake -S . -B "build/$name" -DFUTEXSYNC_WERROR=ON "$@" >/dev/null
+    if ! cmake --build "build/$name" -j "$jobs" >"build/$name/build.log" 2>&1; then
+        cat "build/$name/build.log"
+        return 1
+    fi
+    stage "$name: ctest"
+    ctest --test-dir "build/$name" --output-on-failure -j "$jobs" ${ctest_args[@]+"${ctest_args[@]}"}
+}
+
+build_and_test gcc -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo
+build_and_test clang -- -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo
+build_and_test asan -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+    -DCMAKE_BUILD_TYPE=Debug -DFUTEXSYNC_SANITIZE=address,undefined
+build_and_test tsan -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUTEXSYNC_SANITIZE=thread
+# The stats build (FUTEXSYNC_STATS=ON): its own tests and the bench's fx_* columns.
+build_and_test stats -R 'test_stats|bench_smoke' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DFUTEXSYNC_STATS=ON
+# The libFuzzer targets, a fixed number of executions each (label fuzz).
+build_and_test fuzz -L fuzz -- -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUTEXSYNC_FUZZ=ON
+
+stage "install: cmake --install, find_package and pkg-config consumers"
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+cmake --install build/gcc --prefix "$prefix" >/dev/null
+cmake -S tests/install -B "$prefix/consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$prefix/consumer" >/dev/null
+"$prefix/consumer/consumer_c"
+"$prefix/consumer/consumer_cxx"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+# shellcheck disable=SC2046
+gcc -std=c11 -Wall -Wextra -Werror tests/install/consumer.c -o "$prefix/pc_c" $(pkg-config --cflags --libs futexsync)
+# shellcheck disable=SC2046
+g++ -std=c++17 -Wall -Wextra -Werror tests/install/consumer.cpp -o "$prefix/pc_cxx" $(pkg-config --cflags --libs futexsync)
+"$prefix/pc_c"
+"$prefix/pc_cxx"
+
+stage "all checks passed"

@@ -1,0 +1,424 @@
+/*
+ * src/cond.c - the condition variable.
+ *
+ * Slots and their states (the design; keep it true)
+ *
+ *   slot     value                                   never written -> EINVAL
+ *   seq      counter << 2 | BCAST | ARMED            (all values valid)
+ *              counter  c, mod 2^30
+ *              BCAST    b: a broadcast may have moved waiters to park or to
+ *                       the mutex word since waiters was last 0
+ *              ARMED    a: a waiter registered at counter c
+ *   waiters  n >= 0: threads between W1 and W8       n < 0
+ *   mutex    NONE 0 | MIXED 2 | token of the mutex   = 3 (mod 4); = 2 (mod 4), != 2
+ *            (offset from the cond, = 0 mod 4, or
+ *            address tag, = 1 mod 4)
+ *   park     0                                       != 0
+ *
+ *   step  transition                         by, when                     system call
+ *   W1    n += 1; v := (seq |= a)            waiter, mutex held           -
+ *   W2    mutex := token, or MIXED           waiter, mutex held           -
+ *   W3    release the mutex                  waiter                       mutex's
+ *   W4    sleep while seq == v               waiter                       FUTEX_WAIT(seq, v)
+ *   W5    flagged := b in seq                waiter, released             -
+ *   W6    re-acquire the mutex, as a         waiter                       mutex's
+ *         sleeper if flagged
+ *   W7    drive park (if flagged)            waiter, mutex held           CMP_REQUEUE(park ->
+ *                                                                          mutex) or WAKE(park, 1)
+ *   W8    n -= 1; if n == 0: seq &= ~b       waiter                       -
+ *   S1    n == 0: done                       signal                       -
+ *   S2    a set: c += 1, a := 0              signal                       -
+ *   S3    wake one sleeper                   signal                       FUTEX_WAKE(seq, 1)
+ *   B1    n == 0: done                       broadcast                    -
+ *   B2    a set: c += 1, a := 0; b := 1      broadcast                    -
+ *   B3    if seq is still B2's value: wake   broadcast                    CMP_REQUEUE(seq ->
+ *         one sleeper and park the others;                                 park, 1, all)
+ *         else back to B1 (B2 then sets b
+ *         only: one advance per broadcast)
+ *
+ * A waiter is released when a wake finds it asleep (W4 returns 0), or when
+ * the counter differs from counter(v) (W4 returns EAGAIN, or a signal handler
+ * or the deadline interrupted it). While the waiter is counted, a stays set at
+ * its counter, so seq changes without an advance only in b: a broadcast's
+ * retry sets it (B3), or W8 of a previous population clears it just after
+ * this waiter's W1. Neither releases anyone: the waiter sleeps again on the
+ * new value. (Were a b change a release, a waiter arriving during a broadcast
+ * could return, wait again, clear b as the last one out, fail the broadcast's
+ * compare, and so on for ever; the model found that livelock.)
+ *
+ * No lost wake-up. W1 runs with the mutex held, before W3 releases it. A
+ * notifier that makes the predicate true does so holding the mutex (POSIX's
+ * rule for predictable wake-ups): if it held it before the waiter, the waiter
+ * sees the predicate and does not wait; otherwise it acquired the mutex after
+ * W3, so W1 happens-before its S1/S2 (B1/B2), which therefore see n >= 1 and
+ * the waiter's a, or later values. Either a is still set, and S2/B2 advance
+ * the counter, or it is clear because the counter advanced after W1: both ways
+ * the counter no longer equals counter(v). So a waiter not yet asleep is
+ * released by the kernel's check in W4 (EAGAIN), and a sleeping one by S3's
+ * wake (any sleeper it finds is one released thread) or by B3, which wakes one
+ * and parks the rest: no thread that waits when signal is called is left
+ * without a release. (The order of W1's two steps does not matter, since both
+ * precede W3; the model confirms it.)
+ *
+ * The sequence cannot wrap under a waiter by signals. The counter advances
+ * only while a is set, and only W1 sets a, so between two advances at least
+ * one wait registered. A waiter between W1 and its entry into the kernel
+ * sees every later signal and broadcast (any number of them) advance the
+ * counter exactly once unless other waits register; for the word to come
+ * back to its v, 2^30 other waits would have to register and be released
+ * while it is stopped in that window (a few dozen instructions). Closing
+ * even that gap would need signallers to wait for such a stopped waiter (as
+ * glibc 2.25's group switch does), which turns a dead or stopped process
+ * into a hang of every signaller; we take the bound instead.
+ *
+ * Broadcast without pointers. A broadcast receives no mutex, and an address
+ * stored in shared memory means nothing in a process that maps it elsewhere.
+ * So B3 moves the sleepers onto park, a word of the cond itself, and wakes one.
+ * That one sees b (W5), re-acquires the mutex as a sleeper (W6, CONTENDED) and
+ * moves everything parked onto the mutex word with its own address of the
+ * mutex (W7): the kernel keys shared futexes by the physical page, so this is
+ * right in every process. Each unlock then wakes exactly one of them, and each
+ * takes the mutex as CONTENDED again (fx_mutex_lock_slept), so the chain runs
+ * to its end one waiter at a time. When the waiters do not all use the same
+ * mutex (mutex slot MIXED, or a token that is not the driver's), W7 instead
+ * wakes one parked waiter, which does the same after taking its own mutex:
+ * still one at a time, and never a waiter moved onto a mutex it did not use.
+ *
+ * What b is for, and why it is cleared only at n == 0. A waiter moved onto
+ * the mutex word must take the mutex as CONTENDED (its unlock must wake the
+ * next one); one that was never moved may take it as an ordinary locker,
+ * which keeps a signalled wait free of extra system calls. b is set (B2)
+ * before the requeue (B3), and only the requeue of a seq that still holds b
+ * succeeds; it is cleared (W8) only by the waiter that brings n to 0. Every
+ * waiter that can have been moved is counted in n until after it has read b
+ * (W8 comes last), so it always sees b; and if W8 clears b between B2 and
+ * B3, B3's compare fails and the broadcast sets b again before moving anyone.
+ * W1 and W8 both run with the mutex held, so no waiter can register while W8
+ * decides; its re-check of n and its CAS only matter for waiters using
+ * different mutexes, which POSIX forbids but which must not hang. W8 comes
+ * after W7 also so that a driver is still counted: a new population of
+ * waiters, whose first W2 rewrites the mutex token, cannot start while an
+ * old driver may act on the token.
+ *
+ * Memory order. Every access to seq and waiters is seq_cst: the arguments
+ * above then need no further case analysis, and on x86 a read-modify-write is
+ * a full barrier anyway (the loads are plain loads). What they rely on beyond
+ * coherence is the mutex's release (W3) and acquire (the notifier's lock),
+ * which also order the predicate itself; the futex calls are full barriers
+ * in the kernel.
+ */
+#include "futexsync/cond.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal/annotate.h"
+#include "internal/deadline.h"
+#include "internal/futex.h"
+#include "internal/mutex.h"
+
+enum {
+    ARMED = FX_COND_ARMED, /* a: a waiter registered at this counter */
+    BCAST = FX_COND_BCAST, /* b: a broadcast may have moved waiters */
+    COUNTER_ONE = 4,       /* one step of the counter (bits 31..2) */
+};
+
+enum {
+    TOKEN_NONE = 0,  /* no waiter bound a mutex yet */
+    TOKEN_MIXED = 2, /* waiters with different (or differently mapped) mutexes */
+};
+
+/* The next value of seq when the counter advances: a cleared, b kept. The
+ * counter wraps modulo 2^30 (unsigned arithmetic, no overflow). */
+static inline int32_t fx_cond_advance(int32_t s)
+{
+    return (int32_t)(((uint32_t)s & ~(uint32_t)(ARMED | BCAST)) + COUNTER_ONE) | (s & BCAST);
+}
+
+/* Whether two values of seq hold the same counter (ARMED and BCAST aside). */
+static inline bool fx_cond_same_counter(int32_t s, int32_t v)
+{
+    return (((uint32_t)s ^ (uint32_t)v) & ~(uint32_t)(ARMED | BCAST)) == 0;
+}
+
+static inline bool fx_cond_token_valid(int32_t t)
+{
+    return (t & 3) == 0 || (t & 3) == 1 || t == TOKEN_MIXED;
+}
+
+/* 1 when the 4-byte object at p overlaps the condition variable c. */
+static inline bool fx_cond_overlaps(const fx_cond *c, const void *p)
+{
+    uintptr_t uc = (uintptr_t)c, up = (uintptr_t)p;
+    return up - uc < sizeof(fx_cond) || uc - up < sizeof(int32_t);
+}
+
+/* The token W2 stores: the mutex's offset from the cond when it fits in an
+ * int32 (the same in every process that maps both in one region), otherwise a
+ * tag of its address (= 1 mod 4). A token only tells the waiters' mutexes
+ * apart; no address is ever computed from it. */
+static int32_t fx_cond_token(const fx_cond *c, const void *m)
+{
+    uintptr_t uc = (uintptr_t)c, um = (uintptr_t)m;
+    uintptr_t d = um - uc;
+    if (d <= (uintptr_t)INT32_MAX || -d <= (uintptr_t)INT32_MAX)
+        return (int32_t)(uint32_t)d; /* a non-zero multiple of 4 (no overlap) */
+    uint64_t a = (uint64_t)um;
+    return (int32_t)(((uint32_t)(a ^ (a >> 32)) & ~3u) | 1u);
+}
+
+/* The operations of the mutex a waiter uses. fx_cond_wait_rmutex will add a
+ * table for fx_rmutex: relock returning EOWNERDEAD counts as holding it. */
+struct fx_cond_lock_ops {
+    int (*check)(void *m);        /* held: 0; not held: EPERM; bad state: EINVAL */
+    int (*release)(void *m);      /* W3 */
+    int (*relock)(void *m);       /* W6 for a waiter never moved to the mutex word */
+    int (*relock_slept)(void *m); /* W6 for a waiter that may have been moved there */
+    int32_t *(*word)(void *m);    /* the word W7 moves parked waiters onto */
+};
+
+static int fx_cond_mutex_check(void *p)
+{
+    fx_mutex *m = p;
+    /* Relaxed: only a plausibility check before registering; the unlock in W3
+     * gives the authoritative answer. */
+    int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
+    int32_t base = v & ~FX_MUTEX_WAKING;
+    if (base < FX_MUTEX_UNLOCKED || base > FX_MUTEX_CONTENDED)
+        return EINVAL;
+    return base == FX_MUTEX_UNLOCKED ? EPERM : 0;
+}
+
+static int fx_cond_mutex_release(void *m)
+{
+    return fx_mutex_unlock(m);
+}
+
+static int fx_cond_mutex_relock_slept(void *p)
+{
+    fx_mutex *m = p;
+    fx_ann_pre_lock(m, FX_ANN_EXCLUSIVE);
+    int r = fx_mutex_lock_slept(m, NULL);
+    fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_EXCLUSIVE, 0);
+    return r;
+}
+
+/* W6 of a waiter that was never moved to the mutex word: one try as an
+ * ordinary locker, then sleep, without fx_mutex_lock's spin. The mutex is
+ * then mostly held by the thread that just signalled us, which may need our
+ * CPU to release it: spinning there cost a signalled ping-pong a quarter of
+ * its speed (and most of it with a longer spin), as measured. */
+static int fx_cond_mutex_relock(void *m)
+{
+    int r = fx_mutex_trylock(m);
+    return r == EBUSY ? fx_cond_mutex_relock_slept(m) : r;
+}
+
+static int32_t *fx_cond_mutex_word(void *m)
+{
+    return &((fx_mutex *)m)->state;
+}
+
+static const struct fx_cond_lock_ops fx_cond_mutex_ops = {
+    fx_cond_mutex_check, fx_cond_mutex_release, fx_cond_mutex_relock,
+    fx_cond_mutex_relock_slept, fx_cond_mutex_word,
+};
+
+void fx_cond_init(fx_cond *c)
+{
+    if (fx_bad_slot(c))
+        return;
+    /* Relaxed: init happens before any sharing, like a memset. */
+    __atomic_store_n(&c->seq, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->waiters, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->mutex, TOKEN_NONE, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->park, 0, __ATOMIC_RELAXED);
+}
+
+/* W2: records which mutex the waiters use. With the mutex held, the waiters
+ * of a correct program bind one after another; the checks below only have to
+ * catch waiters with different mutexes, which are not serialized. */
+static void fx_cond_bind(fx_cond *c, int32_t token, bool first)
+{
+    /* Relaxed: the common case, the token already there. */
+    int32_t t = __atomic_load_n(&c->mutex, __ATOMIC_RELAXED);
+    if (t == token || (!first && t == TOKEN_MIXED))
+        return;
+    /* seq_cst: ordered with the waiters increments of W1 (ours and those of
+     * concurrent waiters) in the single total order, so of two waiters with
+     * different mutexes at least one sees the other (its token or its count)
+     * and marks the slot MIXED. */
+    t = __atomic_exchange_n(&c->mutex, token, __ATOMIC_SEQ_CST);
+    if (t == token)
+        return;
+    /* A first waiter alone replaces whatever a past population left. */
+    if (!first || __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) > 1)
+        __atomic_store_n(&c->mutex, TOKEN_MIXED, __ATOMIC_SEQ_CST);
+}
+
+/* W8: leaves the waiter count; the last one out clears b. */
+static void fx_cond_depart(fx_cond *c)
+{
+    /* seq_cst: the count is what S1/B1 and the b clearing below read. */
+    if (__atomic_fetch_sub(&c->waiters, 1, __ATOMIC_SEQ_CST) != 1)
+        return;
+    int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+    if (!(s & BCAST))
+        return;
+    /* We hold the mutex, so no waiter of it registered since our decrement;
+     * the re-check and the CAS cover waiters with other mutexes (a new W1
+     * shows in the count, or its a makes the CAS fail, or its v holds b and
+     * it only sleeps again, see W4). */
+    if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) == 0)
+        __atomic_compare_exchange_n(&c->seq, &s, s & ~BCAST, false, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_RELAXED);
+}
+
+/* W7: moves the waiters parked by broadcasts on towards the mutex, which the
+ * caller holds as CONTENDED. */
+static void fx_cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *ops,
+                          int32_t token, bool holding)
+{
+    /* Relaxed: the token is only compared; the W1/W8 ordering above makes it
+     * stable while we are counted. */
+    if (holding && __atomic_load_n(&c->mutex, __ATOMIC_RELAXED) == token) {
+        /* All parked waiters use our mutex: sleep on its word, woken one by
+         * one by the unlocks. park is always 0, so the compare cannot fail. */
+        fx_futex_requeue_raw(&c->park, 0, 0, ops->word(m), INT32_MAX);
+    } else {
+        /* Unknown mutexes: wake one, which takes its own mutex and drives on. */
+        fx_futex_wake_raw(&c->park, 1, FX_BITSET_ANY);
+    }
+}
+
+/* W1..W8 for any mutex type. c, m and the deadline have been validated. */
+static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops *ops,
+                             const struct timespec *deadline)
+{
+    /* Relaxed: plausibility checks of slots the library writes (EINVAL). */
+    if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) < 0 ||
+        __atomic_load_n(&c->park, __ATOMIC_RELAXED) != 0 ||
+        !fx_cond_token_valid(__atomic_load_n(&c->mutex, __ATOMIC_RELAXED)))
+        return EINVAL;
+    int r = ops->check(m);
+    if (r)
+        return r;
+    int32_t token = fx_cond_token(c, m);
+
+    /* W1, seq_cst; ordered before any notifier by W3's release (see the top). */
+    bool first = __atomic_fetch_add(&c->waiters, 1, __ATOMIC_SEQ_CST) == 0;
+    int32_t v = __atomic_fetch_or(&c->seq, ARMED, __ATOMIC_SEQ_CST) | ARMED;
+    fx_cond_bind(c, token, first); /* W2 */
+
+    r = ops->release(m); /* W3 */
+    if (r) {
+        /* The mutex was not held after all (EPERM) or is corrupt (EINVAL):
+         * we did not wait. Our a at most costs a signal one advance. */
+        fx_cond_depart(c);
+        return r;
+    }
+
+    int res = 0;
+    for (;;) { /* W4 */
+        int w = fx_futex_wait_raw(&c->seq, v, deadline, FX_BITSET_ANY);
+        if (w == 0)
+            break; /* a wake: signal (S3), broadcast (B3) or a mutex unlock */
+        /* seq_cst: pairs with S2/B2 (and keeps the W5 load after it). */
+        int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+        if (!fx_cond_same_counter(s, v))
+            break; /* the counter advanced after W1: released */
+        if (w == ETIMEDOUT) {
+            res = ETIMEDOUT;
+            break;
+        }
+        /* EINTR (absorbed), or EAGAIN because only b changed (see above):
+         * sleep again, on the current value, with the same absolute deadline. */
+        v = s;
+    }
+
+    /* W5, seq_cst: after the wake; b cannot be cleared while we are counted. */
+    bool flagged = (__atomic_load_n(&c->seq, __ATOMIC_SEQ_CST) & BCAST) != 0;
+    r = flagged ? ops->relock_slept(m) : ops->relock(m); /* W6 */
+    if (flagged)
+        fx_cond_drive(c, m, ops, token, r == 0); /* W7 */
+    fx_cond_depart(c);                           /* W8 */
+    return r ? r : res;
+}
+
+static int fx_cond_check_args(fx_cond *c, void *m)
+{
+    if (fx_bad_slot(c) || fx_bad_slot(m) || fx_cond_overlaps(c, m))
+        return EINVAL;
+    return 0;
+}
+
+int fx_cond_wait(fx_cond *c, fx_mutex *m)
+{
+    int r = fx_cond_check_args(c, m);
+    return r ? r : fx_cond_wait_core(c, m, &fx_cond_mutex_ops, NULL);
+}
+
+int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline)
+{
+    int r = fx_cond_check_args(c, m);
+    if (r)
+        return r;
+    /* A wait always blocks, so tv_nsec is checked up front. */
+    if (fx_deadline_check(deadline))
+        return EINVAL;
+    return fx_cond_wait_core(c, m, &fx_cond_mutex_ops, deadline);
+}
+
+int fx_cond_signal(fx_cond *c)
+{
+    if (fx_bad_slot(c))
+        return EINVAL;
+    /* S1, seq_cst: sees W1 of every waiter whose W3 preceded the caller's
+     * taking of the mutex (see the top of the file). */
+    int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
+    if (n <= 0)
+        return n == 0 ? 0 : EINVAL;
+    /* S2, seq_cst: advance only over an armed value; a CAS failure reloads s. */
+    int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+    while ((s & ARMED) &&
+           !__atomic_compare_exchange_n(&c->seq, &s, fx_cond_advance(s), false,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        ;
+    fx_futex_wake_raw(&c->seq, 1, FX_BITSET_ANY); /* S3 */
+    return 0;
+}
+
+int fx_cond_broadcast(fx_cond *c)
+{
+    if (fx_bad_slot(c))
+        return EINVAL;
+    /* Relaxed: plausibility check of a slot that must stay 0. */
+    if (__atomic_load_n(&c->park, __ATOMIC_RELAXED) != 0)
+        return EINVAL;
+    bool advanced = false;
+    for (;;) {
+        /* B1, seq_cst as S1. */
+        int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
+        if (n <= 0)
+            return n == 0 ? 0 : EINVAL;
+        /* B2, seq_cst as S2: b before the requeue (see the table). Only the
+         * first pass advances the counter, which releases every waiter that
+         * registered before the call; a retry must not advance again, or a
+         * waiter that keeps re-registering could make it advance forever. */
+        int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+        int32_t ns;
+        do {
+            ns = (!advanced && (s & ARMED)) ? fx_cond_advance(s) | BCAST : s | BCAST;
+        } while (ns != s && !__atomic_compare_exchange_n(&c->seq, &s, ns, false,
+                                                         __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+        advanced = true;
+        /* B3: fails only if seq changed since B2: a new waiter armed it (at
+         * most once per counter value), another signal or broadcast advanced
+         * it, or W8 cleared b. The sleepers from before the call are then
+         * still on seq: set b on the current value and requeue again. A new
+         * waiter moved along was waiting during this call (policy (a)). */
+        if (fx_futex_requeue_raw(&c->seq, ns, 1, &c->park, INT32_MAX) != -EAGAIN)
+            return 0;
+    }
+}

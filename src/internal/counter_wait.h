@@ -1,0 +1,45 @@
+/*
+ * src/internal/counter_wait.h - the waiter's side of fx_counter's protocol,
+ * for waiters that sleep by other means than fx_counter_wait (an io_uring
+ * futex wait, a helper thread).
+ *
+ * These are steps R1, R2 and R5 of the table at the top of src/counter.c,
+ * with the same memory orders; keep the two in step. A writer (add/store)
+ * wakes the sleepers on `value` only when `waiters` is non-zero, so a waiter
+ * must be counted (R1, seq_cst) before the kernel compares the value in its
+ * futex wait, and until it stops waiting: then either the writer's W2 sees
+ * the count, or the kernel's compare sees the writer's W1 and the wait
+ * returns at once. (counter.c also counts before its first look, R1 before
+ * R2; models/counter.pml shows that the kernel's compare is what matters.)
+ * An asynchronous waiter stays counted while it is armed, between the calls
+ * of its event loop, exactly as a thread stays counted while it sleeps.
+ */
+#ifndef FX_INTERNAL_COUNTER_WAIT_H
+#define FX_INTERNAL_COUNTER_WAIT_H
+
+#include <stdint.h>
+
+#include "futexsync/counter.h"
+
+/* R1: count the caller as a waiter. Seq_cst: ordered before the first R2 in
+ * the total order that the writers' W1/W2 also belong to. */
+static inline void fx_counter_waiter_enter(fx_counter *c)
+{
+    __atomic_fetch_add(&c->waiters, 1, __ATOMIC_SEQ_CST);
+}
+
+/* R2: the value to compare with the target and, when it differs, to sleep on
+ * (the kernel re-checks it atomically with queueing the sleeper). */
+static inline int32_t fx_counter_waiter_look(const fx_counter *c)
+{
+    return __atomic_load_n(&c->value, __ATOMIC_SEQ_CST);
+}
+
+/* R5: stop being counted. Relaxed: the count only tells writers whether to
+ * call the kernel; a writer that still sees us costs one needless wake. */
+static inline void fx_counter_waiter_leave(fx_counter *c)
+{
+    __atomic_fetch_sub(&c->waiters, 1, __ATOMIC_RELAXED);
+}
+
+#endif /* FX_INTERNAL_COUNTER_WAIT_H */

@@ -1,0 +1,54 @@
+/*
+ * src/internal/stats.h - the counting hooks of the stats build.
+ *
+ * With FUTEXSYNC_STATS defined (CMake option FUTEXSYNC_STATS=ON) each hook
+ * adds to the record of the slot it names (see include/futexsync/stats.h);
+ * otherwise every hook expands to ((void)0) and its arguments are not
+ * evaluated, so the default build has no trace of them. Hooks sit on slow
+ * paths only: an uncontended operation is never counted.
+ *
+ *   hook                          where                          counts
+ *   FX_STAT_CONTENDED(w)          entry of a lock's slow path    contended
+ *   FX_STAT_SPIN(w)               each busy-wait iteration       spins
+ *   FX_STAT_WAITED(w, r)          after a futex wait syscall     waits, and timeouts
+ *                                 (r: its result, 0 or -errno)   when r == -ETIMEDOUT
+ *   FX_STAT_TIMEOUT_IF(w, cond)   a wait that was not made       timeouts, when cond
+ *                                 because its deadline passed
+ *   FX_STAT_WAKE(w)               after a futex wake/requeue     wakes
+ */
+#ifndef FX_INTERNAL_STATS_H
+#define FX_INTERNAL_STATS_H
+
+#if defined(FUTEXSYNC_STATS)
+#include <stdint.h>
+
+enum fx_stat_kind {
+    FX_STAT_K_CONTENDED,
+    FX_STAT_K_WAITS,
+    FX_STAT_K_WAKES,
+    FX_STAT_K_SPINS,
+    FX_STAT_K_TIMEOUTS,
+    FX_STAT_K_COUNT
+};
+
+/* Adds n to the `kind` counter of the record of word (src/stats.c). */
+void fx_stat_add(const void *word, enum fx_stat_kind kind, uint64_t n);
+/* Counts one futex wait whose system call returned r (0 or -errno). */
+void fx_stat_waited(const void *word, long r);
+
+#define FX_STAT_CONTENDED(w) fx_stat_add((w), FX_STAT_K_CONTENDED, 1)
+#define FX_STAT_SPIN(w) fx_stat_add((w), FX_STAT_K_SPINS, 1)
+#define FX_STAT_WAITED(w, r) fx_stat_waited((w), (r))
+#define FX_STAT_TIMEOUT_IF(w, cond) \
+    ((cond) ? fx_stat_add((w), FX_STAT_K_TIMEOUTS, 1) : (void)0)
+#define FX_STAT_WAKE(w) fx_stat_add((w), FX_STAT_K_WAKES, 1)
+
+#else
+#define FX_STAT_CONTENDED(w) ((void)0)
+#define FX_STAT_SPIN(w) ((void)0)
+#define FX_STAT_WAITED(w, r) ((void)0)
+#define FX_STAT_TIMEOUT_IF(w, cond) ((void)0)
+#define FX_STAT_WAKE(w) ((void)0)
+#endif
+
+#endif /* FX_INTERNAL_STATS_H */

@@ -1,0 +1,101 @@
+/*
+ * tests/race/race_prog.c - the program the race-detector tests run.
+ *
+ *   race_prog racy        two threads add to a shared int; one holds an
+ *                         fx_mutex, the other forgets it: a data race
+ *   race_prog locked      both hold the fx_mutex (lock/unlock): no race
+ *   race_prog try         both take it with trylock or timedlock: no race
+ *   race_prog inversion   one thread takes m1 then m2, a later one m2 then
+ *                         m1: a lock-order inversion (no actual deadlock:
+ *                         the threads run one after the other)
+ *   race_prog ordered     both take m1 then m2: no inversion
+ *
+ * Built against the TSan build of the library (tests/race/CMakeLists.txt), or
+ * against a copy compiled with -DFUTEXSYNC_HELGRIND for Helgrind and DRD. The
+ * detector, not this program, judges: it prints the total and exits 0.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <futexsync/mutex.h>
+#include <futexsync/time.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ROUNDS 20000
+
+static fx_mutex m1, m2;
+static int shared; /* protected by m1 (unless the variant forgets it) */
+static int variant_try;
+
+static void take(fx_mutex *m, int i)
+{
+    if (!variant_try) {
+        fx_mutex_lock(m);
+    } else if (i & 1) {
+        while (fx_mutex_trylock(m) == EBUSY)
+            ;
+    } else {
+        struct timespec d = fx_deadline_in(FX_NSEC_PER_MSEC);
+        while (fx_mutex_timedlock(m, &d) == ETIMEDOUT)
+            d = fx_deadline_in(FX_NSEC_PER_MSEC);
+    }
+}
+
+static void *adder(void *arg)
+{
+    int locked = *(int *)arg;
+    for (int i = 0; i < ROUNDS; i++) {
+        if (locked)
+            take(&m1, i);
+        shared++;
+        if (locked)
+            fx_mutex_unlock(&m1);
+    }
+    return NULL;
+}
+
+static void *one_two(void *arg)
+{
+    (void)arg;
+    fx_mutex_lock(&m1);
+    fx_mutex_lock(&m2);
+    shared++;
+    fx_mutex_unlock(&m2);
+    fx_mutex_unlock(&m1);
+    return NULL;
+}
+
+static void *two_one(void *arg)
+{
+    (void)arg;
+    fx_mutex_lock(&m2);
+    fx_mutex_lock(&m1);
+    shared++;
+    fx_mutex_unlock(&m1);
+    fx_mutex_unlock(&m2);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const char *v = argc > 1 ? argv[1] : "";
+    pthread_t t;
+    if (strcmp(v, "racy") == 0 || strcmp(v, "locked") == 0 || strcmp(v, "try") == 0) {
+        int with_lock = 1, main_lock = strcmp(v, "racy") != 0;
+        variant_try = strcmp(v, "try") == 0;
+        pthread_create(&t, NULL, adder, &with_lock);
+        adder(&main_lock); /* the racy variant forgets the lock here */
+        pthread_join(t, NULL);
+    } else if (strcmp(v, "inversion") == 0 || strcmp(v, "ordered") == 0) {
+        pthread_create(&t, NULL, one_two, NULL);
+        pthread_join(t, NULL);
+        pthread_create(&t, NULL, strcmp(v, "inversion") == 0 ? two_one : one_two, NULL);
+        pthread_join(t, NULL);
+    } else {
+        fprintf(stderr, "usage: race_prog racy|locked|try|inversion|ordered\n");
+        return 2;
+    }
+    printf("shared = %d\n", shared);
+    return 0;
+}

@@ -1,0 +1,950 @@
+/*
+ * tests/test_cond.c - fx_cond: return codes, threads and processes, exact
+ * wake counts, the broadcast requeue, the sequence wrap-around, signals.
+ *
+ * Where a test must know that waiters sleep in the kernel (not merely that
+ * they called fx_cond_wait), it reads /proc/self/task/<tid>/{stat,syscall}:
+ * a thread in state S inside futex(2) on a given word is queued on that word.
+ * Those polls observe; they never stand in for synchronization.
+ */
+#define _GNU_SOURCE
+#include "fxtest.h"
+
+#include <errno.h>
+#include <futexsync.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define POLL_LIMIT_NS (10 * FX_NSEC_PER_SEC)
+
+static pid_t tid_self(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
+
+static int read_small_file(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    size_t n = fread(buf, 1, len - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return (int)n;
+}
+
+/* 1 when thread `tid` of process `pid` (0: this process) sleeps in futex(2) on
+ * addr: state S and the system call's first argument is addr. A thread
+ * requeued by the kernel onto another word still shows the address it called
+ * futex() with. */
+static int sleeps_on(pid_t pid, pid_t tid, const void *addr)
+{
+    char path[96], buf[512];
+    if (pid == 0)
+        snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+    else
+        snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    if (read_small_file(path, buf, sizeof buf) <= 0)
+        return 0;
+    char *p = strrchr(buf, ')');
+    if (p == NULL || p[1] != ' ' || p[2] != 'S')
+        return 0;
+    if (pid == 0)
+        snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+    else
+        snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+    if (read_small_file(path, buf, sizeof buf) <= 0)
+        return 0;
+    long nr;
+    uintptr_t arg0;
+    if (sscanf(buf, "%ld %" SCNxPTR, &nr, &arg0) != 2)
+        return 0;
+    return nr == SYS_futex && arg0 == (uintptr_t)addr;
+}
+
+/* Polls until `expr` holds, for at most 10 s; `ok` tells which. */
+#define POLL_UNTIL(ok, expr)                                              \
+    do {                                                                  \
+        int64_t limit_ = fxt_now_ns() + POLL_LIMIT_NS;                    \
+        while (!((ok) = (expr)) && fxt_now_ns() < limit_)                 \
+            usleep(100);                                                  \
+    } while (0)
+
+#define ASSERT_EVENTUALLY(expr)                                           \
+    do {                                                                  \
+        bool ok_;                                                         \
+        POLL_UNTIL(ok_, (expr));                                          \
+        assert_true(ok_);                                                 \
+    } while (0)
+
+static const fx_cond zero_cond; /* all-zero: FX_COND_INIT */
+
+/* --- one-shot waiters: each calls fx_cond_wait exactly once --------------- */
+
+#define NWAITERS 4
+
+struct box {
+    fx_cond c;
+    fx_mutex m;
+    fx_mutex m2;      /* a second mutex, for the mixed-mutex test */
+    int32_t returned; /* waiters back from fx_cond_wait (atomic) */
+};
+
+struct oneshot {
+    struct box *b;
+    fx_mutex *m;
+    pid_t tid; /* atomic */
+    int rc;
+    int done; /* atomic */
+};
+
+static void *oneshot_main(void *arg)
+{
+    struct oneshot *w = arg;
+    __atomic_store_n(&w->tid, tid_self(), __ATOMIC_RELEASE);
+    fx_mutex_lock(w->m);
+    w->rc = fx_cond_wait(&w->b->c, w->m);
+    __atomic_fetch_add(&w->b->returned, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&w->done, 1, __ATOMIC_SEQ_CST);
+    fx_mutex_unlock(w->m);
+    return NULL;
+}
+
+static void start_oneshots(struct box *b, struct oneshot *w, pthread_t *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        w[i].b = b;
+        if (w[i].m == NULL)
+            w[i].m = &b->m;
+        t[i] = fxt_thread(oneshot_main, &w[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        ASSERT_EVENTUALLY((__atomic_load_n(&w[i].tid, __ATOMIC_ACQUIRE) != 0));
+        ASSERT_EVENTUALLY((sleeps_on(0, w[i].tid, &b->c.seq)));
+    }
+    assert_int_equal(__atomic_load_n(&b->c.waiters, __ATOMIC_SEQ_CST), n);
+}
+
+static int count_done(struct oneshot *w, int n)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        k += __atomic_load_n(&w[i].done, __ATOMIC_SEQ_CST);
+    return k;
+}
+
+/* --- layout and bad input ------------------------------------------------- */
+
+static void test_zero_bytes_are_a_cond_and_init_zeroes(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(fx_cond), 16);
+    fx_cond init = FX_COND_INIT, zero;
+    memset(&zero, 0, sizeof zero);
+    assert_memory_equal(&init, &zero, sizeof zero);
+    fx_cond c;
+    memset(&c, 0x5a, sizeof c);
+    fx_cond_init(&c);
+    assert_memory_equal(&c, &zero, sizeof zero);
+    fx_cond_init(NULL); /* ignored, no crash */
+}
+
+static void test_null_or_misaligned_pointers_give_einval(void **state)
+{
+    (void)state;
+    _Alignas(8) char buf[64] = {0};
+    fx_cond *bad_c = (fx_cond *)(buf + 1);
+    fx_mutex *bad_m = (fx_mutex *)(buf + 34);
+    fx_cond c = FX_COND_INIT;
+    fx_mutex m = FX_MUTEX_INIT;
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    fx_mutex_lock(&m);
+    assert_int_equal(fx_cond_wait(NULL, &m), EINVAL);
+    assert_int_equal(fx_cond_wait(bad_c, &m), EINVAL);
+    assert_int_equal(fx_cond_wait(&c, NULL), EINVAL);
+    assert_int_equal(fx_cond_wait(&c, bad_m), EINVAL);
+    assert_int_equal(fx_cond_timedwait(NULL, &m, &d), EINVAL);
+    assert_int_equal(fx_cond_timedwait(bad_c, &m, &d), EINVAL);
+    assert_int_equal(fx_cond_timedwait(&c, NULL, &d), EINVAL);
+    assert_int_equal(fx_cond_timedwait(&c, bad_m, &d), EINVAL);
+    assert_int_equal(fx_cond_signal(NULL), EINVAL);
+    assert_int_equal(fx_cond_signal(bad_c), EINVAL);
+    assert_int_equal(fx_cond_broadcast(NULL), EINVAL);
+    assert_int_equal(fx_cond_broadcast(bad_c), EINVAL);
+    /* nothing waited: the mutex is still ours, the cond untouched */
+    assert_int_equal(fx_mutex_unlock(&m), 0);
+    assert_memory_equal(&c, &zero_cond, sizeof c);
+}
+
+static void test_mutex_overlapping_the_cond_gives_einval(void **state)
+{
+    (void)state;
+    fx_cond c = FX_COND_INIT;
+    int32_t *slots = &c.seq;
+    for (int i = 0; i < 4; i++) {
+        fx_mutex *inside = (fx_mutex *)&slots[i];
+        assert_int_equal(fx_cond_wait(&c, inside), EINVAL);
+    }
+    assert_memory_equal(&c, &zero_cond, sizeof c);
+}
+
+static void test_garbage_slot_values_give_einval(void **state)
+{
+    (void)state;
+    fx_mutex m = FX_MUTEX_INIT;
+    fx_mutex_lock(&m);
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+
+    fx_cond c = FX_COND_INIT;
+    c.waiters = -1;
+    assert_int_equal(fx_cond_wait(&c, &m), EINVAL);
+    assert_int_equal(fx_cond_timedwait(&c, &m, &d), EINVAL);
+    assert_int_equal(fx_cond_signal(&c), EINVAL);
+    assert_int_equal(fx_cond_broadcast(&c), EINVAL);
+
+    fx_cond_init(&c);
+    c.park = 7;
+    assert_int_equal(fx_cond_wait(&c, &m), EINVAL);
+    assert_int_equal(fx_cond_broadcast(&c), EINVAL);
+
+    const int32_t bad_tokens[] = {3, 6, -1, -2 + 4 * 1000, 0x7fffffff};
+    for (size_t i = 0; i < sizeof bad_tokens / sizeof bad_tokens[0]; i++) {
+        fx_cond_init(&c);
+        c.mutex = bad_tokens[i];
+        assert_int_equal(fx_cond_wait(&c, &m), EINVAL);
+        assert_int_equal(c.waiters, 0);
+    }
+
+    /* a mutex state the library never writes */
+    fx_cond_init(&c);
+    fx_mutex junk = {7};
+    assert_int_equal(fx_cond_wait(&c, &junk), EINVAL);
+    assert_int_equal(c.waiters, 0);
+    assert_int_equal(junk.state, 7);
+    assert_int_equal(fx_mutex_unlock(&m), 0);
+}
+
+static void test_wait_with_unlocked_mutex_gives_eperm(void **state)
+{
+    (void)state;
+    fx_cond c = FX_COND_INIT;
+    fx_mutex m = FX_MUTEX_INIT;
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    assert_int_equal(fx_cond_wait(&c, &m), EPERM);
+    assert_int_equal(fx_cond_timedwait(&c, &m, &d), EPERM);
+    assert_int_equal(m.state, FX_MUTEX_UNLOCKED);
+    assert_memory_equal(&c, &zero_cond, sizeof c);
+}
+
+static void test_timedwait_bad_nsec_gives_einval_and_keeps_mutex(void **state)
+{
+    (void)state;
+    fx_cond c = FX_COND_INIT;
+    fx_mutex m = FX_MUTEX_INIT;
+    fx_mutex_lock(&m);
+    struct timespec bad[] = {{0, -1}, {0, 1000000000L}, {1, 2000000000L}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(fx_cond_timedwait(&c, &m, &bad[i]), EINVAL);
+    assert_int_equal(m.state, FX_MUTEX_LOCKED);
+    assert_int_equal(c.waiters, 0);
+    assert_int_equal(fx_mutex_unlock(&m), 0);
+}
+
+/* --- timing ----------------------------------------------------------------- */
+
+static void test_timedwait_times_out_with_mutex_held(void **state)
+{
+    (void)state;
+    fx_cond c = FX_COND_INIT;
+    fx_mutex m = FX_MUTEX_INIT;
+    fx_mutex_lock(&m);
+    int64_t t0 = fxt_now_ns();
+    struct timespec d = fx_deadline_in(100 * FX_NSEC_PER_MSEC);
+    assert_int_equal(fx_cond_timedwait(&c, &m, &d), ETIMEDOUT);
+    int64_t took = fxt_now_ns() - t0;
+    assert_true(took >= 100 * FX_NSEC_PER_MSEC);
+    assert_true(took < 5 * FX_NSEC_PER_SEC);
+    assert_int_equal(fx_mutex_trylock(&m), EBUSY); /* re-acquired, as POSIX */
+    assert_int_equal(c.waiters, 0);
+    assert_int_equal(fx_mutex_unlock(&m), 0);
+}
+
+static void test_timedwait_past_deadline_times_out_at_once(void **state)
+{
+    (void)state;
+    fx_cond c = FX_COND_INIT;
+    fx_mutex m = FX_MUTEX_INIT;
+    fx_mutex_lock(&m);
+    struct timespec past[] = {{-1, 0}, fx_deadline_in(-FX_NSEC_PER_SEC), {0, 0}};
+    for (size_t i = 0; i < sizeof past / sizeof past[0]; i++) {
+        int64_t t0 = fxt_now_ns();
+        assert_int_equal(fx_cond_timedwait(&c, &m, &past[i]), ETIMEDOUT);
+        assert_true(fxt_now_ns() - t0 < FX_NSEC_PER_SEC);
+        assert_int_equal(fx_mutex_trylock(&m), EBUSY);
+    }
+    assert_int_equal(c.waiters, 0);
+    assert_int_equal(fx_mutex_unlock(&m), 0);
+}
+
+struct timed_waiter {
+    struct box *b;
+    pid_t tid;
+    int rc;
+    int64_t took;
+};
+
+static void *timed_waiter_main(void *arg)
+{
+    struct timed_waiter *w = arg;
+    __atomic_store_n(&w->tid, tid_self(), __ATOMIC_RELEASE);
+    fx_mutex_lock(&w->b->m);
+    int64_t t0 = fxt_now_ns();
+    struct timespec d = fx_deadline_in(30 * FX_NSEC_PER_SEC);
+    w->rc = fx_cond_timedwait(&w->b->c, &w->b->m, &d);
+    w->took = fxt_now_ns() - t0;
+    fx_mutex_unlock(&w->b->m);
+    return NULL;
+}
+
+static void test_timedwait_signalled_returns_zero_before_deadline(void **state)
+{
+    (void)state;
+    struct box b = {0};
+    struct timed_waiter w = {.b = &b};
+    pthread_t t = fxt_thread(timed_waiter_main, &w);
+    ASSERT_EVENTUALLY((__atomic_load_n(&w.tid, __ATOMIC_ACQUIRE) != 0));
+    ASSERT_EVENTUALLY((sleeps_on(0, w.tid, &b.c.seq)));
+    assert_int_equal(fx_cond_signal(&b.c), 0);
+    fxt_join(t);
+    assert_int_equal(w.rc, 0);
+    assert_true(w.took < 10 * FX_NSEC_PER_SEC);
+}
+
+/* --- no system call without waiters ---------------------------------------- */
+
+static int signal_broadcast_unwaited(void *arg)
+{
+    fx_cond *c = arg;
+    for (int i = 0; i < 1000; i++) {
+        FXT_CHILD_CHECK(fx_cond_signal(c) == 0, 1);
+        FXT_CHILD_CHECK(fx_cond_broadcast(c) == 0, 2);
+    }
+    return 0;
+}
+
+static void test_signal_and_broadcast_without_waiters_make_no_system_call(void **state)
+{
+    (void)state;
+    fx_cond *c = fxt_shared_alloc(sizeof *c);
+    assert_int_equal(fxt_run_without_futex(c, sizeof *c, signal_broadcast_unwaited, c), 0);
+    /* and the proof is sharp: a waited-on cond does make one */
+    c->waiters = 1;
+    c->seq = FX_COND_ARMED;
+    assert_int_equal(fxt_run_without_futex(c, sizeof *c, signal_broadcast_unwaited, c),
+                     128 + SIGSYS);
+    fxt_shared_free(c, sizeof *c);
+}
+
+/* --- wake counts ------------------------------------------------------------ */
+
+static void test_signal_wakes_exactly_one_of_several(void **state)
+{
+    (void)state;
+    struct box b = {0};
+    struct oneshot w[NWAITERS] = {0};
+    pthread_t t[NWAITERS];
+    start_oneshots(&b, w, t, NWAITERS);
+    for (int k = 1; k <= NWAITERS; k++) {
+        assert_int_equal(fx_cond_signal(&b.c), 0);
+        ASSERT_EVENTUALLY((count_done(w, NWAITERS) >= k));
+        /* exactly k back: every other waiter is still asleep on the word (a
+         * released one would be runnable, on the mutex word, or counted) */
+        assert_int_equal(__atomic_load_n(&b.returned, __ATOMIC_SEQ_CST), k);
+        for (int i = 0; i < NWAITERS; i++)
+            if (!__atomic_load_n(&w[i].done, __ATOMIC_SEQ_CST))
+                assert_true(sleeps_on(0, w[i].tid, &b.c.seq));
+        assert_int_equal(count_done(w, NWAITERS), k);
+    }
+    for (int i = 0; i < NWAITERS; i++) {
+        fxt_join(t[i]);
+        assert_int_equal(w[i].rc, 0);
+    }
+    assert_int_equal(b.c.waiters, 0);
+}
+
+static void test_broadcast_wakes_all(void **state)
+{
+    (void)state;
+    struct box b = {0};
+    struct oneshot w[NWAITERS] = {0};
+    pthread_t t[NWAITERS];
+    start_oneshots(&b, w, t, NWAITERS);
+    assert_int_equal(fx_cond_broadcast(&b.c), 0);
+    for (int i = 0; i < NWAITERS; i++) {
+        fxt_join(t[i]);
+        assert_int_equal(w[i].rc, 0);
+    }
+    assert_int_equal(b.returned, NWAITERS);
+    assert_int_equal(b.c.waiters, 0);
+    assert_int_equal(b.c.seq & FX_COND_BCAST, 0); /* cleared by the last one out */
+    assert_int_equal(b.m.state, FX_MUTEX_UNLOCKED);
+}
+
+/* How many one-shot waiters sleep on the mutex word and on the cond word. */
+static int count_sleepers(struct oneshot *w, struct box *b, int *on_mutex, int *on_cond)
+{
+    *on_mutex = *on_cond = 0;
+    for (int i = 0; i < NWAITERS; i++) {
+        *on_mutex += sleeps_on(0, w[i].tid, &b->m.state);
+        *on_cond += sleeps_on(0, w[i].tid, &b->c.seq);
+    }
+    return *on_mutex + *on_cond;
+}
+
+/* The stampede check. With the mutex held by the broadcaster, a stampeding
+ * broadcast would wake all N, and each would go to sleep again on the mutex
+ * word. With the requeue, the broadcast wakes one (which then sleeps on the
+ * mutex word) and the other N-1 never run: they are still inside the futex
+ * call they made on c.seq, moved by the kernel. The snapshot is taken once
+ * every waiter sleeps, so it does not depend on timing. */
+static void test_broadcast_requeues_instead_of_waking_all(void **state)
+{
+    (void)state;
+    struct box b = {0};
+    struct oneshot w[NWAITERS] = {0};
+    pthread_t t[NWAITERS];
+    start_oneshots(&b, w, t, NWAITERS);
+    fx_mutex_lock(&b.m);
+    assert_int_equal(fx_cond_broadcast(&b.c), 0);
+    int on_mutex = 0, on_cond = 0;
+    bool settled;
+    POLL_UNTIL(settled, count_sleepers(w, &b, &on_mutex, &on_cond) == NWAITERS && on_mutex >= 1);
+    assert_true(settled);
+    assert_int_equal(on_mutex, 1);
+    assert_int_equal(on_cond, NWAITERS - 1);
+    assert_int_equal(b.returned, 0);
+    assert_int_equal(b.m.state, FX_MUTEX_CONTENDED);
+    assert_int_equal(fx_mutex_unlock(&b.m), 0);
+    for (int i = 0; i < NWAITERS; i++) {
+        fxt_join(t[i]);
+        assert_int_equal(w[i].rc, 0);
+    }
+    assert_int_equal(b.returned, NWAITERS);
+    assert_int_equal(b.m.state, FX_MUTEX_UNLOCKED);
+    assert_int_equal(b.c.waiters, 0);
+}
+
+/* Waiters with different mutexes (not allowed by POSIX, but bad input must not
+ * hang): the cond notices, and broadcast falls back to handing the wake on
+ * from one waiter to the next instead of moving them onto a mutex. */
+static void test_broadcast_with_mixed_mutexes_releases_all(void **state)
+{
+    (void)state;
+    struct box b = {0};
+    struct oneshot w[NWAITERS] = {0};
+    pthread_t t[NWAITERS];
+    for (int i = 0; i < NWAITERS; i++)
+        w[i].m = (i & 1) ? &b.m2 : &b.m;
+    start_oneshots(&b, w, t, NWAITERS);
+    assert_int_equal(b.c.mutex, 2); /* MIXED */
+    assert_int_equal(fx_cond_broadcast(&b.c), 0);
+    for (int i = 0; i < NWAITERS; i++) {
+        fxt_join(t[i]);
+        assert_int_equal(w[i].rc, 0);
+    }
+    assert_int_equal(b.returned, NWAITERS);
+    assert_int_equal(b.m.state, FX_MUTEX_UNLOCKED);
+    assert_int_equal(b.m2.state, FX_MUTEX_UNLOCKED);
+}
+
+/* After every waiter has left, the cond may be used with another mutex: the
+ * first new waiter rebinds it (no MIXED), and broadcast requeues again. */
+static void test_cond_rebinds_to_another_mutex_once_nobody_waits(void **state)
+{
+    (void)state;
+    struct box b = {0};
+    for (int round = 0; round < 2; round++) {
+        struct oneshot w[2] = {0};
+        pthread_t t[2];
+        fx_mutex *m = round == 0 ? &b.m : &b.m2;
+        w[0].m = w[1].m = m;
+        start_oneshots(&b, w, t, 2);
+        assert_int_equal(b.c.mutex, (int32_t)((char *)m - (char *)&b.c));
+        assert_int_equal(fx_cond_broadcast(&b.c), 0);
+        fxt_join(t[0]);
+        fxt_join(t[1]);
+        assert_int_equal(w[0].rc, 0);
+        assert_int_equal(w[1].rc, 0);
+        assert_int_equal(m->state, FX_MUTEX_UNLOCKED);
+    }
+}
+
+/* --- sequence wrap-around --------------------------------------------------- */
+
+/* The dangerous moment: a waiter has registered (W1) and released the mutex
+ * but is not yet asleep, and the signaller runs and runs. Emulated here with
+ * the documented slots: W1 is the two read-modify-writes below, and the
+ * waiter's futex wait is fx_futex_wait(&c.seq, v). The counter starts at its
+ * largest value, so the one advance wraps it. However many signals (or
+ * broadcasts) come, the counter advances once, so the word can never come
+ * back to v: the waiter's futex wait refuses to sleep. */
+static void test_signals_across_a_registered_waiter_advance_the_sequence_once(void **state)
+{
+    (void)state;
+    for (int use_broadcast = 0; use_broadcast < 2; use_broadcast++) {
+        fx_cond c = FX_COND_INIT;
+        c.seq = (int32_t)0xfffffffcu; /* counter 2^30 - 1, a and b clear */
+        __atomic_fetch_add(&c.waiters, 1, __ATOMIC_SEQ_CST);
+        int32_t v = __atomic_fetch_or(&c.seq, FX_COND_ARMED, __ATOMIC_SEQ_CST) | FX_COND_ARMED;
+        for (int i = 0; i < 100000; i++)
+            assert_int_equal(use_broadcast ? fx_cond_broadcast(&c) : fx_cond_signal(&c), 0);
+        /* one advance: counter 0 (wrapped), a cleared, b set by broadcast */
+        assert_int_equal(c.seq, use_broadcast ? FX_COND_BCAST : 0);
+        struct timespec d = fx_deadline_in(10 * FX_NSEC_PER_SEC);
+        assert_int_equal(fx_futex_wait(&c.seq, v, &d), EAGAIN);
+        __atomic_fetch_sub(&c.waiters, 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+struct pingpong {
+    fx_cond c;
+    fx_mutex m;
+    int32_t turn;   /* 0 or 1, under m */
+    int32_t rounds; /* completed hand-offs, under m */
+    int32_t bad;    /* a wait returned non-zero */
+};
+
+#define PINGPONG_ROUNDS 3000
+
+static void pingpong_run(struct pingpong *p, int me)
+{
+    for (int i = 0; i < PINGPONG_ROUNDS; i++) {
+        fx_mutex_lock(&p->m);
+        while (p->turn != me)
+            if (fx_cond_wait(&p->c, &p->m) != 0)
+                p->bad++;
+        p->turn = !me;
+        p->rounds++;
+        fx_cond_signal(&p->c);
+        fx_mutex_unlock(&p->m);
+    }
+}
+
+static void *pingpong_thread(void *arg)
+{
+    pingpong_run(arg, 1);
+    return NULL;
+}
+
+static void test_ping_pong_across_the_sequence_wrap(void **state)
+{
+    (void)state;
+    struct pingpong p = {0};
+    p.c.seq = (int32_t)0xffffff00u; /* 64 advances before the wrap */
+    pthread_t t = fxt_thread(pingpong_thread, &p);
+    pingpong_run(&p, 0);
+    fxt_join(t);
+    assert_int_equal(p.rounds, 2 * PINGPONG_ROUNDS);
+    assert_int_equal(p.bad, 0);
+    /* it went across: the counter is small again */
+    assert_true((uint32_t)p.c.seq < 0x00100000u);
+    assert_int_equal(p.c.waiters, 0);
+}
+
+/* --- signals ---------------------------------------------------------------- */
+
+struct stormed {
+    struct box *b;
+    int32_t go;  /* under b->m */
+    int rc_bad;  /* a wait returned something other than expected */
+    int waits;
+    bool timed;
+    int64_t took;
+};
+
+static void *stormed_main(void *arg)
+{
+    struct stormed *s = arg;
+    fx_mutex_lock(&s->b->m);
+    int64_t t0 = fxt_now_ns();
+    if (s->timed) {
+        struct timespec d = fx_deadline_in(80 * FX_NSEC_PER_MSEC);
+        int r = 0;
+        while (!s->go && r == 0) {
+            r = fx_cond_timedwait(&s->b->c, &s->b->m, &d);
+            s->waits++;
+        }
+        if (r != ETIMEDOUT)
+            s->rc_bad++;
+    } else {
+        while (!s->go) {
+            if (fx_cond_wait(&s->b->c, &s->b->m) != 0)
+                s->rc_bad++;
+            s->waits++;
+        }
+    }
+    s->took = fxt_now_ns() - t0;
+    fx_mutex_unlock(&s->b->m);
+    return NULL;
+}
+
+static void test_signal_handlers_never_make_wait_return_eintr(void **state)
+{
+    (void)state;
+    struct box b = {0};
+    struct stormed s = {.b = &b};
+    pthread_t t = fxt_thread(stormed_main, &s);
+    ASSERT_EVENTUALLY((__atomic_load_n(&b.c.waiters, __ATOMIC_SEQ_CST) == 1));
+    struct fxt_storm *storm = fxt_storm_start(t);
+    usleep(50000); /* let the storm hit the sleeping waiter */
+    fx_mutex_lock(&b.m);
+    s.go = 1;
+    assert_int_equal(fx_cond_signal(&b.c), 0);
+    fx_mutex_unlock(&b.m);
+    fxt_join(t);
+    long sigs = fxt_storm_stop(storm);
+    assert_true(sigs > 0);
+    assert_int_equal(s.rc_bad, 0);
+    /* nothing advanced the sequence before go: signals were absorbed */
+    assert_int_equal(s.waits, 1);
+}
+
+static void test_timedwait_under_signals_times_out_on_time(void **state)
+{
+    (void)state;
+    struct box b = {0};
+    struct stormed s = {.b = &b, .timed = true};
+    pthread_t t = fxt_thread(stormed_main, &s);
+    struct fxt_storm *storm = fxt_storm_start(t);
+    fxt_join(t);
+    long sigs = fxt_storm_stop(storm);
+    assert_true(sigs > 0);
+    assert_int_equal(s.rc_bad, 0);
+    assert_int_equal(s.waits, 1);
+    assert_true(s.took >= 80 * FX_NSEC_PER_MSEC);
+    assert_true(s.took < 5 * FX_NSEC_PER_SEC);
+}
+
+/* Many signallers and broadcasters hammering while waiters consume tokens:
+ * every token is taken exactly once, nobody is left behind. */
+struct hammer {
+    fx_cond c;
+    fx_mutex m;
+    int32_t tokens;  /* under m */
+    int32_t taken;   /* under m */
+    int32_t bad;     /* under m */
+};
+
+#define HAMMER_TOKENS 4000
+
+static void *hammer_consumer(void *arg)
+{
+    struct hammer *h = arg;
+    for (int i = 0; i < HAMMER_TOKENS / 2; i++) {
+        fx_mutex_lock(&h->m);
+        while (h->tokens == 0)
+            if (fx_cond_wait(&h->c, &h->m) != 0)
+                h->bad++;
+        h->tokens--;
+        h->taken++;
+        fx_mutex_unlock(&h->m);
+    }
+    return NULL;
+}
+
+static void *hammer_producer(void *arg)
+{
+    struct hammer *h = arg;
+    for (int i = 0; i < HAMMER_TOKENS / 2; i++) {
+        fx_mutex_lock(&h->m);
+        h->tokens++;
+        fx_mutex_unlock(&h->m);
+        /* outside the mutex, alternating, with extra noise */
+        if (i % 3 == 0)
+            fx_cond_broadcast(&h->c);
+        else
+            fx_cond_signal(&h->c);
+        if (i % 7 == 0)
+            fx_cond_signal(&h->c);
+    }
+    return NULL;
+}
+
+static void test_signal_and_broadcast_storm_loses_no_wakeup(void **state)
+{
+    (void)state;
+    struct hammer h = {0};
+    pthread_t t[4];
+    t[0] = fxt_thread(hammer_consumer, &h);
+    t[1] = fxt_thread(hammer_consumer, &h);
+    t[2] = fxt_thread(hammer_producer, &h);
+    t[3] = fxt_thread(hammer_producer, &h);
+    for (int i = 0; i < 4; i++)
+        fxt_join(t[i]);
+    assert_int_equal(h.taken, HAMMER_TOKENS);
+    assert_int_equal(h.tokens, 0);
+    assert_int_equal(h.bad, 0);
+    assert_int_equal(h.c.waiters, 0);
+    assert_int_equal(h.m.state, FX_MUTEX_UNLOCKED);
+}
+
+/* --- producer / consumer, threads and processes ---------------------------- */
+
+#define QCAP 8
+#define PRODUCERS 2
+#define CONSUMERS 2
+
+struct queue {
+    fx_mutex m;
+    fx_cond not_empty;
+    fx_cond not_full;
+    int32_t head, count;      /* under m */
+    int32_t taken;            /* items taken so far, under m */
+    int32_t total;            /* items to move */
+    int32_t per_producer;
+    int32_t item[QCAP];       /* under m */
+    int64_t sum[CONSUMERS];   /* each consumer's own */
+    int32_t got[CONSUMERS];
+    int32_t bad;              /* under m */
+    uint8_t seen[];           /* seen[id]: times item id was taken, under m */
+};
+
+static size_t queue_size(int total)
+{
+    return sizeof(struct queue) + (size_t)total;
+}
+
+static void queue_produce(struct queue *q, int p)
+{
+    for (int i = 0; i < q->per_producer; i++) {
+        int32_t id = p * q->per_producer + i;
+        fx_mutex_lock(&q->m);
+        while (q->count == QCAP)
+            if (fx_cond_wait(&q->not_full, &q->m) != 0)
+                q->bad++;
+        q->item[(q->head + q->count) % QCAP] = id;
+        q->count++;
+        fx_cond_signal(&q->not_empty);
+        fx_mutex_unlock(&q->m);
+    }
+}
+
+static void queue_consume(struct queue *q, int k)
+{
+    for (;;) {
+        fx_mutex_lock(&q->m);
+        while (q->count == 0 && q->taken < q->total)
+            if (fx_cond_wait(&q->not_empty, &q->m) != 0)
+                q->bad++;
+        if (q->taken == q->total) {
+            fx_mutex_unlock(&q->m);
+            return;
+        }
+        int32_t id = q->item[q->head];
+        q->head = (q->head + 1) % QCAP;
+        q->count--;
+        q->taken++;
+        q->seen[id]++;
+        if (q->taken == q->total)
+            fx_cond_broadcast(&q->not_empty); /* the other consumers may leave */
+        fx_cond_signal(&q->not_full);
+        fx_mutex_unlock(&q->m);
+        q->sum[k] += id;
+        q->got[k]++;
+    }
+}
+
+struct queue_role {
+    struct queue *q;
+    int index;
+};
+
+static void *producer_thread(void *arg)
+{
+    struct queue_role *r = arg;
+    queue_produce(r->q, r->index);
+    return NULL;
+}
+
+static void *consumer_thread(void *arg)
+{
+    struct queue_role *r = arg;
+    queue_consume(r->q, r->index);
+    return NULL;
+}
+
+static int producer_child(void *arg)
+{
+    struct queue_role *r = arg;
+    queue_produce(r->q, r->index);
+    return 0;
+}
+
+static int consumer_child(void *arg)
+{
+    struct queue_role *r = arg;
+    queue_consume(r->q, r->index);
+    return 0;
+}
+
+static void queue_check(struct queue *q)
+{
+    int64_t want = (int64_t)q->total * (q->total - 1) / 2, sum = 0;
+    int32_t got = 0;
+    for (int k = 0; k < CONSUMERS; k++) {
+        sum += q->sum[k];
+        got += q->got[k];
+    }
+    assert_int_equal(got, q->total);
+    assert_true(sum == want);
+    for (int32_t id = 0; id < q->total; id++)
+        if (q->seen[id] != 1)
+            fail_msg("item %d taken %d times", id, q->seen[id]);
+    assert_int_equal(q->bad, 0);
+    assert_int_equal(q->count, 0);
+    assert_int_equal(q->not_empty.waiters, 0);
+    assert_int_equal(q->not_full.waiters, 0);
+    assert_int_equal(q->m.state, FX_MUTEX_UNLOCKED);
+}
+
+static struct queue *queue_new(int per_producer)
+{
+    int total = PRODUCERS * per_producer;
+    struct queue *q = fxt_shared_alloc(queue_size(total));
+    q->total = total;
+    q->per_producer = per_producer;
+    return q;
+}
+
+static void test_producer_consumer_threads_move_every_item_once(void **state)
+{
+    (void)state;
+    struct queue *q = queue_new(10000);
+    struct queue_role roles[PRODUCERS + CONSUMERS];
+    pthread_t t[PRODUCERS + CONSUMERS];
+    for (int i = 0; i < CONSUMERS; i++) {
+        roles[i] = (struct queue_role){q, i};
+        t[i] = fxt_thread(consumer_thread, &roles[i]);
+    }
+    for (int i = 0; i < PRODUCERS; i++) {
+        roles[CONSUMERS + i] = (struct queue_role){q, i};
+        t[CONSUMERS + i] = fxt_thread(producer_thread, &roles[CONSUMERS + i]);
+    }
+    for (int i = 0; i < PRODUCERS + CONSUMERS; i++)
+        fxt_join(t[i]);
+    queue_check(q);
+    fxt_shared_free(q, queue_size(q->total));
+}
+
+static void test_producer_consumer_processes_move_every_item_once(void **state)
+{
+    (void)state;
+    struct queue *q = queue_new(5000);
+    struct queue_role roles[PRODUCERS + CONSUMERS];
+    pid_t pid[PRODUCERS + CONSUMERS];
+    for (int i = 0; i < CONSUMERS; i++) {
+        roles[i] = (struct queue_role){q, i};
+        pid[i] = fxt_fork(consumer_child, &roles[i]);
+    }
+    for (int i = 0; i < PRODUCERS; i++) {
+        roles[CONSUMERS + i] = (struct queue_role){q, i};
+        pid[CONSUMERS + i] = fxt_fork(producer_child, &roles[CONSUMERS + i]);
+    }
+    for (int i = 0; i < PRODUCERS + CONSUMERS; i++)
+        assert_int_equal(fxt_wait_child(pid[i], 60000), 0);
+    queue_check(q);
+    fxt_shared_free(q, queue_size(q->total));
+}
+
+/* --- processes: broadcast across processes, requeue included --------------- */
+
+struct xproc {
+    fx_cond c;
+    fx_mutex m;
+    int32_t go;       /* under m */
+    int32_t returned; /* under m */
+};
+
+static int xproc_waiter(void *arg)
+{
+    struct xproc *x = arg;
+    FXT_CHILD_CHECK(fx_mutex_lock(&x->m) == 0, 1);
+    while (!x->go)
+        FXT_CHILD_CHECK(fx_cond_wait(&x->c, &x->m) == 0, 2);
+    x->returned++;
+    FXT_CHILD_CHECK(fx_mutex_unlock(&x->m) == 0, 3);
+    return 0;
+}
+
+static void test_broadcast_releases_waiters_in_other_processes(void **state)
+{
+    (void)state;
+    struct xproc *x = fxt_shared_alloc(sizeof *x);
+    pid_t pid[3];
+    for (int i = 0; i < 3; i++)
+        pid[i] = fxt_fork(xproc_waiter, x);
+    for (int i = 0; i < 3; i++)
+        ASSERT_EVENTUALLY((sleeps_on(pid[i], pid[i], &x->c.seq)));
+    fx_mutex_lock(&x->m);
+    x->go = 1;
+    assert_int_equal(fx_cond_broadcast(&x->c), 0);
+    fx_mutex_unlock(&x->m);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(fxt_wait_child(pid[i], 60000), 0);
+    assert_int_equal(x->returned, 3);
+    assert_int_equal(x->c.waiters, 0);
+    assert_int_equal(x->m.state, FX_MUTEX_UNLOCKED);
+    fxt_shared_free(x, sizeof *x);
+}
+
+static void test_signal_releases_a_waiter_in_another_process(void **state)
+{
+    (void)state;
+    struct xproc *x = fxt_shared_alloc(sizeof *x);
+    pid_t pid = fxt_fork(xproc_waiter, x);
+    ASSERT_EVENTUALLY((sleeps_on(pid, pid, &x->c.seq)));
+    fx_mutex_lock(&x->m);
+    x->go = 1;
+    fx_mutex_unlock(&x->m);
+    assert_int_equal(fx_cond_signal(&x->c), 0); /* outside the mutex */
+    assert_int_equal(fxt_wait_child(pid, 60000), 0);
+    assert_int_equal(x->returned, 1);
+    fxt_shared_free(x, sizeof *x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_zero_bytes_are_a_cond_and_init_zeroes),
+        cmocka_unit_test(test_null_or_misaligned_pointers_give_einval),
+        cmocka_unit_test(test_mutex_overlapping_the_cond_gives_einval),
+        cmocka_unit_test(test_garbage_slot_values_give_einval),
+        cmocka_unit_test(test_wait_with_unlocked_mutex_gives_eperm),
+        cmocka_unit_test(test_timedwait_bad_nsec_gives_einval_and_keeps_mutex),
+        cmocka_unit_test(test_timedwait_times_out_with_mutex_held),
+        cmocka_unit_test(test_timedwait_past_deadline_times_out_at_once),
+        cmocka_unit_test(test_timedwait_signalled_returns_zero_before_deadline),
+        cmocka_unit_test(test_signal_and_broadcast_without_waiters_make_no_system_call),
+        cmocka_unit_test(test_signal_wakes_exactly_one_of_several),
+        cmocka_unit_test(test_broadcast_wakes_all),
+        cmocka_unit_test(test_broadcast_requeues_instead_of_waking_all),
+        cmocka_unit_test(test_broadcast_with_mixed_mutexes_releases_all),
+        cmocka_unit_test(test_cond_rebinds_to_another_mutex_once_nobody_waits),
+        cmocka_unit_test(test_signals_across_a_registered_waiter_advance_the_sequence_once),
+        cmocka_unit_test(test_ping_pong_across_the_sequence_wrap),
+        cmocka_unit_test(test_signal_handlers_never_make_wait_return_eintr),
+        cmocka_unit_test(test_timedwait_under_signals_times_out_on_time),
+        cmocka_unit_test(test_signal_and_broadcast_storm_loses_no_wakeup),
+        cmocka_unit_test(test_producer_consumer_threads_move_every_item_once),
+        cmocka_unit_test(test_producer_consumer_processes_move_every_item_once),
+        cmocka_unit_test(test_broadcast_releases_waiters_in_other_processes),
+        cmocka_unit_test(test_signal_releases_a_waiter_in_another_process),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,437 @@
+/*
+ * tests/test_futex.c - the futex layer: fx_futex_wait and fx_futex_wake.
+ *
+ * A sleeper is known to be asleep when fxt_wait_asleep() sees it in the futex
+ * system call on the slot (from /proc), never after a sleep. Wakes then return
+ * exact counts.
+ */
+#define _GNU_SOURCE
+#include "fxtest.h"
+
+#include <errno.h>
+#include <futexsync.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ASLEEP_MS 10000 /* limit for a sleeper to reach the kernel */
+#define JOIN_MS 10000   /* limit for a woken thread to finish */
+
+/* A thread (or child) sleeping in fx_futex_wait(slot, expected, deadline).
+ * Threads' sleepers and slots live in fxt_arena() memory, so a sleeper that a
+ * failed test leaves blocked cannot disturb the next test. */
+struct sleeper {
+    int32_t *slot;
+    int32_t expected;
+    const struct timespec *deadline; /* NULL or &deadline_copy */
+    struct timespec deadline_copy;
+    pid_t tid;     /* published before the wait */
+    int32_t ready; /* fxt_flag: tid is set */
+    int result;
+    pthread_t thread;
+};
+
+static void *sleeper_main(void *p)
+{
+    struct sleeper *s = p;
+    s->tid = fxt_gettid();
+    fxt_flag_set(&s->ready, 1);
+    s->result = fx_futex_wait(s->slot, s->expected, s->deadline);
+    return NULL;
+}
+
+/* Starts a sleeper thread and returns once it sleeps in the kernel on slot. */
+static struct sleeper *sleeper_start(int32_t *slot, int32_t expected,
+                                     const struct timespec *deadline)
+{
+    struct sleeper *s = fxt_arena(sizeof *s);
+    s->slot = slot;
+    s->expected = expected;
+    if (deadline != NULL) {
+        s->deadline_copy = *deadline;
+        s->deadline = &s->deadline_copy;
+    }
+    s->result = -1;
+    s->thread = fxt_thread(sleeper_main, s);
+    assert_true(fxt_flag_wait(&s->ready, 1, ASLEEP_MS));
+    assert_true(fxt_wait_asleep(s->tid, slot, ASLEEP_MS));
+    return s;
+}
+
+/* A futex word for tests with threads. */
+static int32_t *slot_new(void)
+{
+    return fxt_arena(sizeof(int32_t));
+}
+
+static int sleeper_join(struct sleeper *s)
+{
+    assert_true(fxt_join_timed(s->thread, JOIN_MS, NULL));
+    return s->result;
+}
+
+/* fx_futex_wait --------------------------------------------------------------- */
+
+static void futex_wait_value_mismatch_is_eagain(void **state)
+{
+    (void)state;
+    int32_t slot = 1;
+    assert_int_equal(fx_futex_wait(&slot, 0, NULL), EAGAIN);
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    assert_int_equal(fx_futex_wait(&slot, 2, &d), EAGAIN);
+    assert_int_equal(slot, 1);
+}
+
+static void futex_wait_past_deadline_is_etimedout(void **state)
+{
+    (void)state;
+    int32_t slot = 0;
+    struct timespec d = fx_deadline_in(-FX_NSEC_PER_MSEC);
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), ETIMEDOUT);
+    d = fx_deadline_in(0);
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), ETIMEDOUT);
+    struct timespec zero = {0, 0}; /* boot time: long past */
+    assert_int_equal(fx_futex_wait(&slot, 0, &zero), ETIMEDOUT);
+}
+
+/* A negative tv_sec (which the kernel itself rejects) is a deadline long past. */
+static void futex_wait_negative_deadline_is_etimedout(void **state)
+{
+    (void)state;
+    int32_t slot = 0;
+    struct timespec d = {-1, 0};
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), ETIMEDOUT);
+    d.tv_sec = -1000000;
+    d.tv_nsec = 999999999;
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), ETIMEDOUT);
+    d = fx_deadline_in(INT64_MIN);
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), ETIMEDOUT);
+}
+
+/* A negative deadline still checks the value first. */
+static void futex_wait_negative_deadline_with_mismatch_is_eagain(void **state)
+{
+    (void)state;
+    int32_t slot = 5;
+    struct timespec d = {-1, 0};
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), EAGAIN);
+}
+
+static void futex_wait_sleeps_until_the_deadline(void **state)
+{
+    (void)state;
+    int32_t slot = 0;
+    int64_t start = fxt_now_ns();
+    struct timespec d = fx_deadline_in(100 * FX_NSEC_PER_MSEC);
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), ETIMEDOUT);
+    int64_t end = fxt_now_ns();
+    assert_true(end >= fxt_ts_ns(&d));
+    assert_true(end - start >= 100 * FX_NSEC_PER_MSEC);
+    assert_true(end - fxt_ts_ns(&d) < 2 * FX_NSEC_PER_SEC);
+}
+
+static void futex_wait_null_slot_is_einval(void **state)
+{
+    (void)state;
+    assert_int_equal(fx_futex_wait(NULL, 0, NULL), EINVAL);
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    assert_int_equal(fx_futex_wait(NULL, 0, &d), EINVAL);
+}
+
+static void futex_wait_misaligned_slot_is_einval(void **state)
+{
+    (void)state;
+    _Alignas(4) char buf[8] = {0};
+    int32_t *bad = (int32_t *)(void *)(buf + 1);
+    assert_int_equal(fx_futex_wait(bad, 0, NULL), EINVAL);
+    bad = (int32_t *)(void *)(buf + 2);
+    assert_int_equal(fx_futex_wait(bad, 0, NULL), EINVAL);
+}
+
+static void futex_wait_negative_tv_nsec_is_einval(void **state)
+{
+    (void)state;
+    int32_t slot = 0;
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    d.tv_nsec = -1;
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), EINVAL);
+    d.tv_sec = -1; /* also when the deadline has passed */
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), EINVAL);
+}
+
+static void futex_wait_one_billion_tv_nsec_is_einval(void **state)
+{
+    (void)state;
+    int32_t slot = 0;
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    d.tv_nsec = 1000000000L;
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), EINVAL);
+    d.tv_sec = -1;
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), EINVAL);
+}
+
+/* tv_nsec is checked only when the call would sleep. */
+static void futex_wait_bad_tv_nsec_with_mismatch_is_eagain(void **state)
+{
+    (void)state;
+    int32_t slot = 1;
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    d.tv_nsec = -1;
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), EAGAIN);
+    d.tv_nsec = 1000000000L;
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), EAGAIN);
+}
+
+/* The signal interrupts the wait: EINTR. (Whether the handler already ran is
+ * not asserted: ThreadSanitizer defers handlers to the thread's next
+ * intercepted call, after the system call has returned EINTR.) */
+static void futex_wait_interrupted_by_signal_is_eintr(void **state)
+{
+    (void)state;
+    fxt_signal_install();
+    int32_t *slot = slot_new();
+    struct sleeper *s = sleeper_start(slot, 0, NULL);
+    assert_int_equal(pthread_kill(s->thread, SIGUSR1), 0);
+    assert_int_equal(sleeper_join(s), EINTR);
+}
+
+/* The timed wait takes another kernel path (restart block): still EINTR. */
+static void futex_wait_with_deadline_interrupted_by_signal_is_eintr(void **state)
+{
+    (void)state;
+    fxt_signal_install();
+    int32_t *slot = slot_new();
+    struct timespec d = fx_deadline_in(60 * FX_NSEC_PER_SEC);
+    struct sleeper *s = sleeper_start(slot, 0, &d);
+    assert_int_equal(pthread_kill(s->thread, SIGUSR1), 0);
+    assert_int_equal(sleeper_join(s), EINTR);
+}
+
+static void futex_wait_woken_by_other_thread_returns_zero(void **state)
+{
+    (void)state;
+    int32_t *slot = slot_new();
+    struct sleeper *s = sleeper_start(slot, 0, NULL);
+    assert_int_equal(fx_futex_wake(slot, 1), 1);
+    assert_int_equal(sleeper_join(s), 0);
+}
+
+static void futex_wait_with_deadline_woken_returns_zero(void **state)
+{
+    (void)state;
+    int32_t *slot = slot_new();
+    struct timespec d = fx_deadline_in(60 * FX_NSEC_PER_SEC);
+    struct sleeper *s = sleeper_start(slot, 0, &d);
+    assert_int_equal(fx_futex_wake(slot, 1), 1);
+    assert_int_equal(sleeper_join(s), 0);
+}
+
+/* The farthest deadline fx_deadline_in gives is accepted by the kernel: the
+ * wait sleeps (no EINVAL, no immediate ETIMEDOUT) until woken. */
+static void futex_wait_with_int64_max_deadline_sleeps_until_woken(void **state)
+{
+    (void)state;
+    int32_t *slot = slot_new();
+    struct timespec d = fx_deadline_in(INT64_MAX);
+    struct sleeper *s = sleeper_start(slot, 0, &d);
+    assert_int_equal(fx_futex_wake(slot, 1), 1);
+    assert_int_equal(sleeper_join(s), 0);
+}
+
+/* The largest deadline there is (what fx_deadline_in saturates to) is accepted
+ * too: the wait sleeps until woken. */
+static void futex_wait_with_max_time_t_deadline_sleeps_until_woken(void **state)
+{
+    (void)state;
+    int32_t *slot = slot_new();
+    struct timespec d;
+    d.tv_sec = sizeof(time_t) >= sizeof(int64_t) ? (time_t)INT64_MAX : (time_t)INT32_MAX;
+    d.tv_nsec = 999999999L;
+    struct sleeper *s = sleeper_start(slot, 0, &d);
+    assert_int_equal(fx_futex_wake(slot, 1), 1);
+    assert_int_equal(sleeper_join(s), 0);
+}
+
+/* Cross-process: a child sleeps on MAP_SHARED memory, the parent wakes it. */
+static int child_sleeps(void *p)
+{
+    int32_t *slot = p;
+    int r = fx_futex_wait(slot, 0, NULL);
+    FXT_CHILD_CHECK(r == 0, 10 + (r & 0x3f));
+    return 0;
+}
+
+static void futex_wait_in_other_process_is_woken(void **state)
+{
+    (void)state;
+    int32_t *slot = fxt_shared_alloc(sizeof *slot);
+    pid_t pid = fxt_fork(child_sleeps, slot);
+    bool asleep = fxt_wait_asleep(pid, slot, ASLEEP_MS);
+    int woken = fx_futex_wake(slot, 1);
+    assert_int_equal(fxt_wait_child(pid, JOIN_MS), 0); /* reaped before asserting */
+    assert_true(asleep);
+    assert_int_equal(woken, 1);
+    fxt_shared_free(slot, sizeof *slot);
+}
+
+/* Cross-process, the other way: the parent sleeps, a child wakes it and
+ * reports how many it woke as its exit status. */
+struct waker {
+    int32_t *slot;
+    pid_t sleeper_tid;
+};
+
+static int child_wakes(void *p)
+{
+    struct waker *w = p;
+    FXT_CHILD_CHECK(fxt_wait_asleep(w->sleeper_tid, w->slot, ASLEEP_MS), 100);
+    __atomic_store_n(w->slot, 1, __ATOMIC_SEQ_CST);
+    return fx_futex_wake(w->slot, INT32_MAX);
+}
+
+static void futex_wake_from_other_process_wakes_waiter(void **state)
+{
+    (void)state;
+    int32_t *slot = fxt_shared_alloc(sizeof *slot);
+    struct waker w = {slot, fxt_gettid()};
+    pid_t pid = fxt_fork(child_wakes, &w);
+    struct timespec d = fx_deadline_in(30 * FX_NSEC_PER_SEC);
+    assert_int_equal(fx_futex_wait(slot, 0, &d), 0);
+    assert_int_equal(fxt_wait_child(pid, JOIN_MS), 1); /* it woke exactly us */
+    assert_int_equal(*slot, 1);
+    fxt_shared_free(slot, sizeof *slot);
+}
+
+/* fx_futex_wake ----------------------------------------------------------------- */
+
+static void futex_wake_one_of_three_returns_one(void **state)
+{
+    (void)state;
+    int32_t *slot = slot_new();
+    struct sleeper *s[3];
+    for (int i = 0; i < 3; i++)
+        s[i] = sleeper_start(slot, 0, NULL);
+    assert_int_equal(fx_futex_wake(slot, 1), 1);
+    /* Exactly one finishes; the other two still sleep on the slot. */
+    int finished = -1;
+    int64_t limit = fxt_now_ns() + JOIN_MS * FX_NSEC_PER_MSEC;
+    while (finished < 0 && fxt_now_ns() < limit) {
+        for (int i = 0; i < 3 && finished < 0; i++)
+            if (pthread_tryjoin_np(s[i]->thread, NULL) == 0)
+                finished = i;
+        sched_yield();
+    }
+    assert_true(finished >= 0);
+    assert_int_equal(s[finished]->result, 0);
+    for (int i = 0; i < 3; i++)
+        if (i != finished)
+            assert_true(fxt_wait_asleep(s[i]->tid, slot, ASLEEP_MS));
+    assert_int_equal(fx_futex_wake(slot, INT32_MAX), 2);
+    for (int i = 0; i < 3; i++)
+        if (i != finished)
+            assert_int_equal(sleeper_join(s[i]), 0);
+}
+
+static void futex_wake_int32_max_wakes_all(void **state)
+{
+    (void)state;
+    int32_t *slot = slot_new();
+    struct sleeper *s[3];
+    for (int i = 0; i < 3; i++)
+        s[i] = sleeper_start(slot, 0, NULL);
+    assert_int_equal(fx_futex_wake(slot, INT32_MAX), 3);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(sleeper_join(s[i]), 0);
+}
+
+static void futex_wake_count_zero_wakes_nobody(void **state)
+{
+    (void)state;
+    int32_t *slot = slot_new();
+    struct sleeper *s = sleeper_start(slot, 0, NULL);
+    assert_int_equal(fx_futex_wake(slot, 0), 0);
+    assert_true(fxt_wait_asleep(s->tid, slot, ASLEEP_MS));
+    assert_int_equal(fx_futex_wake(slot, 1), 1);
+    assert_int_equal(sleeper_join(s), 0);
+}
+
+static void futex_wake_without_sleepers_returns_zero(void **state)
+{
+    (void)state;
+    int32_t slot = 0;
+    assert_int_equal(fx_futex_wake(&slot, 1), 0);
+    assert_int_equal(fx_futex_wake(&slot, INT32_MAX), 0);
+    int32_t *shared = fxt_shared_alloc(sizeof *shared);
+    assert_int_equal(fx_futex_wake(shared, INT32_MAX), 0);
+    fxt_shared_free(shared, sizeof *shared);
+}
+
+/* A wake on another word does not reach the sleeper. */
+static void futex_wake_on_other_slot_wakes_nobody(void **state)
+{
+    (void)state;
+    int32_t *slots = fxt_arena(2 * sizeof(int32_t));
+    struct sleeper *s = sleeper_start(&slots[0], 0, NULL);
+    assert_int_equal(fx_futex_wake(&slots[1], INT32_MAX), 0);
+    assert_true(fxt_wait_asleep(s->tid, &slots[0], ASLEEP_MS));
+    assert_int_equal(fx_futex_wake(&slots[0], INT32_MAX), 1);
+    assert_int_equal(sleeper_join(s), 0);
+}
+
+static void futex_wake_null_slot_is_minus_einval(void **state)
+{
+    (void)state;
+    assert_int_equal(fx_futex_wake(NULL, 1), -EINVAL);
+    assert_int_equal(fx_futex_wake(NULL, INT32_MAX), -EINVAL);
+}
+
+static void futex_wake_misaligned_slot_is_minus_einval(void **state)
+{
+    (void)state;
+    _Alignas(4) char buf[8] = {0};
+    assert_int_equal(fx_futex_wake((int32_t *)(void *)(buf + 1), 1), -EINVAL);
+    assert_int_equal(fx_futex_wake((int32_t *)(void *)(buf + 3), INT32_MAX), -EINVAL);
+}
+
+static void futex_wake_negative_count_is_minus_einval(void **state)
+{
+    (void)state;
+    int32_t slot = 0;
+    assert_int_equal(fx_futex_wake(&slot, -1), -EINVAL);
+    assert_int_equal(fx_futex_wake(&slot, INT32_MIN), -EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        /* The fork-based tests come first, before this process has threads. */
+        cmocka_unit_test(futex_wait_in_other_process_is_woken),
+        cmocka_unit_test(futex_wake_from_other_process_wakes_waiter),
+        cmocka_unit_test(futex_wait_value_mismatch_is_eagain),
+        cmocka_unit_test(futex_wait_past_deadline_is_etimedout),
+        cmocka_unit_test(futex_wait_negative_deadline_is_etimedout),
+        cmocka_unit_test(futex_wait_negative_deadline_with_mismatch_is_eagain),
+        cmocka_unit_test(futex_wait_sleeps_until_the_deadline),
+        cmocka_unit_test(futex_wait_null_slot_is_einval),
+        cmocka_unit_test(futex_wait_misaligned_slot_is_einval),
+        cmocka_unit_test(futex_wait_negative_tv_nsec_is_einval),
+        cmocka_unit_test(futex_wait_one_billion_tv_nsec_is_einval),
+        cmocka_unit_test(futex_wait_bad_tv_nsec_with_mismatch_is_eagain),
+        cmocka_unit_test(futex_wait_interrupted_by_signal_is_eintr),
+        cmocka_unit_test(futex_wait_with_deadline_interrupted_by_signal_is_eintr),
+        cmocka_unit_test(futex_wait_woken_by_other_thread_returns_zero),
+        cmocka_unit_test(futex_wait_with_deadline_woken_returns_zero),
+        cmocka_unit_test(futex_wait_with_int64_max_deadline_sleeps_until_woken),
+        cmocka_unit_test(futex_wait_with_max_time_t_deadline_sleeps_until_woken),
+        cmocka_unit_test(futex_wake_one_of_three_returns_one),
+        cmocka_unit_test(futex_wake_int32_max_wakes_all),
+        cmocka_unit_test(futex_wake_count_zero_wakes_nobody),
+        cmocka_unit_test(futex_wake_without_sleepers_returns_zero),
+        cmocka_unit_test(futex_wake_on_other_slot_wakes_nobody),
+        cmocka_unit_test(futex_wake_null_slot_is_minus_einval),
+        cmocka_unit_test(futex_wake_misaligned_slot_is_minus_einval),
+        cmocka_unit_test(futex_wake_negative_count_is_minus_einval),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
