@@ -23,5 +23,9 @@
 #include "futexsync/async.h"
 #include "futexsync/rmutex.h"
 #include "futexsync/cond.h"
+#include "futexsync/sem.h"
+#include "futexsync/rwlock.h"
+#include "futexsync/barrier.h"
+#include "futexsync/once.h"
 
 #endif /* FUTEXSYNC_H */

@@ -131,6 +131,53 @@ mutation cond-requeue-no-compare cond.pml \
     "broadcast requeues whatever seq holds" \
     B3 '          :: true -> futex_wake1(QSEQ); futex_move_all(QSEQ, QPARK); r = 0 /* MUTANT */'
 
+# --- fx_sem (models/sem.pml, src/sem.c) -----------------------------------
+
+mutation sem-post-no-wake sem.pml \
+    "post adds the token but never wakes a waiter" \
+    P2 '        :: waiters != 0 -> skip /* MUTANT */'
+
+mutation sem-post-checks-early sem.pml \
+    "post reads the waiter count (P2) before adding the token (P1)" \
+    P1 '        if :: waiters != 0 -> futex_wake_one() :: else -> skip fi; atomic { value++; posted++ }; /* MUTANT */' \
+    P2 '        :: false -> skip /* MUTANT */'
+
+# --- fx_rwlock (models/rwlock.pml, src/rwlock.c) ---------------------------
+
+mutation rwlock-fast-path-ignores-writer rwlock.pml \
+    "the reader fast path keeps its increment while a writer holds the lock" \
+    fast-check '            :: (s & ~(RMASK | WL)) == 0 -> nr++; assert(!nw); wants[me] = 0; act = ENTER /* MUTANT */'
+
+mutation rwlock-no-rearm-ww rwlock.pml \
+    "a writer that has slept acquires without setting WW again for the writers still asleep" \
+    slept '                    slept = 0; act = SLEEP /* MUTANT */'
+
+mutation rwlock-no-recheck rwlock.pml \
+    "a writer sleeps on writer_seq without re-reading the state after loading it" \
+    recheck '        :: false -> skip /* MUTANT */'
+
+mutation rwlock-readers-left-asleep rwlock.pml \
+    "a writer wake that found no writer asleep is not handed on to the readers" \
+    hand-to-readers '           :: else -> break /* MUTANT */'
+
+mutation rwlock-give-up-no-wake rwlock.pml \
+    "a writer that times out drops WP without waking the readers WP kept out" \
+    give-up-wake '    :: false -> skip /* MUTANT */'
+
+# --- fx_barrier (models/barrier.pml, src/barrier.c) ------------------------
+
+mutation barrier-no-sleepers-bit barrier.pml \
+    "a waiter sleeps without setting the sleepers bit" \
+    sleepers '                :: (s & SB) == 0 -> skip /* MUTANT */'
+
+mutation barrier-no-wake barrier.pml \
+    "the last arrival opens the next round without waking the sleepers" \
+    wake '            :: false -> /* MUTANT */'
+
+mutation barrier-withdraw-any-round barrier.pml \
+    "a timed-out waiter withdraws without checking that its round is still open" \
+    withdraw-check '            :: false -> skip /* MUTANT */'
+
 # --- equivalent mutations: changes the checks must ACCEPT -------------------
 # Each documents a freedom of the design, found with the model; the run fails
 # if such a mutation is caught (then the comment in the source is right and

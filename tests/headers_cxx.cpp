@@ -8,6 +8,14 @@
 static_assert(sizeof(fx_mutex) == 4, "fx_mutex is 4 bytes");
 static_assert(sizeof(fx_counter) == 8, "fx_counter is 8 bytes");
 static_assert(sizeof(fx_rmutex) == 8, "fx_rmutex is 8 bytes");
+static_assert(sizeof(fx_sem) == 8, "fx_sem is 8 bytes");
+static_assert(sizeof(fx_rwlock) == 8, "fx_rwlock is 8 bytes");
+static_assert(sizeof(fx_barrier) == 8, "fx_barrier is 8 bytes");
+static_assert(sizeof(fx_once) == 4, "fx_once is 4 bytes");
+static fx_sem g_sem = FX_SEM_INIT(0);
+static fx_rwlock g_rwlock = FX_RWLOCK_INIT;
+static fx_barrier g_barrier = FX_BARRIER_INIT;
+static fx_once g_once = FX_ONCE_INIT;
 
 static fx_mutex g_mutex = FX_MUTEX_INIT;
 static fx_counter g_counter = FX_COUNTER_INIT(0);
@@ -31,6 +39,16 @@ int main()
     struct timespec d = fx_deadline_in(10 * FX_NSEC_PER_SEC);
     int r = fx_counter_wait(&g_counter, 1, &d);
     t.join();
+    std::thread u([] {
+        fx_rwlock_wrlock(&g_rwlock);
+        fx_rwlock_unlock(&g_rwlock);
+        fx_once_call(&g_once, [](void *) {}, nullptr);
+        fx_sem_post(&g_sem);
+        fx_barrier_wait(&g_barrier, 2);
+    });
+    if (fx_sem_timedwait(&g_sem, &d) != 0 || fx_barrier_timedwait(&g_barrier, 2, &d) > 0)
+        r = -1;
+    u.join();
     if (r != 0 || total != 2000) {
         std::fprintf(stderr, "headers_cxx: r=%d total=%ld\n", r, total);
         return 1;

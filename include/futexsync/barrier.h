@@ -1,0 +1,76 @@
+/*
+ * futexsync/barrier.h - an 8-byte, process-shared, reusable barrier.
+ *
+ * Layout: two int32_t slots.
+ *
+ *     state    bits 0..14   threads arrived in the current round (< parties)
+ *              bit 15       FX_BARRIER_SLEEPERS: waiters may sleep on `state`
+ *              bits 16..31  the round number (wraps; only equality matters)
+ *     parties  0 before the first wait; then the party count every wait must
+ *              pass (1 .. FX_BARRIER_MAX_PARTIES). Other values: EINVAL.
+ *
+ * All-zero bytes (FX_BARRIER_INIT) are a barrier for any number of parties:
+ * the count is given to every wait, and the first wait records it, so all-zero
+ * memory needs no init call, and a wait that passes a different count (a bug
+ * that would otherwise release a round early or hang it) gets EINVAL. To reuse
+ * the memory for another count, zero it (fx_barrier_init) while no thread is
+ * inside a wait. The barrier works across processes in MAP_SHARED memory.
+ *
+ * A round ends when `parties` threads have arrived; exactly one of them, the
+ * last to arrive, gets FX_BARRIER_SERIAL_THREAD, the others 0. Every write a
+ * party made before arriving happens-before everything every party does after
+ * the wait returns. Rounds repeat without limit; the round number wraps safely,
+ * because a round cannot end without each waiter of the round before.
+ * Exactly `parties` threads must take part in each round (more threads than
+ * that simply start the next round early, which is undefined use).
+ *
+ * A timed wait that times out withdraws its arrival, so the round still needs
+ * `parties` arrivals; if the round ends at the same moment, the wait returns 0
+ * instead. A process that dies inside a wait leaves its arrival counted.
+ */
+#ifndef FUTEXSYNC_BARRIER_H
+#define FUTEXSYNC_BARRIER_H
+
+#include <stdint.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fx_barrier {
+    int32_t state;   /* round, sleepers bit, arrivals */
+    int32_t parties; /* 0, or the recorded party count */
+} fx_barrier;
+
+#define FX_BARRIER_INIT { 0, 0 }
+
+/* Returned by the wait to the one thread per round that arrived last (the
+ * counterpart of PTHREAD_BARRIER_SERIAL_THREAD; never a valid errno). */
+#define FX_BARRIER_SERIAL_THREAD (-1)
+
+#define FX_BARRIER_MAX_PARTIES 32767
+#define FX_BARRIER_SLEEPERS    0x8000
+
+/* Makes *b an unused barrier (the same as zeroing it), forgetting the party
+ * count. Not to be called while any thread is inside a wait. */
+void fx_barrier_init(fx_barrier *b);
+
+/* Arrives at the barrier and sleeps until `parties` threads have arrived in
+ * this round. Returns FX_BARRIER_SERIAL_THREAD (the last arrival), 0 (the
+ * others), or EINVAL: NULL or misaligned b, parties outside 1 ..
+ * FX_BARRIER_MAX_PARTIES, parties different from the count recorded by the
+ * first wait, or a slot holding a value the library never writes. Never EINTR. */
+int fx_barrier_wait(fx_barrier *b, int32_t parties);
+
+/* fx_barrier_wait that gives up at the absolute CLOCK_MONOTONIC deadline
+ * (NULL: none), withdrawing its arrival. Returns FX_BARRIER_SERIAL_THREAD, 0,
+ * ETIMEDOUT, or EINVAL (as for fx_barrier_wait, or a tv_nsec out of range when
+ * it would block; the last arrival never blocks). Never EINTR. */
+int fx_barrier_timedwait(fx_barrier *b, int32_t parties, const struct timespec *deadline);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUTEXSYNC_BARRIER_H */

@@ -1,0 +1,71 @@
+/*
+ * futexsync/once.h - a 4-byte, process-shared run-once flag.
+ *
+ * Layout: one int32_t, `state`.
+ *
+ *     0                      FX_ONCE_NOT_RUN: the initialiser has not run
+ *     1                      FX_ONCE_DONE: it has returned
+ *     FX_ONCE_RUNNING | tid  it is running in the thread whose kernel TID
+ *                            (gettid()) is tid (bits 0..29)
+ *     | FX_ONCE_WAITERS      other threads may sleep on the word
+ *
+ * Any other value is one the library never writes: EINVAL. All-zero bytes
+ * (FX_ONCE_INIT) are a flag whose initialiser has not run; no init call is
+ * needed, and the flag works across processes in MAP_SHARED memory (the TID
+ * names the running thread in any process of the same PID namespace).
+ *
+ * Once the initialiser has returned, fx_once_call is one acquire load: no
+ * system call, no write. Callers that arrive while it runs sleep on the futex
+ * until it returns; they wake every FX_ONCE_CHECK_MS milliseconds to check
+ * that the running thread still exists.
+ *
+ * If the initialiser does not return (its thread exits or is cancelled inside
+ * it, or its process dies), the flag goes back to "not run" and one waiting or
+ * later caller runs the initialiser again (as pthread_once does on
+ * cancellation): the initialiser must therefore cope with a partial earlier
+ * attempt. Exit and cancellation are noticed at once (a cleanup handler),
+ * the death of a process within FX_ONCE_CHECK_MS. Not covered: a thread that
+ * leaves the initialiser by longjmp (the flag stays "running"), and fork()
+ * while another thread of the process runs an initialiser on a flag in
+ * private memory (the child's copy waits for a thread it does not have).
+ *
+ * An initialiser that calls fx_once_call on its own flag (directly or
+ * through other code) gets EDEADLK instead of waiting for itself forever.
+ */
+#ifndef FUTEXSYNC_ONCE_H
+#define FUTEXSYNC_ONCE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fx_once {
+    int32_t state; /* FX_ONCE_* below */
+} fx_once;
+
+#define FX_ONCE_INIT { 0 }
+
+#define FX_ONCE_NOT_RUN  0
+#define FX_ONCE_DONE     1
+#define FX_ONCE_RUNNING  0x40000000
+#define FX_ONCE_WAITERS  ((int32_t)0x80000000u)
+#define FX_ONCE_TID_MASK 0x3fffffff
+
+/* How often (milliseconds) a waiter checks that the initialiser's thread lives. */
+#define FX_ONCE_CHECK_MS 100
+
+/* Runs fn(arg) if no call on o has run it to completion yet; callers that
+ * arrive while it runs wait until it has returned. Returns 0 once fn has
+ * returned (in this call or an earlier one, in any thread or process), EDEADLK
+ * when called by the thread that is running the initialiser of o, or EINVAL
+ * (NULL or misaligned o, NULL fn, or a state the library never writes).
+ * Never EINTR. */
+int fx_once_call(fx_once *o, void (*fn)(void *), void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUTEXSYNC_ONCE_H */

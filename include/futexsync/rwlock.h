@@ -1,0 +1,119 @@
+/*
+ * futexsync/rwlock.h - an 8-byte, process-shared reader-writer lock.
+ *
+ * Layout: two int32_t slots.
+ *
+ *     state       bits 0..22   readers holding the lock (up to
+ *                              FX_RWLOCK_MAX_READERS), plus readers passing
+ *                              through the fast path that will take their
+ *                              increment back at once
+ *                 bit 23       FX_RWLOCK_WRITE_LOCKED: a writer holds it
+ *                 bits 24..28  always 0 (a state with one set gives EINVAL)
+ *                 bit 29       FX_RWLOCK_WRITER_PENDING: a writer waits for the
+ *                              lock; new readers stay out meanwhile
+ *                 bit 30       FX_RWLOCK_READERS_WAITING: readers may sleep on
+ *                              `state`
+ *                 bit 31       FX_RWLOCK_WRITERS_WAITING: writers may sleep on
+ *                              `writer_seq`
+ *     writer_seq  a sequence number (any value, wraps) that unlockers advance
+ *                 before waking one writer: the writers' futex word, so that
+ *                 readers and writers never wake each other needlessly.
+ *
+ * All-zero bytes (FX_RWLOCK_INIT) are an unlocked lock; no init call, attribute
+ * or destroy is needed, and the lock works across processes in MAP_SHARED
+ * memory. Uncontended lock and unlock operations make no system call.
+ *
+ * Fairness (writer preference): a writer that waits keeps new readers out,
+ * so a stream of readers never starves writers: the readers inside drain and
+ * the writer enters. A release wakes one sleeping writer if there is one, and
+ * all sleeping readers only when no writer waits, so readers may wait as long
+ * as writers keep coming: the lock is made for read-mostly data. There is no
+ * FIFO order within each kind, and a thread arriving at a free lock may take
+ * it before a woken one.
+ *
+ * fx_rwlock_unlock releases either mode (the state says which), like
+ * pthread_rwlock_unlock. fx_rwlock_rdunlock and fx_rwlock_wrunlock release
+ * the mode the caller names, which saves reading the lock word before the
+ * release: under read contention that read costs a second transfer of the
+ * word's cache line, so the read-mostly fast path is rdlock + rdunlock. The
+ * lock does not track its owners: releasing a hold the caller does not have
+ * is a bug; it gives EPERM when the lock is not held in that mode (free, or
+ * held in the other mode) and no other thread uses the lock at that moment.
+ * A thread that holds the lock and locks it again in either mode may
+ * deadlock (a second read lock waits if a writer is waiting in between).
+ *
+ * A process that dies holding the lock, or while a writer of it is waiting,
+ * leaves it held (or closed to new readers) for good, as with
+ * pthread_rwlock_t; use fx_rmutex where owner death must be survived.
+ */
+#ifndef FUTEXSYNC_RWLOCK_H
+#define FUTEXSYNC_RWLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fx_rwlock {
+    int32_t state;      /* reader count or writer, and the waiting bits */
+    int32_t writer_seq; /* the writers' futex word */
+} fx_rwlock;
+
+#define FX_RWLOCK_INIT { 0, 0 }
+
+#define FX_RWLOCK_MAX_READERS     0x00400000
+#define FX_RWLOCK_WRITE_LOCKED    0x00800000
+#define FX_RWLOCK_WRITER_PENDING  0x20000000
+#define FX_RWLOCK_READERS_WAITING 0x40000000
+#define FX_RWLOCK_WRITERS_WAITING ((int32_t)0x80000000u)
+
+/* Makes *l an unlocked lock (the same as zeroing it). Not to be called while
+ * any thread uses the lock. */
+void fx_rwlock_init(fx_rwlock *l);
+
+/* Acquires l for reading, sleeping as long as needed. Returns 0, EAGAIN when
+ * FX_RWLOCK_MAX_READERS readers hold it, or EINVAL (NULL or misaligned l, or a
+ * state the library never writes). Never EINTR. */
+int fx_rwlock_rdlock(fx_rwlock *l);
+
+/* Acquires l for reading only if that is possible now: returns 0, EBUSY when a
+ * writer holds it or waits for it, EAGAIN (too many readers), or EINVAL. */
+int fx_rwlock_tryrdlock(fx_rwlock *l);
+
+/* fx_rwlock_rdlock that gives up at the absolute CLOCK_MONOTONIC deadline
+ * (NULL: none). Returns 0 (also when it can be taken at once and the deadline
+ * already passed), ETIMEDOUT, EAGAIN, or EINVAL (also for tv_nsec out of range
+ * when it would block). Never EINTR. */
+int fx_rwlock_timedrdlock(fx_rwlock *l, const struct timespec *deadline);
+
+/* Acquires l for writing, sleeping as long as needed. Returns 0 or EINVAL. */
+int fx_rwlock_wrlock(fx_rwlock *l);
+
+/* Acquires l for writing only if it is free now: 0, EBUSY, or EINVAL. */
+int fx_rwlock_trywrlock(fx_rwlock *l);
+
+/* fx_rwlock_wrlock with a deadline: 0, ETIMEDOUT, or EINVAL, as for
+ * fx_rwlock_timedrdlock. */
+int fx_rwlock_timedwrlock(fx_rwlock *l, const struct timespec *deadline);
+
+/* Releases one hold of l, read or write (the state tells which), and wakes
+ * waiters if the lock became free. Returns 0, EPERM if l was not locked, or
+ * EINVAL. */
+int fx_rwlock_unlock(fx_rwlock *l);
+
+/* Releases one read hold of l: the same as fx_rwlock_unlock for a reader,
+ * without reading the word first. Returns 0, EPERM if l was not read-held
+ * (free or write-held: nothing changes), or EINVAL. */
+int fx_rwlock_rdunlock(fx_rwlock *l);
+
+/* Releases the write hold of l: the same as fx_rwlock_unlock for the writer.
+ * Returns 0, EPERM if l was not write-held (nothing changes), or EINVAL. */
+int fx_rwlock_wrunlock(fx_rwlock *l);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUTEXSYNC_RWLOCK_H */

@@ -1,0 +1,78 @@
+/*
+ * futexsync/sem.h - an 8-byte, process-shared counting semaphore.
+ *
+ * Layout: two int32_t slots.
+ *
+ *     value    tokens available, 0 .. FX_SEM_VALUE_MAX (2^30 - 1); the futex
+ *              word the waiters sleep on. A post at the maximum may push it
+ *              above for an instant before taking its increment back. A
+ *              negative value is one the library never writes: every
+ *              operation returns EINVAL.
+ *     waiters  how many threads (in any process) are inside a blocking wait
+ *              and may sleep in the kernel; 0 .. number of threads. Negative:
+ *              never written, EINVAL.
+ *
+ * All-zero bytes (FX_SEM_INIT(0)) are a semaphore holding 0 tokens: the first
+ * wait blocks until a post. FX_SEM_INIT(v) and fx_sem_init() start it at v.
+ * The semaphore works across processes when it lives in MAP_SHARED memory;
+ * no init call, attribute or destroy is needed.
+ *
+ * post, trywait and a wait that finds a token make no system call while
+ * waiters is 0; post wakes one sleeper per token. Waits are not FIFO: a
+ * thread arriving while a woken one is on its way may take the token first
+ * (the woken one then sleeps again). A process killed inside a wait leaves
+ * waiters one too high, which only costs later posts one futex wake each.
+ */
+#ifndef FUTEXSYNC_SEM_H
+#define FUTEXSYNC_SEM_H
+
+#include <stdint.h>
+#include <time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fx_sem {
+    int32_t value;   /* tokens, 0 .. FX_SEM_VALUE_MAX */
+    int32_t waiters; /* threads in a blocking wait */
+} fx_sem;
+
+#define FX_SEM_INIT(v) { (v), 0 }
+
+/* The largest value: a post that would exceed it returns EOVERFLOW. (Below
+ * INT32_MAX, so that posts racing at the maximum never reach the sign bit.) */
+#define FX_SEM_VALUE_MAX 0x3fffffff
+
+/* Sets the value (0 .. FX_SEM_VALUE_MAX) and clears the waiter count. Not to
+ * be called while any thread uses the semaphore. Returns 0, or EINVAL for a
+ * NULL or misaligned s or a value outside that range. */
+int fx_sem_init(fx_sem *s, int32_t value);
+
+/* Adds one token and wakes one waiter if any. Returns 0, EOVERFLOW when the
+ * value is already FX_SEM_VALUE_MAX (nothing changes), or EINVAL. */
+int fx_sem_post(fx_sem *s);
+
+/* Takes one token, sleeping until one is posted. Returns 0 or EINVAL (bad s,
+ * or a slot holding a value the library never writes). Never EINTR. */
+int fx_sem_wait(fx_sem *s);
+
+/* Takes one token only if one is available now. Returns 0, EAGAIN when the
+ * value is 0 (as POSIX sem_trywait), or EINVAL. */
+int fx_sem_trywait(fx_sem *s);
+
+/* fx_sem_wait that gives up at the absolute CLOCK_MONOTONIC deadline (NULL:
+ * none). Returns 0 (also when a token is available and the deadline already
+ * passed), ETIMEDOUT, or EINVAL (bad s or slot, or tv_nsec out of range when
+ * it would block). Never EINTR. */
+int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline);
+
+/* The current value (>= 0; a snapshot that may change at once), or -EINVAL
+ * for a NULL or misaligned s or a negative value slot. */
+int32_t fx_sem_value(const fx_sem *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUTEXSYNC_SEM_H */

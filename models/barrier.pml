@@ -1,0 +1,149 @@
+/*
+ * models/barrier.pml - the fx_barrier protocol of src/barrier.c, with the
+ * futex.
+ *
+ * Three parties pass three rounds. One party uses the timed wait and may
+ * time out at any moment, withdrawing its arrival and arriving again (as a
+ * caller retrying after ETIMEDOUT would); another may be hit by a signal
+ * (EINTR) once. The round number is kept modulo 2 (one bit instead of 16),
+ * so every second round reuses a round number: the wrap-around at its
+ * tightest. Checked:
+ *   - nobody passes round r before every party has arrived in round r (and
+ *     not withdrawn): assertion when a party leaves the wait;
+ *   - exactly one party per round is told it is the serial one;
+ *   - no lost wake-up: every run ends with every party finished (one left
+ *     asleep is an invalid end state, and init then blocks too);
+ *   - the word ends as (round 3 mod 2, nobody arrived, no sleepers).
+ *
+ * Futex semantics as in models/sem.pml: compare-and-queue in one step, then
+ * leave by a wake (dequeued by the waker), a timeout (timed party) or a
+ * signal. A CAS loop is one atomic step (see models/rwlock.pml for why this
+ * is sound); the spin before sleeping (lines 118-132) only repeats the first
+ * look of the sleeping loop and is left out.
+ *
+ * Line numbers refer to src/barrier.c.
+ */
+//@source src/barrier.c sha256=a1123f393ab41457028e1adde539d1ad776694a1a3483437252b0abfebc9d3b6
+//@check safety
+
+#define N 3               /* parties */
+#define ROUNDS 3
+#define GENS 2            /* round numbers kept modulo 2 */
+#define AMASK 31          /* arrivals: bits 0..4 */
+#define SB 32             /* FX_BARRIER_SLEEPERS */
+#define G 64              /* one round: the round number is st / G */
+
+#define WOKEN 0
+#define SLEEPING 1
+#define EAGAIN 2
+#define ETIMEDOUT 3
+#define EINTR 4
+
+int st = 0;               /* fx_barrier.state */
+bool q[N];                /* the futex queue of &state */
+byte arrived[N];          /* rounds party p has arrived in, not withdrawn (observer) */
+byte serials[ROUNDS];     /* serial parties per round (observer) */
+
+proctype party(byte me; bool timed; byte signals)
+{
+    int s; byte mine; byte r; byte round = 0; bit serial; bit wake;
+    do
+    :: round < ROUNDS ->
+arrive: /* barrier_wait, lines 160-190: one arrival (CAS loop, 166-190) */
+        atomic {
+            s = st;
+            assert((s & AMASK) < N);                           /* 169-170 */
+            arrived[me]++;
+            if
+            :: (s & AMASK) + 1 == N ->                         /* 171-176 */
+                st = ((s / G + 1) % GENS) * G;
+                serial = 1; wake = (s & SB) != 0;
+                serials[round]++
+            :: else ->
+                st = s + 1; mine = s / G; serial = 0           /* 188 */
+            fi
+        };
+        if
+        :: serial ->
+            if
+            :: wake ->                                         /* 177-178 [M:wake] */
+                atomic {
+                    if :: q[0] -> q[0] = 0 :: else -> skip fi;
+                    if :: q[1] -> q[1] = 0 :: else -> skip fi;
+                    if :: q[2] -> q[2] = 0 :: else -> skip fi
+                }
+            :: else -> skip
+            fi;
+            goto passed
+        :: else -> skip
+        fi;
+look:   /* wait_round, lines 133-143: the round still ours? set S */
+        atomic {
+            s = st;
+            if
+            :: s / G != mine -> r = WOKEN                      /* 135-136: passed */
+            :: else ->
+                if
+                :: (s & SB) == 0 -> st = s | SB; s = s | SB    /* 137-143 [M:sleepers] */
+                :: else -> skip
+                fi;
+                r = SLEEPING
+            fi
+        };
+        if
+        :: r == WOKEN -> goto passed
+        :: else -> skip
+        fi;
+        atomic {                                               /* futex wait, 144 */
+            if
+            :: st != s -> r = EAGAIN
+            :: else -> q[me] = 1; r = SLEEPING
+            fi
+        };
+        if
+        :: r == SLEEPING ->
+            if
+            :: atomic { !q[me] -> r = WOKEN }
+            :: timed -> atomic {
+                   if
+                   :: q[me] -> q[me] = 0; r = ETIMEDOUT
+                   :: else -> r = WOKEN
+                   fi }
+            :: atomic { signals > 0 && q[me] -> q[me] = 0; signals--; r = EINTR }
+            fi
+        :: else -> skip
+        fi;
+        if
+        :: r != ETIMEDOUT -> r = 0; goto look                  /* 145-146 */
+        :: else -> skip
+        fi;
+        atomic {                                               /* withdraw, 148-156 */
+            s = st;
+            if
+            :: s / G != mine -> r = WOKEN                      /* 150-151: passed [M:withdraw-check] */
+            :: else -> st = s - 1; arrived[me]--; r = ETIMEDOUT /* 154-155 */
+            fi
+        };
+        if
+        :: r == WOKEN -> r = 0; goto passed
+        :: else -> r = 0; goto arrive    /* the caller tries the same round again */
+        fi;
+passed:
+        /* Everyone has arrived in this round: nobody is left behind. */
+        assert(arrived[0] > round && arrived[1] > round && arrived[2] > round);
+        round++; s = 0; mine = 0; serial = 0; wake = 0
+    :: else -> break
+    od
+}
+
+init {
+    atomic {
+        run party(0, 0, 1);       /* me, timed, signals */
+        run party(1, 1, 0);
+        run party(2, 0, 0)
+    };
+    (_nr_pr == 1);
+    assert(serials[0] == 1 && serials[1] == 1 && serials[2] == 1);
+    assert(st == (ROUNDS % GENS) * G);
+    assert(!q[0] && !q[1] && !q[2])
+}

@@ -1,0 +1,205 @@
+/*
+ * src/barrier.c - the reusable barrier.
+ *
+ * The state word (the design; keep it true)
+ *
+ *   bits     name      meaning
+ *   0..14    A         arrivals in the current round, 0 .. parties - 1
+ *   15       S         waiters may sleep on the word: the round's end wakes
+ *   16..31   G         the round number, modulo 2^16
+ *
+ *   The parties slot: 0 (unused) -> P on the first wait (CAS), then fixed.
+ *   A >= P, P < 0 or P > MAX: never written -> EINVAL.
+ *
+ *   transition                          by                    system call
+ *   (G, S, A) -> (G, S, A+1)            arrival, not last     none
+ *   (G, S, P-1) -> (G+1, 0, 0)          last arrival          FUTEX_WAKE(all)
+ *                                                             if S was set
+ *   (G, 0, A) -> (G, S, A)              waiter about to sleep FUTEX_WAIT
+ *   (G, S, A) -> (G, S, A-1)            timed waiter leaving  none
+ *
+ * A waiter of round G sleeps on the whole word and leaves when G changes.
+ * No lost wake-up: S is set with a CAS on the same word the last arrival
+ * replaces with a CAS, so either the waiter's CAS comes first and the last
+ * arrival sees S and wakes, or the round has ended and the waiter's CAS fails
+ * and it sees the new G; the kernel compares the word (with S) when queueing
+ * the sleeper, so an end between the CAS and the sleep returns at once.
+ *
+ * Wrap-around: a waiter only asks "is G still my round". The round after
+ * G cannot end without this waiter's next arrival, so the word can never come
+ * back to G while it waits, even after 2^16 rounds; the futex compares the
+ * full word, A and S included, so a stale value never blocks either.
+ *
+ * Withdrawal (timeout): the CAS (G, S, A) -> (G, S, A-1) succeeds only while
+ * the round G is still open; if it fails because G changed, the round ended
+ * with this thread counted, and the wait returns 0.
+ *
+ * Memory order: every arrival is an acq_rel RMW of the word, so the last
+ * arrival acquires everything the others wrote before arriving (release
+ * sequence), and publishes it with its own release; waiters load the new G
+ * with acquire order.
+ *
+ * Spin policy (adaptive, per thread): a waiter spins watching for the
+ * round's end before it sets S and sleeps, for a budget of pause iterations
+ * that each thread keeps for itself: doubled (up to FX_BARRIER_SPIN) when the
+ * round ended during the spin, halved (down to FX_BARRIER_SPIN_MIN) when the
+ * waiter had to sleep anyway, with a full-length probe every 32nd wait.
+ * Parties running on CPUs of their own fall into step and finish rounds
+ * without a system call; parties that share CPUs (more threads than cores,
+ * or a loaded machine) mostly stop burning the time the missing party needs.
+ * The last arrival makes a system call only if S is set.
+ */
+#include "futexsync/barrier.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal/annotate_hb.h"
+#include "internal/deadline.h"
+#include "internal/futex.h"
+#include "internal/spin.h"
+
+#ifndef FX_BARRIER_SPIN
+#define FX_BARRIER_SPIN 1024
+#endif
+#ifndef FX_BARRIER_SPIN_MIN
+#define FX_BARRIER_SPIN_MIN 8
+#endif
+
+/* This thread's spin budget and wait count (see the spin policy). A fork()
+ * child inherits the parent's values, which are only hints. */
+static _Thread_local int fx_barrier_budget = FX_BARRIER_SPIN;
+static _Thread_local unsigned fx_barrier_waits;
+
+#define ARRIVED  0x7fffu
+#define SLEEPERS 0x8000u
+#define ROUND    0xffff0000u
+#define ROUND_1  0x10000u
+
+static inline uint32_t load_state(fx_barrier *b, int order)
+{
+    return (uint32_t)__atomic_load_n(&b->state, order);
+}
+
+static inline bool cas_state(fx_barrier *b, uint32_t *expected, uint32_t desired, int success)
+{
+    int32_t e = (int32_t)*expected;
+    bool ok = __atomic_compare_exchange_n(&b->state, &e, (int32_t)desired, false, success,
+                                          __ATOMIC_RELAXED);
+    *expected = (uint32_t)e;
+    return ok;
+}
+
+void fx_barrier_init(fx_barrier *b)
+{
+    if (fx_bad_slot(b))
+        return;
+    /* Relaxed: init happens before any sharing, like a memset. */
+    __atomic_store_n(&b->state, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->parties, 0, __ATOMIC_RELAXED);
+}
+
+/* Records parties on first use, or checks it against the recorded count. */
+static int check_parties(fx_barrier *b, int32_t parties)
+{
+    if (parties < 1 || parties > FX_BARRIER_MAX_PARTIES)
+        return EINVAL;
+    /* Relaxed: the count is plain data; the state word carries the order. */
+    int32_t p = __atomic_load_n(&b->parties, __ATOMIC_RELAXED);
+    if (p == 0 && __atomic_compare_exchange_n(&b->parties, &p, parties, false,
+                                              __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return 0;
+    return p == parties ? 0 : EINVAL; /* a mismatch, or a value never written */
+}
+
+/* After arriving (not last) in round `mine`: waits for the round to end. */
+static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadline)
+{
+    int current = fx_barrier_budget;
+    /* Every 32nd wait probes with the full budget: parties that slept in
+     * every round arrive out of step by a wake-up latency, so only a long
+     * spin can show that they could keep in step again. */
+    int budget = (++fx_barrier_waits & 31u) == 0 ? FX_BARRIER_SPIN : current;
+    for (int i = 0; i < budget; i++) {
+        /* Acquire: seeing the next round means seeing every party's writes. */
+        if ((load_state(b, __ATOMIC_ACQUIRE) & ROUND) != mine) {
+            fx_barrier_budget = budget < FX_BARRIER_SPIN / 2 ? budget * 2 : FX_BARRIER_SPIN;
+            return 0;
+        }
+        fx_cpu_relax();
+    }
+    fx_barrier_budget = current > 2 * FX_BARRIER_SPIN_MIN ? current / 2 : FX_BARRIER_SPIN_MIN;
+    for (;;) {
+        uint32_t s = load_state(b, __ATOMIC_ACQUIRE); /* as above */
+        if ((s & ROUND) != mine)
+            return 0;
+        if (!(s & SLEEPERS)) {
+            /* Relaxed: S only makes the last arrival wake us; the word is
+             * re-read (acquire) after the sleep. */
+            if (!cas_state(b, &s, s | SLEEPERS, __ATOMIC_RELAXED))
+                continue;
+            s |= SLEEPERS;
+        }
+        int r = fx_futex_wait_raw(&b->state, (int32_t)s, deadline, FX_BITSET_ANY);
+        if (r != ETIMEDOUT)
+            continue; /* woken, EAGAIN (the word changed), EINTR: look again */
+        /* Timed out: withdraw, unless the round has just ended. */
+        for (;;) {
+            s = load_state(b, __ATOMIC_ACQUIRE); /* as above */
+            if ((s & ROUND) != mine)
+                return 0;
+            /* Relaxed: leaving publishes nothing; the round needs one more
+             * arrival again. Fails (s reloaded) if anything changed. */
+            if (cas_state(b, &s, s - 1, __ATOMIC_RELAXED))
+                return ETIMEDOUT;
+        }
+    }
+}
+
+static int barrier_wait(fx_barrier *b, int32_t parties, const struct timespec *deadline)
+{
+    if (fx_bad_slot(b) || check_parties(b, parties) != 0)
+        return EINVAL;
+    uint32_t n = (uint32_t)parties;
+    fx_ann_happens_before(b);
+    uint32_t s = load_state(b, __ATOMIC_RELAXED); /* a guess for the CAS */
+    for (;;) {
+        uint32_t a = s & ARRIVED;
+        if (a >= n)
+            return EINVAL; /* more arrivals than parties: never written */
+        if (a + 1 == n) {
+            /* The last arrival: open the next round. Acq_rel: acquires every
+             * arrival of this round (they form a release sequence of RMWs)
+             * and releases it all to the waiters. */
+            if (!cas_state(b, &s, (s & ROUND) + ROUND_1, __ATOMIC_ACQ_REL))
+                continue;
+            if (s & SLEEPERS)
+                fx_futex_wake_raw(&b->state, INT32_MAX, FX_BITSET_ANY);
+            fx_ann_happens_after(b);
+            return FX_BARRIER_SERIAL_THREAD;
+        }
+        /* This arrival will wait: tv_nsec is checked now (POSIX), before
+         * the arrival is counted. */
+        if (fx_deadline_check(deadline))
+            return EINVAL;
+        /* Acq_rel: releases our writes to the last arrival (and acquires
+         * the earlier arrivals', harmlessly). */
+        if (cas_state(b, &s, s + 1, __ATOMIC_ACQ_REL))
+            break;
+    }
+    int r = wait_round(b, s & ROUND, deadline);
+    if (r == 0)
+        fx_ann_happens_after(b);
+    return r;
+}
+
+int fx_barrier_wait(fx_barrier *b, int32_t parties)
+{
+    return barrier_wait(b, parties, NULL);
+}
+
+int fx_barrier_timedwait(fx_barrier *b, int32_t parties, const struct timespec *deadline)
+{
+    return barrier_wait(b, parties, deadline);
+}

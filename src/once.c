@@ -1,0 +1,157 @@
+/*
+ * src/once.c - run an initialiser exactly once.
+ *
+ * The state word (the design; keep it true)
+ *
+ *   value                    name      meaning
+ *   0                        NOT_RUN   nobody has run the initialiser to the end
+ *   1                        DONE      it has returned: callers return at once
+ *   RUNNING | tid            RUNNING   thread `tid` (kernel TID) is running it
+ *   RUNNING | WAITERS | tid            ... and callers may sleep on the word
+ *   other                    -         never written by the library -> EINVAL
+ *
+ *   transition                          by                      system call
+ *   0 -> RUNNING|me (CAS)               first caller            none
+ *   RUNNING|t -> +WAITERS (CAS)         caller about to sleep   FUTEX_WAIT
+ *   RUNNING|me[|W] -> DONE (exchange)   initialiser returned    FUTEX_WAKE(all)
+ *                                                               if W was set
+ *   RUNNING|me[|W] -> 0 (exchange)      initialiser's thread    FUTEX_WAKE(all)
+ *                                       exits or is cancelled   if W was set
+ *                                       (cleanup handler)
+ *   RUNNING|t|W -> RUNNING|me|W (CAS)   waiter that found t     none
+ *                                       dead, taking over
+ *
+ * No lost wake-up: WAITERS is set by a CAS on the word that the initialiser
+ * replaces with an exchange, so either the exchange sees WAITERS and wakes,
+ * or the CAS fails and the caller re-reads DONE; the kernel compares the word
+ * when queueing the sleeper, so a DONE between the CAS and the sleep makes the
+ * sleep return at once.
+ *
+ * Dead initialisers: a sleeping caller wakes every FX_ONCE_CHECK_MS ms and asks
+ * whether `tid` still exists (fx_tid_dead: /proc/<tid>/stat, so that a zombie
+ * whose parent has not reaped it yet counts as dead). If not, it takes the word over with a
+ * CAS from the exact value it saw, so of several waiters exactly one runs the
+ * initialiser again; the others keep waiting for it. A thread that exits or
+ * is cancelled inside the initialiser runs the cleanup handler, which puts
+ * the word back to NOT_RUN at once and wakes the waiters to race for it.
+ *
+ * Recursion: a caller that finds its own TID in a RUNNING word is inside its
+ * own initialiser: EDEADLK instead of sleeping forever.
+ *
+ * Memory order: DONE is published with release and read with acquire, so
+ * everything the initialiser wrote happens-before every caller's return.
+ */
+#include "futexsync/once.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "futexsync/time.h"
+#include "internal/annotate_hb.h"
+#include "internal/futex.h"
+#include "internal/tid.h"
+
+enum {
+    NOT_RUN = FX_ONCE_NOT_RUN,
+    DONE = FX_ONCE_DONE,
+    RUNNING = FX_ONCE_RUNNING,
+    TID_MASK = FX_ONCE_TID_MASK,
+};
+#define WAITERS FX_ONCE_WAITERS
+
+static inline bool once_valid(int32_t s)
+{
+    if (s & RUNNING)
+        return (s & TID_MASK) != 0;
+    return s == NOT_RUN || s == DONE;
+}
+
+/* Publishes `to` (DONE or NOT_RUN) and wakes the sleepers, if any. */
+static void once_finish(fx_once *o, int32_t to)
+{
+    /* Release: the initialiser's writes happen-before the acquire load of
+     * every caller that sees DONE (or of the next initialiser, for 0). */
+    int32_t old = __atomic_exchange_n(&o->state, to, __ATOMIC_RELEASE);
+    if (old & WAITERS)
+        fx_futex_wake_raw(&o->state, INT32_MAX, FX_BITSET_ANY);
+}
+
+/* Cleanup handler: the initialiser's thread exits or is cancelled inside it. */
+static void once_abandon(void *p)
+{
+    once_finish(p, NOT_RUN);
+}
+
+static void once_run(fx_once *o, void (*fn)(void *), void *arg)
+{
+    pthread_cleanup_push(once_abandon, o);
+    fn(arg);
+    pthread_cleanup_pop(0);
+    fx_ann_happens_before(o);
+    once_finish(o, DONE);
+}
+
+__attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void *), void *arg)
+{
+    int32_t me = (int32_t)fx_tid();
+    /* Acquire: a caller that sees DONE sees what the initialiser wrote. */
+    int32_t s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
+    for (;;) {
+        if (s == DONE)
+            return 0;
+        if (s == NOT_RUN) {
+            /* Acquire on success: a re-run sees what an abandoned attempt
+             * wrote. On failure s is reloaded, with acquire for DONE. */
+            if (__atomic_compare_exchange_n(&o->state, &s, RUNNING | me, false,
+                                            __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+                once_run(o, fn, arg);
+                return 0;
+            }
+            continue;
+        }
+        if (!once_valid(s))
+            return EINVAL;
+        int32_t owner = s & TID_MASK;
+        if (owner == me)
+            return EDEADLK;
+        if (!(s & WAITERS)) {
+            /* Acquire (both ways): the bit itself only asks for a wake, but
+             * a failure reloads s, which may be DONE. */
+            if (!__atomic_compare_exchange_n(&o->state, &s, s | WAITERS, false,
+                                             __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+                continue;
+            s |= WAITERS;
+        }
+        struct timespec check = fx_deadline_in(FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC);
+        int r = fx_futex_wait_raw(&o->state, s, &check, FX_BITSET_ANY);
+        if (r == ETIMEDOUT && fx_tid_dead((pid_t)owner)) {
+            /* Take over from the dead thread, keeping WAITERS for the
+             * others; the CAS fails if anything changed meanwhile. */
+            if (__atomic_compare_exchange_n(&o->state, &s, RUNNING | WAITERS | me, false,
+                                            __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+                once_run(o, fn, arg);
+                return 0;
+            }
+            continue;
+        }
+        /* Woken, EAGAIN (the word changed), EINTR, or a periodic check that
+         * found the owner alive: look again. */
+        s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
+    }
+}
+
+int fx_once_call(fx_once *o, void (*fn)(void *), void *arg)
+{
+    if (fx_bad_slot(o) || fn == NULL)
+        return EINVAL;
+    /* Acquire: pairs with the release that published DONE. */
+    if (__atomic_load_n(&o->state, __ATOMIC_ACQUIRE) != DONE) {
+        int r = once_slow(o, fn, arg);
+        if (r != 0)
+            return r;
+    }
+    fx_ann_happens_after(o);
+    return 0;
+}

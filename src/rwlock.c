@@ -1,0 +1,511 @@
+/*
+ * src/rwlock.c - the reader-writer lock.
+ *
+ * The state word (the design; keep it true). R = bits 0..22, the readers.
+ *
+ *   field       meaning
+ *   R           readers holding the lock, plus readers that have just added
+ *               themselves on the fast path and are about to take it back
+ *   bit 23  WL  a writer holds the lock (only ever set while R = 0)
+ *   bits 24..28 set: never written by the library -> EINVAL
+ *   bit 29  WP  a writer waits for the lock (spinning or asleep): new
+ *               readers stay out
+ *   bit 30  RW  readers may sleep on `state` (FUTEX_WAIT on the state word)
+ *   bit 31  WW  writers may sleep on `writer_seq`
+ *   "free" means R = 0 and WL clear; the bits WP, RW, WW may remain.
+ *
+ *   transition                       by                          system call
+ *   R += 1 (fetch_add); kept if no   reader, fast path           none
+ *     WL/WP/RW/WW and R < MAXR, else
+ *     R -= 1 at once ("undo")                                    see "wake"
+ *   R += 1 (CAS), no WL/WP/RW/WW     reader, slow path           none
+ *   R -= 1                           read unlock, rdunlock       see "wake"
+ *   free -> +WL, -WP (CAS)           writer; +WW if it has slept none
+ *   -WL                              write unlock, wrunlock      see "wake"
+ *   +WP (not free)                   writer waiting (spinning)   none
+ *   -WP                              writer giving up (timeout)  see "wake"
+ *   +RW (not free, or WP/RW/WW set)  reader about to sleep       FUTEX_WAIT(state)
+ *   +WW +WP (not free)               writer about to sleep       FUTEX_WAIT(seq)
+ *   wake: whoever makes the lock free (read unlock, undo, write unlock) or
+ *   drops WP on a free lock (give-up) and sees RW or WW runs this loop:
+ *     not free any more: stop (the new holder's release will wake)
+ *     WW set: -WW, writer_seq += 1, wake one on writer_seq; if nobody woke
+ *       and RW is set, go on to the readers
+ *     only RW set: -RW, wake all on state
+ *
+ * Who waits, and who is responsible for waking them:
+ * - WW set means writers may sleep. A writer sets it only while the lock is
+ *   not free, so whoever makes it free sees it. The waker clears WW and wakes
+ *   one writer; others may still sleep, so a writer that has slept sets WW
+ *   again when it acquires, and its own unlock then wakes the next.
+ * - RW set means readers may sleep. A reader sets it only while the lock is
+ *   not free (its release wakes), or WW is set (as above), or WP is set: the
+ *   spinning writer either acquires (its unlock wakes) or gives up and runs
+ *   the wake itself. Readers woken while a writer still waits find WP or WW
+ *   and sleep again; the writer's unlock wakes them.
+ * - A fast-path reader that adds itself and must take it back is, for this
+ *   purpose, a holder: if its undo makes the lock free it runs the wake, so
+ *   an unlocker that saw R != 0 because of it may leave the wake to it.
+ * - A writer reads writer_seq before re-checking the state and sleeps only
+ *   if writer_seq still holds that value (the kernel compares it), so a wake
+ *   between its check and its sleep makes the sleep return at once (the
+ *   waker advances writer_seq before waking, with release order, and the
+ *   writer's acquire load of writer_seq then sees the cleared WW).
+ * - A woken thread never leaves without acquiring or going back to sleep
+ *   with its waiting bit set on a held lock (even past its deadline it takes
+ *   a lock it finds free), so a wake is never lost by a timeout; a writer's
+ *   wake that found nobody asleep (the writers timed out) goes on to the
+ *   readers.
+ * - WP carries no wake-up duty (nobody sleeps on it), so the writer that
+ *   acquires clears it even if other writers wait: each waiting writer sets
+ *   it again whenever it finds the lock held (spinning, or before sleeping),
+ *   so from a writer's first look at a held lock until it gets in, new
+ *   readers can slip in only while it is between a wake and its next look.
+ * (models/rwlock.pml checks mutual exclusion and no lost wake-up on this
+ * table, with timeouts and signals, and that a writer always gets in under a
+ * stream of readers.)
+ *
+ * Fairness policy (writer preference): a new reader does not enter while WP,
+ * RW or WW is set, so a writer waiting for the current readers is not starved
+ * by a stream of new ones: they drain, and it enters. A release wakes one
+ * sleeping writer if there is one, and the sleeping readers (all at once)
+ * only when no writer waits. Readers may therefore wait as long as writers
+ * keep coming: the lock is made for read-mostly data.
+ *
+ * Spin policy: a thread that cannot enter spins at most FX_RWLOCK_SPIN pause
+ * iterations (a few microseconds) before it sleeps; a writer first sets WP so
+ * that the readers inside drain while it spins, and spins again after every
+ * wake. Short critical sections therefore hand the lock over without any
+ * system call.
+ *
+ * Why the reader fast path is a fetch_add and not a CAS: it never fails under
+ * read contention, and it needs no load of the word beforehand (a load
+ * followed by an atomic RMW of the same word costs about as much again).
+ */
+#include "futexsync/rwlock.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal/annotate.h"
+#include "internal/deadline.h"
+#include "internal/futex.h"
+#include "internal/spin.h"
+
+#ifndef FX_RWLOCK_SPIN
+#define FX_RWLOCK_SPIN 100
+#endif
+
+/* Race-detector builds announce every release to the detector before making
+ * it, so the mode-specific unlocks must check the mode before, too (with a
+ * load the fast builds skip): a wrong call then reports EPERM without being
+ * announced as an unlock. */
+#if defined(FX_TSAN) || defined(FUTEXSYNC_HELGRIND)
+#define FX_RWLOCK_CHECK_FIRST 1
+#else
+#define FX_RWLOCK_CHECK_FIRST 0
+#endif
+
+#define READERS 0x007fffffu
+#define MAXR    0x00400000u /* FX_RWLOCK_MAX_READERS; R above it: undo room */
+#define WL      0x00800000u
+#define HELD    (READERS | WL)
+#define BAD     0x1f000000u
+#define WP      0x20000000u
+#define RW      0x40000000u
+#define WW      0x80000000u
+
+static inline uint32_t load_state(fx_rwlock *l)
+{
+    /* Relaxed: only the guess for a CAS that synchronizes, or a hint. */
+    return (uint32_t)__atomic_load_n(&l->state, __ATOMIC_RELAXED);
+}
+
+/* CAS on the state word, taking and returning uint32_t views. */
+static inline bool cas_state(fx_rwlock *l, uint32_t *expected, uint32_t desired, int success)
+{
+    int32_t e = (int32_t)*expected;
+    bool ok = __atomic_compare_exchange_n(&l->state, &e, (int32_t)desired, false, success,
+                                          __ATOMIC_RELAXED);
+    *expected = (uint32_t)e;
+    return ok;
+}
+
+/* A new reader may enter: no writer holding, pending or waiting, nobody
+ * asleep, room for one more. */
+static inline bool read_lockable(uint32_t s)
+{
+    return (s & ~READERS) == 0 && s < MAXR;
+}
+
+void fx_rwlock_init(fx_rwlock *l)
+{
+    if (fx_bad_slot(l))
+        return;
+    /* Relaxed: init happens before any sharing, like a memset. */
+    __atomic_store_n(&l->state, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&l->writer_seq, 0, __ATOMIC_RELAXED);
+}
+
+/* Wakes one writer sleeping on writer_seq; returns how many woke (0 or 1). */
+static int wake_writer(fx_rwlock *l)
+{
+    /* Release: a writer whose acquire load of writer_seq sees the new value
+     * also sees the state change (WW cleared) the caller made before. */
+    __atomic_fetch_add(&l->writer_seq, 1, __ATOMIC_RELEASE);
+    return fx_futex_wake_raw(&l->writer_seq, 1, FX_BITSET_ANY);
+}
+
+/* The "wake" row of the table, for a caller that has just made the lock free
+ * (or dropped WP from a free lock) and left waiting bits in s. */
+__attribute__((noinline, cold)) static void wake_waiters(fx_rwlock *l, uint32_t s)
+{
+    for (;;) {
+        if ((s & HELD) != 0 || (s & BAD) != 0)
+            return; /* held again: that holder's release wakes the rest */
+        if (s & WW) {
+            /* Relaxed: clearing the bit publishes no data; wake_writer's
+             * release orders it for the writer. On failure s is reloaded. */
+            if (!cas_state(l, &s, s & ~WW, __ATOMIC_RELAXED))
+                continue;
+            if (wake_writer(l) > 0 || !(s & RW))
+                return;
+            /* No writer was asleep (they timed out, or are awake and will
+             * look again): the readers must not be left asleep for it. */
+            s &= ~WW;
+        } else if (s & RW) {
+            /* Relaxed, as above; the readers re-read the state. */
+            if (!cas_state(l, &s, s & ~RW, __ATOMIC_RELAXED))
+                continue;
+            fx_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
+            return;
+        } else {
+            return;
+        }
+    }
+}
+
+/* Takes one reader back (read unlock, or a fast-path reader's undo). */
+static inline void reader_release(fx_rwlock *l)
+{
+    /* Release: the reads of the critical section happen-before the next
+     * writer's acquire (no write of its may overtake them). */
+    uint32_t s = (uint32_t)__atomic_sub_fetch(&l->state, 1, __ATOMIC_RELEASE);
+    if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
+        wake_waiters(l, s);
+}
+
+__attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
+                                                       const struct timespec *deadline)
+{
+    uint32_t s = load_state(l);
+    bool checked = false;
+    int spins = 0;
+    for (;;) {
+        if (s & BAD)
+            return EINVAL;
+        if (!(s & (WL | WP | RW | WW))) {
+            if ((s & READERS) >= MAXR)
+                return EAGAIN;
+            /* Acquire: the reader sees what the last writer wrote. */
+            if (cas_state(l, &s, s + 1, __ATOMIC_ACQUIRE))
+                return 0;
+            continue;
+        }
+        if (spins < FX_RWLOCK_SPIN) {
+            spins++;
+            fx_cpu_relax();
+            s = load_state(l);
+            continue;
+        }
+        if (!checked) {
+            /* tv_nsec is checked only now that we would block (POSIX). */
+            if (fx_deadline_check(deadline))
+                return EINVAL;
+            checked = true;
+        }
+        if (!(s & RW)) {
+            /* Relaxed: the bit only makes the releaser wake us; the state
+             * is re-read after the sleep. On failure s is reloaded. */
+            if (!cas_state(l, &s, s | RW, __ATOMIC_RELAXED))
+                continue;
+            s |= RW;
+        }
+        int r = fx_futex_wait_raw(&l->state, (int32_t)s, deadline, FX_BITSET_ANY);
+        if (r == ETIMEDOUT)
+            return ETIMEDOUT; /* not woken: no wake is lost by leaving */
+        /* Woken, EAGAIN (the state changed before we slept), EINTR: look
+         * again with the same absolute deadline, spinning first. */
+        spins = 0;
+        s = load_state(l);
+    }
+}
+
+/* The reader fast path: 0, or the slow path's result. */
+static inline int rdlock_common(fx_rwlock *l, const struct timespec *deadline)
+{
+    /* Acquire: if kept, the reader sees what the last writer wrote. */
+    uint32_t old = (uint32_t)__atomic_fetch_add(&l->state, 1, __ATOMIC_ACQUIRE);
+    if (read_lockable(old))
+        return 0;
+    reader_release(l); /* the undo: we may have made the lock free */
+    return rdlock_slow(l, deadline);
+}
+
+/* A writer that gives up: takes back its WP (spinning writers set it again)
+ * and, if the lock is free, wakes the readers that WP kept out. */
+static void writer_give_up(fx_rwlock *l)
+{
+    /* Relaxed: publishes no data; the wake below reads the result. */
+    uint32_t s = (uint32_t)__atomic_and_fetch(&l->state, (int32_t)~WP, __ATOMIC_RELAXED);
+    if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
+        wake_waiters(l, s);
+}
+
+__attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
+                                                       const struct timespec *deadline)
+{
+    uint32_t s = load_state(l);
+    uint32_t slept = 0; /* WW once this writer has slept: others may sleep too */
+    bool checked = false;
+    int spins = 0;
+    for (;;) {
+        if (s & BAD)
+            return EINVAL;
+        if ((s & HELD) == 0) {
+            /* Acquire: the writer sees what every earlier holder wrote. WP
+             * is ours (or another spinner's, which sets it again). */
+            if (cas_state(l, &s, (s & ~WP) | WL | slept, __ATOMIC_ACQUIRE))
+                return 0;
+            continue;
+        }
+        if (spins < FX_RWLOCK_SPIN) {
+            if (!(s & WP)) {
+                /* Relaxed: WP only keeps new readers out while we wait. */
+                if (!cas_state(l, &s, s | WP, __ATOMIC_RELAXED))
+                    continue;
+            }
+            spins++;
+            fx_cpu_relax();
+            s = load_state(l);
+            continue;
+        }
+        if (!checked) {
+            if (fx_deadline_check(deadline)) {
+                writer_give_up(l);
+                return EINVAL;
+            }
+            checked = true;
+        }
+        if ((s & (WP | WW)) != (WP | WW)) {
+            /* Relaxed, as for RW in rdlock_slow. WP again too: the writer
+             * whose acquisition cleared it did not know about us, and a
+             * waker that wakes us clears WW, so WP is what keeps new readers
+             * out until we are in. */
+            if (!cas_state(l, &s, s | WP | WW, __ATOMIC_RELAXED))
+                continue;
+        }
+        slept = WW;
+        /* Acquire: pairs with wake_writer's release, so that if we see its
+         * new sequence number we also see the WW it cleared (below). */
+        int32_t seq = __atomic_load_n(&l->writer_seq, __ATOMIC_ACQUIRE);
+        s = load_state(l);
+        if ((s & HELD) == 0 || !(s & WW))
+            continue; /* freed, or a waker took our WW: do not sleep */
+        int r = fx_futex_wait_raw(&l->writer_seq, seq, deadline, FX_BITSET_ANY);
+        if (r == ETIMEDOUT) {
+            /* WW stays set on a held lock: its release wakes the others. */
+            writer_give_up(l);
+            return ETIMEDOUT;
+        }
+        spins = 0;
+        s = load_state(l);
+    }
+}
+
+int fx_rwlock_rdlock(fx_rwlock *l)
+{
+    if (fx_bad_slot(l))
+        return EINVAL;
+    fx_ann_pre_lock(l, FX_ANN_SHARED);
+    int r = rdlock_common(l, NULL);
+    fx_ann_post_lock(l, r ? FX_ANN_SHARED | FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_SHARED, 0);
+    return r;
+}
+
+int fx_rwlock_timedrdlock(fx_rwlock *l, const struct timespec *deadline)
+{
+    if (fx_bad_slot(l))
+        return EINVAL;
+    fx_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
+    int r = rdlock_common(l, deadline);
+    fx_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
+    return r;
+}
+
+int fx_rwlock_tryrdlock(fx_rwlock *l)
+{
+    if (fx_bad_slot(l))
+        return EINVAL;
+    fx_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
+    uint32_t s = load_state(l);
+    int r;
+    for (;;) {
+        if (s & BAD) {
+            r = EINVAL;
+            break;
+        }
+        if (!read_lockable(s)) {
+            r = (s & ~READERS) == 0 ? EAGAIN : EBUSY; /* full, or a writer */
+            break;
+        }
+        /* Acquire on success; a failure only reloads s (another reader). */
+        if (cas_state(l, &s, s + 1, __ATOMIC_ACQUIRE)) {
+            r = 0;
+            break;
+        }
+    }
+    fx_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
+    return r;
+}
+
+int fx_rwlock_wrlock(fx_rwlock *l)
+{
+    if (fx_bad_slot(l))
+        return EINVAL;
+    fx_ann_pre_lock(l, FX_ANN_EXCLUSIVE);
+    uint32_t s = 0;
+    /* Fast path from the all-zero state, acquire on success. */
+    int r = cas_state(l, &s, WL, __ATOMIC_ACQUIRE) ? 0 : wrlock_slow(l, NULL);
+    fx_ann_post_lock(l, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_EXCLUSIVE, 0);
+    return r;
+}
+
+int fx_rwlock_timedwrlock(fx_rwlock *l, const struct timespec *deadline)
+{
+    if (fx_bad_slot(l))
+        return EINVAL;
+    fx_ann_pre_lock(l, FX_ANN_TRY);
+    uint32_t s = 0;
+    int r = cas_state(l, &s, WL, __ATOMIC_ACQUIRE) ? 0 : wrlock_slow(l, deadline);
+    fx_ann_post_lock(l, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+    return r;
+}
+
+int fx_rwlock_trywrlock(fx_rwlock *l)
+{
+    if (fx_bad_slot(l))
+        return EINVAL;
+    fx_ann_pre_lock(l, FX_ANN_TRY);
+    uint32_t s = load_state(l);
+    int r;
+    for (;;) {
+        if (s & BAD) {
+            r = EINVAL;
+            break;
+        }
+        if ((s & HELD) != 0) {
+            r = EBUSY;
+            break;
+        }
+        /* Acquire on success; waiting bits are kept for our unlock. */
+        if (cas_state(l, &s, s | WL, __ATOMIC_ACQUIRE)) {
+            r = 0;
+            break;
+        }
+    }
+    fx_ann_post_lock(l, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+    return r;
+}
+
+/* Releases a write hold: the caller has checked that the state has WL. */
+static inline void writer_release(fx_rwlock *l)
+{
+    /* Release: the critical section happens-before the next acquire. */
+    uint32_t s = (uint32_t)__atomic_sub_fetch(&l->state, (int32_t)WL, __ATOMIC_RELEASE);
+    if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
+        wake_waiters(l, s);
+}
+
+int fx_rwlock_unlock(fx_rwlock *l)
+{
+    if (fx_bad_slot(l))
+        return EINVAL;
+    uint32_t s = load_state(l);
+    if (s & BAD)
+        return EINVAL;
+    if ((s & HELD) == 0)
+        return EPERM;
+    /* The caller holds the lock, so the mode read here cannot change until
+     * it releases: WL stays set for a writer, and never appears while a
+     * reader holds (fast-path readers passing through only touch R). */
+    if (s & WL) {
+        fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
+        writer_release(l);
+        fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
+    } else {
+        fx_ann_pre_unlock(l, FX_ANN_SHARED);
+        reader_release(l);
+        fx_ann_post_unlock(l, FX_ANN_SHARED);
+    }
+    return 0;
+}
+
+int fx_rwlock_rdunlock(fx_rwlock *l)
+{
+    if (fx_bad_slot(l))
+        return EINVAL;
+    if (FX_RWLOCK_CHECK_FIRST) {
+        uint32_t s = load_state(l);
+        if (s & BAD)
+            return EINVAL;
+        if ((s & WL) || (s & READERS) == 0)
+            return EPERM;
+    }
+    fx_ann_pre_unlock(l, FX_ANN_SHARED);
+    /* One RMW and no load first: under read contention the load would cost
+     * a second transfer of the cache line. Release, as in reader_release. */
+    uint32_t old = (uint32_t)__atomic_fetch_sub(&l->state, 1, __ATOMIC_RELEASE);
+    int r = 0;
+    if ((old & (BAD | WL)) != 0 || (old & READERS) == 0) {
+        /* Not a read hold (free, write-held, or garbage): take the
+         * decrement back. Relaxed: it restores a value, publishes nothing. */
+        __atomic_fetch_add(&l->state, 1, __ATOMIC_RELAXED);
+        r = (old & BAD) ? EINVAL : EPERM;
+    } else {
+        uint32_t s = old - 1;
+        if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
+            wake_waiters(l, s);
+    }
+    fx_ann_post_unlock(l, FX_ANN_SHARED);
+    return r;
+}
+
+int fx_rwlock_wrunlock(fx_rwlock *l)
+{
+    if (fx_bad_slot(l))
+        return EINVAL;
+    if (FX_RWLOCK_CHECK_FIRST) {
+        uint32_t s = load_state(l);
+        if (s & BAD)
+            return EINVAL;
+        if (!(s & WL))
+            return EPERM;
+    }
+    fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
+    uint32_t s = WL;
+    int r = 0;
+    /* The common case in one CAS (release): held by us, nobody waiting. On
+     * failure s is the current state, and tells what to do. */
+    if (!cas_state(l, &s, 0, __ATOMIC_RELEASE)) {
+        if (s & BAD)
+            r = EINVAL;
+        else if (!(s & WL))
+            r = EPERM; /* not write-held: nothing was changed */
+        else
+            writer_release(l);
+    }
+    fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
+    return r;
+}

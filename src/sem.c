@@ -1,0 +1,212 @@
+/*
+ * src/sem.c - the counting semaphore.
+ *
+ * Slots and their values (the design; keep it true)
+ *
+ *   slot     value            meaning
+ *   value    0 .. MAX         tokens available; the futex word waiters sleep on
+ *            MAX+1 .. 2^31-1  only for an instant: posts at MAX that are
+ *                             about to take their increment back
+ *            negative         never written by the library -> EINVAL
+ *   waiters  0 .. threads     threads registered in the slow path of a wait
+ *            negative         never written by the library -> EINVAL
+ *   (MAX = FX_SEM_VALUE_MAX = 2^30 - 1: the room above it absorbs any number
+ *   of concurrent posts at the maximum without reaching the sign bit.)
+ *
+ *   step                                      by                 system call
+ *   P1 value += 1 (fetch_add); if it was      post               none
+ *      >= MAX: value -= 1, EOVERFLOW
+ *   P2 if waiters != 0: wake one on value     post               FUTEX_WAKE(1)
+ *   T  value v -> v-1 (CAS, only if v > 0)    trywait, wait      none
+ *   W1 waiters += 1                           wait, slow path    none
+ *   W2 v := value; v > 0: T, then W5          wait
+ *   W3 sleep while value == 0                 wait               FUTEX_WAIT(0)
+ *   W4 woken, EAGAIN, EINTR: back to W2;      wait
+ *      ETIMEDOUT: one last T, then W5
+ *   W5 waiters -= 1                           wait               none
+ *
+ * A post at the maximum adds a token for an instant and takes one back: a
+ * waiter may take the passing token meanwhile, which is the same as taking
+ * one of the MAX tokens that were there. The value stays positive throughout,
+ * so no waiter sleeps and none is owed a wake.
+ *
+ * No lost wake-up. P1, P2, W1 and W2 are seq_cst (the Dekker pattern): in
+ * their single total order either P2 follows W1, and the poster sees the
+ * waiter and wakes, or W2 follows P1, and the waiter sees the token. A waiter
+ * that saw 0 sleeps expecting 0, which the kernel compares atomically with
+ * queueing it, so a post between W2 and W3 makes W3 return at once.
+ *
+ * Why one wake per post is enough: each post adds one token and wakes at most
+ * one sleeper, and the kernel never hands two wakes to the same sleeper. A
+ * woken thread always goes back to W2 before it gives up (the futex returns 0
+ * for a wake, ETIMEDOUT only when it was not woken; past its deadline it still
+ * takes a token it finds), so it either takes a token or finds the value 0,
+ * that is, every token taken by somebody. A wake that finds nobody asleep
+ * means every registered waiter is between W1 and W3 and sees the token at W2
+ * or W3. (models/sem.pml checks this with three waiters and timeouts.)
+ *
+ * Spin policy: before registering, a waiter spins at most FX_SEM_SPIN pause
+ * iterations watching for a token, so a post arriving within a few hundred
+ * nanoseconds costs neither side a system call.
+ */
+#include "futexsync/sem.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "internal/annotate_hb.h"
+#include "internal/deadline.h"
+#include "internal/futex.h"
+#include "internal/spin.h"
+
+#ifndef FX_SEM_SPIN
+#define FX_SEM_SPIN 100
+#endif
+
+int fx_sem_init(fx_sem *s, int32_t value)
+{
+    if (fx_bad_slot(s) || value < 0 || value > FX_SEM_VALUE_MAX)
+        return EINVAL;
+    /* Relaxed: init happens before any sharing, like a memset. */
+    __atomic_store_n(&s->value, value, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->waiters, 0, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* T: takes a token if there is one. Returns 0, EAGAIN (value 0) or EINVAL. */
+static inline int fx_sem_take(fx_sem *s)
+{
+    /* Relaxed: only a guess for the CAS, which synchronizes. */
+    int32_t v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
+    for (;;) {
+        if (v <= 0)
+            return v == 0 ? EAGAIN : EINVAL;
+        /* Acquire on success: the taker sees what the poster wrote before
+         * P1. On failure v is reloaded (relaxed, only the next guess). */
+        if (__atomic_compare_exchange_n(&s->value, &v, v - 1, true, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+            return 0;
+    }
+}
+
+int fx_sem_post(fx_sem *s)
+{
+    if (fx_bad_slot(s))
+        return EINVAL;
+    fx_ann_happens_before(s);
+    /* P1, seq_cst: release for the taker, and the first half of the Dekker
+     * pair with W1/W2 (see the table). A fetch_add rather than a load and a
+     * CAS: one atomic operation, which never fails under contention. */
+    int32_t v = __atomic_fetch_add(&s->value, 1, __ATOMIC_SEQ_CST);
+    if (v < 0 || v >= FX_SEM_VALUE_MAX) {
+        /* Relaxed: taking back our own increment publishes nothing. */
+        __atomic_fetch_sub(&s->value, 1, __ATOMIC_RELAXED);
+        return v < 0 ? EINVAL : EOVERFLOW;
+    }
+    /* P2, seq_cst: ordered after P1 in the total order. A garbage negative
+     * count only costs a wake nobody needed. */
+    if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0)
+        fx_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
+    return 0;
+}
+
+/* The slow path of wait and timedwait: spin, then W1..W5. */
+__attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
+                                                            const struct timespec *deadline)
+{
+    for (int i = 0; i < FX_SEM_SPIN; i++) {
+        /* Relaxed: a hint for when to try T, which synchronizes. */
+        if (__atomic_load_n(&s->value, __ATOMIC_RELAXED) != 0) {
+            int r = fx_sem_take(s);
+            if (r != EAGAIN)
+                return r;
+        }
+        fx_cpu_relax();
+    }
+    /* Relaxed: only a plausibility check of the slot. */
+    if (__atomic_load_n(&s->waiters, __ATOMIC_RELAXED) < 0)
+        return EINVAL;
+    /* tv_nsec is checked only now that we would block (POSIX). */
+    if (fx_deadline_check(deadline))
+        return EINVAL;
+
+    __atomic_fetch_add(&s->waiters, 1, __ATOMIC_SEQ_CST); /* W1 */
+    int r;
+    for (;;) {
+        int32_t v = __atomic_load_n(&s->value, __ATOMIC_SEQ_CST); /* W2 */
+        if (v < 0) {
+            r = EINVAL;
+            break;
+        }
+        if (v > 0) {
+            /* T, acquire on success as in fx_sem_take; a failed CAS means
+             * another thread changed the value: look again. */
+            if (__atomic_compare_exchange_n(&s->value, &v, v - 1, true, __ATOMIC_ACQUIRE,
+                                            __ATOMIC_RELAXED)) {
+                r = 0;
+                break;
+            }
+            continue;
+        }
+        r = fx_futex_wait_raw(&s->value, 0, deadline, FX_BITSET_ANY); /* W3 */
+        if (r == ETIMEDOUT) {
+            /* Not woken (a wake makes the futex return 0). A token posted
+             * as the deadline passed still counts: POSIX lets a wait that
+             * can succeed succeed. */
+            r = fx_sem_take(s);
+            if (r == EAGAIN)
+                r = ETIMEDOUT;
+            break;
+        }
+        /* W4: 0 (woken), EAGAIN (a token arrived before we slept), EINTR
+         * (a signal): look again with the same absolute deadline. */
+    }
+    /* W5, relaxed: the count only tells posters whether to call the kernel;
+     * a poster that still sees us costs one wake nobody needs. */
+    __atomic_fetch_sub(&s->waiters, 1, __ATOMIC_RELAXED);
+    return r;
+}
+
+int fx_sem_wait(fx_sem *s)
+{
+    if (fx_bad_slot(s))
+        return EINVAL;
+    int r = fx_sem_take(s);
+    if (r == EAGAIN)
+        r = fx_sem_wait_slow(s, NULL);
+    if (r == 0)
+        fx_ann_happens_after(s);
+    return r;
+}
+
+int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
+{
+    if (fx_bad_slot(s))
+        return EINVAL;
+    int r = fx_sem_take(s);
+    if (r == EAGAIN)
+        r = fx_sem_wait_slow(s, deadline);
+    if (r == 0)
+        fx_ann_happens_after(s);
+    return r;
+}
+
+int fx_sem_trywait(fx_sem *s)
+{
+    if (fx_bad_slot(s))
+        return EINVAL;
+    int r = fx_sem_take(s);
+    if (r == 0)
+        fx_ann_happens_after(s);
+    return r;
+}
+
+int32_t fx_sem_value(const fx_sem *s)
+{
+    if (fx_bad_slot(s))
+        return -EINVAL;
+    /* Relaxed: a snapshot for monitoring; it orders nothing. */
+    int32_t v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
+    return v < 0 ? -EINVAL : v;
+}

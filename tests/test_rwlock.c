@@ -1,0 +1,761 @@
+/* tests/test_rwlock.c - fx_rwlock: every return code, the fairness policy,
+ * torn-read stress, threads, processes, signals, bad input, and the
+ * no-system-call promise. */
+#define _GNU_SOURCE
+#include "fxtest.h"
+#include "fxt_threads.h"
+
+#include <errno.h>
+#include <futexsync.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define RW_BIT FX_RWLOCK_READERS_WAITING
+#define WW_BIT FX_RWLOCK_WRITERS_WAITING
+
+static void sleep_ms(int ms)
+{
+    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&t, &t) != 0) {
+    }
+}
+
+/* A thread that takes the lock in one mode, records when, and releases it
+ * when told to (or at once). */
+struct locker {
+    fx_rwlock *l;
+    int write;           /* 1: wrlock, 0: rdlock */
+    int timed;           /* use the timed variant with a long deadline */
+    int hold;            /* 1: keep it until `release` is set */
+    pid_t tid;           /* published before locking */
+    int result;          /* the lock call's return, -1 before */
+    int32_t *clock;      /* shared ticket counter */
+    int32_t stamp;       /* ticket taken while holding the lock */
+    int32_t release;     /* set by the test to make a holder unlock */
+    int unlock_result;
+    int specific;        /* unlock with rdunlock/wrunlock */
+};
+
+static void *locker_main(void *p)
+{
+    struct locker *k = p;
+    __atomic_store_n(&k->tid, fxt_gettid(), __ATOMIC_RELEASE);
+    int r;
+    if (k->timed) {
+        struct timespec d = fx_deadline_in(30 * FX_NSEC_PER_SEC);
+        r = k->write ? fx_rwlock_timedwrlock(k->l, &d) : fx_rwlock_timedrdlock(k->l, &d);
+    } else {
+        r = k->write ? fx_rwlock_wrlock(k->l) : fx_rwlock_rdlock(k->l);
+    }
+    if (r == 0 && k->clock)
+        k->stamp = __atomic_fetch_add(k->clock, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->result, r, __ATOMIC_RELEASE);
+    if (r == 0) {
+        if (k->hold)
+            fxt_wait_slot(&k->release, 1);
+        if (k->specific)
+            k->unlock_result = k->write ? fx_rwlock_wrunlock(k->l) : fx_rwlock_rdunlock(k->l);
+        else
+            k->unlock_result = fx_rwlock_unlock(k->l);
+    }
+    return NULL;
+}
+
+static struct locker locker(fx_rwlock *l, int write, int32_t *clock)
+{
+    return (struct locker){l, write, 0, 0, 0, -1, clock, -1, 0, -1, 0};
+}
+
+/* --- modes and return codes ----------------------------------------------- */
+
+static void test_zero_bytes_are_an_unlocked_lock(void **state)
+{
+    (void)state;
+    fx_rwlock l;
+    memset(&l, 0, sizeof l);
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(fx_rwlock_wrlock(&l), 0);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(l.state, 0);
+    fx_rwlock m = FX_RWLOCK_INIT;
+    assert_memory_equal(&l, &m, sizeof l);
+    memset(&m, 0x5a, sizeof m);
+    fx_rwlock_init(&m);
+    assert_memory_equal(&l, &m, sizeof l);
+}
+
+static void test_readers_share_the_lock(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    assert_int_equal(fx_rwlock_tryrdlock(&l), 0);
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    assert_int_equal(fx_rwlock_timedrdlock(&l, &d), 0);
+    assert_int_equal(l.state, 3);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(l.state, 0);
+}
+
+static void test_writer_excludes_everyone(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_trywrlock(&l), 0);
+    assert_int_equal(l.state, FX_RWLOCK_WRITE_LOCKED);
+    assert_int_equal(fx_rwlock_tryrdlock(&l), EBUSY);
+    assert_int_equal(fx_rwlock_trywrlock(&l), EBUSY);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(l.state, 0);
+}
+
+static void test_readers_exclude_writers(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_tryrdlock(&l), 0);
+    assert_int_equal(fx_rwlock_trywrlock(&l), EBUSY);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(fx_rwlock_trywrlock(&l), 0);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+}
+
+static void test_unlock_of_a_free_lock_gives_eperm(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_unlock(&l), EPERM);
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(fx_rwlock_unlock(&l), EPERM);
+    assert_int_equal(l.state, 0);
+}
+
+static void test_mode_specific_unlocks_release_their_mode(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    assert_int_equal(fx_rwlock_rdunlock(&l), 0);
+    assert_int_equal(l.state, 1);
+    assert_int_equal(fx_rwlock_rdunlock(&l), 0);
+    assert_int_equal(l.state, 0);
+    assert_int_equal(fx_rwlock_wrlock(&l), 0);
+    assert_int_equal(fx_rwlock_wrunlock(&l), 0);
+    assert_int_equal(l.state, 0);
+}
+
+static void test_mode_specific_unlock_of_the_wrong_mode_gives_eperm(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_rdunlock(&l), EPERM); /* free */
+    assert_int_equal(fx_rwlock_wrunlock(&l), EPERM);
+    assert_int_equal(l.state, 0);
+    assert_int_equal(fx_rwlock_wrlock(&l), 0);
+    assert_int_equal(fx_rwlock_rdunlock(&l), EPERM); /* write-held */
+    assert_int_equal(l.state, FX_RWLOCK_WRITE_LOCKED);
+    assert_int_equal(fx_rwlock_wrunlock(&l), 0);
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    assert_int_equal(fx_rwlock_wrunlock(&l), EPERM); /* read-held */
+    assert_int_equal(l.state, 1);
+    assert_int_equal(fx_rwlock_rdunlock(&l), 0);
+    fx_rwlock waiting = {FX_RWLOCK_READERS_WAITING, 0}; /* free, stale bit */
+    assert_int_equal(fx_rwlock_rdunlock(&waiting), EPERM);
+    assert_int_equal(fx_rwlock_wrunlock(&waiting), EPERM);
+    assert_int_equal(waiting.state, FX_RWLOCK_READERS_WAITING);
+}
+
+static void test_too_many_readers_gives_eagain(void **state)
+{
+    (void)state;
+    fx_rwlock l = {FX_RWLOCK_MAX_READERS, 0};
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    assert_int_equal(fx_rwlock_tryrdlock(&l), EAGAIN);
+    assert_int_equal(fx_rwlock_rdlock(&l), EAGAIN);
+    assert_int_equal(fx_rwlock_timedrdlock(&l, &d), EAGAIN);
+    assert_int_equal(fx_rwlock_trywrlock(&l), EBUSY);
+    assert_int_equal(l.state, FX_RWLOCK_MAX_READERS);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(fx_rwlock_tryrdlock(&l), 0);
+    assert_int_equal(l.state, FX_RWLOCK_MAX_READERS);
+}
+
+static void test_timedwrlock_times_out_while_read_held(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    int64_t t0 = fxt_now_ns();
+    struct timespec d = fx_deadline_in(30 * FX_NSEC_PER_MSEC);
+    assert_int_equal(fx_rwlock_timedwrlock(&l, &d), ETIMEDOUT);
+    assert_true(fxt_now_ns() - t0 >= 30 * FX_NSEC_PER_MSEC);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    /* The writer left its waiting bit; the unlock cleared it. */
+    assert_int_equal(l.state, 0);
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+}
+
+static void test_timedrdlock_times_out_while_write_held(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_wrlock(&l), 0);
+    int64_t t0 = fxt_now_ns();
+    struct timespec d = fx_deadline_in(30 * FX_NSEC_PER_MSEC);
+    assert_int_equal(fx_rwlock_timedrdlock(&l, &d), ETIMEDOUT);
+    assert_true(fxt_now_ns() - t0 >= 30 * FX_NSEC_PER_MSEC);
+    d = fx_deadline_in(10 * FX_NSEC_PER_MSEC);
+    assert_int_equal(fx_rwlock_timedwrlock(&l, &d), ETIMEDOUT);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(l.state, 0);
+}
+
+static void test_timed_locks_with_passed_deadline_succeed_when_free(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    struct timespec past = {0, 0};
+    assert_int_equal(fx_rwlock_timedrdlock(&l, &past), 0);
+    assert_int_equal(fx_rwlock_timedwrlock(&l, &past), ETIMEDOUT);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(fx_rwlock_timedwrlock(&l, &past), 0);
+    assert_int_equal(fx_rwlock_timedrdlock(&l, &past), ETIMEDOUT);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+}
+
+static void test_negative_seconds_is_a_passed_deadline(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    struct timespec d = {-1, 500};
+    assert_int_equal(fx_rwlock_wrlock(&l), 0);
+    assert_int_equal(fx_rwlock_timedrdlock(&l, &d), ETIMEDOUT);
+    assert_int_equal(fx_rwlock_timedwrlock(&l, &d), ETIMEDOUT);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+}
+
+static void test_bad_nanoseconds_einval_only_when_blocking(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    struct timespec bad = {0, 1000000000L};
+    struct timespec neg = {0, -1};
+    assert_int_equal(fx_rwlock_timedrdlock(&l, &bad), 0);
+    assert_int_equal(fx_rwlock_timedwrlock(&l, &bad), EINVAL);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(fx_rwlock_timedwrlock(&l, &neg), 0);
+    assert_int_equal(fx_rwlock_timedrdlock(&l, &neg), EINVAL);
+    assert_int_equal(fx_rwlock_timedwrlock(&l, &bad), EINVAL);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(l.state, 0);
+}
+
+static void test_null_and_misaligned_give_einval(void **state)
+{
+    (void)state;
+    _Alignas(8) char buf[16] = {0};
+    fx_rwlock *bad = (fx_rwlock *)(void *)(buf + 2);
+    struct timespec d = fx_deadline_in(0);
+    fx_rwlock *objs[] = {NULL, bad};
+    for (int i = 0; i < 2; i++) {
+        fx_rwlock *l = objs[i];
+        fx_rwlock_init(l);
+        assert_int_equal(fx_rwlock_rdlock(l), EINVAL);
+        assert_int_equal(fx_rwlock_tryrdlock(l), EINVAL);
+        assert_int_equal(fx_rwlock_timedrdlock(l, &d), EINVAL);
+        assert_int_equal(fx_rwlock_wrlock(l), EINVAL);
+        assert_int_equal(fx_rwlock_trywrlock(l), EINVAL);
+        assert_int_equal(fx_rwlock_timedwrlock(l, &d), EINVAL);
+        assert_int_equal(fx_rwlock_unlock(l), EINVAL);
+        assert_int_equal(fx_rwlock_rdunlock(l), EINVAL);
+        assert_int_equal(fx_rwlock_wrunlock(l), EINVAL);
+    }
+    for (size_t i = 0; i < sizeof buf; i++)
+        assert_int_equal(buf[i], 0);
+}
+
+static void test_state_never_written_gives_einval(void **state)
+{
+    (void)state;
+    int32_t garbage[] = {0x01000000, 0x10000005, 0x3f000000, (int32_t)0xc1ffffffu};
+    for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
+        fx_rwlock l = {garbage[i], 0};
+        struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+        assert_int_equal(fx_rwlock_rdlock(&l), EINVAL);
+        assert_int_equal(fx_rwlock_tryrdlock(&l), EINVAL);
+        assert_int_equal(fx_rwlock_timedrdlock(&l, &d), EINVAL);
+        assert_int_equal(fx_rwlock_wrlock(&l), EINVAL);
+        assert_int_equal(fx_rwlock_trywrlock(&l), EINVAL);
+        assert_int_equal(fx_rwlock_timedwrlock(&l, &d), EINVAL);
+        assert_int_equal(fx_rwlock_unlock(&l), EINVAL);
+        assert_int_equal(fx_rwlock_rdunlock(&l), EINVAL);
+        assert_int_equal(fx_rwlock_wrunlock(&l), EINVAL);
+        assert_int_equal(l.state, garbage[i]);
+    }
+}
+
+/* --- blocking and the fairness policy ------------------------------------- */
+
+static void test_writer_waits_for_readers_then_enters(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    struct locker w = locker(&l, 1, NULL);
+    pthread_t t = fxt_thread(locker_main, &w);
+    fxt_wait_sleeping(&w.tid, &l.writer_seq);
+    assert_int_equal(__atomic_load_n(&w.result, __ATOMIC_ACQUIRE), -1);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(fx_rwlock_rdunlock(&l), 0); /* the last reader wakes it */
+    fxt_join(t);
+    assert_int_equal(w.result, 0);
+    assert_int_equal(w.unlock_result, 0);
+    assert_int_equal(l.state, 0);
+}
+
+static void test_waiting_writer_blocks_new_readers(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    int32_t clock = 0;
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    struct locker w = locker(&l, 1, &clock);
+    pthread_t tw = fxt_thread(locker_main, &w);
+    fxt_wait_bits(&l.state, WW_BIT, WW_BIT);
+    /* A reader arriving now must wait for the writer. */
+    assert_int_equal(fx_rwlock_tryrdlock(&l), EBUSY);
+    struct timespec d = fx_deadline_in(20 * FX_NSEC_PER_MSEC);
+    assert_int_equal(fx_rwlock_timedrdlock(&l, &d), ETIMEDOUT);
+    struct locker r = locker(&l, 0, &clock);
+    pthread_t tr = fxt_thread(locker_main, &r);
+    fxt_wait_sleeping(&r.tid, &l.state);
+    fxt_wait_sleeping(&w.tid, &l.writer_seq);
+    assert_int_equal(fx_rwlock_unlock(&l), 0); /* last reader: the writer goes */
+    fxt_join(tw);
+    fxt_join(tr);
+    assert_int_equal(w.result, 0);
+    assert_int_equal(r.result, 0);
+    assert_true(w.stamp < r.stamp);
+    assert_int_equal(l.state, 0);
+}
+
+static void test_waiting_writer_goes_before_sleeping_readers(void **state)
+{
+    (void)state;
+    enum { READERS = 3 };
+    fx_rwlock l = FX_RWLOCK_INIT;
+    int32_t clock = 0;
+    assert_int_equal(fx_rwlock_wrlock(&l), 0);
+    struct locker r[READERS];
+    pthread_t tr[READERS];
+    for (int i = 0; i < READERS; i++) {
+        r[i] = locker(&l, 0, &clock);
+        r[i].timed = i & 1;
+        r[i].hold = 1; /* all readers hold at once: they share the lock */
+        r[i].specific = i & 1;
+        tr[i] = fxt_thread(locker_main, &r[i]);
+        fxt_wait_sleeping(&r[i].tid, &l.state);
+    }
+    struct locker w = locker(&l, 1, &clock);
+    w.specific = 1;
+    pthread_t tw = fxt_thread(locker_main, &w);
+    fxt_wait_sleeping(&w.tid, &l.writer_seq);
+    assert_int_equal(fxt_load(&l.state) & (RW_BIT | WW_BIT), RW_BIT | WW_BIT);
+    assert_int_equal(fx_rwlock_wrunlock(&l), 0); /* the writer first ... */
+    fxt_join(tw);
+    assert_int_equal(w.result, 0);
+    assert_int_equal(w.stamp, 0);
+    for (int i = 0; i < READERS; i++)
+        fxt_wait_slot(&r[i].result, 0); /* ... then all readers, together */
+    assert_int_equal(fxt_load(&l.state) & 0x7fffff, READERS);
+    for (int i = 0; i < READERS; i++)
+        __atomic_store_n(&r[i].release, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < READERS; i++) {
+        fxt_join(tr[i]);
+        assert_int_equal(r[i].unlock_result, 0);
+        assert_true(r[i].stamp >= 1);
+    }
+    assert_int_equal(l.state, 0);
+}
+
+static void test_each_waiting_writer_gets_its_turn(void **state)
+{
+    (void)state;
+    enum { WRITERS = 3 };
+    fx_rwlock l = FX_RWLOCK_INIT;
+    int32_t clock = 0;
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    struct locker w[WRITERS];
+    pthread_t tw[WRITERS];
+    for (int i = 0; i < WRITERS; i++) {
+        w[i] = locker(&l, 1, &clock);
+        w[i].timed = i & 1;
+        tw[i] = fxt_thread(locker_main, &w[i]);
+        fxt_wait_sleeping(&w[i].tid, &l.writer_seq);
+    }
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    int seen = 0;
+    for (int i = 0; i < WRITERS; i++) {
+        fxt_join(tw[i]);
+        assert_int_equal(w[i].result, 0);
+        assert_int_equal(w[i].unlock_result, 0);
+        seen |= 1 << w[i].stamp;
+    }
+    assert_int_equal(seen, (1 << WRITERS) - 1);
+    assert_int_equal(l.state, 0);
+}
+
+static void test_timed_writer_leaving_does_not_strand_readers(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    struct timespec d = fx_deadline_in(40 * FX_NSEC_PER_MSEC);
+    /* This thread's own timed writer gives up with WW set ... */
+    assert_int_equal(fx_rwlock_timedwrlock(&l, &d), ETIMEDOUT);
+    assert_int_equal(l.state & WW_BIT, WW_BIT);
+    /* ... so a new reader waits; the last unlock must release it. */
+    struct locker r = locker(&l, 0, NULL);
+    pthread_t tr = fxt_thread(locker_main, &r);
+    fxt_wait_sleeping(&r.tid, &l.state);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    fxt_join(tr);
+    assert_int_equal(r.result, 0);
+    assert_int_equal(r.unlock_result, 0);
+    assert_int_equal(l.state, 0);
+}
+
+static void test_timed_reader_leaving_does_not_strand_writers(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_wrlock(&l), 0);
+    struct timespec d = fx_deadline_in(20 * FX_NSEC_PER_MSEC);
+    assert_int_equal(fx_rwlock_timedrdlock(&l, &d), ETIMEDOUT);
+    assert_int_equal(l.state & RW_BIT, RW_BIT);
+    struct locker w = locker(&l, 1, NULL);
+    pthread_t tw = fxt_thread(locker_main, &w);
+    fxt_wait_sleeping(&w.tid, &l.writer_seq);
+    assert_int_equal(fx_rwlock_unlock(&l), 0); /* RW is stale: the writer goes */
+    fxt_join(tw);
+    assert_int_equal(w.result, 0);
+    assert_int_equal(l.state, 0);
+}
+
+/* --- stress: no torn reads, progress for both kinds ------------------------ */
+
+enum { WORDS = 8 };
+
+struct torn {
+    fx_rwlock l;
+    int32_t stop;
+    int64_t data[WORDS]; /* protected by l: all equal between writes */
+    long writes;         /* protected by l */
+    int32_t bad_reads;
+    int32_t errors;
+};
+
+static void check_read(struct torn *t)
+{
+    int64_t v = t->data[0];
+    for (int i = 1; i < WORDS; i++)
+        if (t->data[i] != v)
+            __atomic_fetch_add(&t->bad_reads, 1, __ATOMIC_RELAXED);
+}
+
+static void write_all(struct torn *t)
+{
+    int64_t v = t->data[0] + 1;
+    for (int i = 0; i < WORDS; i++)
+        t->data[i] = v;
+    t->writes++;
+}
+
+static int torn_step(struct torn *t, unsigned i)
+{
+    struct timespec d = fx_deadline_in(30 * FX_NSEC_PER_SEC);
+    int r;
+    switch (i % 20) {
+    case 0:
+        r = fx_rwlock_wrlock(&t->l);
+        break;
+    case 1:
+        r = fx_rwlock_timedwrlock(&t->l, &d);
+        break;
+    case 2:
+        r = fx_rwlock_trywrlock(&t->l);
+        if (r == EBUSY)
+            return 0;
+        break;
+    case 3:
+    case 4:
+        r = fx_rwlock_tryrdlock(&t->l);
+        if (r == EBUSY)
+            return 0;
+        break;
+    case 5:
+    case 6:
+        r = fx_rwlock_timedrdlock(&t->l, &d);
+        break;
+    default:
+        r = fx_rwlock_rdlock(&t->l);
+        break;
+    }
+    if (r != 0)
+        return 1;
+    if (i % 20 < 3)
+        write_all(t);
+    else
+        check_read(t);
+    if ((i >> 5) & 1)
+        return fx_rwlock_unlock(&t->l) != 0;
+    return (i % 20 < 3 ? fx_rwlock_wrunlock(&t->l) : fx_rwlock_rdunlock(&t->l)) != 0;
+}
+
+static void *torn_main(void *p)
+{
+    struct torn *t = p;
+    unsigned seed = (unsigned)(uintptr_t)&seed;
+    for (int n = 0; n < 20000; n++) {
+        seed = seed * 1103515245u + 12345u;
+        if (torn_step(t, seed >> 8))
+            __atomic_fetch_add(&t->errors, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static void test_threads_never_see_a_torn_value(void **state)
+{
+    (void)state;
+    enum { THREADS = 4 };
+    struct torn *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    pthread_t th[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        th[i] = fxt_thread(torn_main, t);
+    for (int i = 0; i < THREADS; i++)
+        fxt_join(th[i]);
+    assert_int_equal(t->errors, 0);
+    assert_int_equal(t->bad_reads, 0);
+    assert_true(t->writes > 0);
+    assert_int_equal(t->data[WORDS - 1], t->writes);
+    assert_int_equal(t->l.state, 0);
+    free(t);
+}
+
+static int torn_child(void *p)
+{
+    struct torn *t = p;
+    unsigned seed = (unsigned)getpid();
+    for (int n = 0; n < 10000; n++) {
+        seed = seed * 1103515245u + 12345u;
+        FXT_CHILD_CHECK(torn_step(t, seed >> 8) == 0, 1);
+    }
+    return 0;
+}
+
+static void test_processes_never_see_a_torn_value(void **state)
+{
+    (void)state;
+    enum { CHILDREN = 3 };
+    struct torn *t = fxt_shared_alloc(sizeof *t);
+    pid_t pid[CHILDREN];
+    for (int i = 0; i < CHILDREN; i++)
+        pid[i] = fxt_fork(torn_child, t);
+    for (int i = 0; i < CHILDREN; i++)
+        assert_int_equal(fxt_wait_child(pid[i], 60000), 0);
+    assert_int_equal(t->bad_reads, 0);
+    assert_true(t->writes > 0);
+    assert_int_equal(t->data[0], t->writes);
+    assert_int_equal(t->l.state, 0);
+    fxt_shared_free(t, sizeof *t);
+}
+
+struct stream {
+    fx_rwlock l;
+    int32_t stop;
+    int32_t running;
+    long ops;
+};
+
+static void *reader_stream_main(void *p)
+{
+    struct stream *s = p;
+    __atomic_fetch_add(&s->running, 1, __ATOMIC_RELEASE);
+    long n = 0;
+    while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+        if (fx_rwlock_rdlock(&s->l) != 0)
+            return NULL;
+        for (volatile int i = 0; i < 200; i++) {
+        }
+        fx_rwlock_rdunlock(&s->l);
+        n++;
+    }
+    __atomic_fetch_add(&s->ops, n, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+static void test_writer_progresses_under_a_reader_stream(void **state)
+{
+    (void)state;
+    enum { READERS = 4, ROUNDS = 50 };
+    struct stream s = {FX_RWLOCK_INIT, 0, 0, 0};
+    pthread_t t[READERS];
+    for (int i = 0; i < READERS; i++)
+        t[i] = fxt_thread(reader_stream_main, &s);
+    fxt_wait_slot(&s.running, READERS);
+    int64_t worst = 0;
+    for (int i = 0; i < ROUNDS; i++) {
+        int64_t t0 = fxt_now_ns();
+        struct timespec d = fx_deadline_in(5 * FX_NSEC_PER_SEC); /* generous */
+        assert_int_equal(fx_rwlock_timedwrlock(&s.l, &d), 0);
+        int64_t dt = fxt_now_ns() - t0;
+        worst = dt > worst ? dt : worst;
+        assert_int_equal(fx_rwlock_unlock(&s.l), 0);
+    }
+    __atomic_store_n(&s.stop, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < READERS; i++)
+        fxt_join(t[i]);
+    assert_true(s.ops > 0);
+    assert_true(worst < 5 * FX_NSEC_PER_SEC);
+    assert_int_equal(s.l.state, 0);
+}
+
+/* --- signals ---------------------------------------------------------------- */
+
+static void test_signal_storm_never_interrupts_blocked_locks(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    for (int write = 0; write < 2; write++) {
+        /* Block a reader behind a writer, then a writer behind a reader. */
+        assert_int_equal(write ? fx_rwlock_rdlock(&l) : fx_rwlock_wrlock(&l), 0);
+        struct locker k = locker(&l, write, NULL);
+        pthread_t t = fxt_thread(locker_main, &k);
+        fxt_wait_sleeping(&k.tid, write ? (void *)&l.writer_seq : (void *)&l.state);
+        struct fxt_storm *storm = fxt_storm_start(t);
+        sleep_ms(40); /* signals hit the sleeper: duration, not sync */
+        assert_int_equal(__atomic_load_n(&k.result, __ATOMIC_ACQUIRE), -1);
+        assert_int_equal(fx_rwlock_unlock(&l), 0);
+        fxt_join(t);
+        assert_true(fxt_storm_stop(storm) > 0);
+        assert_int_equal(k.result, 0);
+        assert_int_equal(k.unlock_result, 0);
+        assert_int_equal(l.state, 0);
+    }
+}
+
+struct timed {
+    fx_rwlock *l;
+    int write;
+    int result;
+    int64_t elapsed;
+};
+
+static void *timed_main(void *p)
+{
+    struct timed *t = p;
+    int64_t t0 = fxt_now_ns();
+    struct timespec d = fx_deadline_in(50 * FX_NSEC_PER_MSEC);
+    t->result = t->write ? fx_rwlock_timedwrlock(t->l, &d) : fx_rwlock_timedrdlock(t->l, &d);
+    t->elapsed = fxt_now_ns() - t0;
+    return NULL;
+}
+
+static void test_signal_storm_keeps_the_deadline(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_wrlock(&l), 0);
+    for (int write = 0; write < 2; write++) {
+        struct timed tm = {&l, write, -1, 0};
+        pthread_t t = fxt_thread(timed_main, &tm);
+        struct fxt_storm *storm = fxt_storm_start(t);
+        fxt_join(t);
+        assert_true(fxt_storm_stop(storm) > 0);
+        assert_int_equal(tm.result, ETIMEDOUT);
+        assert_true(tm.elapsed >= 50 * FX_NSEC_PER_MSEC);
+        assert_true(tm.elapsed < 10 * FX_NSEC_PER_SEC);
+    }
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+}
+
+/* --- no system call when uncontended ------------------------------------- */
+
+static int uncontended_ops(void *p)
+{
+    fx_rwlock *l = p;
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    for (int i = 0; i < 1000; i++) {
+        FXT_CHILD_CHECK(fx_rwlock_rdlock(l) == 0, 1);
+        FXT_CHILD_CHECK(fx_rwlock_tryrdlock(l) == 0, 2);
+        FXT_CHILD_CHECK(fx_rwlock_timedrdlock(l, &d) == 0, 3);
+        FXT_CHILD_CHECK(fx_rwlock_trywrlock(l) == EBUSY, 4);
+        for (int k = 0; k < 3; k++)
+            FXT_CHILD_CHECK(fx_rwlock_unlock(l) == 0, 5);
+        FXT_CHILD_CHECK(fx_rwlock_wrlock(l) == 0, 6);
+        FXT_CHILD_CHECK(fx_rwlock_tryrdlock(l) == EBUSY, 7);
+        FXT_CHILD_CHECK(fx_rwlock_unlock(l) == 0, 8);
+        FXT_CHILD_CHECK(fx_rwlock_trywrlock(l) == 0, 9);
+        FXT_CHILD_CHECK(fx_rwlock_unlock(l) == 0, 10);
+        FXT_CHILD_CHECK(fx_rwlock_timedwrlock(l, &d) == 0, 11);
+        FXT_CHILD_CHECK(fx_rwlock_unlock(l) == 0, 12);
+        FXT_CHILD_CHECK(fx_rwlock_unlock(l) == EPERM, 13);
+        FXT_CHILD_CHECK(fx_rwlock_rdlock(l) == 0, 14);
+        FXT_CHILD_CHECK(fx_rwlock_rdunlock(l) == 0, 15);
+        FXT_CHILD_CHECK(fx_rwlock_wrlock(l) == 0, 16);
+        FXT_CHILD_CHECK(fx_rwlock_wrunlock(l) == 0, 17);
+    }
+    return 0;
+}
+
+static void test_uncontended_operations_make_no_futex_call(void **state)
+{
+    (void)state;
+    fx_rwlock *l = fxt_shared_alloc(sizeof *l);
+    assert_int_equal(fxt_run_without_futex(l, sizeof *l, uncontended_ops, l), 0);
+    fxt_shared_free(l, sizeof *l);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_zero_bytes_are_an_unlocked_lock),
+        cmocka_unit_test(test_readers_share_the_lock),
+        cmocka_unit_test(test_writer_excludes_everyone),
+        cmocka_unit_test(test_readers_exclude_writers),
+        cmocka_unit_test(test_unlock_of_a_free_lock_gives_eperm),
+        cmocka_unit_test(test_mode_specific_unlocks_release_their_mode),
+        cmocka_unit_test(test_mode_specific_unlock_of_the_wrong_mode_gives_eperm),
+        cmocka_unit_test(test_too_many_readers_gives_eagain),
+        cmocka_unit_test(test_timedwrlock_times_out_while_read_held),
+        cmocka_unit_test(test_timedrdlock_times_out_while_write_held),
+        cmocka_unit_test(test_timed_locks_with_passed_deadline_succeed_when_free),
+        cmocka_unit_test(test_negative_seconds_is_a_passed_deadline),
+        cmocka_unit_test(test_bad_nanoseconds_einval_only_when_blocking),
+        cmocka_unit_test(test_null_and_misaligned_give_einval),
+        cmocka_unit_test(test_state_never_written_gives_einval),
+        cmocka_unit_test(test_writer_waits_for_readers_then_enters),
+        cmocka_unit_test(test_waiting_writer_blocks_new_readers),
+        cmocka_unit_test(test_waiting_writer_goes_before_sleeping_readers),
+        cmocka_unit_test(test_each_waiting_writer_gets_its_turn),
+        cmocka_unit_test(test_timed_writer_leaving_does_not_strand_readers),
+        cmocka_unit_test(test_timed_reader_leaving_does_not_strand_writers),
+        cmocka_unit_test(test_threads_never_see_a_torn_value),
+        cmocka_unit_test(test_processes_never_see_a_torn_value),
+        cmocka_unit_test(test_writer_progresses_under_a_reader_stream),
+        cmocka_unit_test(test_signal_storm_never_interrupts_blocked_locks),
+        cmocka_unit_test(test_signal_storm_keeps_the_deadline),
+        cmocka_unit_test(test_uncontended_operations_make_no_futex_call),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
