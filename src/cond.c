@@ -184,10 +184,9 @@ static int fx_cond_mutex_check(void *p)
     /* Relaxed: only a plausibility check before registering; the unlock in W3
      * gives the authoritative answer. */
     int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
-    int32_t base = v & ~FX_MUTEX_WAKING;
-    if (base < FX_MUTEX_UNLOCKED || base > FX_MUTEX_CONTENDED)
+    if (v < FX_MUTEX_UNLOCKED || v > FX_MUTEX_CONTENDED)
         return EINVAL;
-    return base == FX_MUTEX_UNLOCKED ? EPERM : 0;
+    return v == FX_MUTEX_UNLOCKED ? EPERM : 0;
 }
 
 static int fx_cond_mutex_release(void *m)
