@@ -21,7 +21,8 @@
  *    number of times.
  * Not modelled: the mutex token (W2): all waiters use one mutex, so a driver
  * requeues parked waiters onto it (-DFALLBACK models the wake-one hand-off
- * used otherwise); the mutex's spin loop (it only delays the try after it);
+ * used otherwise; fx_rmutex waiters, which always use it, are
+ * models/cond_rmutex.pml); the mutex's spin loop (it only delays the try after it);
  * memory order (the model is sequentially consistent; src/cond.c's atomics
  * are seq_cst and the mutex orders the predicate).
  *
@@ -76,8 +77,8 @@
  *                           register in between (the re-check in src/cond.c
  *                           only guards waiters with different mutexes)
  */
-//@source src/cond.c sha256=4c2cd5f256e84787991e5539f8cd8ee429e40dd4764ea0f90cbdea5ff9163aea
-//@source src/mutex.c sha256=7dad23d13c97b5ecf957531953bac5e24a24078c9181ac3d69e8a0360f84f3c9
+//@source src/cond.c sha256=8f8d32788d71a113828f80899db069b86dabb4f792ead9b547765d0d14df3107
+//@source src/mutex.c sha256=035b5de55ee1c7310ed9e918c70db21940fba493a364e1265f4f6b59ead207cb
 //@check safety -DSCENARIO_WRAP
 //@check safety -DSCENARIO_BCAST
 //@check safety
@@ -103,7 +104,7 @@
 #define EINTR     2
 #define ETIMEDOUT 3
 
-/* fx_cond_advance, cond.c:134-137: counter + 1 (mod M), ARMED cleared, BCAST kept */
+/* fx_cond_advance, cond.c:187-190: counter + 1 (mod M), ARMED cleared, BCAST kept */
 #define ADV(x) ((((x) / 4 + 1) % M) * 4 + ((x) & B))
 
 byte seq = (M - 1) * 4; /* c->seq: counter M-1, nothing set */
@@ -167,40 +168,40 @@ inline cs_enter()
     assert(incs == 1)   /* mutual exclusion */
 }
 
-/* mutex.c:137 FUTEX_WAIT(state, 2): EAGAIN unless 2, else sleep until woken */
+/* mutex.c:141 FUTEX_WAIT(state, 2): EAGAIN unless 2, else sleep until woken */
 inline futex_wait_mutex()
 {
     atomic { if :: mstate == 2 -> q[ME] = QMUTEX :: else -> skip fi };
     (q[ME] == NONE)
 }
 
-/* fx_mutex_lock_slept, mutex.c:123-142, with fx_mutex_acquire_step, 84-111 */
+/* fx_mutex_lock_slept, mutex.c:127-146, with fx_mutex_acquire_step, 88-115 */
 inline lock_slept()
 {
     do
-    :: atomic { mstate == 0 -> mstate = 2; cs_enter() }; break  /* mutex.c:95 CAS 0->2 */
-    :: atomic { mstate == 1 -> mstate = 2 };                     /* mutex.c:101 CAS 1->2 */
+    :: atomic { mstate == 0 -> mstate = 2; cs_enter() }; break  /* mutex.c:99 CAS 0->2 */
+    :: atomic { mstate == 1 -> mstate = 2 };                     /* mutex.c:105 CAS 1->2 */
        futex_wait_mutex()
-    :: atomic { mstate == 2 -> skip };                           /* mutex.c:106-108 sees 2 */
+    :: atomic { mstate == 2 -> skip };                           /* mutex.c:110-112 sees 2 */
        futex_wait_mutex()
     od
 }
 
-/* fx_mutex_lock, mutex.c:160-173, slow path fx_mutex_lock_contended, 143-158 */
+/* fx_mutex_lock, mutex.c:165-178, slow path fx_mutex_lock_contended, 149-163 */
 inline mutex_lock()
 {
     if
-    :: atomic { mstate == 0 -> mstate = 1; cs_enter() }          /* mutex.c:167 fast CAS 0->1 */
+    :: atomic { mstate == 0 -> mstate = 1; cs_enter() }          /* mutex.c:172 fast CAS 0->1 */
     :: atomic { mstate != 0 -> skip };
        if
-       :: atomic { mstate == 0 -> mstate = 1; cs_enter() }       /* mutex.c:153-155 try 0->1 */
-       :: atomic { mstate != 0 -> skip }; lock_slept()           /* mutex.c:157 */
+       :: atomic { mstate == 0 -> mstate = 1; cs_enter() }       /* mutex.c:158-161 try 0->1 */
+       :: atomic { mstate != 0 -> skip }; lock_slept()           /* mutex.c:162 */
        fi
     fi
 }
 
-/* fx_cond_mutex_relock, cond.c:212-216: W6 of a waiter never moved to the
- * mutex word: fx_mutex_trylock (mutex.c:199 CAS 0->1), then lock_slept */
+/* fx_cond_mutex_relock, cond.c:270-274: W6 of a waiter never moved to the
+ * mutex word: fx_mutex_trylock (mutex.c:204 CAS 0->1), then lock_slept */
 inline relock()
 {
     if
@@ -209,35 +210,35 @@ inline relock()
     fi
 }
 
-/* fx_mutex_unlock, mutex.c:206-237: CAS 1->0, else 2->0 and wake one */
+/* fx_mutex_unlock, mutex.c:230-255 (slow path 213-228): CAS 1->0, else 2->0 and wake one */
 inline mutex_unlock()
 {
     atomic {
         incs--;
         if
-        :: mstate == 1 -> mstate = 0; lw = 0                      /* mutex.c:216 */
-        :: mstate == 2 -> mstate = 0; lw = 1                      /* mutex.c:227 */
+        :: mstate == 1 -> mstate = 0; lw = 0                      /* mutex.c:249 */
+        :: mstate == 2 -> mstate = 0; lw = 1                      /* mutex.c:221 */
         :: mstate == 0 -> assert(false)                           /* EPERM: never */
         fi
     };
     if
-    :: lw -> futex_wake1(QMUTEX); lw = 0                          /* mutex.c:230 */
+    :: lw -> futex_wake1(QMUTEX); lw = 0                          /* mutex.c:224 */
     :: else -> skip
     fi
 }
 
 /* ---- fx_cond, src/cond.c --------------------------------------------------- */
 
-/* fx_cond_wait_core, cond.c:296-347, called with the mutex held */
+/* fx_cond_wait_core, cond.c:432-486, called with the mutex held */
 inline cond_wait(timed)
 {
     OBSERVE(waiting[ME] = 1);
-    nw++;                                                          /* W1 cond.c:310 [M:W1a] */
-    atomic { seq = seq | A; v = seq };                             /* W1 cond.c:311 [M:W1b] */
-    mutex_unlock();                                                /* W3 cond.c:314 */
-    do                                                             /* W4 cond.c:323-338 */
+    nw++;                                                          /* W1 cond.c:446 [M:W1a] */
+    atomic { seq = seq | A; v = seq };                             /* W1 cond.c:447 [M:W1b] */
+    mutex_unlock();                                                /* W3 cond.c:451 */
+    do                                                             /* W4 cond.c:460-475 */
     :: atomic { if :: seq == v -> q[ME] = QSEQ; w = WOKEN :: else -> w = EAGAIN fi };
-       if                                                          /* cond.c:324 FUTEX_WAIT */
+       if                                                          /* cond.c:461 FUTEX_WAIT */
        :: w == WOKEN ->
           if
           :: q[ME] == NONE                                         /* woken */
@@ -247,54 +248,54 @@ inline cond_wait(timed)
        :: else -> skip
        fi;
        if
-       :: w == WOKEN -> break                                      /* cond.c:325-326 */
+       :: w == WOKEN -> break                                      /* cond.c:462-463 */
        :: else ->
-          s = seq;                                                 /* cond.c:328 */
+          s = seq;                                                 /* cond.c:465 */
           if
-          :: s / 4 != v / 4 -> break                               /* cond.c:329-330 [M:recheck] */
+          :: s / 4 != v / 4 -> break                               /* cond.c:466-467 [M:recheck] */
           :: else ->
              if
-             :: w == ETIMEDOUT -> res = ETIMEDOUT; break           /* cond.c:331-334 */
-             :: else -> v = s                                      /* cond.c:337 sleep again */
+             :: w == ETIMEDOUT -> res = ETIMEDOUT; break           /* cond.c:468-471 */
+             :: else -> v = s                                      /* cond.c:474 sleep again */
              fi
           fi
        fi
     od;
     s = 0; w = 0; v = 0;
-    flagged = ((seq & B) != 0);                                    /* W5 cond.c:341 */
-    if                                                             /* W6 cond.c:342 */
+    flagged = ((seq & B) != 0);                                    /* W5 cond.c:478 */
+    if                                                             /* W6 cond.c:479 */
     :: flagged -> lock_slept()                                     /* [M:relock] */
     :: else -> relock()
     fi;
-    if                                                             /* W7 cond.c:343-344 */
+    if                                                             /* W7 cond.c:480-481 */
     :: flagged -> drive()                                          /* [M:drive] */
     :: else -> skip
     fi;
-    depart();                                                      /* W8 cond.c:345 */
+    depart();                                                      /* W8 cond.c:482 */
     flagged = 0;
     OBSERVE(waiting[ME] = 0)
 }
 
-/* fx_cond_drive, cond.c:280-293 (the mutex is held as CONTENDED) */
+/* fx_cond_drive, cond.c:414-429 (the mutex is held as CONTENDED) */
 inline drive()
 {
 #ifdef FALLBACK
-    futex_wake1(QPARK)                                             /* cond.c:291 */
+    futex_wake1(QPARK)                                             /* cond.c:427 */
 #else
-    atomic { futex_move_all(QPARK, QMUTEX) }                       /* cond.c:288 */
+    atomic { futex_move_all(QPARK, QMUTEX) }                       /* cond.c:423 */
 #endif
 }
 
-/* fx_cond_depart, cond.c:261-276 */
+/* fx_cond_depart, cond.c:395-410 */
 inline depart()
 {
-    atomic { nw--; last = (nw == 0) };                             /* cond.c:264 fetch_sub */
+    atomic { nw--; last = (nw == 0) };                             /* cond.c:398 fetch_sub */
     if
     :: last ->
-       s = seq;                                                    /* cond.c:266 */
+       s = seq;                                                    /* cond.c:400 */
        if
-       :: (s & B) && nw == 0 ->                                    /* cond.c:267, 273 [M:bclear] */
-          atomic { if :: seq == s -> seq = s - B :: else -> skip fi }  /* cond.c:274 CAS */
+       :: (s & B) && nw == 0 ->                                    /* cond.c:401, 407 [M:bclear] */
+          atomic { if :: seq == s -> seq = s - B :: else -> skip fi }  /* cond.c:408 CAS */
        :: else -> skip
        fi
     :: else -> skip
@@ -302,35 +303,35 @@ inline depart()
     s = 0; last = 0
 }
 
-/* fx_cond_signal, cond.c:373-390 */
+/* fx_cond_signal, cond.c:528-545 */
 inline cond_signal()
 {
     if
-    :: nw == 0 -> skip                                             /* S1 cond.c:379-381 */
+    :: nw == 0 -> skip                                             /* S1 cond.c:534-536 */
     :: nw > 0 ->
-       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 cond.c:383-387 [M:S2] */
-       futex_wake1(QSEQ)                                           /* S3 cond.c:388 */
+       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 cond.c:538-542 [M:S2] */
+       futex_wake1(QSEQ)                                           /* S3 cond.c:543 */
     fi
 }
 
-/* fx_cond_broadcast, cond.c:392-424 */
+/* fx_cond_broadcast, cond.c:547-579 */
 inline cond_broadcast()
 {
     do
-    :: nw == 0 -> break                                            /* B1 cond.c:402-404 */
+    :: nw == 0 -> break                                            /* B1 cond.c:557-559 */
     :: nw > 0 ->
-       atomic {                                                    /* B2 cond.c:409-415 */
+       atomic {                                                    /* B2 cond.c:564-570 */
           if :: (!adv && (seq & A)) -> seq = ADV(seq) | B :: else -> seq = seq | B fi;  /* [M:B2] */
           ns = seq;
           adv = 1
        };
-       atomic {                                                    /* B3 cond.c:421 CMP_REQUEUE */
+       atomic {                                                    /* B3 cond.c:576 CMP_REQUEUE */
           if
           :: seq == ns -> futex_wake1(QSEQ); futex_move_all(QSEQ, QPARK); r = 0  /* [M:B3] */
           :: else -> r = EAGAIN
           fi
        };
-       if :: r == 0 -> break :: else -> skip fi                   /* cond.c:421-422 [M:retry] */
+       if :: r == 0 -> break :: else -> skip fi                   /* cond.c:576-577 [M:retry] */
     od;
     ns = 0; r = 0; adv = 0
 }
