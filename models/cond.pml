@@ -21,7 +21,8 @@
  *    number of times.
  * Not modelled: the mutex token (W2): all waiters use one mutex, so a driver
  * requeues parked waiters onto it (-DFALLBACK models the wake-one hand-off
- * used otherwise); the mutex's spin loop (it only delays the try after it);
+ * used otherwise; fx_rmutex waiters, which always use it, are
+ * models/cond_rmutex.pml); the mutex's spin loop (it only delays the try after it);
  * memory order (the model is sequentially consistent; src/cond.c's atomics
  * are seq_cst and the mutex orders the predicate).
  *
@@ -76,7 +77,7 @@
  *                           register in between (the re-check in src/cond.c
  *                           only guards waiters with different mutexes)
  */
-//@source src/cond.c sha256=0b703d0cad793cc7fc1c78926eb9c0ee78970ff5288f3604ba324801352e4e62
+//@source src/cond.c sha256=d3db42b2fe9ef429a3424d5f171833c4ab0fbdf9fafa0c784ced698b3d1671bc
 //@source src/mutex.c sha256=87ab25852ca050c65de80cc37f2deb62835dff428f3ce0ad4a8dfe05c99f62c0
 //@check safety -DSCENARIO_WRAP
 //@check safety -DSCENARIO_BCAST
@@ -103,7 +104,7 @@
 #define EINTR     2
 #define ETIMEDOUT 3
 
-/* fx_cond_advance, cond.c:134-137: counter + 1 (mod M), ARMED cleared, BCAST kept */
+/* fx_cond_advance, cond.c:187-190: counter + 1 (mod M), ARMED cleared, BCAST kept */
 #define ADV(x) ((((x) / 4 + 1) % M) * 4 + ((x) & B))
 
 byte seq = (M - 1) * 4; /* c->seq: counter M-1, nothing set */
@@ -174,33 +175,33 @@ inline futex_wait_mutex()
     (q[ME] == NONE)
 }
 
-/* fx_mutex_lock_slept, mutex.c fx_mutex_lock_slept, with fx_mutex_acquire_step, 84-111 */
+/* fx_mutex_lock_slept, mutex.c fx_mutex_lock_slept, with fx_mutex_acquire_step */
 inline lock_slept()
 {
     do
-    :: atomic { mstate == 0 -> mstate = 2; cs_enter() }; break  /* mutex.c fx_mutex_acquire_step CAS 0->2 CAS 0->2 */
-    :: atomic { mstate == 1 -> mstate = 2 };                     /* mutex.c fx_mutex_acquire_step CAS 1->2 CAS 1->2 */
+    :: atomic { mstate == 0 -> mstate = 2; cs_enter() }; break  /* mutex.c fx_mutex_acquire_step CAS -> CONTENDED CAS 0->2 */
+    :: atomic { mstate == 1 -> mstate = 2 };                     /* mutex.c fx_mutex_acquire_step CAS -> CONTENDED CAS 1->2 */
        futex_wait_mutex()
-    :: atomic { mstate == 2 -> skip };                           /* mutex.c fx_mutex_acquire_step (held: sleep on 2) sees 2 */
+    :: atomic { mstate == 2 -> skip };                           /* mutex.c fx_mutex_acquire_step sees 2 */
        futex_wait_mutex()
     od
 }
 
-/* fx_mutex_lock, mutex.c fx_mutex_lock, slow path fx_mutex_lock_contended, 143-158 */
+/* fx_mutex_lock, mutex.c fx_mutex_lock, slow path fx_mutex_lock_contended */
 inline mutex_lock()
 {
     if
-    :: atomic { mstate == 0 -> mstate = 1; cs_enter() }          /* mutex.c fx_mutex_lock fast CAS 0->1 fast CAS 0->1 */
+    :: atomic { mstate == 0 -> mstate = 1; cs_enter() }          /* mutex.c fx_mutex_lock CAS -> LOCKED fast CAS 0->1 */
     :: atomic { mstate != 0 -> skip };
        if
-       :: atomic { mstate == 0 -> mstate = 1; cs_enter() }       /* mutex.c fx_mutex_lock_contended CAS 0->1 try 0->1 */
-       :: atomic { mstate != 0 -> skip }; lock_slept()           /* mutex.c fx_mutex_lock_contended -> lock_slept */
+       :: atomic { mstate == 0 -> mstate = 1; cs_enter() }       /* mutex.c fx_mutex_lock_contended try 0->1 */
+       :: atomic { mstate != 0 -> skip }; lock_slept()           /* mutex.c fx_mutex_lock_contended */
        fi
     fi
 }
 
-/* fx_cond_mutex_relock, cond.c:212-216: W6 of a waiter never moved to the
- * mutex word: fx_mutex_trylock (mutex.c fx_mutex_trylock CAS 0->1 CAS 0->1), then lock_slept */
+/* fx_cond_mutex_relock, cond.c:266-270: W6 of a waiter never moved to the
+ * mutex word: fx_mutex_trylock (mutex.c fx_mutex_trylock CAS -> LOCKED CAS 0->1), then lock_slept */
 inline relock()
 {
     if
@@ -209,14 +210,14 @@ inline relock()
     fi
 }
 
-/* fx_mutex_unlock, mutex.c fx_mutex_unlock + fx_mutex_unlock_slow: CAS 1->0, else 2->0 and wake one */
+/* fx_mutex_unlock, mutex.c fx_mutex_unlock (and fx_mutex_unlock_slow): CAS 1->0, else 2->0 and wake one */
 inline mutex_unlock()
 {
     atomic {
         incs--;
         if
-        :: mstate == 1 -> mstate = 0; lw = 0                      /* mutex.c fx_mutex_unlock fast CAS 1->0 */
-        :: mstate == 2 -> mstate = 0; lw = 1                      /* mutex.c fx_mutex_unlock_slow CAS */
+        :: mstate == 1 -> mstate = 0; lw = 0                      /* mutex.c fx_mutex_unlock CAS -> UNLOCKED */
+        :: mstate == 2 -> mstate = 0; lw = 1                      /* mutex.c fx_mutex_unlock_slow CAS -> UNLOCKED */
         :: mstate == 0 -> assert(false)                           /* EPERM: never */
         fi
     };
@@ -228,16 +229,16 @@ inline mutex_unlock()
 
 /* ---- fx_cond, src/cond.c --------------------------------------------------- */
 
-/* fx_cond_wait_core, cond.c:296-347, called with the mutex held */
+/* fx_cond_wait_core, cond.c:428-482, called with the mutex held */
 inline cond_wait(timed)
 {
     OBSERVE(waiting[ME] = 1);
-    nw++;                                                          /* W1 cond.c:310 [M:W1a] */
-    atomic { seq = seq | A; v = seq };                             /* W1 cond.c:311 [M:W1b] */
-    mutex_unlock();                                                /* W3 cond.c:314 */
-    do                                                             /* W4 cond.c:323-338 */
+    nw++;                                                          /* W1 cond.c:442 [M:W1a] */
+    atomic { seq = seq | A; v = seq };                             /* W1 cond.c:443 [M:W1b] */
+    mutex_unlock();                                                /* W3 cond.c:447 */
+    do                                                             /* W4 cond.c:456-471 */
     :: atomic { if :: seq == v -> q[ME] = QSEQ; w = WOKEN :: else -> w = EAGAIN fi };
-       if                                                          /* cond.c:324 FUTEX_WAIT */
+       if                                                          /* cond.c:457 FUTEX_WAIT */
        :: w == WOKEN ->
           if
           :: q[ME] == NONE                                         /* woken */
@@ -247,54 +248,54 @@ inline cond_wait(timed)
        :: else -> skip
        fi;
        if
-       :: w == WOKEN -> break                                      /* cond.c:325-326 */
+       :: w == WOKEN -> break                                      /* cond.c:458-459 */
        :: else ->
-          s = seq;                                                 /* cond.c:328 */
+          s = seq;                                                 /* cond.c:461 */
           if
-          :: s / 4 != v / 4 -> break                               /* cond.c:329-330 [M:recheck] */
+          :: s / 4 != v / 4 -> break                               /* cond.c:462-463 [M:recheck] */
           :: else ->
              if
-             :: w == ETIMEDOUT -> res = ETIMEDOUT; break           /* cond.c:331-334 */
-             :: else -> v = s                                      /* cond.c:337 sleep again */
+             :: w == ETIMEDOUT -> res = ETIMEDOUT; break           /* cond.c:464-467 */
+             :: else -> v = s                                      /* cond.c:470 sleep again */
              fi
           fi
        fi
     od;
     s = 0; w = 0; v = 0;
-    flagged = ((seq & B) != 0);                                    /* W5 cond.c:341 */
-    if                                                             /* W6 cond.c:342 */
+    flagged = ((seq & B) != 0);                                    /* W5 cond.c:474 */
+    if                                                             /* W6 cond.c:475 */
     :: flagged -> lock_slept()                                     /* [M:relock] */
     :: else -> relock()
     fi;
-    if                                                             /* W7 cond.c:343-344 */
+    if                                                             /* W7 cond.c:476-477 */
     :: flagged -> drive()                                          /* [M:drive] */
     :: else -> skip
     fi;
-    depart();                                                      /* W8 cond.c:345 */
+    depart();                                                      /* W8 cond.c:478 */
     flagged = 0;
     OBSERVE(waiting[ME] = 0)
 }
 
-/* fx_cond_drive, cond.c:280-293 (the mutex is held as CONTENDED) */
+/* fx_cond_drive, cond.c:410-425 (the mutex is held as CONTENDED) */
 inline drive()
 {
 #ifdef FALLBACK
-    futex_wake1(QPARK)                                             /* cond.c:291 */
+    futex_wake1(QPARK)                                             /* cond.c:423 */
 #else
-    atomic { futex_move_all(QPARK, QMUTEX) }                       /* cond.c:288 */
+    atomic { futex_move_all(QPARK, QMUTEX) }                       /* cond.c:419 */
 #endif
 }
 
-/* fx_cond_depart, cond.c:261-276 */
+/* fx_cond_depart, cond.c:391-406 */
 inline depart()
 {
-    atomic { nw--; last = (nw == 0) };                             /* cond.c:264 fetch_sub */
+    atomic { nw--; last = (nw == 0) };                             /* cond.c:394 fetch_sub */
     if
     :: last ->
-       s = seq;                                                    /* cond.c:266 */
+       s = seq;                                                    /* cond.c:396 */
        if
-       :: (s & B) && nw == 0 ->                                    /* cond.c:267, 273 [M:bclear] */
-          atomic { if :: seq == s -> seq = s - B :: else -> skip fi }  /* cond.c:274 CAS */
+       :: (s & B) && nw == 0 ->                                    /* cond.c:397, 407 [M:bclear] */
+          atomic { if :: seq == s -> seq = s - B :: else -> skip fi }  /* cond.c:404 CAS */
        :: else -> skip
        fi
     :: else -> skip
@@ -302,35 +303,35 @@ inline depart()
     s = 0; last = 0
 }
 
-/* fx_cond_signal, cond.c:373-390 */
+/* fx_cond_signal, cond.c:524-541 */
 inline cond_signal()
 {
     if
-    :: nw == 0 -> skip                                             /* S1 cond.c:379-381 */
+    :: nw == 0 -> skip                                             /* S1 cond.c:530-532 */
     :: nw > 0 ->
-       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 cond.c:383-387 [M:S2] */
-       futex_wake1(QSEQ)                                           /* S3 cond.c:388 */
+       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 cond.c:534-538 [M:S2] */
+       futex_wake1(QSEQ)                                           /* S3 cond.c:539 */
     fi
 }
 
-/* fx_cond_broadcast, cond.c:392-424 */
+/* fx_cond_broadcast, cond.c:543-575 */
 inline cond_broadcast()
 {
     do
-    :: nw == 0 -> break                                            /* B1 cond.c:402-404 */
+    :: nw == 0 -> break                                            /* B1 cond.c:553-555 */
     :: nw > 0 ->
-       atomic {                                                    /* B2 cond.c:409-415 */
+       atomic {                                                    /* B2 cond.c:560-566 */
           if :: (!adv && (seq & A)) -> seq = ADV(seq) | B :: else -> seq = seq | B fi;  /* [M:B2] */
           ns = seq;
           adv = 1
        };
-       atomic {                                                    /* B3 cond.c:421 CMP_REQUEUE */
+       atomic {                                                    /* B3 cond.c:572 CMP_REQUEUE */
           if
           :: seq == ns -> futex_wake1(QSEQ); futex_move_all(QSEQ, QPARK); r = 0  /* [M:B3] */
           :: else -> r = EAGAIN
           fi
        };
-       if :: r == 0 -> break :: else -> skip fi                   /* cond.c:421-422 [M:retry] */
+       if :: r == 0 -> break :: else -> skip fi                   /* cond.c:572-573 [M:retry] */
     od;
     ns = 0; r = 0; adv = 0
 }

@@ -177,6 +177,40 @@ mutation barrier-no-wake barrier.pml \
 mutation barrier-withdraw-any-round barrier.pml \
     "a timed-out waiter withdraws without checking that its round is still open" \
     withdraw-check '            :: false -> skip /* MUTANT */'
+# --- fx_cond with fx_rmutex waiters (models/cond_rmutex.pml, src/cond.c) ----
+
+mutation cond-rm-no-drive cond_rmutex.pml \
+    "W7 omitted for rmutex waiters: a waiter parked by a broadcast is never woken" \
+    rm-drive '    :: flagged -> skip /* MUTANT */'
+
+mutation cond-rm-requeue-owner cond_rmutex.pml \
+    "W7 requeues the parked rmutex waiters onto the owner word: they sleep there without the liveness re-check" \
+    rm-drive '    :: flagged -> atomic { futex_move_all(QPARK, QOWN) } /* MUTANT */'
+
+mutation cond-rm-requeue-keep-w cond_rmutex.pml \
+    "the requeue onto the owner word, with W6 keeping W from its first step: no lost wake-up, but a requeued waiter never notices its owner's death" \
+    rm-drive '    :: flagged -> atomic { futex_move_all(QPARK, QOWN) } /* MUTANT */' \
+    rm-relock '    slept = 1; due = 0; do :: rm_step(saved); if :: r == R_BUSY -> rm_futex_wait() :: else -> break fi od; slept = 0; /* MUTANT */'
+
+mutation cond-rm-slept-lost cond_rmutex.pml \
+    "W6 starts a fresh rmutex waiter state at every step: after sleeping on the owner word it takes it without W" \
+    rm-relock '    slept = 0; due = 0; do :: rm_step(saved); if :: r == R_BUSY -> slept = 0; rm_futex_wait() :: else -> break fi od; /* MUTANT */'
+
+mutation cond-rm-depth-1 cond_rmutex.pml \
+    "W6 gives the rmutex back at depth 1 instead of the saved depth" \
+    rm-relock '    rm_acquire(1); /* MUTANT */'
+
+mutation cond-rm-eownerdead-0 cond_rmutex.pml \
+    "the wait reports 0 (or ETIMEDOUT) when W6 acquired with EOWNERDEAD" \
+    rm-ret '    :: r != R_OK && r != R_DEAD -> ret = r /* MUTANT */'
+
+mutation cond-rm-no-recheck cond_rmutex.pml \
+    "the rmutex's sleeps on the owner word are unbounded: no liveness re-check, a dead owner is never noticed" \
+    rm-recheck '    :: atomic { false -> /* MUTANT */'
+
+equivalent cond-rm-relock-keeps-w cond_rmutex.pml \
+    "W6 keeps W from its first step (fx_rmutex_reacquire): correct, only a needless FUTEX_WAKE at the next unlock (tests/test_cond.c measures that cost)" \
+    rm-relock '    slept = 1; due = 0; do :: rm_step(saved); if :: r == R_BUSY -> rm_futex_wait() :: else -> break fi od; slept = 0; /* MUTANT */'
 
 # --- equivalent mutations: changes the checks must ACCEPT -------------------
 # Each documents a freedom of the design, found with the model; the run fails

@@ -10,21 +10,31 @@
  *                       the mutex word since waiters was last 0
  *              ARMED    a: a waiter registered at counter c
  *   waiters  n >= 0: threads between W1 and W8       n < 0
- *   mutex    NONE 0 | MIXED 2 | token of the mutex   = 3 (mod 4); = 2 (mod 4), != 2
- *            (offset from the cond, = 0 mod 4, or
- *            address tag, = 1 mod 4)
+ *   mutex    NONE 0 | MIXED 2 | RMUTEX 3 | token     = 3 (mod 4), != 3;
+ *            of an fx_mutex (offset from the cond,   = 2 (mod 4), != 2
+ *            = 0 mod 4, or address tag, = 1 mod 4)
  *   park     0                                       != 0
  *
  *   step  transition                         by, when                     system call
+ *   W0    check the mutex: held by the       waiter                       -
+ *         caller (else EPERM/EINVAL); an
+ *         inconsistent fx_rmutex is released
+ *         as not recoverable: ENOTRECOVERABLE
  *   W1    n += 1; v := (seq |= a)            waiter, mutex held           -
- *   W2    mutex := token, or MIXED           waiter, mutex held           -
- *   W3    release the mutex                  waiter                       mutex's
+ *   W2    mutex := token (RMUTEX for any     waiter, mutex held           -
+ *         fx_rmutex), or MIXED
+ *   W3    release the mutex (an fx_rmutex:   waiter                       mutex's
+ *         its whole depth, saved)
  *   W4    sleep while seq == v               waiter                       FUTEX_WAIT(seq, v)
  *   W5    flagged := b in seq                waiter, released             -
  *   W6    re-acquire the mutex, as a         waiter                       mutex's
- *         sleeper if flagged
- *   W7    drive park (if flagged)            waiter, mutex held           CMP_REQUEUE(park ->
- *                                                                          mutex) or WAKE(park, 1)
+ *         sleeper if flagged (an fx_rmutex
+ *         at the saved depth; EOWNERDEAD
+ *         counts as acquired)
+ *   W7    drive park (if flagged): an        waiter, mutex held (or       CMP_REQUEUE(park ->
+ *         fx_mutex waiter whose token is     failed to re-acquire)         mutex), or
+ *         in mutex moves all onto its                                      WAKE(park, 1)
+ *         mutex; any other wakes one
  *   W8    n -= 1; if n == 0: seq &= ~b       waiter                       -
  *   S1    n == 0: done                       signal                       -
  *   S2    a set: c += 1, a := 0              signal                       -
@@ -100,6 +110,46 @@
  * waiters, whose first W2 rewrites the mutex token, cannot start while an
  * old driver may act on the token.
  *
+ * fx_rmutex waiters (fx_cond_wait_rmutex). W3 releases the whole depth and
+ * W6 restores it (fx_rmutex_release_all, then fx_rmutex_acquire_step with
+ * that depth until it stops answering EBUSY). Their parked waiters are never
+ * moved onto the rmutex's owner word. A thread asleep on that word must wake
+ * at least every FX_RMUTEX_RECHECK_MS to see whether the owner died (nothing
+ * else tells the word), but a thread the kernel moved there is still inside
+ * its W4 wait, which has no such bound: if the owner then died, it would
+ * sleep until an unlock that never comes. So W7 of an rmutex waiter always
+ * wakes one parked waiter (the mixed-mutex hand-off), after W6: the woken one
+ * tries the rmutex, finds it held by the waiter that woke it, sleeps on the
+ * owner word in the rmutex's own bounded loop (setting W), is woken by that
+ * waiter's final unlock, and wakes the next one in turn. The waiters still run
+ * one at a time, and at most one released waiter is between park and the
+ * rmutex's queue; the cost against a requeue is one FUTEX_WAKE and one
+ * FUTEX_WAIT more per waiter. W6 starts as an ordinary acquirer (W is kept
+ * only once it has slept on the owner word): fx_rmutex_reacquire would always
+ * keep W, which only a waiter requeued onto the word needs, and would make the
+ * unlock after every signalled wait a system call.
+ *
+ * One token, RMUTEX, stands for every fx_rmutex. It is none of the fx_mutex
+ * tokens, so W2 marks a population of rmutex and fx_mutex waiters MIXED like
+ * any two different mutexes (of two concurrent binders one sees the other:
+ * every access of W1 and W2 is seq_cst), and no fx_mutex driver moves an
+ * rmutex waiter onto its mutex. Waiters of two different rmutexes are not
+ * told apart, and need not be: RMUTEX never moves anyone.
+ *
+ * Owner death. W6 detects a dead owner as any rmutex acquirer does, within
+ * FX_RMUTEX_RECHECK_MS, and takes the mutex with EOWNERDEAD at the saved
+ * depth, INCONSISTENT; the wait returns EOWNERDEAD (also instead of
+ * ETIMEDOUT: the caller must repair) and drives like any waiter holding the
+ * mutex. An inconsistent rmutex reaching W0 is released as its unlock would
+ * release it, not recoverable (POSIX; every sleeper is woken), and the wait
+ * returns ENOTRECOVERABLE at once instead of sleeping with a mutex nobody can
+ * take again. A waiter whose process dies between W1 and W8 stays counted
+ * (signals keep making their FUTEX_WAKE, b stays set), and if it dies after a
+ * broadcast woke it but before W7, the waiters parked behind it wait for the
+ * next broadcast, whose woken waiter drives them: the same for fx_mutex
+ * waiters. Repairing waiter deaths would need periodic wake-ups of every
+ * waiter; we do not poll.
+ *
  * Memory order. Every access to seq and waiters is seq_cst: the arguments
  * above then need no further case analysis, and on x86 a read-modify-write is
  * a full barrier anyway (the loads are plain loads). What they rely on beyond
@@ -117,6 +167,8 @@
 #include "internal/deadline.h"
 #include "internal/futex.h"
 #include "internal/mutex.h"
+#include "internal/rmutex.h"
+#include "internal/tid.h"
 
 enum {
     ARMED = FX_COND_ARMED, /* a: a waiter registered at this counter */
@@ -127,6 +179,7 @@ enum {
 enum {
     TOKEN_NONE = 0,  /* no waiter bound a mutex yet */
     TOKEN_MIXED = 2, /* waiters with different (or differently mapped) mutexes */
+    TOKEN_RMUTEX = 3, /* waiters with fx_rmutexes (never moved onto a mutex word) */
 };
 
 /* The next value of seq when the counter advances: a cleared, b kept. The
@@ -144,21 +197,21 @@ static inline bool fx_cond_same_counter(int32_t s, int32_t v)
 
 static inline bool fx_cond_token_valid(int32_t t)
 {
-    return (t & 3) == 0 || (t & 3) == 1 || t == TOKEN_MIXED;
+    return (t & 3) == 0 || (t & 3) == 1 || t == TOKEN_MIXED || t == TOKEN_RMUTEX;
 }
 
-/* 1 when the 4-byte object at p overlaps the condition variable c. */
-static inline bool fx_cond_overlaps(const fx_cond *c, const void *p)
+/* 1 when the object of `size` bytes at p overlaps the condition variable c. */
+static inline bool fx_cond_overlaps(const fx_cond *c, const void *p, size_t size)
 {
     uintptr_t uc = (uintptr_t)c, up = (uintptr_t)p;
-    return up - uc < sizeof(fx_cond) || uc - up < sizeof(int32_t);
+    return up - uc < sizeof(fx_cond) || uc - up < size;
 }
 
-/* The token W2 stores: the mutex's offset from the cond when it fits in an
- * int32 (the same in every process that maps both in one region), otherwise a
- * tag of its address (= 1 mod 4). A token only tells the waiters' mutexes
- * apart; no address is ever computed from it. */
-static int32_t fx_cond_token(const fx_cond *c, const void *m)
+/* The token W2 stores for an fx_mutex: the mutex's offset from the cond when
+ * it fits in an int32 (the same in every process that maps both in one
+ * region), otherwise a tag of its address (= 1 mod 4). A token only tells the
+ * waiters' mutexes apart; no address is ever computed from it. */
+static int32_t fx_cond_mutex_token(const fx_cond *c, const void *m)
 {
     uintptr_t uc = (uintptr_t)c, um = (uintptr_t)m;
     uintptr_t d = um - uc;
@@ -168,14 +221,18 @@ static int32_t fx_cond_token(const fx_cond *c, const void *m)
     return (int32_t)(((uint32_t)(a ^ (a >> 32)) & ~3u) | 1u);
 }
 
-/* The operations of the mutex a waiter uses. fx_cond_wait_rmutex will add a
- * table for fx_rmutex: relock returning EOWNERDEAD counts as holding it. */
+/* The operations of the mutex a waiter uses. `saved` carries what W3 must
+ * give back in W6 (an fx_rmutex's depth). A relock that returns EOWNERDEAD
+ * has acquired the mutex. */
 struct fx_cond_lock_ops {
-    int (*check)(void *m);        /* held: 0; not held: EPERM; bad state: EINVAL */
-    int (*release)(void *m);      /* W3 */
-    int (*relock)(void *m);       /* W6 for a waiter never moved to the mutex word */
-    int (*relock_slept)(void *m); /* W6 for a waiter that may have been moved there */
-    int32_t *(*word)(void *m);    /* the word W7 moves parked waiters onto */
+    /* W0: 0 when the caller holds m; otherwise the wait returns this at once
+     * (EPERM, EINVAL; ENOTRECOVERABLE after releasing an inconsistent m). */
+    int (*check)(void *m);
+    int32_t (*token)(const fx_cond *c, const void *m);  /* W2 */
+    int (*release)(void *m, int32_t *saved);            /* W3 */
+    int (*relock)(void *m, int32_t saved);       /* W6 for a waiter never moved to the mutex word */
+    int (*relock_slept)(void *m, int32_t saved); /* W6 for a waiter that may have been moved there */
+    int32_t *(*word)(void *m); /* the word W7 moves parked waiters onto; NULL: wake one instead */
 };
 
 static int fx_cond_mutex_check(void *p)
@@ -185,13 +242,15 @@ static int fx_cond_mutex_check(void *p)
     return fx_mutex_check_held(p);
 }
 
-static int fx_cond_mutex_release(void *m)
+static int fx_cond_mutex_release(void *m, int32_t *saved)
 {
+    (void)saved;
     return fx_mutex_unlock(m);
 }
 
-static int fx_cond_mutex_relock_slept(void *p)
+static int fx_cond_mutex_relock_slept(void *p, int32_t saved)
 {
+    (void)saved;
     fx_mutex *m = p;
     fx_ann_pre_lock(m, FX_ANN_EXCLUSIVE);
     int r = fx_mutex_lock_slept(m, NULL);
@@ -204,10 +263,10 @@ static int fx_cond_mutex_relock_slept(void *p)
  * then mostly held by the thread that just signalled us, which may need our
  * CPU to release it: spinning there cost a signalled ping-pong a quarter of
  * its speed (and most of it with a longer spin), as measured. */
-static int fx_cond_mutex_relock(void *m)
+static int fx_cond_mutex_relock(void *m, int32_t saved)
 {
     int r = fx_mutex_trylock(m);
-    return r == EBUSY ? fx_cond_mutex_relock_slept(m) : r;
+    return r == EBUSY ? fx_cond_mutex_relock_slept(m, saved) : r;
 }
 
 static int32_t *fx_cond_mutex_word(void *m)
@@ -216,8 +275,80 @@ static int32_t *fx_cond_mutex_word(void *m)
 }
 
 static const struct fx_cond_lock_ops fx_cond_mutex_ops = {
-    fx_cond_mutex_check, fx_cond_mutex_release, fx_cond_mutex_relock,
-    fx_cond_mutex_relock_slept, fx_cond_mutex_word,
+    fx_cond_mutex_check,  fx_cond_mutex_token,        fx_cond_mutex_release,
+    fx_cond_mutex_relock, fx_cond_mutex_relock_slept, fx_cond_mutex_word,
+};
+
+/* fx_rmutex: the whole depth is released (W3) and restored (W6). */
+
+static int fx_cond_rmutex_check(void *p)
+{
+    fx_rmutex *m = p;
+    pid_t owner = fx_rmutex_owner(m);
+    if (owner < 0)
+        return EINVAL; /* an owner word the library never writes */
+    if (owner != fx_tid())
+        return EPERM; /* free, orphaned, not recoverable, or another thread's */
+    /* Relaxed: the owner's private slot, and we are the owner. */
+    int32_t d = __atomic_load_n(&m->depth, __ATOMIC_RELAXED);
+    if ((d & ~(FX_RMUTEX_DEPTH_MASK | FX_RMUTEX_INCONSISTENT)) != 0 ||
+        (d & FX_RMUTEX_DEPTH_MASK) == 0)
+        return EINVAL;
+    if (d & FX_RMUTEX_INCONSISTENT) {
+        /* Acquired with EOWNERDEAD, not made consistent: releasing it makes it
+         * not recoverable (as fx_rmutex_unlock, and POSIX); nobody can take it
+         * again, so do not sleep. */
+        int32_t depth;
+        int r = fx_rmutex_release_all(m, &depth);
+        return r ? r : ENOTRECOVERABLE;
+    }
+    return 0;
+}
+
+static int32_t fx_cond_rmutex_token(const fx_cond *c, const void *m)
+{
+    (void)c;
+    (void)m;
+    return TOKEN_RMUTEX;
+}
+
+static int fx_cond_rmutex_release(void *m, int32_t *saved)
+{
+    return fx_rmutex_release_all(m, saved);
+}
+
+/* W6: takes the rmutex back at the saved depth, blocking as long as needed;
+ * 0, EOWNERDEAD (held, INCONSISTENT), ENOTRECOVERABLE or EINVAL. One waiter
+ * state for the whole acquisition: once a step has answered EBUSY it counts
+ * as having slept on the owner word and acquires keeping W, so the sleepers
+ * behind it are not forgotten; before that it acquires as an ordinary locker.
+ * Every sleep is bounded by the owner's liveness re-check (the step at or
+ * after recheck_at looks whether the owner died). */
+static int fx_cond_rmutex_relock(void *p, int32_t saved)
+{
+    fx_rmutex *m = p;
+    struct fx_rmutex_waiter w;
+    fx_rmutex_waiter_init(&w, saved);
+    for (;;) {
+        int32_t *word, sleep_on;
+        struct timespec recheck_at;
+        int r = fx_rmutex_acquire_step(m, &w, &word, &sleep_on, &recheck_at);
+        if (r != EBUSY)
+            return r;
+        /* Woken, re-check time, EAGAIN or EINTR: all mean step again. */
+        fx_futex_wait_raw(word, sleep_on, &recheck_at, FX_BITSET_ANY);
+    }
+}
+
+static int32_t *fx_cond_rmutex_word(void *m)
+{
+    (void)m;
+    return NULL; /* never requeue onto the owner word: see the top of the file */
+}
+
+static const struct fx_cond_lock_ops fx_cond_rmutex_ops = {
+    fx_cond_rmutex_check,  fx_cond_rmutex_token,  fx_cond_rmutex_release,
+    fx_cond_rmutex_relock, fx_cond_rmutex_relock, fx_cond_rmutex_word,
 };
 
 void fx_cond_init(fx_cond *c)
@@ -236,8 +367,12 @@ void fx_cond_init(fx_cond *c)
  * catch waiters with different mutexes, which are not serialized. */
 static void fx_cond_bind(fx_cond *c, int32_t token, bool first)
 {
-    /* Relaxed: the common case, the token already there. */
-    int32_t t = __atomic_load_n(&c->mutex, __ATOMIC_RELAXED);
+    /* seq_cst, although the common case only finds its own token: after our
+     * W1 increment, this load and a concurrent binder's exchange-then-load of
+     * waiters are the two halves of a store-buffering test, which only seq_cst
+     * on all four accesses settles (one of the two sees the other). A plain
+     * load on x86. */
+    int32_t t = __atomic_load_n(&c->mutex, __ATOMIC_SEQ_CST);
     if (t == token || (!first && t == TOKEN_MIXED))
         return;
     /* seq_cst: ordered with the waiters increments of W1 (ours and those of
@@ -270,24 +405,26 @@ static void fx_cond_depart(fx_cond *c)
                                     __ATOMIC_RELAXED);
 }
 
-/* W7: moves the waiters parked by broadcasts on towards the mutex, which the
- * caller holds as CONTENDED. */
+/* W7: moves the waiters parked by broadcasts on towards their mutex. The
+ * caller holds its own mutex (an fx_mutex as CONTENDED) unless W6 failed. */
 static void fx_cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *ops,
                           int32_t token, bool holding)
 {
     /* Relaxed: the token is only compared; the W1/W8 ordering above makes it
      * stable while we are counted. */
-    if (holding && __atomic_load_n(&c->mutex, __ATOMIC_RELAXED) == token) {
+    int32_t *word = ops->word(m);
+    if (holding && word != NULL && __atomic_load_n(&c->mutex, __ATOMIC_RELAXED) == token) {
         /* All parked waiters use our mutex: sleep on its word, woken one by
          * one by the unlocks. park is always 0, so the compare cannot fail. */
-        fx_futex_requeue_raw(&c->park, 0, 0, ops->word(m), INT32_MAX);
+        fx_futex_requeue_raw(&c->park, 0, 0, word, INT32_MAX);
     } else {
-        /* Unknown mutexes: wake one, which takes its own mutex and drives on. */
+        /* Unknown mutexes, or an fx_rmutex (whose waiters must sleep bounded):
+         * wake one, which takes its own mutex and drives on. */
         fx_futex_wake_raw(&c->park, 1, FX_BITSET_ANY);
     }
 }
 
-/* W1..W8 for any mutex type. c, m and the deadline have been validated. */
+/* W0..W8 for any mutex type. c, m and the deadline have been validated. */
 static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops *ops,
                              const struct timespec *deadline)
 {
@@ -296,17 +433,18 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
         __atomic_load_n(&c->park, __ATOMIC_RELAXED) != 0 ||
         !fx_cond_token_valid(__atomic_load_n(&c->mutex, __ATOMIC_RELAXED)))
         return EINVAL;
-    int r = ops->check(m);
+    int r = ops->check(m); /* W0 */
     if (r)
         return r;
-    int32_t token = fx_cond_token(c, m);
+    int32_t token = ops->token(c, m);
 
     /* W1, seq_cst; ordered before any notifier by W3's release (see the top). */
     bool first = __atomic_fetch_add(&c->waiters, 1, __ATOMIC_SEQ_CST) == 0;
     int32_t v = __atomic_fetch_or(&c->seq, ARMED, __ATOMIC_SEQ_CST) | ARMED;
     fx_cond_bind(c, token, first); /* W2 */
 
-    r = ops->release(m); /* W3 */
+    int32_t saved = 0;
+    r = ops->release(m, &saved); /* W3 */
     if (r) {
         /* The mutex was not held after all (EPERM) or is corrupt (EINVAL):
          * we did not wait. Our a at most costs a signal one advance. */
@@ -334,35 +472,53 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
 
     /* W5, seq_cst: after the wake; b cannot be cleared while we are counted. */
     bool flagged = (__atomic_load_n(&c->seq, __ATOMIC_SEQ_CST) & BCAST) != 0;
-    r = flagged ? ops->relock_slept(m) : ops->relock(m); /* W6 */
+    r = flagged ? ops->relock_slept(m, saved) : ops->relock(m, saved); /* W6 */
     if (flagged)
-        fx_cond_drive(c, m, ops, token, r == 0); /* W7 */
-    fx_cond_depart(c);                           /* W8 */
+        fx_cond_drive(c, m, ops, token, r == 0 || r == EOWNERDEAD); /* W7 */
+    fx_cond_depart(c);                                              /* W8 */
+    /* EOWNERDEAD and the errors of W6 before ETIMEDOUT: the caller must know
+     * it has to repair the data, or that it does not hold the mutex. */
     return r ? r : res;
 }
 
-static int fx_cond_check_args(fx_cond *c, void *m)
+static int fx_cond_check_args(fx_cond *c, void *m, size_t size)
 {
-    if (fx_bad_slot(c) || fx_bad_slot(m) || fx_cond_overlaps(c, m))
+    if (fx_bad_slot(c) || fx_bad_slot(m) || fx_cond_overlaps(c, m, size))
         return EINVAL;
     return 0;
 }
 
 int fx_cond_wait(fx_cond *c, fx_mutex *m)
 {
-    int r = fx_cond_check_args(c, m);
+    int r = fx_cond_check_args(c, m, sizeof *m);
     return r ? r : fx_cond_wait_core(c, m, &fx_cond_mutex_ops, NULL);
 }
 
 int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline)
 {
-    int r = fx_cond_check_args(c, m);
+    int r = fx_cond_check_args(c, m, sizeof *m);
     if (r)
         return r;
     /* A wait always blocks, so tv_nsec is checked up front. */
     if (fx_deadline_check(deadline))
         return EINVAL;
     return fx_cond_wait_core(c, m, &fx_cond_mutex_ops, deadline);
+}
+
+int fx_cond_wait_rmutex(fx_cond *c, fx_rmutex *m)
+{
+    int r = fx_cond_check_args(c, m, sizeof *m);
+    return r ? r : fx_cond_wait_core(c, m, &fx_cond_rmutex_ops, NULL);
+}
+
+int fx_cond_timedwait_rmutex(fx_cond *c, fx_rmutex *m, const struct timespec *deadline)
+{
+    int r = fx_cond_check_args(c, m, sizeof *m);
+    if (r)
+        return r;
+    if (fx_deadline_check(deadline))
+        return EINVAL;
+    return fx_cond_wait_core(c, m, &fx_cond_rmutex_ops, deadline);
 }
 
 int fx_cond_signal(fx_cond *c)

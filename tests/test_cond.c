@@ -1,6 +1,9 @@
 /*
  * tests/test_cond.c - fx_cond: return codes, threads and processes, exact
- * wake counts, the broadcast requeue, the sequence wrap-around, signals.
+ * wake counts, the broadcast requeue, the sequence wrap-around, signals; with
+ * fx_rmutex waiters (test_rmutex_*): depths, owner death (EOWNERDEAD within
+ * 250 ms of a SIGKILL), ENOTRECOVERABLE, the broadcast hand-off chain, and
+ * fx_mutex and fx_rmutex waiters on one cond.
  *
  * Where a test must know that waiters sleep in the kernel (not merely that
  * they called fx_cond_wait), it reads /proc/self/task/<tid>/{stat,syscall}:
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -213,7 +217,7 @@ static void test_garbage_slot_values_give_einval(void **state)
     assert_int_equal(fx_cond_wait(&c, &m), EINVAL);
     assert_int_equal(fx_cond_broadcast(&c), EINVAL);
 
-    const int32_t bad_tokens[] = {3, 6, -1, -2 + 4 * 1000, 0x7fffffff};
+    const int32_t bad_tokens[] = {7, 6, -1, -2 + 4 * 1000, 0x7fffffff};
     for (size_t i = 0; i < sizeof bad_tokens / sizeof bad_tokens[0]; i++) {
         fx_cond_init(&c);
         c.mutex = bad_tokens[i];
@@ -918,6 +922,983 @@ static void test_signal_releases_a_waiter_in_another_process(void **state)
     fxt_shared_free(x, sizeof *x);
 }
 
+/* --- fx_rmutex waiters (fx_cond_wait_rmutex, fx_cond_timedwait_rmutex) ------ */
+
+/* The rmutex's depth count (without FX_RMUTEX_INCONSISTENT), read by its owner. */
+static int32_t rdepth(const fx_rmutex *m)
+{
+    return __atomic_load_n(&m->depth, __ATOMIC_RELAXED) & FX_RMUTEX_DEPTH_MASK;
+}
+
+static int32_t rdepth_slot(const fx_rmutex *m)
+{
+    return __atomic_load_n(&m->depth, __ATOMIC_RELAXED);
+}
+
+static int32_t rowner_word(const fx_rmutex *m)
+{
+    return __atomic_load_n(&m->owner, __ATOMIC_RELAXED);
+}
+
+/* Locks m `depth` times; 0 or the first error. */
+static int rlock_n(fx_rmutex *m, int depth)
+{
+    for (int i = 0; i < depth; i++) {
+        int r = fx_rmutex_lock(m);
+        if (r != 0)
+            return r;
+    }
+    return 0;
+}
+
+static int runlock_n(fx_rmutex *m, int depth)
+{
+    for (int i = 0; i < depth; i++) {
+        int r = fx_rmutex_unlock(m);
+        if (r != 0)
+            return r;
+    }
+    return 0;
+}
+
+struct rbox {
+    fx_cond c;
+    fx_rmutex m;
+    fx_mutex fm;      /* for waiters with an fx_mutex on the same cond */
+    int32_t returned; /* waiters back from the wait (atomic) */
+};
+
+#define RDEPTH 2 /* the one-shot rmutex waiters wait at this depth */
+
+/* A one-shot waiter: locks (an rmutex at RDEPTH, or b->fm), waits once, and
+ * records what it found on return. */
+struct rwaiter {
+    struct rbox *b;
+    bool use_fx_mutex;
+    struct rwaiter *all; /* for the one-at-a-time check: every waiter ... */
+    int n;               /* ... and how many */
+    pid_t tid;           /* atomic */
+    int rc;
+    int32_t depth_after;  /* depth slot right after the wait */
+    int32_t owner_after;  /* owner word right after the wait */
+    int crowd;            /* at return: other waiters neither back nor parked */
+    int unlock_rc;
+    int done;             /* atomic */
+};
+
+/* How many waiters of w[0..n) other than `self` are neither back from the
+ * wait nor asleep in their futex call on c->seq (parked ones still show it). */
+static int count_unparked(struct rwaiter *w, int n, const struct rwaiter *self)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (&w[i] != self && !__atomic_load_n(&w[i].done, __ATOMIC_SEQ_CST) &&
+            !sleeps_on(0, __atomic_load_n(&w[i].tid, __ATOMIC_ACQUIRE), &w[i].b->c.seq))
+            k++;
+    return k;
+}
+
+/* How many of the waiters w[0..n) sleep in a futex call on addr. */
+static int count_on(struct rwaiter *w, int n, const void *addr)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        k += sleeps_on(0, __atomic_load_n(&w[i].tid, __ATOMIC_ACQUIRE), addr);
+    return k;
+}
+
+static void *rwaiter_main(void *arg)
+{
+    struct rwaiter *w = arg;
+    pid_t me = tid_self();
+    __atomic_store_n(&w->tid, me, __ATOMIC_RELEASE);
+    if (w->use_fx_mutex) {
+        fx_mutex_lock(&w->b->fm);
+        w->rc = fx_cond_wait(&w->b->c, &w->b->fm);
+    } else {
+        w->rc = rlock_n(&w->b->m, RDEPTH);
+        if (w->rc == 0)
+            w->rc = fx_cond_wait_rmutex(&w->b->c, &w->b->m);
+        w->depth_after = rdepth_slot(&w->b->m);
+        w->owner_after = rowner_word(&w->b->m);
+    }
+    if (w->all != NULL)
+        w->crowd = count_unparked(w->all, w->n, w);
+    __atomic_fetch_add(&w->b->returned, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&w->done, 1, __ATOMIC_SEQ_CST);
+    w->unlock_rc = w->use_fx_mutex ? fx_mutex_unlock(&w->b->fm) : runlock_n(&w->b->m, RDEPTH);
+    return NULL;
+}
+
+static void start_rwaiters(struct rbox *b, struct rwaiter *w, pthread_t *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        w[i].b = b;
+        t[i] = fxt_thread(rwaiter_main, &w[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        ASSERT_EVENTUALLY((__atomic_load_n(&w[i].tid, __ATOMIC_ACQUIRE) != 0));
+        ASSERT_EVENTUALLY((sleeps_on(0, w[i].tid, &b->c.seq)));
+    }
+    assert_int_equal(__atomic_load_n(&b->c.waiters, __ATOMIC_SEQ_CST), n);
+}
+
+/* Joins the waiters and checks that each got 0 with its mutex back as it was. */
+static void join_rwaiters(struct rwaiter *w, pthread_t *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        fxt_join(t[i]);
+        assert_int_equal(w[i].rc, 0);
+        assert_int_equal(w[i].unlock_rc, 0);
+        if (!w[i].use_fx_mutex) {
+            assert_int_equal(w[i].depth_after, RDEPTH);
+            assert_int_equal(w[i].owner_after & ~FX_RMUTEX_WAITERS, w[i].tid);
+        }
+    }
+}
+
+static void test_rmutex_wait_bad_pointers_and_overlap_give_einval(void **state)
+{
+    (void)state;
+    _Alignas(8) char buf[64] = {0};
+    fx_cond *bad_c = (fx_cond *)(buf + 2);
+    fx_rmutex *bad_m = (fx_rmutex *)(buf + 33);
+    fx_cond *c = fxt_arena(sizeof *c);
+    fx_rmutex *m = fxt_arena(sizeof *m);
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    assert_int_equal(rlock_n(m, 2), 0);
+    assert_int_equal(fx_cond_wait_rmutex(NULL, m), EINVAL);
+    assert_int_equal(fx_cond_wait_rmutex(bad_c, m), EINVAL);
+    assert_int_equal(fx_cond_wait_rmutex(c, NULL), EINVAL);
+    assert_int_equal(fx_cond_wait_rmutex(c, bad_m), EINVAL);
+    assert_int_equal(fx_cond_timedwait_rmutex(NULL, m, &d), EINVAL);
+    assert_int_equal(fx_cond_timedwait_rmutex(bad_c, m, &d), EINVAL);
+    assert_int_equal(fx_cond_timedwait_rmutex(c, NULL, &d), EINVAL);
+    assert_int_equal(fx_cond_timedwait_rmutex(c, bad_m, &d), EINVAL);
+    /* an 8-byte rmutex overlapping the 16-byte cond: starting at any of its
+     * slots, or one slot before it */
+    _Alignas(16) int32_t slots[8] = {0};
+    fx_cond *c2 = (fx_cond *)&slots[2];
+    for (int i = 1; i <= 5; i++) {
+        fx_rmutex *inside = (fx_rmutex *)&slots[i];
+        assert_int_equal(fx_cond_wait_rmutex(c2, inside), EINVAL);
+        assert_int_equal(fx_cond_timedwait_rmutex(c2, inside, &d), EINVAL);
+    }
+    /* adjacent but not overlapping: checked further, and not held */
+    assert_int_equal(fx_cond_wait_rmutex(c2, (fx_rmutex *)&slots[6]), EPERM);
+    assert_int_equal(fx_cond_wait_rmutex(c2, (fx_rmutex *)&slots[0]), EPERM);
+    assert_memory_equal(c2, &zero_cond, sizeof *c2);
+    /* nothing waited: the rmutex is ours at the same depth, the cond untouched */
+    assert_int_equal(fx_rmutex_owner(m), tid_self());
+    assert_int_equal(rdepth(m), 2);
+    assert_memory_equal(c, &zero_cond, sizeof *c);
+    assert_int_equal(runlock_n(m, 2), 0);
+}
+
+static void test_rmutex_wait_garbage_slot_values_give_einval(void **state)
+{
+    (void)state;
+    fx_rmutex *m = fxt_arena(sizeof *m);
+    fx_cond *c = fxt_arena(sizeof *c);
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    assert_int_equal(rlock_n(m, 3), 0);
+
+    /* slots of the cond the library never writes */
+    c->waiters = -1;
+    assert_int_equal(fx_cond_wait_rmutex(c, m), EINVAL);
+    assert_int_equal(fx_cond_timedwait_rmutex(c, m, &d), EINVAL);
+    fx_cond_init(c);
+    c->park = 1;
+    assert_int_equal(fx_cond_wait_rmutex(c, m), EINVAL);
+    const int32_t bad_tokens[] = {7, 6, -1, 0x7fffffff};
+    for (size_t i = 0; i < sizeof bad_tokens / sizeof bad_tokens[0]; i++) {
+        fx_cond_init(c);
+        c->mutex = bad_tokens[i];
+        assert_int_equal(fx_cond_wait_rmutex(c, m), EINVAL);
+        assert_int_equal(c->waiters, 0);
+    }
+    fx_cond_init(c);
+    assert_int_equal(fx_rmutex_owner(m), tid_self());
+    assert_int_equal(rdepth_slot(m), 3);
+
+    /* the owner's depth slot holding no count, or an unknown bit */
+    const int32_t bad_depths[] = {0, FX_RMUTEX_INCONSISTENT, 3 | (int32_t)0x80000000};
+    for (size_t i = 0; i < sizeof bad_depths / sizeof bad_depths[0]; i++) {
+        m->depth = bad_depths[i];
+        assert_int_equal(fx_cond_wait_rmutex(c, m), EINVAL);
+        assert_int_equal(fx_cond_timedwait_rmutex(c, m, &d), EINVAL);
+        assert_int_equal(rdepth_slot(m), bad_depths[i]);
+        assert_int_equal(fx_rmutex_owner(m), tid_self());
+    }
+    m->depth = 3;
+    assert_memory_equal(c, &zero_cond, sizeof *c);
+    assert_int_equal(runlock_n(m, 3), 0);
+
+    /* owner words the library never writes */
+    const int32_t bad_owners[] = {FX_RMUTEX_TID_MAX + 1, 0x10000000, FX_RMUTEX_WAITERS,
+                                  FX_RMUTEX_ORPHANED | 5};
+    for (size_t i = 0; i < sizeof bad_owners / sizeof bad_owners[0]; i++) {
+        fx_rmutex junk = {bad_owners[i], 1};
+        assert_int_equal(fx_cond_wait_rmutex(c, &junk), EINVAL);
+        assert_int_equal(fx_cond_timedwait_rmutex(c, &junk, &d), EINVAL);
+        assert_int_equal(junk.owner, bad_owners[i]);
+    }
+    assert_memory_equal(c, &zero_cond, sizeof *c);
+}
+
+struct rm_holder {
+    fx_rmutex *m;
+    int32_t held;    /* flag: the thread holds m */
+    int32_t release; /* flag: the thread may unlock and leave */
+};
+
+static void *rm_holder_main(void *arg)
+{
+    struct rm_holder *h = arg;
+    fx_rmutex_lock(h->m);
+    fxt_flag_set(&h->held, 1);
+    fxt_flag_wait(&h->release, 1, 60000);
+    fx_rmutex_unlock(h->m);
+    return NULL;
+}
+
+static void test_rmutex_wait_without_owning_gives_eperm(void **state)
+{
+    (void)state;
+    fx_cond *c = fxt_arena(sizeof *c);
+    fx_rmutex *m = fxt_arena(sizeof *m);
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    /* free */
+    assert_int_equal(fx_cond_wait_rmutex(c, m), EPERM);
+    assert_int_equal(fx_cond_timedwait_rmutex(c, m, &d), EPERM);
+    assert_int_equal(m->owner, 0);
+    /* owned by another thread: it keeps it */
+    struct rm_holder *h = fxt_arena(sizeof *h);
+    h->m = m;
+    pthread_t t = fxt_thread(rm_holder_main, h);
+    assert_true(fxt_flag_wait(&h->held, 1, 10000));
+    pid_t other = fx_rmutex_owner(m);
+    assert_true(other > 0 && other != tid_self());
+    assert_int_equal(fx_cond_wait_rmutex(c, m), EPERM);
+    assert_int_equal(fx_cond_timedwait_rmutex(c, m, &d), EPERM);
+    assert_int_equal(fx_rmutex_owner(m), other);
+    fxt_flag_set(&h->release, 1);
+    fxt_join(t);
+    /* orphaned (its owner died) and not recoverable: nobody owns it */
+    const int32_t ownerless[] = {FX_RMUTEX_ORPHANED, FX_RMUTEX_NOTRECOVERABLE};
+    for (size_t i = 0; i < 2; i++) {
+        fx_rmutex_init(m);
+        m->owner = ownerless[i];
+        assert_int_equal(fx_cond_wait_rmutex(c, m), EPERM);
+        assert_int_equal(fx_cond_timedwait_rmutex(c, m, &d), EPERM);
+        assert_int_equal(m->owner, ownerless[i]);
+    }
+    assert_memory_equal(c, &zero_cond, sizeof *c);
+}
+
+static void test_rmutex_timedwait_bad_nsec_gives_einval_and_keeps_depth(void **state)
+{
+    (void)state;
+    fx_cond *c = fxt_arena(sizeof *c);
+    fx_rmutex *m = fxt_arena(sizeof *m);
+    assert_int_equal(rlock_n(m, 2), 0);
+    struct timespec bad[] = {{0, -1}, {0, 1000000000L}, {-1, 1000000000L}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(fx_cond_timedwait_rmutex(c, m, &bad[i]), EINVAL);
+    assert_int_equal(fx_rmutex_owner(m), tid_self());
+    assert_int_equal(rdepth_slot(m), 2);
+    assert_memory_equal(c, &zero_cond, sizeof *c);
+    assert_int_equal(runlock_n(m, 2), 0);
+}
+
+static void test_rmutex_timedwait_times_out_with_depth_restored(void **state)
+{
+    (void)state;
+    fx_cond *c = fxt_arena(sizeof *c);
+    fx_rmutex *m = fxt_arena(sizeof *m);
+    assert_int_equal(rlock_n(m, 3), 0);
+    int64_t t0 = fxt_now_ns();
+    struct timespec d = fx_deadline_in(100 * FX_NSEC_PER_MSEC);
+    assert_int_equal(fx_cond_timedwait_rmutex(c, m, &d), ETIMEDOUT);
+    int64_t took = fxt_now_ns() - t0;
+    assert_true(took >= 100 * FX_NSEC_PER_MSEC);
+    assert_true(took < 5 * FX_NSEC_PER_SEC);
+    assert_int_equal(fx_rmutex_owner(m), tid_self()); /* re-acquired, as POSIX */
+    assert_int_equal(rdepth_slot(m), 3);
+    assert_int_equal(c->waiters, 0);
+    assert_int_equal(runlock_n(m, 3), 0);
+    assert_int_equal(fx_rmutex_owner(m), 0);
+    assert_int_equal(fx_rmutex_unlock(m), EPERM); /* exactly three levels */
+}
+
+static void test_rmutex_timedwait_past_deadline_times_out_at_once(void **state)
+{
+    (void)state;
+    fx_cond *c = fxt_arena(sizeof *c);
+    fx_rmutex *m = fxt_arena(sizeof *m);
+    assert_int_equal(rlock_n(m, 2), 0);
+    struct timespec past[] = {{-1, 0}, fx_deadline_in(-FX_NSEC_PER_SEC), {0, 0}};
+    for (size_t i = 0; i < sizeof past / sizeof past[0]; i++) {
+        int64_t t0 = fxt_now_ns();
+        assert_int_equal(fx_cond_timedwait_rmutex(c, m, &past[i]), ETIMEDOUT);
+        assert_true(fxt_now_ns() - t0 < FX_NSEC_PER_SEC);
+        assert_int_equal(fx_rmutex_owner(m), tid_self());
+        assert_int_equal(rdepth_slot(m), 2);
+    }
+    assert_int_equal(c->waiters, 0);
+    assert_int_equal(runlock_n(m, 2), 0);
+}
+
+/* Depth 3: the whole depth is released while the thread waits (another
+ * thread takes the rmutex meanwhile) and restored on return. */
+struct deep_waiter {
+    fx_cond c;
+    fx_rmutex m;
+    int32_t go;     /* under m */
+    int32_t ready;  /* flag: about to wait */
+    pid_t tid;
+    int rc, depth_after, unlocks_ok;
+    int32_t owner_after;
+};
+
+static void *deep_waiter_main(void *arg)
+{
+    struct deep_waiter *w = arg;
+    w->tid = tid_self();
+    w->rc = rlock_n(&w->m, 3);
+    fxt_flag_set(&w->ready, 1);
+    while (w->rc == 0 && !w->go)
+        w->rc = fx_cond_wait_rmutex(&w->c, &w->m);
+    w->depth_after = rdepth_slot(&w->m);
+    w->owner_after = rowner_word(&w->m);
+    /* exactly three levels to leave */
+    w->unlocks_ok = fx_rmutex_unlock(&w->m) == 0 && fx_rmutex_unlock(&w->m) == 0 &&
+                    fx_rmutex_owner(&w->m) == w->tid && fx_rmutex_unlock(&w->m) == 0 &&
+                    fx_rmutex_owner(&w->m) == 0;
+    return NULL;
+}
+
+static void test_rmutex_wait_releases_whole_depth_and_restores_depth_three(void **state)
+{
+    (void)state;
+    struct deep_waiter *w = fxt_arena(sizeof *w);
+    pthread_t t = fxt_thread(deep_waiter_main, w);
+    assert_true(fxt_flag_wait(&w->ready, 1, 10000));
+    /* this lock succeeds only once the waiter gave up all three levels */
+    assert_int_equal(fx_rmutex_lock(&w->m), 0);
+    assert_int_equal(rdepth_slot(&w->m), 1);
+    assert_int_equal(w->c.waiters, 1);
+    w->go = 1;
+    assert_int_equal(fx_cond_signal(&w->c), 0);
+    assert_int_equal(fx_rmutex_unlock(&w->m), 0);
+    fxt_join(t);
+    assert_int_equal(w->rc, 0);
+    assert_int_equal(w->depth_after, 3);
+    assert_int_equal(w->owner_after & ~FX_RMUTEX_WAITERS, w->tid);
+    assert_true(w->unlocks_ok);
+    assert_int_equal(w->c.waiters, 0);
+}
+
+/* A waiter signalled while nobody holds the rmutex takes it back as an
+ * ordinary locker: no WAITERS bit, so its unlock makes no system call. */
+static void test_rmutex_signalled_wait_reacquires_without_waiters_bit(void **state)
+{
+    (void)state;
+    struct rbox *b = fxt_arena(sizeof *b);
+    struct rwaiter *w = fxt_arena(sizeof *w);
+    pthread_t t;
+    start_rwaiters(b, w, &t, 1);
+    assert_int_equal(fx_cond_signal(&b->c), 0); /* the rmutex is free */
+    join_rwaiters(w, &t, 1);
+    assert_int_equal(w->owner_after, w->tid);
+    assert_int_equal(b->m.owner, 0);
+}
+
+static void test_rmutex_signal_wakes_exactly_one_of_several(void **state)
+{
+    (void)state;
+    struct rbox *b = fxt_arena(sizeof *b);
+    struct rwaiter *w = fxt_arena(NWAITERS * sizeof *w);
+    pthread_t t[NWAITERS];
+    start_rwaiters(b, w, t, NWAITERS);
+    assert_int_equal(b->c.mutex, 3); /* RMUTEX */
+    for (int k = 1; k <= NWAITERS; k++) {
+        assert_int_equal(fx_cond_signal(&b->c), 0);
+        ASSERT_EVENTUALLY((__atomic_load_n(&b->returned, __ATOMIC_SEQ_CST) >= k));
+        for (int i = 0; i < NWAITERS; i++)
+            if (!__atomic_load_n(&w[i].done, __ATOMIC_SEQ_CST))
+                assert_true(sleeps_on(0, w[i].tid, &b->c.seq));
+        assert_int_equal(__atomic_load_n(&b->returned, __ATOMIC_SEQ_CST), k);
+    }
+    join_rwaiters(w, t, NWAITERS);
+    assert_int_equal(b->c.waiters, 0);
+    assert_int_equal(b->m.owner, 0);
+}
+
+/* Broadcast to rmutex waiters: nobody is moved onto the owner word, and they
+ * still come back one at a time. With the rmutex held by the broadcaster, one
+ * waiter is woken (it then sleeps on the owner word) and the others stay
+ * parked, still inside their futex call on c->seq; a stampede would put all of
+ * them on the owner word. Then each waiter, when it returns holding the
+ * rmutex, finds at most one other waiter out of the park (the one it has just
+ * woken). */
+static void test_rmutex_broadcast_releases_all_one_at_a_time(void **state)
+{
+    (void)state;
+    struct rbox *b = fxt_arena(sizeof *b);
+    struct rwaiter *w = fxt_arena(NWAITERS * sizeof *w);
+    pthread_t t[NWAITERS];
+    for (int i = 0; i < NWAITERS; i++) {
+        w[i].all = w;
+        w[i].n = NWAITERS;
+    }
+    start_rwaiters(b, w, t, NWAITERS);
+    assert_int_equal(fx_rmutex_lock(&b->m), 0);
+    assert_int_equal(fx_cond_broadcast(&b->c), 0);
+    ASSERT_EVENTUALLY((count_on(w, NWAITERS, &b->m.owner) == 1 &&
+                       count_on(w, NWAITERS, &b->c.seq) == NWAITERS - 1));
+    assert_int_equal(b->returned, 0);
+    assert_true(b->m.owner & FX_RMUTEX_WAITERS);
+    assert_int_equal(fx_rmutex_unlock(&b->m), 0);
+    join_rwaiters(w, t, NWAITERS);
+    for (int i = 0; i < NWAITERS; i++)
+        assert_true(w[i].crowd <= 1);
+    assert_int_equal(b->returned, NWAITERS);
+    assert_int_equal(b->c.waiters, 0);
+    assert_int_equal(b->c.seq & FX_COND_BCAST, 0);
+    assert_int_equal(b->m.owner, 0);
+}
+
+/* An rmutex acquired with EOWNERDEAD and not made consistent: waiting releases
+ * it as its unlock would, not recoverable, and returns at once. */
+static void test_rmutex_wait_with_inconsistent_mutex_gives_enotrecoverable_at_once(void **state)
+{
+    (void)state;
+    for (int timed = 0; timed < 2; timed++) {
+        fx_cond *c = fxt_arena(sizeof *c);
+        fx_rmutex *m = fxt_arena(sizeof *m);
+        m->owner = FX_RMUTEX_ORPHANED; /* what fx_rmutex_recover leaves */
+        assert_int_equal(fx_rmutex_lock(m), EOWNERDEAD);
+        assert_int_equal(fx_rmutex_lock(m), 0);
+        assert_int_equal(rdepth_slot(m), 2 | FX_RMUTEX_INCONSISTENT);
+        struct timespec d = fx_deadline_in(30 * FX_NSEC_PER_SEC);
+        int64_t t0 = fxt_now_ns();
+        assert_int_equal(timed ? fx_cond_timedwait_rmutex(c, m, &d) : fx_cond_wait_rmutex(c, m),
+                         ENOTRECOVERABLE);
+        assert_true(fxt_now_ns() - t0 < 5 * FX_NSEC_PER_SEC);
+        assert_int_equal(m->owner, FX_RMUTEX_NOTRECOVERABLE);
+        assert_int_equal(fx_rmutex_lock(m), ENOTRECOVERABLE);
+        assert_memory_equal(c, &zero_cond, sizeof *c); /* it never registered */
+    }
+}
+
+/* The rmutex becomes not recoverable while the thread waits: an owner that
+ * acquired it with EOWNERDEAD signals and unlocks without repairing. */
+struct unrec {
+    fx_cond c;
+    fx_rmutex m;
+    int32_t ready;   /* flag: the waiter is about to wait */
+    int32_t held;    /* flag: the helper holds m */
+    int rc;
+    int32_t owner_after;
+};
+
+static void *unrec_waiter_main(void *arg)
+{
+    struct unrec *u = arg;
+    u->rc = rlock_n(&u->m, 2);
+    fxt_flag_set(&u->ready, 1);
+    if (u->rc == 0)
+        u->rc = fx_cond_wait_rmutex(&u->c, &u->m);
+    u->owner_after = rowner_word(&u->m);
+    return NULL;
+}
+
+/* Takes the rmutex and ends holding it. */
+static void *unrec_dier_main(void *arg)
+{
+    struct unrec *u = arg;
+    fx_rmutex_lock(&u->m);
+    fxt_flag_set(&u->held, (int32_t)tid_self());
+    return NULL;
+}
+
+static void test_rmutex_wait_gives_enotrecoverable_when_mutex_became_unrecoverable(void **state)
+{
+    (void)state;
+    struct unrec *u = fxt_arena(sizeof *u);
+    pthread_t w = fxt_thread(unrec_waiter_main, u);
+    assert_true(fxt_flag_wait(&u->ready, 1, 10000));
+    ASSERT_EVENTUALLY((__atomic_load_n(&u->c.waiters, __ATOMIC_SEQ_CST) == 1 &&
+                       fx_rmutex_owner(&u->m) == 0));
+    pthread_t d = fxt_thread(unrec_dier_main, u);
+    fxt_join(d);
+    pid_t dead = fx_rmutex_owner(&u->m);
+    assert_true(dead > 0);
+    assert_int_equal(fx_rmutex_recover(&u->m, dead), 0);
+    assert_int_equal(fx_rmutex_lock(&u->m), EOWNERDEAD);
+    assert_int_equal(fx_cond_signal(&u->c), 0);
+    assert_int_equal(fx_rmutex_unlock(&u->m), 0); /* not consistent: unrecoverable */
+    fxt_join(w);
+    assert_int_equal(u->rc, ENOTRECOVERABLE);
+    assert_int_equal(u->owner_after, FX_RMUTEX_NOTRECOVERABLE);
+    assert_int_equal(u->c.waiters, 0);
+}
+
+/* --- fx_rmutex waiters in processes: owner death -------------------------- */
+
+/* A child that may block forever dies with the test process. */
+static void die_with_parent(void)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+struct xdeath {
+    fx_cond c;
+    fx_rmutex m;
+    int32_t go;          /* under m */
+    int32_t ready;       /* flag: the waiter holds m and is about to wait */
+    int32_t signalled;   /* flag: the holder took m and signalled (or not) */
+    int32_t holder_signals; /* whether the holder signals before it is killed */
+    int64_t timeout_ns;  /* > 0: the waiter uses timedwait with this timeout */
+    int64_t done_ns;     /* when the waiter's wait returned */
+    int32_t rc;
+    int32_t depth_after;
+};
+
+/* Waits at depth 3; expects EOWNERDEAD at depth 3, repairs and leaves. */
+static int xdeath_waiter(void *arg)
+{
+    struct xdeath *x = arg;
+    die_with_parent();
+    FXT_CHILD_CHECK(rlock_n(&x->m, 3) == 0, 1);
+    fxt_flag_set(&x->ready, 1);
+    if (x->timeout_ns > 0) {
+        /* Until the holder has taken m during one of the waits (it is let in
+         * by the first), each times out with m back at depth 3. */
+        do {
+            struct timespec d = fx_deadline_in(x->timeout_ns);
+            x->rc = fx_cond_timedwait_rmutex(&x->c, &x->m, &d);
+            FXT_CHILD_CHECK(x->rc != ETIMEDOUT || rdepth_slot(&x->m) == 3, 9);
+        } while (x->rc == ETIMEDOUT);
+    } else {
+        x->rc = fx_cond_wait_rmutex(&x->c, &x->m);
+    }
+    x->done_ns = fxt_now_ns();
+    x->depth_after = rdepth_slot(&x->m);
+    FXT_CHILD_CHECK(x->rc == EOWNERDEAD, 2);
+    FXT_CHILD_CHECK(fx_rmutex_owner(&x->m) == getpid(), 3);
+    FXT_CHILD_CHECK(x->depth_after == (3 | FX_RMUTEX_INCONSISTENT), 4);
+    FXT_CHILD_CHECK(fx_rmutex_consistent(&x->m) == 0, 5);
+    FXT_CHILD_CHECK(runlock_n(&x->m, 3) == 0, 6);
+    FXT_CHILD_CHECK(fx_rmutex_owner(&x->m) == 0, 7);
+    FXT_CHILD_CHECK(fx_rmutex_unlock(&x->m) == EPERM, 8);
+    return 0;
+}
+
+/* Takes m once the waiter gave it up, signals (or not), and dies holding it. */
+static int xdeath_holder(void *arg)
+{
+    struct xdeath *x = arg;
+    die_with_parent();
+    FXT_CHILD_CHECK(fxt_flag_wait(&x->ready, 1, 10000), 1);
+    FXT_CHILD_CHECK(fx_rmutex_lock(&x->m) == 0, 2);
+    if (x->holder_signals) {
+        x->go = 1;
+        FXT_CHILD_CHECK(fx_cond_signal(&x->c) == 0, 3);
+    }
+    fxt_flag_set(&x->signalled, 1);
+    for (;;)
+        pause(); /* until SIGKILL */
+}
+
+/* Runs the scenario: kills the holder once the waiter sleeps on the owner
+ * word, returns how long the waiter took to come back after the kill (ns). */
+static int64_t xdeath_run(struct xdeath *x)
+{
+    pid_t waiter = fxt_fork(xdeath_waiter, x);
+    pid_t holder = fxt_fork(xdeath_holder, x);
+    assert_true(fxt_flag_wait(&x->signalled, 1, 10000));
+    /* the waiter is back from its cond wait and blocked on the rmutex (the
+     * holder's TID in the owner word, with the WAITERS bit it set) */
+    ASSERT_EVENTUALLY((sleeps_on(waiter, waiter, &x->m.owner)));
+    assert_int_equal(fx_rmutex_owner(&x->m), holder);
+    /* Let it settle into its steady cycle (a liveness check every
+     * FX_RMUTEX_RECHECK_MS) rather than kill within its first, 1 ms check:
+     * this measures a waiter that has waited a while. Not synchronization. */
+    usleep(3 * FX_RMUTEX_RECHECK_MS * 1000 / 2);
+    int64_t killed = fxt_now_ns();
+    assert_int_equal(kill(holder, SIGKILL), 0); /* not reaped until the end: a zombie */
+    assert_int_equal(fxt_wait_child(waiter, 10000), 0);
+    assert_int_equal(fxt_wait_child(holder, 10000), 128 + SIGKILL);
+    assert_int_equal(x->rc, EOWNERDEAD);
+    assert_int_equal(x->depth_after, 3 | FX_RMUTEX_INCONSISTENT);
+    assert_int_equal(x->c.waiters, 0);
+    return x->done_ns - killed;
+}
+
+#define OWNER_DEATH_LIMIT_NS (250 * FX_NSEC_PER_MSEC)
+
+static void test_rmutex_owner_killed_after_signal_gives_eownerdead_within_250ms(void **state)
+{
+    (void)state;
+    struct xdeath *x = fxt_shared_alloc(sizeof *x);
+    x->holder_signals = 1;
+    int64_t took = xdeath_run(x);
+    printf("cond: SIGKILL of the rmutex owner after its signal -> fx_cond_wait_rmutex "
+           "returned EOWNERDEAD (depth 3 restored) in %.2f ms (limit 250 ms)\n",
+           (double)took / 1e6);
+    assert_true(took >= 0 && took < OWNER_DEATH_LIMIT_NS);
+    fxt_shared_free(x, sizeof *x);
+}
+
+/* A timed wait whose deadline passes while the owner holds the rmutex, and
+ * the owner then dies: EOWNERDEAD, not ETIMEDOUT (the caller must repair). */
+static void test_rmutex_timedwait_owner_killed_gives_eownerdead_not_etimedout(void **state)
+{
+    (void)state;
+    struct xdeath *x = fxt_shared_alloc(sizeof *x);
+    x->holder_signals = 0;
+    x->timeout_ns = 20 * FX_NSEC_PER_MSEC;
+    int64_t took = xdeath_run(x);
+    assert_true(took >= 0 && took < OWNER_DEATH_LIMIT_NS);
+    fxt_shared_free(x, sizeof *x);
+}
+
+/* Why broadcast never moves rmutex waiters onto the owner word. Two waiter
+ * processes are released by one broadcast; the first one back dies holding
+ * the rmutex. The other, had it been requeued onto the owner word, would sleep
+ * there inside its cond wait, with no liveness re-check, for ever; it is
+ * instead woken from park by the first (before that one returned) and waits
+ * for the rmutex in the rmutex's own bounded sleeps: EOWNERDEAD in time. */
+struct xchain {
+    fx_cond c;
+    fx_rmutex m;
+    int32_t holding;  /* flag: pid of the first waiter back (it then pauses) */
+    int32_t rc;       /* the other waiter's result */
+    int64_t done_ns;  /* when the other waiter's wait returned */
+    int32_t depth_after;
+};
+
+static int xchain_waiter(void *arg)
+{
+    struct xchain *x = arg;
+    die_with_parent();
+    FXT_CHILD_CHECK(rlock_n(&x->m, 2) == 0, 1);
+    int r = fx_cond_wait_rmutex(&x->c, &x->m);
+    if (r == 0) {
+        /* the first one back: dies holding the rmutex at depth 2 */
+        fxt_flag_set(&x->holding, (int32_t)getpid());
+        for (;;)
+            pause();
+    }
+    x->done_ns = fxt_now_ns();
+    x->rc = r;
+    x->depth_after = rdepth_slot(&x->m);
+    FXT_CHILD_CHECK(r == EOWNERDEAD, 2);
+    FXT_CHILD_CHECK(fx_rmutex_consistent(&x->m) == 0, 3);
+    FXT_CHILD_CHECK(runlock_n(&x->m, 2) == 0, 4);
+    return 0;
+}
+
+static void test_rmutex_broadcast_chain_survives_the_first_waiter_dying_with_the_mutex(void **state)
+{
+    (void)state;
+    struct xchain *x = fxt_shared_alloc(sizeof *x);
+    pid_t pid[2];
+    for (int i = 0; i < 2; i++)
+        pid[i] = fxt_fork(xchain_waiter, x);
+    for (int i = 0; i < 2; i++)
+        ASSERT_EVENTUALLY((sleeps_on(pid[i], pid[i], &x->c.seq)));
+    assert_int_equal(fx_cond_broadcast(&x->c), 0);
+    ASSERT_EVENTUALLY((__atomic_load_n(&x->holding, __ATOMIC_ACQUIRE) != 0));
+    pid_t first = x->holding, other = first == pid[0] ? pid[1] : pid[0];
+    assert_int_equal(fx_rmutex_owner(&x->m), first);
+    int64_t killed = fxt_now_ns();
+    assert_int_equal(kill(first, SIGKILL), 0);
+    assert_int_equal(fxt_wait_child(other, 5000), 0);
+    assert_int_equal(fxt_wait_child(first, 10000), 128 + SIGKILL);
+    assert_int_equal(x->rc, EOWNERDEAD);
+    assert_int_equal(x->depth_after, 2 | FX_RMUTEX_INCONSISTENT);
+    assert_true(x->done_ns - killed < OWNER_DEATH_LIMIT_NS);
+    assert_int_equal(x->c.waiters, 0);
+    assert_int_equal(x->m.owner, 0);
+    fxt_shared_free(x, sizeof *x);
+}
+
+/* --- fx_rmutex waiters in processes: broadcast, ping-pong ------------------ */
+
+struct rxproc {
+    fx_cond c;
+    fx_rmutex m;
+    int32_t go;       /* under m */
+    int32_t returned; /* under m */
+};
+
+static int rxproc_waiter(void *arg)
+{
+    struct rxproc *x = arg;
+    die_with_parent();
+    FXT_CHILD_CHECK(rlock_n(&x->m, 2) == 0, 1);
+    while (!x->go)
+        FXT_CHILD_CHECK(fx_cond_wait_rmutex(&x->c, &x->m) == 0, 2);
+    FXT_CHILD_CHECK(fx_rmutex_owner(&x->m) == getpid(), 3);
+    FXT_CHILD_CHECK(rdepth_slot(&x->m) == 2, 4);
+    x->returned++;
+    FXT_CHILD_CHECK(runlock_n(&x->m, 2) == 0, 5);
+    return 0;
+}
+
+static void test_rmutex_broadcast_releases_waiters_in_other_processes(void **state)
+{
+    (void)state;
+    struct rxproc *x = fxt_shared_alloc(sizeof *x);
+    pid_t pid[3];
+    for (int i = 0; i < 3; i++)
+        pid[i] = fxt_fork(rxproc_waiter, x);
+    for (int i = 0; i < 3; i++)
+        ASSERT_EVENTUALLY((sleeps_on(pid[i], pid[i], &x->c.seq)));
+    assert_int_equal(fx_rmutex_lock(&x->m), 0);
+    x->go = 1;
+    assert_int_equal(fx_cond_broadcast(&x->c), 0);
+    assert_int_equal(fx_rmutex_unlock(&x->m), 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(fxt_wait_child(pid[i], 60000), 0);
+    assert_int_equal(x->returned, 3);
+    assert_int_equal(x->c.waiters, 0);
+    assert_int_equal(x->m.owner, 0);
+    fxt_shared_free(x, sizeof *x);
+}
+
+struct rpingpong {
+    fx_cond c;
+    fx_rmutex m;
+    int32_t turn;   /* under m */
+    int32_t rounds; /* under m */
+    int32_t bad;    /* under m: a wait returned non-zero or lost the depth */
+};
+
+#define RPINGPONG_ROUNDS 2000
+
+/* Each hand-off at depth 2; signals inside the critical section on even
+ * rounds, after it on odd ones. */
+static void rpingpong_run(struct rpingpong *p, int me)
+{
+    for (int i = 0; i < RPINGPONG_ROUNDS; i++) {
+        fx_rmutex_lock(&p->m);
+        fx_rmutex_lock(&p->m);
+        while (p->turn != me)
+            if (fx_cond_wait_rmutex(&p->c, &p->m) != 0 || rdepth_slot(&p->m) != 2)
+                p->bad++;
+        p->turn = !me;
+        p->rounds++;
+        fx_rmutex_unlock(&p->m);
+        if (i % 2 == 0)
+            fx_cond_signal(&p->c);
+        fx_rmutex_unlock(&p->m);
+        if (i % 2 == 1)
+            fx_cond_signal(&p->c);
+    }
+}
+
+static int rpingpong_child(void *arg)
+{
+    die_with_parent();
+    rpingpong_run(arg, 1);
+    return 0;
+}
+
+static void test_rmutex_ping_pong_between_processes_across_the_wrap(void **state)
+{
+    (void)state;
+    struct rpingpong *p = fxt_shared_alloc(sizeof *p);
+    p->c.seq = (int32_t)0xffffff00u; /* 64 advances before the wrap */
+    pid_t pid = fxt_fork(rpingpong_child, p);
+    rpingpong_run(p, 0);
+    assert_int_equal(fxt_wait_child(pid, 60000), 0);
+    assert_int_equal(p->rounds, 2 * RPINGPONG_ROUNDS);
+    assert_int_equal(p->bad, 0);
+    assert_true((uint32_t)p->c.seq < 0x00100000u);
+    assert_int_equal(p->c.waiters, 0);
+    assert_int_equal(p->m.owner, 0);
+    fxt_shared_free(p, sizeof *p);
+}
+
+/* --- fx_rmutex waiters: signals -------------------------------------------- */
+
+struct rstormed {
+    fx_cond c;
+    fx_rmutex m;
+    int32_t go;   /* under m */
+    int rc_bad;
+    int waits;
+    int32_t depth_after;
+};
+
+static void *rstormed_main(void *arg)
+{
+    struct rstormed *s = arg;
+    rlock_n(&s->m, 2);
+    while (!s->go) {
+        if (fx_cond_wait_rmutex(&s->c, &s->m) != 0)
+            s->rc_bad++;
+        s->waits++;
+    }
+    s->depth_after = rdepth_slot(&s->m);
+    runlock_n(&s->m, 2);
+    return NULL;
+}
+
+/* Signal handlers hit the waiter both in its cond wait and while it waits to
+ * take the rmutex back (held by the signaller for a while): every EINTR is
+ * absorbed, the wait returns 0 once, at depth 2. */
+static void test_rmutex_signal_handlers_never_make_wait_or_reacquire_return_eintr(void **state)
+{
+    (void)state;
+    struct rstormed *s = fxt_arena(sizeof *s);
+    pthread_t t = fxt_thread(rstormed_main, s);
+    ASSERT_EVENTUALLY((__atomic_load_n(&s->c.waiters, __ATOMIC_SEQ_CST) == 1));
+    struct fxt_storm *storm = fxt_storm_start(t);
+    usleep(30000); /* let the storm hit the sleeping waiter */
+    assert_int_equal(fx_rmutex_lock(&s->m), 0);
+    s->go = 1;
+    assert_int_equal(fx_cond_signal(&s->c), 0);
+    usleep(60000); /* ... and the waiter blocked on the rmutex (past a re-check) */
+    assert_int_equal(fx_rmutex_unlock(&s->m), 0);
+    fxt_join(t);
+    long sigs = fxt_storm_stop(storm);
+    assert_true(sigs > 0);
+    assert_int_equal(s->rc_bad, 0);
+    assert_int_equal(s->waits, 1);
+    assert_int_equal(s->depth_after, 2);
+    assert_int_equal(s->m.owner, 0);
+}
+
+/* Consumers wait at depth 2 with the rmutex; producers notify outside it,
+ * mixing signals and broadcasts: every token taken once, nobody left. */
+struct rhammer {
+    fx_cond c;
+    fx_rmutex m;
+    int32_t tokens; /* under m */
+    int32_t taken;  /* under m */
+    int32_t bad;    /* under m */
+};
+
+#define RHAMMER_TOKENS 3000
+
+static void *rhammer_consumer(void *arg)
+{
+    struct rhammer *h = arg;
+    for (int i = 0; i < RHAMMER_TOKENS / 2; i++) {
+        rlock_n(&h->m, 2);
+        while (h->tokens == 0)
+            if (fx_cond_wait_rmutex(&h->c, &h->m) != 0 || rdepth_slot(&h->m) != 2)
+                h->bad++;
+        h->tokens--;
+        h->taken++;
+        runlock_n(&h->m, 2);
+    }
+    return NULL;
+}
+
+static void *rhammer_producer(void *arg)
+{
+    struct rhammer *h = arg;
+    for (int i = 0; i < RHAMMER_TOKENS / 2; i++) {
+        fx_rmutex_lock(&h->m);
+        h->tokens++;
+        fx_rmutex_unlock(&h->m);
+        if (i % 3 == 0)
+            fx_cond_broadcast(&h->c);
+        else
+            fx_cond_signal(&h->c);
+        if (i % 7 == 0)
+            fx_cond_signal(&h->c);
+    }
+    return NULL;
+}
+
+static void test_rmutex_signal_and_broadcast_storm_loses_no_wakeup(void **state)
+{
+    (void)state;
+    struct rhammer *h = fxt_arena(sizeof *h);
+    pthread_t t[4];
+    t[0] = fxt_thread(rhammer_consumer, h);
+    t[1] = fxt_thread(rhammer_consumer, h);
+    t[2] = fxt_thread(rhammer_producer, h);
+    t[3] = fxt_thread(rhammer_producer, h);
+    for (int i = 0; i < 4; i++)
+        fxt_join(t[i]);
+    assert_int_equal(h->taken, RHAMMER_TOKENS);
+    assert_int_equal(h->tokens, 0);
+    assert_int_equal(h->bad, 0);
+    assert_int_equal(h->c.waiters, 0);
+    assert_int_equal(h->m.owner, 0);
+}
+
+/* --- fx_mutex and fx_rmutex waiters on one cond ----------------------------- */
+
+/* At the same time (POSIX forbids two mutexes; it must still work): the cond
+ * marks the population MIXED and a broadcast hands the wake on one waiter at a
+ * time, moving nobody onto a mutex word. With both mutexes held by the
+ * broadcaster, one woken waiter sleeps on its mutex and the other three stay
+ * parked. */
+static void test_mutex_and_rmutex_waiters_at_once_are_all_released(void **state)
+{
+    (void)state;
+    struct rbox *b = fxt_arena(sizeof *b);
+    struct rwaiter *w = fxt_arena(NWAITERS * sizeof *w);
+    pthread_t t[NWAITERS];
+    for (int i = 0; i < NWAITERS; i++)
+        w[i].use_fx_mutex = (i & 1) != 0;
+    start_rwaiters(b, w, t, NWAITERS);
+    assert_int_equal(b->c.mutex, 2); /* MIXED */
+    assert_int_equal(fx_rmutex_lock(&b->m), 0);
+    assert_int_equal(fx_mutex_lock(&b->fm), 0);
+    assert_int_equal(fx_cond_broadcast(&b->c), 0);
+    ASSERT_EVENTUALLY((count_on(w, NWAITERS, &b->m.owner) + count_on(w, NWAITERS, &b->fm.state) ==
+                           1 &&
+                       count_on(w, NWAITERS, &b->c.seq) == NWAITERS - 1));
+    assert_int_equal(b->returned, 0);
+    assert_int_equal(fx_mutex_unlock(&b->fm), 0);
+    assert_int_equal(fx_rmutex_unlock(&b->m), 0);
+    join_rwaiters(w, t, NWAITERS);
+    assert_int_equal(b->returned, NWAITERS);
+    assert_int_equal(b->c.waiters, 0);
+    assert_int_equal(b->m.owner, 0);
+    assert_int_equal(b->fm.state, FX_MUTEX_UNLOCKED);
+}
+
+/* One after the other: rmutex waiters, then fx_mutex waiters (whose broadcast
+ * requeues onto the mutex word again), then rmutex waiters. */
+static void test_cond_switches_between_mutex_and_rmutex_once_nobody_waits(void **state)
+{
+    (void)state;
+    struct rbox *b = fxt_arena(sizeof *b);
+    for (int round = 0; round < 3; round++) {
+        struct rwaiter *w = fxt_arena(2 * sizeof *w);
+        pthread_t t[2];
+        bool fx = round == 1;
+        w[0].use_fx_mutex = w[1].use_fx_mutex = fx;
+        start_rwaiters(b, w, t, 2);
+        assert_int_equal(b->c.mutex, fx ? (int32_t)((char *)&b->fm - (char *)&b->c) : 3);
+        if (fx) {
+            /* an fx_mutex token again (requeue allowed); with the mutex held,
+             * one waiter sleeps on it and the other is parked */
+            assert_int_equal(fx_mutex_lock(&b->fm), 0);
+            assert_int_equal(fx_cond_broadcast(&b->c), 0);
+            ASSERT_EVENTUALLY((count_on(w, 2, &b->fm.state) == 1 && count_on(w, 2, &b->c.seq) == 1));
+            assert_int_equal(b->fm.state, FX_MUTEX_CONTENDED);
+            assert_int_equal(fx_mutex_unlock(&b->fm), 0);
+        } else {
+            assert_int_equal(fx_cond_broadcast(&b->c), 0);
+        }
+        join_rwaiters(w, t, 2);
+        assert_int_equal(b->c.waiters, 0);
+    }
+    assert_int_equal(b->returned, 6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -945,6 +1926,27 @@ int main(void)
         cmocka_unit_test(test_producer_consumer_processes_move_every_item_once),
         cmocka_unit_test(test_broadcast_releases_waiters_in_other_processes),
         cmocka_unit_test(test_signal_releases_a_waiter_in_another_process),
+        cmocka_unit_test(test_rmutex_wait_bad_pointers_and_overlap_give_einval),
+        cmocka_unit_test(test_rmutex_wait_garbage_slot_values_give_einval),
+        cmocka_unit_test(test_rmutex_wait_without_owning_gives_eperm),
+        cmocka_unit_test(test_rmutex_timedwait_bad_nsec_gives_einval_and_keeps_depth),
+        cmocka_unit_test(test_rmutex_timedwait_times_out_with_depth_restored),
+        cmocka_unit_test(test_rmutex_timedwait_past_deadline_times_out_at_once),
+        cmocka_unit_test(test_rmutex_wait_releases_whole_depth_and_restores_depth_three),
+        cmocka_unit_test(test_rmutex_signalled_wait_reacquires_without_waiters_bit),
+        cmocka_unit_test(test_rmutex_signal_wakes_exactly_one_of_several),
+        cmocka_unit_test(test_rmutex_broadcast_releases_all_one_at_a_time),
+        cmocka_unit_test(test_rmutex_wait_with_inconsistent_mutex_gives_enotrecoverable_at_once),
+        cmocka_unit_test(test_rmutex_wait_gives_enotrecoverable_when_mutex_became_unrecoverable),
+        cmocka_unit_test(test_rmutex_owner_killed_after_signal_gives_eownerdead_within_250ms),
+        cmocka_unit_test(test_rmutex_timedwait_owner_killed_gives_eownerdead_not_etimedout),
+        cmocka_unit_test(test_rmutex_broadcast_chain_survives_the_first_waiter_dying_with_the_mutex),
+        cmocka_unit_test(test_rmutex_broadcast_releases_waiters_in_other_processes),
+        cmocka_unit_test(test_rmutex_ping_pong_between_processes_across_the_wrap),
+        cmocka_unit_test(test_rmutex_signal_handlers_never_make_wait_or_reacquire_return_eintr),
+        cmocka_unit_test(test_rmutex_signal_and_broadcast_storm_loses_no_wakeup),
+        cmocka_unit_test(test_mutex_and_rmutex_waiters_at_once_are_all_released),
+        cmocka_unit_test(test_cond_switches_between_mutex_and_rmutex_once_nobody_waits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /*
  * futexsync/cond.h - a 16-byte, zero-initialised, process-shared condition
- * variable for fx_mutex.
+ * variable for fx_mutex and for fx_rmutex.
  *
  * Layout: four int32_t slots. All-zero bytes (FX_COND_INIT) are a condition
  * variable nobody waits on; no init call, attribute or destroy is needed, and
@@ -15,26 +15,31 @@
  *                            off this word; cleared when nobody waits
  *                bit 0       FX_COND_ARMED: a waiter registered at this counter
  *              every 32-bit value is valid
- *     waiters  threads (in any process) inside fx_cond_wait/timedwait; >= 0
- *     mutex    which mutex the current waiters use: 0 none yet, 2 several, or
- *              a token derived from the mutex's address (never a pointer);
- *              values = 3 (mod 4), and = 2 (mod 4) other than 2, are never
- *              written
+ *     waiters  threads (in any process) inside a wait (all four functions); >= 0
+ *     mutex    which mutex the current waiters use: 0 none yet, 2 several,
+ *              3 fx_rmutex(es), or a token derived from an fx_mutex's address
+ *              (never a pointer); values = 3 (mod 4) other than 3, and
+ *              = 2 (mod 4) other than 2, are never written
  *     park     always 0: the futex word a broadcast parks released waiters
  *              on until one of them, holding the mutex, moves them to the
- *              mutex word
+ *              mutex word (or wakes the next one)
  *
  * A slot value the library never writes (negative waiters, non-zero park, an
  * impossible mutex token) makes the operations that read it return EINVAL;
  * src/cond.c has the full state table.
  *
- * Broadcast does not stampede: the waiters it releases are moved (futex
- * requeue) onto the mutex word and are woken one at a time by the mutex's
- * unlocks, so they run one after another instead of all waking to fight for
- * the mutex. fx_cond_signal and fx_cond_broadcast make no system call when no
+ * Broadcast does not stampede: the fx_mutex waiters it releases are moved
+ * (futex requeue) onto the mutex word and are woken one at a time by the
+ * mutex's unlocks, so they run one after another instead of all waking to
+ * fight for the mutex. fx_rmutex waiters are never moved onto the rmutex (a
+ * thread asleep there must wake now and then to notice a dead owner): each
+ * released waiter, once it holds the rmutex, wakes the next one, which then
+ * waits for the rmutex in the rmutex's own bounded sleeps; still one at a
+ * time. fx_cond_signal and fx_cond_broadcast make no system call when no
  * thread waits.
  *
- * Spurious wake-ups. fx_cond_wait and fx_cond_timedwait return 0 only when
+ * Spurious wake-ups. fx_cond_wait, fx_cond_timedwait and their _rmutex
+ * variants return 0 only when
  *   (a) fx_cond_signal or fx_cond_broadcast was called during or after the
  *       call that is waiting, and released it: a broadcast releases every
  *       thread that waits when it is called; a signal wakes one thread that
@@ -57,8 +62,13 @@
  * on the same condition variable registered and were released (see src/cond.c).
  *
  * Rules (POSIX's): wait with the mutex locked; all threads waiting at the same
- * time use the same mutex (a condition variable may be used with another mutex
- * once nobody waits). The mutex must not overlap the condition variable.
+ * time use the same mutex (a condition variable may be used with another mutex,
+ * of either type, once nobody waits). The mutex must not overlap the condition
+ * variable. Waiters with different mutexes at the same time, of one type or of
+ * both, are still all released by signal and broadcast as described (never
+ * moved onto a mutex they did not use, when they can be told apart: always
+ * between an fx_rmutex and an fx_mutex); a broadcast then wakes them one after
+ * another instead of moving them.
  */
 #ifndef FUTEXSYNC_COND_H
 #define FUTEXSYNC_COND_H
@@ -67,6 +77,7 @@
 #include <time.h>
 
 #include "futexsync/mutex.h"
+#include "futexsync/rmutex.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,7 +86,7 @@ extern "C" {
 typedef struct fx_cond {
     int32_t seq;     /* counter << 2 | FX_COND_BCAST | FX_COND_ARMED */
     int32_t waiters; /* threads inside a wait */
-    int32_t mutex;   /* the waiters' mutex: 0 none, 2 several, else a token */
+    int32_t mutex;   /* the waiters' mutex: 0 none, 2 several, 3 rmutex, else a token */
     int32_t park;    /* always 0: released waiters parked by broadcast */
 } fx_cond;
 
@@ -106,6 +117,43 @@ int fx_cond_wait(fx_cond *c, fx_mutex *m);
  * fx_cond_wait, and EINVAL for a deadline whose tv_nsec is outside
  * [0, 999999999]. Never EINTR. */
 int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline);
+
+/* fx_cond_wait for a re-entrant fx_rmutex m, which the calling thread must own
+ * (at any depth). The whole depth is released for the wait, so that another
+ * thread can take m, and restored on return (both when m is re-acquired with 0
+ * and with EOWNERDEAD). Returns:
+ *   0                released (the spurious wake-up policy above), m held at
+ *                    the depth it had;
+ *   EOWNERDEAD       released, and m's owner died while we waited: m is held
+ *                    at the depth it had, INCONSISTENT. Repair the protected
+ *                    state and call fx_rmutex_consistent (once, at any depth);
+ *                    if the final unlock comes first, m becomes not
+ *                    recoverable. The death is noticed within about
+ *                    FX_RMUTEX_RECHECK_MS, as by fx_rmutex_lock;
+ *   ENOTRECOVERABLE  m is not held: it became not recoverable while we waited
+ *                    (the call waited as usual), or the caller held it
+ *                    INCONSISTENT (acquired with EOWNERDEAD, not yet
+ *                    consistent): releasing it made it not recoverable, as
+ *                    fx_rmutex_unlock would, and the call returns at once
+ *                    without waiting;
+ *   EPERM            the caller does not own m (free, owned by another thread,
+ *                    orphaned or not recoverable): no wait, nothing changed;
+ *   EINVAL           NULL or misaligned c or m, m overlapping c, a slot value
+ *                    the library never writes in c or in m (owner word, or the
+ *                    owner's depth slot): no wait, nothing changed; or m's slots
+ *                    overwritten with such values while the thread waits: then
+ *                    returned without m.
+ * Never EINTR, never EAGAIN. */
+int fx_cond_wait_rmutex(fx_cond *c, fx_rmutex *m);
+
+/* fx_cond_wait_rmutex with an absolute CLOCK_MONOTONIC deadline (NULL: none).
+ * Returns as fx_cond_wait_rmutex, plus ETIMEDOUT when the deadline passed
+ * before a release (at once for a deadline already passed), with m
+ * re-acquired at its depth; if m's owner died meanwhile, EOWNERDEAD instead
+ * (m held, INCONSISTENT); ENOTRECOVERABLE if m became not recoverable. The
+ * re-acquisition is not limited by the deadline (as POSIX). EINVAL also for a
+ * deadline whose tv_nsec is outside [0, 999999999] (nothing changed). */
+int fx_cond_timedwait_rmutex(fx_cond *c, fx_rmutex *m, const struct timespec *deadline);
 
 /* Releases at least one thread waiting on c, if any (exactly one when all
  * waiters sleep in the kernel). Need not be called with the mutex held.

@@ -1,0 +1,632 @@
+/*
+ * models/cond_rmutex.pml - fx_cond with fx_rmutex waiters (fx_cond_wait_rmutex
+ * and fx_cond_timedwait_rmutex, src/cond.c) on the owner word of fx_rmutex
+ * (src/rmutex.c), with the kernel's futex queues.
+ *
+ * Each step is one atomic instruction or one futex call of the source; the
+ * comments give the lines of src/cond.c ("cond.c:") and src/rmutex.c ("rm.c:")
+ * it mirrors (W0..W8, S1..S3, B1..B3 are the steps of the state table at the
+ * top of src/cond.c).
+ *
+ *  - the cond exactly as models/cond.pml (seq = counter mod M << 2 | BCAST |
+ *    ARMED, waiters, park), except W2..W7 for an fx_rmutex: W3 releases the
+ *    whole depth (fx_rmutex_release_all), W6 takes it back at the saved depth
+ *    with fx_rmutex_acquire_step steps and bounded futex waits on the owner
+ *    word, and W7 always wakes one parked waiter (W2's RMUTEX token never
+ *    allows the requeue; the token itself is not modelled);
+ *  - the rmutex owner word as models/rmutex.pml: (own, W) with own FREE, a TID
+ *    or NOTREC, and the owner's private depth slot (depth, inc =
+ *    INCONSISTENT). One acquisition step (fx_rm_step) is one atomic
+ *    transition: takes FREE (W kept iff the acquirer has slept on the word),
+ *    gives ENOTRECOVERABLE on NOTREC, takes a dead owner's word when its
+ *    liveness check is due (EOWNERDEAD, W kept), else sets W and answers
+ *    EBUSY with the value to sleep on. A release stores FREE (or NOTREC when
+ *    inconsistent) and wakes one sleeper if W was set (all if NOTREC);
+ *  - the kernel: q[p] is the word process p sleeps on (QSEQ, QPARK, QOWN);
+ *    FUTEX_WAIT compares and queues in one step; a wake picks ANY sleeper of
+ *    the word; FUTEX_CMP_REQUEUE compares, wakes one and moves the rest;
+ *  - time: a sleep on the owner word ends by a wake, or by the liveness
+ *    re-check timer, which is enabled only while the word names a dead owner
+ *    (its only job: every other progress must come from wakes, so a lost
+ *    wake-up is a process asleep for ever), or spuriously at most SPURIOUS
+ *    times; signal handlers (EINTR) and a deadline end a sleep on the cond a
+ *    bounded number of times (TOKENS scenario only: an interruption could
+ *    otherwise hide a waiter stranded on a queue from the checks).
+ * Not modelled: W0's inconsistent-mutex path (no wait happens: tested in
+ * tests/test_cond.c); fx_rmutex_recover and trylock (models/rmutex.pml);
+ * memory order (sequentially consistent; every cond atomic is seq_cst, the
+ * rmutex's CASes acquire/release).
+ *
+ * Scenarios:
+ *  TOKENS (default, 3 processes): Waiter0 takes 2 tokens and Waiter1 one
+ *    token (with a deadline), each waiting at depth 2; the Notifier makes 3
+ *    tokens, each followed by a signal or a broadcast inside or after its
+ *    critical section. Two waiters can sleep on the owner word at once (two
+ *    signals before the Notifier's unlock), which checks the W bit of W6.
+ *  -DSCENARIO_DEATH (3 processes): both waiters wait at depth 2 for gen >= 1;
+ *    the Notifier sets gen, signals or broadcasts, and then unlocks or dies
+ *    holding the rmutex; or the first waiter back (Waiter0) dies holding it.
+ *    One death at most. A waiter that gets EOWNERDEAD repairs (consistent) or
+ *    not (its final unlock then makes the rmutex not recoverable).
+ *  -DSCENARIO_CHAIN (4 processes): three waiters wait once for go (depths 1,
+ *    2, 1); the Notifier sets go and broadcasts inside or after its critical
+ *    section: the wake chain over two hops (safety only: the ltl run costs
+ *    250 MB and adds nothing the loop-free chain could hide from safety).
+ *
+ * Properties:
+ *  - safety: mutual exclusion; on return from a wait: 0 and ETIMEDOUT with
+ *    the rmutex held at the waiter's depth and consistent, EOWNERDEAD held at
+ *    its depth, inconsistent, after a death, ENOTRECOVERABLE not held and the
+ *    word NOTREC (assertions); no lost wake-up: a live process left asleep
+ *    is an invalid end state, since every process must finish (or die);
+ *  - ltl all_finish: under weak fairness every process finishes (or dies): no
+ *    livelock (TOKENS and DEATH).
+ *
+ * Mutations (models/mutate.sh, tags [M:...] below), each caught:
+ *   cond-rm-no-drive          W7 omitted: a parked waiter stays parked
+ *   cond-rm-requeue-owner     W7 requeues the parked waiters onto the owner
+ *                             word: one of them sleeps there unbounded, and
+ *                             when the owner dies it never wakes
+ *   cond-rm-slept-lost        W6 forgets that it slept on the owner word and
+ *                             takes it without W (a fresh waiter state per
+ *                             step): the sleepers behind it are forgotten
+ *   cond-rm-depth-1           W6 gives the rmutex back at depth 1
+ *   cond-rm-eownerdead-0      the wait reports 0 when W6 got EOWNERDEAD
+ *   cond-rm-no-recheck        the rmutex's sleeps are unbounded (no liveness
+ *                             re-check): a death is never noticed
+ *   cond-rm-requeue-keep-w  the same requeue, with W6 keeping W
+ *                             from its first step (fx_rmutex_reacquire): no
+ *                             wake-up is lost any more, but a requeued waiter
+ *                             still sleeps without the re-check, and when the
+ *                             owner dies (a waiter dying with the rmutex after
+ *                             its wait) it never wakes (SCENARIO_DEATH)
+ * Equivalent (must survive):
+ *   cond-rm-relock-keeps-w    W6 keeps W from its first step, as
+ *                             fx_rmutex_reacquire does: also correct, only a
+ *                             needless FUTEX_WAKE at the next unlock, which
+ *                             src/cond.c avoids
+ * (W7 before W6, waking the next parked waiter before re-acquiring, also
+ * passes every check; W6 first is what keeps a broadcast from stampeding,
+ * which tests/test_cond.c checks. Not kept as an equivalent mutation: each
+ * costs a full run of the checks.)
+ */
+//@source src/cond.c sha256=d3db42b2fe9ef429a3424d5f171833c4ab0fbdf9fafa0c784ced698b3d1671bc
+//@source src/rmutex.c sha256=f9c48a7c583f5e60a96d1f47f17d5843cab8ab726fe52acccc94de4bc764531b
+//@check safety -DSCENARIO_DEATH
+//@check safety
+//@check safety -DSCENARIO_CHAIN
+//@check ltl all_finish -DSCENARIO_DEATH
+//@check ltl all_finish
+
+#define M  4            /* counter modulus: 2^30 in src/cond.c */
+#define A  1            /* ARMED, seq bit 0 */
+#define B  2            /* BCAST, seq bit 1 */
+
+#define NONE   0        /* not asleep */
+#define QSEQ   1        /* asleep on c->seq */
+#define QPARK  2        /* asleep on c->park */
+#define QOWN   3        /* asleep on m->owner */
+
+#define WOKEN     0
+#define EAGAIN    1
+#define EINTR     2
+#define ETIMEDOUT 3
+
+/* results of an acquisition step and of a wait */
+#define R_OK       0
+#define R_DEAD     1    /* EOWNERDEAD */
+#define R_NOTREC   2    /* ENOTRECOVERABLE */
+#define R_BUSY     3    /* EBUSY from a step */
+#define R_TIMEDOUT 4    /* ETIMEDOUT */
+
+#ifdef SCENARIO_CHAIN
+#define NP 4
+#else
+#define NP 3
+#endif
+
+#define FREE    0
+#define NOTREC  7
+#define held(o) ((o) >= 1 && (o) <= NP)
+#define ME      _pid
+#define TID     (_pid + 1)   /* the TID of process ME */
+
+#ifndef SPURIOUS
+#define SPURIOUS 1
+#endif
+#ifndef TAKE0
+#define TAKE0 1         /* tokens Waiter0 takes (TOKENS scenario) */
+#endif
+
+/* fx_cond_advance, cond.c:187-190: counter + 1 (mod M), ARMED cleared, BCAST kept */
+#define ADV(x) ((((x) / 4 + 1) % M) * 4 + ((x) & B))
+
+byte seq = (M - 1) * 4; /* c->seq: counter M-1, nothing set */
+byte nw = 0;            /* c->waiters */
+byte own = FREE;        /* m->owner without W: FREE, a TID, NOTREC */
+bit W = 0;              /* m->owner's WAITERS bit */
+byte depth = 0;         /* m->depth, the owner's: the count */
+bit inc = 0;            /* m->depth, the owner's: INCONSISTENT */
+byte q[NP];             /* kernel: the word each process sleeps on */
+bit dead[NP + 1];       /* by TID */
+byte deaths = 0;
+byte spurious = 0;
+
+#ifdef SCENARIO_DEATH
+byte gen = 0;           /* the predicate, under the rmutex */
+#define MAXDEATHS 1
+byte intr = 0;
+byte tmo = 0;
+#elif defined(SCENARIO_CHAIN)
+bit go = 0;             /* the predicate, under the rmutex */
+#define MAXDEATHS 0
+byte intr = 0;
+byte tmo = 0;
+#else
+byte tokens = 0;        /* the predicate, under the rmutex */
+#define MAXDEATHS 0
+byte intr = 1;          /* signal-handler interruptions left */
+byte tmo = 1;           /* deadlines left to expire */
+#endif
+byte incs = 0;          /* (observer) live processes holding the rmutex */
+byte finished = 0;      /* (observer) processes that ended or died */
+
+/* ---- the kernel ---------------------------------------------------------- */
+
+/* FUTEX_WAKE(word, 1): wakes any one sleeper of the word, or nobody. */
+inline futex_wake1(WD)
+{
+    atomic {
+        if
+        :: q[0] == WD -> q[0] = NONE
+        :: q[1] == WD -> q[1] = NONE
+        :: q[2] == WD -> q[2] = NONE
+#if NP > 3
+        :: q[3] == WD -> q[3] = NONE
+#endif
+        :: else -> skip
+        fi
+    }
+}
+
+/* FUTEX_WAKE(word, INT32_MAX) */
+inline futex_wake_all(WD)
+{
+    atomic {
+        if :: q[0] == WD -> q[0] = NONE :: else -> skip fi;
+        if :: q[1] == WD -> q[1] = NONE :: else -> skip fi;
+        if :: q[2] == WD -> q[2] = NONE :: else -> skip fi;
+#if NP > 3
+        if :: q[3] == WD -> q[3] = NONE :: else -> skip fi;
+#endif
+        skip
+    }
+}
+
+/* moves every sleeper of word F to word T (the requeue part of CMP_REQUEUE) */
+inline futex_move_all(F, T)
+{
+    if :: q[0] == F -> q[0] = T :: else -> skip fi;
+    if :: q[1] == F -> q[1] = T :: else -> skip fi;
+    if :: q[2] == F -> q[2] = T :: else -> skip fi;
+#if NP > 3
+    if :: q[3] == F -> q[3] = T :: else -> skip fi;
+#endif
+    skip
+}
+
+/* ---- fx_rmutex, src/rmutex.c ------------------------------------------------ */
+
+/* One acquisition step, fx_rmutex_acquire_step -> fx_rm_step (rm.c:658-676,
+ * 326-390), as one atomic transition (a CAS that fails because another thread
+ * wrote the word in between is the same as that write coming first; see
+ * models/rmutex.pml). Sets r; for R_BUSY, vo is the owner to sleep on (W set).
+ * d: the depth installed on success (fx_rm_acquired, rm.c:236-247). */
+inline rm_step(d)
+{
+    atomic {
+        if
+        :: own == FREE ->                                  /* rm.c:332-338 CAS 0 -> self|keep */
+           own = TID; W = slept; r = R_OK
+        :: own == NOTREC -> r = R_NOTREC                   /* rm.c:341-342 */
+        :: held(own) && due && dead[own] ->                /* rm.c:359-360, 371 CAS, W kept */
+           own = TID; W = (W || slept); r = R_DEAD
+        :: held(own) && !(due && dead[own]) ->             /* rm.c:355-361 check_at */
+           due = 0; W = 1; vo = own; r = R_BUSY            /* rm.c:378-388 T -> T|W; EBUSY */
+        fi;
+        if
+        :: r == R_OK || r == R_DEAD ->
+           incs++;
+           assert(incs == 1);                              /* mutual exclusion */
+           depth = d;                                      /* rm.c:242 */
+           inc = (r == R_DEAD)
+        :: else -> skip
+        fi
+    }
+}
+
+/* The bounded futex wait on the owner word between steps (cond.c:339, as
+ * fx_rm_wait, rm.c:410-417): FUTEX_WAIT(owner, vo|W) until woken or the
+ * owner's liveness re-check time. */
+inline rm_futex_wait()
+{
+    atomic { if :: (own == vo && W) -> q[ME] = QOWN :: else -> skip fi };
+    if
+    :: atomic { q[ME] == NONE -> due = 0 }                 /* woken, or EAGAIN */
+    :: atomic { q[ME] == QOWN && held(own) && dead[own] -> /* [M:rm-recheck] */
+                q[ME] = NONE; due = 1 }                    /* the re-check timer: owner dead */
+    :: atomic { q[ME] == QOWN && spurious < SPURIOUS ->
+                q[ME] = NONE; spurious++; due = 1 }        /* timer anyway, or spurious */
+    fi
+}
+
+/* Acquire at depth d, blocking: fx_rmutex_lock's slow path (rm.c:430-447,
+ * 394-427: one waiter state, slept once a step said EBUSY) and, for W6,
+ * fx_cond_rmutex_relock (cond.c:327-341). Sets r: R_OK, R_DEAD, R_NOTREC. */
+inline rm_acquire(d)
+{
+    slept = 0; due = 0;
+    do
+    :: rm_step(d);
+       if
+       :: r == R_BUSY ->
+          slept = 1;                                       /* rm.c:387 */
+          rm_futex_wait()
+       :: else -> break
+       fi
+    od;
+    slept = 0; due = 0; vo = 0
+}
+
+/* The final release by the owner: fx_rm_release (rm.c:254-277), from
+ * fx_rmutex_unlock at depth 1 (rm.c:565) or fx_rmutex_release_all (rm.c:702): FREE,
+ * or NOTREC when inconsistent; wake one if W, all if NOTREC. */
+inline rm_release()
+{
+    atomic {
+        incs--;
+        lw = W;
+        if
+        :: inc -> own = NOTREC; lw = 2
+        :: else -> own = FREE
+        fi;
+        W = 0; inc = 0; depth = 0
+    };
+    if
+    :: lw == 2 -> futex_wake_all(QOWN)                     /* rm.c:271 */
+    :: lw == 1 -> futex_wake1(QOWN)                        /* rm.c:275 */
+    :: else -> skip
+    fi;
+    lw = 0
+}
+
+/* fx_rmutex_unlock by the owner (rm.c:571-590, 551-568): one level */
+inline rm_unlock()
+{
+    if
+    :: depth > 1 -> depth--                                /* owner-private */
+    :: else -> rm_release()
+    fi
+}
+
+/* A process dies in its critical section (at most MAXDEATHS in a run). */
+inline die()
+{
+    atomic { deaths++; dead[TID] = 1; incs--; finished++ };
+    goto died
+}
+
+/* ---- fx_cond, src/cond.c ---------------------------------------------------- */
+
+/* fx_cond_wait_core (cond.c:428-482) with the fx_rmutex operations, called
+ * with the rmutex held at depth dd. Sets ret. */
+inline cond_wait_rm(timed, dd)
+{
+  if
+  :: inc ->                                                /* W0 cond.c:436, 301-308: inconsistent */
+     rm_release();                                         /* rm.c:702: NOTREC */
+     ret = R_NOTREC
+  :: else ->
+    nw++;                                                  /* W1 cond.c:442 */
+    atomic { seq = seq | A; v = seq };                     /* W1 cond.c:443 */
+    saved = depth;                                         /* W3 cond.c:447, rm.c:698 */
+    rm_release();                                          /* W3 rm.c:702 */
+    do                                                     /* W4 cond.c:456-471 */
+    :: atomic { if :: seq == v -> q[ME] = QSEQ; w = WOKEN :: else -> w = EAGAIN fi };
+       if                                                  /* cond.c:457 FUTEX_WAIT */
+       :: w == WOKEN ->
+          if
+          :: q[ME] == NONE                                 /* woken */
+          :: atomic { q[ME] != NONE && intr > 0 -> q[ME] = NONE; intr--; w = EINTR }
+          :: atomic { timed && q[ME] != NONE && tmo > 0 -> q[ME] = NONE; tmo--; w = ETIMEDOUT }
+          fi
+       :: else -> skip
+       fi;
+       if
+       :: w == WOKEN -> break                              /* cond.c:458-459 */
+       :: else ->
+          s = seq;                                         /* cond.c:461 */
+          if
+          :: s / 4 != v / 4 -> break                       /* cond.c:462-463 */
+          :: else ->
+             if
+             :: w == ETIMEDOUT -> res = R_TIMEDOUT; break  /* cond.c:464-467 */
+             :: else -> v = s                              /* cond.c:470 */
+             fi
+          fi
+       fi
+    od;
+    s = 0; w = 0; v = 0;
+    flagged = ((seq & B) != 0);                            /* W5 cond.c:474 */
+    rm_acquire(saved);                                     /* W6 cond.c:475 [M:rm-relock] */
+    if                                                     /* W7 cond.c:476-477, 414-429 */
+    :: flagged -> futex_wake1(QPARK)                       /* cond.c:423 [M:rm-drive] */
+    :: else -> skip
+    fi;
+    depart();                                              /* W8 cond.c:478 */
+    flagged = 0; saved = 0;
+    if                                                     /* cond.c:481 */
+    :: r != R_OK -> ret = r                                /* [M:rm-ret] */
+    :: else -> ret = res
+    fi;
+    r = 0; res = 0
+  fi;
+    /* what the caller finds */
+    if
+    :: ret == R_OK || ret == R_TIMEDOUT ->
+       assert(own == TID && depth == dd && !inc && (timed || ret == R_OK))
+    :: ret == R_DEAD ->
+       assert(own == TID && depth == dd && inc && deaths > 0)
+    :: ret == R_NOTREC ->
+       assert(own == NOTREC)
+    fi
+}
+
+/* fx_cond_depart, cond.c:391-406 */
+inline depart()
+{
+    atomic { nw--; last = (nw == 0) };                     /* cond.c:394 */
+    if
+    :: last ->
+       s = seq;                                            /* cond.c:396 */
+       if
+       :: (s & B) && nw == 0 ->                            /* cond.c:397, 407 */
+          atomic { if :: seq == s -> seq = s - B :: else -> skip fi }  /* cond.c:404 CAS */
+       :: else -> skip
+       fi
+    :: else -> skip
+    fi;
+    s = 0; last = 0
+}
+
+/* fx_cond_signal, cond.c:524-541 */
+inline cond_signal()
+{
+    if
+    :: nw == 0 -> skip                                     /* S1 cond.c:530-532 */
+    :: nw > 0 ->
+       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 cond.c:534-538 */
+       futex_wake1(QSEQ)                                   /* S3 cond.c:539 */
+    fi
+}
+
+/* fx_cond_broadcast, cond.c:543-575 */
+inline cond_broadcast()
+{
+    do
+    :: nw == 0 -> break                                    /* B1 cond.c:553-555 */
+    :: nw > 0 ->
+       atomic {                                            /* B2 cond.c:560-566 */
+          if :: (!adv && (seq & A)) -> seq = ADV(seq) | B :: else -> seq = seq | B fi;
+          ns = seq;
+          adv = 1
+       };
+       atomic {                                            /* B3 cond.c:572 CMP_REQUEUE */
+          if
+          :: seq == ns -> futex_wake1(QSEQ); futex_move_all(QSEQ, QPARK); r = 0
+          :: else -> r = EAGAIN
+          fi
+       };
+       if :: r == 0 -> break :: else -> skip fi           /* cond.c:572-573 */
+    od;
+    ns = 0; r = 0; adv = 0
+}
+
+/* ---- the processes --------------------------------------------------------- */
+
+#define WAITER_LOCALS byte v, s, w, res, lw, last, r, ret, vo, saved, i; bit flagged, slept, due
+
+/* lock at depth dd (fx_rmutex_lock, then re-entries: owner-private), where
+ * no death can have happened */
+inline lock_depth(dd)
+{
+    rm_acquire(1);
+    assert(r == R_OK);
+    r = 0;
+    depth = dd                                             /* rm.c:283-293 re-entries */
+}
+
+inline unlock_depth()
+{
+    do
+    :: depth > 1 -> depth--
+    :: else -> break
+    od;
+    rm_release()
+}
+
+#if !defined(SCENARIO_DEATH) && !defined(SCENARIO_CHAIN)
+
+/* takes k tokens, waiting at depth 2 while there are none */
+inline take_tokens(k, timed)
+{
+    do
+    :: i < k ->
+       lock_depth(2);
+       do
+       :: tokens > 0 -> break
+       :: else -> cond_wait_rm(timed, 2); assert(ret != R_DEAD && ret != R_NOTREC); ret = 0
+       od;
+       tokens--;
+       unlock_depth();
+       i++
+    :: else -> break
+    od;
+    finished++
+}
+
+active proctype Waiter0()
+{
+    WAITER_LOCALS;
+    take_tokens(TAKE0, 0)
+}
+
+active proctype Waiter1()
+{
+    WAITER_LOCALS;
+    take_tokens(1, 1)
+}
+
+active proctype Notifier()
+{
+    WAITER_LOCALS;
+    bit adv; byte ns;
+    do
+    :: i < TAKE0 + 1 ->
+       lock_depth(1);
+       tokens++;
+       if
+       :: true -> cond_signal(); unlock_depth()
+       :: true -> cond_broadcast(); unlock_depth()
+       :: true -> unlock_depth(); cond_signal()
+       :: true -> unlock_depth(); cond_broadcast()
+       fi;
+       i++
+    :: else -> break
+    od;
+    finished++
+}
+
+#elif defined(SCENARIO_DEATH)
+
+/* waits at depth 2 for gen >= 1; may die holding the rmutex (Waiter0) */
+inline wait_gen(may_die)
+{
+    rm_acquire(1);                                         /* fx_rmutex_lock */
+    if
+    :: r == R_NOTREC -> goto out
+    :: r == R_DEAD ->
+       if
+       :: inc = 0                                          /* repaired: fx_rmutex_consistent */
+       :: skip                                             /* not repaired */
+       fi
+    :: else -> skip
+    fi;
+    r = 0;
+    depth = 2;                                             /* re-entry */
+    do
+    :: gen >= 1 -> break
+    :: else ->
+       cond_wait_rm(0, 2);
+       if
+       :: ret == R_NOTREC -> goto out                      /* not held */
+       :: ret == R_DEAD ->
+          if
+          :: inc = 0                                       /* repaired: fx_rmutex_consistent */
+          :: skip                                          /* not repaired */
+          fi
+       :: else -> skip
+       fi;
+       ret = 0
+    od;
+    if
+    :: may_die && deaths < MAXDEATHS -> die()
+    :: else -> skip
+    fi;
+    unlock_depth();
+out:
+    finished++
+}
+
+active proctype Waiter0()
+{
+    WAITER_LOCALS;
+    wait_gen(1);
+died:
+    skip
+}
+
+active proctype Waiter1()
+{
+    WAITER_LOCALS;
+    wait_gen(0);
+died:
+    skip
+}
+
+active proctype Notifier()
+{
+    WAITER_LOCALS;
+    bit adv; byte ns;
+    lock_depth(1);
+    gen = 1;
+    if
+    :: true -> cond_signal(); cond_signal()                /* one for each waiter */
+    :: true -> cond_broadcast()
+    fi;
+    if
+    :: deaths < MAXDEATHS -> die()                         /* dies holding it */
+    :: true -> unlock_depth()
+    fi;
+    finished++;
+died:
+    skip
+}
+
+#else /* SCENARIO_CHAIN */
+
+inline wait_go(dd)
+{
+    lock_depth(dd);
+    do
+    :: go -> break
+    :: else -> cond_wait_rm(0, dd); assert(ret == R_OK)
+    od;
+    unlock_depth();
+    finished++
+}
+
+active proctype Waiter0()
+{
+    WAITER_LOCALS;
+    wait_go(1)
+}
+
+active proctype Waiter1()
+{
+    WAITER_LOCALS;
+    wait_go(2)
+}
+
+active proctype Waiter2()
+{
+    WAITER_LOCALS;
+    wait_go(1)
+}
+
+active proctype Notifier()
+{
+    WAITER_LOCALS;
+    bit adv; byte ns;
+    lock_depth(1);
+    go = 1;
+    if
+    :: true -> cond_broadcast(); unlock_depth()
+    :: true -> unlock_depth(); cond_broadcast()
+    fi;
+    finished++
+}
+
+#endif
+
+ltl all_finish { <> (finished == NP) }
