@@ -238,7 +238,8 @@ struct fxb_tb_opts {
     const char *const *prims;    /* --prims (nprims == 0: every primitive) */
     int nprims;
     bool quick, smoke;
-    enum fxb_count_method count; /* PERF (counted in the timed runs) or NONE */
+    bool pin;                    /* worker i pinned to the i-th allowed CPU */
+    enum fxb_count_method count; /* PERF (in extra, untimed runs) or NONE */
 };
 
 /* Each measures, adds its rows to rep and prints its table; false when a

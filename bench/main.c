@@ -64,7 +64,7 @@ struct fxb_opts {
     bool rounds_given;
     enum fxb_count_method count;
     const char *csv, *plot;
-    bool quick, smoke;
+    bool quick, smoke, pin;
 };
 
 static bool fxb_failed;     /* a run failed its checks */
@@ -101,6 +101,8 @@ static void fxb_usage(FILE *f)
           "  --parties N,...     party counts for barrier (default 2,4)\n"
           "  --prims A,B,...     toolbox primitives to compare (--list shows them; a name\n"
           "                      also selects its variants: fx_rwlock, pthread_rwlock_t, ...)\n"
+          "  --pin               toolbox workloads: pin worker i to the i-th allowed CPU\n"
+          "                      (mod their number), as on a machine with nothing else to run\n"
           "  --cs-ns NS          busy work inside the critical section (default 25)\n"
           "  --outside-ns NS     busy work between acquisitions (default 100)\n"
           "  --duration-ms MS    length of one measured run (default 200)\n"
@@ -264,6 +266,10 @@ static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
         }
         if (strcmp(name, "--smoke") == 0) {
             o->smoke = true;
+            continue;
+        }
+        if (strcmp(name, "--pin") == 0) {
+            o->pin = true;
             continue;
         }
         if (val == NULL) {
@@ -766,7 +772,7 @@ int main(int argc, char **argv)
         .cs_ns = o.cs_ns, .outside_ns = o.outside_ns, .read_pct = o.read_pct,
         .rw_threads = rw.v, .n_rw_threads = rw.n, .parties = parties.v,
         .n_parties = parties.n, .prims = o.prims, .nprims = o.nprims, .quick = o.quick,
-        .smoke = o.smoke, .count = tb_count,
+        .smoke = o.smoke, .pin = o.pin, .count = tb_count,
     };
 
     if (o.work[W_UNCONTENDED])

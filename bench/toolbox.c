@@ -49,6 +49,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -410,6 +411,7 @@ struct tb_thr {
     int64_t t_start, t_end;
     uint64_t futex;
     int count_err;
+    int pin_err;
 } __attribute__((aligned(64)));
 
 struct tb_kind {
@@ -441,6 +443,7 @@ struct tb_run {
     int workers;
     uint64_t cs_iters, out_iters;
     uint64_t read_threshold; /* rwlock: a read when 32 random bits are below it */
+    bool pin;                /* worker i runs on the i-th allowed CPU (mod count) */
     enum fxb_count_method count;
     pthread_barrier_t *start;
 };
@@ -920,11 +923,32 @@ static const struct tb_family tb_barrier = {
 
 /* --- the threaded run ------------------------------------------------------ */
 
+/* Pins the calling thread to the i-th CPU (mod their number) of those the
+ * process may use. 0 or an errno. */
+static int tb_pin(int i)
+{
+    cpu_set_t all, one;
+    if (sched_getaffinity(0, sizeof all, &all) != 0)
+        return errno;
+    int n = CPU_COUNT(&all);
+    if (n == 0)
+        return EINVAL;
+    int want = i % n;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all) && want-- == 0) {
+            CPU_ZERO(&one);
+            CPU_SET(c, &one);
+            return pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+        }
+    return EINVAL;
+}
+
 static void *tb_worker(void *arg)
 {
     struct tb_thr *t = arg;
     struct tb_run *r = t->run;
     struct fxb_counter cnt;
+    t->pin_err = r->pin ? tb_pin(t->self) : 0;
     t->count_err = fxb_counter_open(&cnt, r->count);
     pthread_barrier_wait(r->start);
     fxb_usage_thread(&t->u0);
@@ -975,6 +999,7 @@ static void tb_run_threads(const struct tb_family *f, const struct tb_kind *k, i
         .out_iters = fxb_ns_to_iters(o->outside_ns),
         .read_threshold = (uint64_t)o->read_pct * (UINT64_C(1) << 32) / 100,
         .count = count ? o->count : FXB_COUNT_NONE,
+        .pin = o->pin,
     };
     struct tb_thr *th = fxb_alloc64(sizeof *th * (size_t)n);
     int e = k->init(r.obj, n);
@@ -1019,6 +1044,8 @@ static void tb_run_threads(const struct tb_family *f, const struct tb_kind *k, i
             counted = false;
         else
             futex += t->futex;
+        if (t->pin_err != 0)
+            fxb_fail(res, "%s: cannot pin thread %d: %s", k->name, i, strerror(t->pin_err));
     }
     if (counted)
         res->futex_calls = (double)futex;
@@ -1322,7 +1349,8 @@ static void tb_print_rows(const struct fxb_report *rep, const char *w, const str
 
 static void tb_rounds_note(const struct fxb_tb_opts *o)
 {
-    printf("   median of %d interleaved round%s, %lld ms runs", o->rounds,
+    printf("   %smedian of %d interleaved round%s, %lld ms runs",
+           o->pin ? "threads pinned to CPUs (--pin); " : "", o->rounds,
            o->rounds == 1 ? "" : "s", (long long)o->duration_ms);
 }
 
