@@ -1007,8 +1007,6 @@ static void tb_run_threads(const struct tb_family *f, const struct tb_kind *k, i
         fxb_fail(res, "%s: init: %s", k->name, strerror(e));
         goto out;
     }
-    if (strncmp(k->name, "fx_", 3) == 0)
-        fx_stats_reset(r.obj, k->size);
     pthread_barrier_t start;
     pthread_barrier_init(&start, NULL, (unsigned)n + 1);
     r.start = &start;
