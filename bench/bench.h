@@ -10,6 +10,9 @@
  *   run.c     one measured run: threads, processes, idle waiters, pairs
  *   report.c  result rows, medians, the terminal tables, CSV, gnuplot SVG
  *   main.c    options and the workloads (warm-up, interleaved rounds)
+ *   toolbox.c fx_sem, fx_cond, fx_rwlock, fx_barrier, fx_once against their
+ *             pthread peers: adapters, runs, method and tables of the
+ *             uncontended-toolbox, pingpong, rwlock and barrier workloads
  */
 #ifndef FXB_BENCH_H
 #define FXB_BENCH_H
@@ -159,6 +162,11 @@ struct fxb_res {
     bool fx_valid;
 };
 
+/* Zeroed memory on cache lines of its own (exits when out of memory). */
+void *fxb_alloc64(size_t size);
+/* Marks r failed with the reason, keeping the first one. */
+void fxb_fail(struct fxb_res *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 void fxb_run_threads(const struct fxb_cfg *c, struct fxb_res *r);
 void fxb_run_processes(const struct fxb_cfg *c, struct fxb_res *r);
 void fxb_run_idle(const struct fxb_cfg *c, struct fxb_res *r);
@@ -195,6 +203,7 @@ struct fxb_report {
     double cs_ns, outside_ns;
     int64_t duration_ms;
     enum fxb_count_method count;
+    int read_pct; /* the rwlock workload's share of reads */
 };
 
 struct fxb_row *fxb_row_add(struct fxb_report *rep, const char *workload, const char *lock,
@@ -209,5 +218,38 @@ void fxb_print_syscalls(const struct fxb_report *rep);
 void fxb_print_idle(const struct fxb_report *rep);
 int fxb_write_csv(const struct fxb_report *rep, const char *path);
 int fxb_write_plot(const struct fxb_report *rep, const char *path);
+
+/* --- progress line on a terminal (main.c) -------------------------------- */
+
+void fxb_note_progress(const char *w, const char *lock, int workers, int round, int rounds);
+void fxb_end_progress(void);
+
+/* --- the toolbox workloads (toolbox.c) ------------------------------------ */
+
+struct fxb_tb_opts {
+    int rounds;
+    int64_t duration_ms, warmup_ms;
+    double cs_ns, outside_ns;
+    int read_pct;                /* rwlock: share of reads, 0 .. 100 */
+    const int *rw_threads;       /* rwlock thread counts */
+    int n_rw_threads;
+    const int *parties;          /* barrier party counts */
+    int n_parties;
+    const char *const *prims;    /* --prims (nprims == 0: every primitive) */
+    int nprims;
+    bool quick, smoke;
+    bool pin;                    /* worker i pinned to the i-th allowed CPU */
+    enum fxb_count_method count; /* PERF (in extra, untimed runs) or NONE */
+};
+
+/* Each measures, adds its rows to rep and prints its table; false when a
+ * run failed its checks (already reported on stderr). */
+bool fxb_tb_uncontended(struct fxb_report *rep, const struct fxb_tb_opts *o);
+bool fxb_tb_pingpong(struct fxb_report *rep, const struct fxb_tb_opts *o);
+bool fxb_tb_rwlock(struct fxb_report *rep, const struct fxb_tb_opts *o);
+bool fxb_tb_barrier(struct fxb_report *rep, const struct fxb_tb_opts *o);
+/* Whether --prims NAME selects anything; the --list lines. */
+bool fxb_tb_known(const char *name);
+void fxb_tb_list(void);
 
 #endif /* FXB_BENCH_H */

@@ -34,9 +34,12 @@
 #define FXB_SANITIZER ""
 #endif
 
-enum { W_UNCONTENDED, W_THREADS, W_PROCESSES, W_FAIRNESS, W_SYSCALLS, W_IDLE, W_COUNT };
+enum { W_UNCONTENDED, W_THREADS, W_PROCESSES, W_FAIRNESS, W_SYSCALLS, W_IDLE,
+       W_UNC_TOOLBOX, W_PINGPONG, W_RWLOCK, W_BARRIER, W_COUNT };
 static const char *const fxb_wname[W_COUNT] = { "uncontended", "threads", "processes",
-                                                "fairness", "syscalls", "idle" };
+                                                "fairness", "syscalls", "idle",
+                                                "uncontended-toolbox", "pingpong", "rwlock",
+                                                "barrier" };
 
 #define FXB_MAXL 64
 #define FXB_MAXN 32
@@ -51,13 +54,17 @@ struct fxb_opts {
     const struct fxb_lock *locks[FXB_MAXL];
     int nlocks; /* 0: the default set of each workload */
     struct fxb_list threads, procs; /* n == 0: the workload's default */
+    struct fxb_list rw_threads, parties; /* rwlock, barrier */
+    int read_pct;
+    const char *prims[FXB_MAXL];
+    int nprims;
     double cs_ns, outside_ns;
     int64_t duration_ms, warmup_ms, hold_ms;
     int rounds, idle_threads;
     bool rounds_given;
     enum fxb_count_method count;
     const char *csv, *plot;
-    bool quick, smoke;
+    bool quick, smoke, pin;
 };
 
 static bool fxb_failed;     /* a run failed its checks */
@@ -74,6 +81,14 @@ static void fxb_usage(FILE *f)
           "  fairness     per-thread acquisitions min/max, longest wait, p50/p99 latency (8)\n"
           "  syscalls     futex system calls, sleeps and CPU per acquisition (2,8,64)\n"
           "  idle         CPU used while N threads block behind a lock held 1 s (64)\n"
+          "  uncontended-toolbox  ns per operation, nobody waiting: sem post+wait, rwlock\n"
+          "               rdlock/wrlock+unlock, cond signal/broadcast, once done, barrier\n"
+          "               of 1 party; fx_* against sem_t, pthread_rwlock_t, pthread_cond_t,\n"
+          "               pthread_once_t, pthread_barrier_t\n"
+          "  pingpong     round trips/s of two threads taking turns: fx_mutex + fx_cond vs\n"
+          "               pthread mutex + cond, two fx_sem vs two sem_t\n"
+          "  rwlock       read-mostly throughput, fx_rwlock vs pthread_rwlock_t (4,8)\n"
+          "  barrier      rounds/s of N parties, fx_barrier vs pthread_barrier_t (2,4)\n"
           "  all          every workload above\n"
           "\n"
           "Options:\n"
@@ -81,6 +96,13 @@ static void fxb_usage(FILE *f)
           "                      processes: the futexsync locks and pthread-pshared)\n"
           "  --threads N,...     thread counts for threads, fairness and syscalls\n"
           "  --procs N,...       process counts for processes\n"
+          "  --rw-threads N,...  thread counts for rwlock (default 4,8)\n"
+          "  --read-pct P        rwlock: percentage of reads, 0..100 (default 95)\n"
+          "  --parties N,...     party counts for barrier (default 2,4)\n"
+          "  --prims A,B,...     toolbox primitives to compare (--list shows them; a name\n"
+          "                      also selects its variants: fx_rwlock, pthread_rwlock_t, ...)\n"
+          "  --pin               toolbox workloads: pin worker i to the i-th allowed CPU\n"
+          "                      (mod their number), as on a machine with nothing else to run\n"
           "  --cs-ns NS          busy work inside the critical section (default 25)\n"
           "  --outside-ns NS     busy work between acquisitions (default 100)\n"
           "  --duration-ms MS    length of one measured run (default 200)\n"
@@ -91,9 +113,9 @@ static void fxb_usage(FILE *f)
           "  --count-method M    futex counting: auto, perf, seccomp or none (default auto)\n"
           "  --csv FILE          write every result row to FILE\n"
           "  --plot FILE.svg     plot throughput against threads with gnuplot\n"
-          "  --quick             the README's short run: fewer locks and rounds (~25 s)\n"
+          "  --quick             the README's short run: fewer locks and rounds (~35 s)\n"
           "  --smoke             CI: every lock, tiny runs, correctness only (seconds)\n"
-          "  --list              list the locks of this build and exit\n"
+          "  --list              list the locks and toolbox primitives of this build, exit\n"
           "  --help              this text\n",
           f);
 }
@@ -173,13 +195,30 @@ static void fxb_list_locks(void)
 #if !defined(FXB_HAVE_CK)
     printf("Concurrency Kit: not found at configure time (apt-get install libck-dev)\n");
 #endif
+    fxb_tb_list();
+}
+
+static void fxb_parse_prims(const char *s, struct fxb_opts *o)
+{
+    static char buf[1024]; /* o->prims point into it */
+    snprintf(buf, sizeof buf, "%s", s);
+    o->nprims = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (!fxb_tb_known(tok))
+            fxb_die_usage("unknown primitive '%s' (--list shows those of this build)", tok);
+        if (o->nprims < FXB_MAXL)
+            o->prims[o->nprims++] = tok;
+    }
+    if (o->nprims == 0)
+        fxb_die_usage("empty primitive list '%s'", s);
 }
 
 static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
 {
     *o = (struct fxb_opts){ .cs_ns = 25, .outside_ns = 100, .duration_ms = 200,
                             .warmup_ms = -1, .hold_ms = 1000, .rounds = 5, .idle_threads = 64,
-                            .count = FXB_COUNT_AUTO };
+                            .read_pct = 95, .count = FXB_COUNT_AUTO };
     bool any = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -229,6 +268,10 @@ static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
             o->smoke = true;
             continue;
         }
+        if (strcmp(name, "--pin") == 0) {
+            o->pin = true;
+            continue;
+        }
         if (val == NULL) {
             if (i + 1 >= argc)
                 fxb_die_usage("option '%s' needs a value", a);
@@ -240,6 +283,14 @@ static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
             fxb_parse_list(name, val, &o->threads, 4096);
         else if (strcmp(name, "--procs") == 0)
             fxb_parse_list(name, val, &o->procs, 1024);
+        else if (strcmp(name, "--rw-threads") == 0)
+            fxb_parse_list(name, val, &o->rw_threads, 4096);
+        else if (strcmp(name, "--parties") == 0)
+            fxb_parse_list(name, val, &o->parties, 4096);
+        else if (strcmp(name, "--read-pct") == 0)
+            o->read_pct = (int)fxb_parse_num(name, val, 0, 100);
+        else if (strcmp(name, "--prims") == 0)
+            fxb_parse_prims(val, o);
         else if (strcmp(name, "--cs-ns") == 0)
             o->cs_ns = (double)fxb_parse_num(name, val, 0, 100000000);
         else if (strcmp(name, "--outside-ns") == 0)
@@ -361,7 +412,7 @@ static int fxb_select(const struct fxb_opts *o, int w, const struct fxb_lock **o
     return n;
 }
 
-static void fxb_note_progress(const char *w, const char *lock, int workers, int round, int rounds)
+void fxb_note_progress(const char *w, const char *lock, int workers, int round, int rounds)
 {
     if (!fxb_progress)
         return;
@@ -369,7 +420,7 @@ static void fxb_note_progress(const char *w, const char *lock, int workers, int 
     fflush(stderr);
 }
 
-static void fxb_end_progress(void)
+void fxb_end_progress(void)
 {
     if (fxb_progress)
         fprintf(stderr, "\r\033[K");
@@ -691,10 +742,19 @@ int main(int argc, char **argv)
     fxb_calibrate();
 
     struct fxb_report rep = { .cs_ns = o.cs_ns, .outside_ns = o.outside_ns,
-                              .duration_ms = o.duration_ms, .count = FXB_COUNT_NONE };
+                              .duration_ms = o.duration_ms, .count = FXB_COUNT_NONE,
+                              .read_pct = o.read_pct };
     const char *why = "";
-    if (o.work[W_SYSCALLS])
+    bool tb_threads = o.work[W_PINGPONG] || o.work[W_RWLOCK] || o.work[W_BARRIER];
+    if (o.work[W_SYSCALLS] || tb_threads)
         rep.count = fxb_count_probe(o.count, &why);
+    /* The toolbox counts inside its timed runs: with perf only. */
+    enum fxb_count_method tb_count = rep.count == FXB_COUNT_PERF ? FXB_COUNT_PERF
+                                                                  : FXB_COUNT_NONE;
+    if (!o.work[W_SYSCALLS] && rep.count != tb_count) {
+        rep.count = FXB_COUNT_NONE;
+        why = "the toolbox workloads count with perf only";
+    }
     if (o.count == FXB_COUNT_NONE)
         why = "disabled by --count-method none";
     else if (o.work[W_SYSCALLS] && o.count != FXB_COUNT_AUTO && rep.count != o.count) {
@@ -704,8 +764,21 @@ int main(int argc, char **argv)
     }
     fxb_header(&o, &rep, why);
 
+    static const struct fxb_list rw_default = { { 4, 8 }, 2 }, parties_default = { { 2, 4 }, 2 };
+    struct fxb_list rw = o.rw_threads.n ? o.rw_threads : rw_default;
+    struct fxb_list parties = o.parties.n ? o.parties : parties_default;
+    struct fxb_tb_opts tb = {
+        .rounds = o.rounds, .duration_ms = o.duration_ms, .warmup_ms = o.warmup_ms,
+        .cs_ns = o.cs_ns, .outside_ns = o.outside_ns, .read_pct = o.read_pct,
+        .rw_threads = rw.v, .n_rw_threads = rw.n, .parties = parties.v,
+        .n_parties = parties.n, .prims = o.prims, .nprims = o.nprims, .quick = o.quick,
+        .smoke = o.smoke, .pin = o.pin, .count = tb_count,
+    };
+
     if (o.work[W_UNCONTENDED])
         fxb_uncontended(&rep, &o);
+    if (o.work[W_UNC_TOOLBOX] && !fxb_tb_uncontended(&rep, &tb))
+        fxb_failed = true;
     if (o.work[W_THREADS])
         fxb_contended(&rep, &o, W_THREADS);
     if (o.work[W_PROCESSES])
@@ -716,6 +789,12 @@ int main(int argc, char **argv)
         fxb_syscalls(&rep, &o);
     if (o.work[W_IDLE])
         fxb_contended(&rep, &o, W_IDLE);
+    if (o.work[W_PINGPONG] && !fxb_tb_pingpong(&rep, &tb))
+        fxb_failed = true;
+    if (o.work[W_RWLOCK] && !fxb_tb_rwlock(&rep, &tb))
+        fxb_failed = true;
+    if (o.work[W_BARRIER] && !fxb_tb_barrier(&rep, &tb))
+        fxb_failed = true;
 
     int status = fxb_failed ? 1 : 0;
     if (o.csv) {

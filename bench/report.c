@@ -363,7 +363,7 @@ int fxb_write_csv(const struct fxb_report *rep, const char *path)
           "vs_pthread,vs_nsync,vs_peer,cpu_ns_per_acq,sleeps_per_acq,futex_per_acq,"
           "futex_method,min_max,max_wait_us,p50_us,p99_us,hold_cpu_pct,drain_ms,"
           "fx_contended_per_acq,fx_waits_per_acq,fx_wakes_per_acq,fx_spins_per_acq,"
-          "fx_timeouts_per_acq,correct\n",
+          "fx_timeouts_per_acq,correct,read_pct\n",
           f);
     for (size_t i = 0; i < rep->n; i++) {
         const struct fxb_row *r = &rep->rows[i];
@@ -381,7 +381,11 @@ int fxb_write_csv(const struct fxb_report *rep, const char *path)
                        r->fx_timeouts };
         for (size_t k = 0; k < sizeof w / sizeof w[0]; k++)
             fxb_csv_num(f, w[k]);
-        fprintf(f, ",%d\n", r->correct ? 1 : 0);
+        fprintf(f, ",%d", r->correct ? 1 : 0);
+        if (strcmp(r->workload, "rwlock") == 0)
+            fprintf(f, ",%d\n", rep->read_pct);
+        else
+            fputs(",\n", f);
     }
     return fclose(f) == 0 ? 0 : -1;
 }

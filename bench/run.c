@@ -34,7 +34,7 @@
 /* How long a run may overrun its duration before it counts as hung. */
 #define FXB_HANG_NS (60 * INT64_C(1000000000))
 
-static void *fxb_alloc64(size_t size)
+void *fxb_alloc64(size_t size)
 {
     size = (size + 63) & ~(size_t)63;
     void *p = aligned_alloc(64, size);
@@ -46,8 +46,7 @@ static void *fxb_alloc64(size_t size)
     return p;
 }
 
-static void fxb_fail(struct fxb_res *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fxb_fail(struct fxb_res *r, const char *fmt, ...)
+void fxb_fail(struct fxb_res *r, const char *fmt, ...)
 {
     if (!r->ok)
         return; /* keep the first reason */
