@@ -23,7 +23,7 @@
  *
  * Line numbers refer to src/barrier.c.
  */
-//@source src/barrier.c sha256=a1123f393ab41457028e1adde539d1ad776694a1a3483437252b0abfebc9d3b6
+//@source src/barrier.c sha256=9762151a6a011d8aa4252789ab37caf124d987e6b6adc2b2b99e6eba3f5ef6e3
 //@check safety
 
 #define N 3               /* parties */

@@ -23,6 +23,10 @@
  * requeues parked waiters onto it (-DFALLBACK models the wake-one hand-off
  * used otherwise; fx_rmutex waiters, which always use it, are
  * models/cond_rmutex.pml); the mutex's spin loop (it only delays the try after it);
+ * the W4a spin before W4 (each of its looks at seq is W4 returning EAGAIN
+ * without the system call, which this model already has; a waiter released
+ * there never slept, so it cannot have been requeued, and its W6 is an
+ * ordinary fx_mutex_lock, whose protocol models/mutex.pml checks);
  * memory order (the model is sequentially consistent; src/cond.c's atomics
  * are seq_cst and the mutex orders the predicate).
  *
@@ -77,7 +81,7 @@
  *                           register in between (the re-check in src/cond.c
  *                           only guards waiters with different mutexes)
  */
-//@source src/cond.c sha256=d3db42b2fe9ef429a3424d5f171833c4ab0fbdf9fafa0c784ced698b3d1671bc
+//@source src/cond.c sha256=620825c6e80a8462e9c25f868c00fec57040a9049b6e367ae7a457a84c7ee12d
 //@source src/mutex.c sha256=87ab25852ca050c65de80cc37f2deb62835dff428f3ce0ad4a8dfe05c99f62c0
 //@check safety -DSCENARIO_WRAP
 //@check safety -DSCENARIO_BCAST

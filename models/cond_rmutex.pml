@@ -90,7 +90,7 @@
  * which tests/test_cond.c checks. Not kept as an equivalent mutation: each
  * costs a full run of the checks.)
  */
-//@source src/cond.c sha256=d3db42b2fe9ef429a3424d5f171833c4ab0fbdf9fafa0c784ced698b3d1671bc
+//@source src/cond.c sha256=620825c6e80a8462e9c25f868c00fec57040a9049b6e367ae7a457a84c7ee12d
 //@source src/rmutex.c sha256=f9c48a7c583f5e60a96d1f47f17d5843cab8ab726fe52acccc94de4bc764531b
 //@check safety -DSCENARIO_DEATH
 //@check safety

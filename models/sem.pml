@@ -22,7 +22,7 @@
  *
  * Step names and line numbers refer to src/sem.c.
  */
-//@source src/sem.c sha256=1b329cb40b6a9987edee3214eca8f0a7d1e3a64903234c6fc340cf188155a8d1
+//@source src/sem.c sha256=6480fdbefde9b370cfbafd2dd3a2f24331ed6450190343d421db1bb494ac4775
 //@check safety
 
 #define NW 3          /* waiters */

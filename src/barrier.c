@@ -39,14 +39,16 @@
  * sequence), and publishes it with its own release; waiters load the new G
  * with acquire order.
  *
- * Spin policy (adaptive, per thread): a waiter spins watching for the
- * round's end before it sets S and sleeps, for a budget of pause iterations
- * that each thread keeps for itself: doubled (up to FX_BARRIER_SPIN) when the
- * round ended during the spin, halved (down to FX_BARRIER_SPIN_MIN) when the
- * waiter had to sleep anyway, with a full-length probe every 32nd wait.
+ * Spin policy (adaptive, per thread: struct fx_spin of src/internal/spin.h):
+ * a waiter spins watching for the round's end before it sets S and sleeps,
+ * for a budget of pause iterations that each thread keeps for itself:
+ * doubled (up to FX_BARRIER_SPIN) when the round ended during the spin,
+ * halved (down to FX_BARRIER_SPIN_MIN) when the waiter had to sleep anyway,
+ * with a probe of FX_BARRIER_SPIN pauses every 32nd wait, ever more rarely
+ * while probes fail.
  * Parties running on CPUs of their own fall into step and finish rounds
  * without a system call; parties that share CPUs (more threads than cores,
- * or a loaded machine) mostly stop burning the time the missing party needs.
+ * or a loaded machine) stop burning the time the missing party needs.
  * The last arrival makes a system call only if S is set.
  */
 #include "futexsync/barrier.h"
@@ -67,10 +69,8 @@
 #define FX_BARRIER_SPIN_MIN 8
 #endif
 
-/* This thread's spin budget and wait count (see the spin policy). A fork()
- * child inherits the parent's values, which are only hints. */
-static _Thread_local int fx_barrier_budget = FX_BARRIER_SPIN;
-static _Thread_local unsigned fx_barrier_waits;
+/* This thread's spin budget (see the spin policy). */
+static _Thread_local struct fx_spin fx_barrier_spin = FX_SPIN_INIT(FX_BARRIER_SPIN);
 
 #define ARRIVED  0x7fffu
 #define SLEEPERS 0x8000u
@@ -116,20 +116,16 @@ static int check_parties(fx_barrier *b, int32_t parties)
 /* After arriving (not last) in round `mine`: waits for the round to end. */
 static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadline)
 {
-    int current = fx_barrier_budget;
-    /* Every 32nd wait probes with the full budget: parties that slept in
-     * every round arrive out of step by a wake-up latency, so only a long
-     * spin can show that they could keep in step again. */
-    int budget = (++fx_barrier_waits & 31u) == 0 ? FX_BARRIER_SPIN : current;
+    int budget = fx_spin_start(&fx_barrier_spin, FX_BARRIER_SPIN);
     for (int i = 0; i < budget; i++) {
         /* Acquire: seeing the next round means seeing every party's writes. */
         if ((load_state(b, __ATOMIC_ACQUIRE) & ROUND) != mine) {
-            fx_barrier_budget = budget < FX_BARRIER_SPIN / 2 ? budget * 2 : FX_BARRIER_SPIN;
+            fx_spin_won(&fx_barrier_spin, FX_BARRIER_SPIN);
             return 0;
         }
         fx_cpu_relax();
     }
-    fx_barrier_budget = current > 2 * FX_BARRIER_SPIN_MIN ? current / 2 : FX_BARRIER_SPIN_MIN;
+    fx_spin_lost(&fx_barrier_spin, FX_BARRIER_SPIN_MIN);
     for (;;) {
         uint32_t s = load_state(b, __ATOMIC_ACQUIRE); /* as above */
         if ((s & ROUND) != mine)

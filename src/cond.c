@@ -25,10 +25,14 @@
  *         fx_rmutex), or MIXED
  *   W3    release the mutex (an fx_rmutex:   waiter                       mutex's
  *         its whole depth, saved)
- *   W4    sleep while seq == v               waiter                       FUTEX_WAIT(seq, v)
+ *   W4a   spin (adaptive, per thread) while  waiter                       -
+ *         seq == v; a change releases it
+ *         ("hot": the notifier is running)
+ *   W4    sleep while seq == v (not if hot)  waiter                       FUTEX_WAIT(seq, v)
  *   W5    flagged := b in seq                waiter, released             -
  *   W6    re-acquire the mutex, as a         waiter                       mutex's
- *         sleeper if flagged (an fx_rmutex
+ *         sleeper if flagged, by a plain
+ *         fx_mutex_lock if hot (an fx_rmutex
  *         at the saved depth; EOWNERDEAD
  *         counts as acquired)
  *   W7    drive park (if flagged): an        waiter, mutex held (or       CMP_REQUEUE(park ->
@@ -167,8 +171,19 @@
 #include "internal/deadline.h"
 #include "internal/futex.h"
 #include "internal/mutex.h"
+#include "internal/spin.h"
 #include "internal/rmutex.h"
 #include "internal/tid.h"
+
+#ifndef FX_COND_SPIN
+#define FX_COND_SPIN 128   /* the longest ordinary W4a spin, in pauses */
+#endif
+#ifndef FX_COND_PROBE
+#define FX_COND_PROBE 1024 /* a probe's spin: it must outlast a wake-up */
+#endif
+
+/* This thread's W4a spin budget (struct fx_spin, src/internal/spin.h). */
+static _Thread_local struct fx_spin fx_cond_spin = FX_SPIN_INIT(FX_COND_SPIN);
 
 enum {
     ARMED = FX_COND_ARMED, /* a: a waiter registered at this counter */
@@ -232,6 +247,7 @@ struct fx_cond_lock_ops {
     int (*release)(void *m, int32_t *saved);            /* W3 */
     int (*relock)(void *m, int32_t saved);       /* W6 for a waiter never moved to the mutex word */
     int (*relock_slept)(void *m, int32_t saved); /* W6 for a waiter that may have been moved there */
+    int (*relock_hot)(void *m, int32_t saved);   /* W6 for a waiter released while spinning */
     int32_t *(*word)(void *m); /* the word W7 moves parked waiters onto; NULL: wake one instead */
 };
 
@@ -269,6 +285,14 @@ static int fx_cond_mutex_relock(void *m, int32_t saved)
     return r == EBUSY ? fx_cond_mutex_relock_slept(m, saved) : r;
 }
 
+/* W6 of a waiter released during its W4a spin: the notifier runs on another
+ * CPU right now and will soon unlock, so the mutex is worth spinning for. */
+static int fx_cond_mutex_relock_hot(void *m, int32_t saved)
+{
+    (void)saved;
+    return fx_mutex_lock(m);
+}
+
 static int32_t *fx_cond_mutex_word(void *m)
 {
     return &((fx_mutex *)m)->state;
@@ -276,7 +300,8 @@ static int32_t *fx_cond_mutex_word(void *m)
 
 static const struct fx_cond_lock_ops fx_cond_mutex_ops = {
     fx_cond_mutex_check,  fx_cond_mutex_token,        fx_cond_mutex_release,
-    fx_cond_mutex_relock, fx_cond_mutex_relock_slept, fx_cond_mutex_word,
+    fx_cond_mutex_relock, fx_cond_mutex_relock_slept, fx_cond_mutex_relock_hot,
+    fx_cond_mutex_word,
 };
 
 /* fx_rmutex: the whole depth is released (W3) and restored (W6). */
@@ -348,7 +373,8 @@ static int32_t *fx_cond_rmutex_word(void *m)
 
 static const struct fx_cond_lock_ops fx_cond_rmutex_ops = {
     fx_cond_rmutex_check,  fx_cond_rmutex_token,  fx_cond_rmutex_release,
-    fx_cond_rmutex_relock, fx_cond_rmutex_relock, fx_cond_rmutex_word,
+    fx_cond_rmutex_relock, fx_cond_rmutex_relock, fx_cond_rmutex_relock,
+    fx_cond_rmutex_word,
 };
 
 void fx_cond_init(fx_cond *c)
@@ -452,8 +478,23 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
         return r;
     }
 
+    /* W4a: before sleeping, spin (adaptive, per thread) watching the counter.
+     * Released meanwhile is the kernel's EAGAIN of W4 without the system
+     * call, and means the notifier runs on another CPU right now. */
+    bool hot = false;
+    int budget = fx_spin_start(&fx_cond_spin, FX_COND_PROBE);
+    for (int i = 0; i < budget && !hot; i++) {
+        /* seq_cst: as the re-check after W4 (pairs with S2/B2). */
+        hot = !fx_cond_same_counter(__atomic_load_n(&c->seq, __ATOMIC_SEQ_CST), v);
+        fx_cpu_relax();
+    }
+    if (hot)
+        fx_spin_won(&fx_cond_spin, FX_COND_SPIN);
+    else
+        fx_spin_lost(&fx_cond_spin, 0);
+
     int res = 0;
-    for (;;) { /* W4 */
+    while (!hot) { /* W4 */
         int w = fx_futex_wait_raw(&c->seq, v, deadline, FX_BITSET_ANY);
         if (w == 0)
             break; /* a wake: signal (S3), broadcast (B3) or a mutex unlock */
@@ -472,7 +513,9 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
 
     /* W5, seq_cst: after the wake; b cannot be cleared while we are counted. */
     bool flagged = (__atomic_load_n(&c->seq, __ATOMIC_SEQ_CST) & BCAST) != 0;
-    r = flagged ? ops->relock_slept(m, saved) : ops->relock(m, saved); /* W6 */
+    r = flagged ? ops->relock_slept(m, saved)
+        : hot   ? ops->relock_hot(m, saved)
+                : ops->relock(m, saved); /* W6 */
     if (flagged)
         fx_cond_drive(c, m, ops, token, r == 0 || r == EOWNERDEAD); /* W7 */
     fx_cond_depart(c);                                              /* W8 */

@@ -45,9 +45,13 @@
  * means every registered waiter is between W1 and W3 and sees the token at W2
  * or W3. (models/sem.pml checks this with three waiters and timeouts.)
  *
- * Spin policy: before registering, a waiter spins at most FX_SEM_SPIN pause
- * iterations watching for a token, so a post arriving within a few hundred
- * nanoseconds costs neither side a system call.
+ * Spin policy (adaptive, per thread: struct fx_spin of src/internal/spin.h):
+ * before registering, a waiter spins watching for a token, so a post arriving
+ * within a few hundred nanoseconds costs neither side a system call. Each
+ * thread's budget doubles (up to FX_SEM_SPIN pauses) when a token came during
+ * the spin and halves (down to 0) when it slept anyway, with a probe of
+ * FX_SEM_PROBE pauses every 32nd wait, ever more rarely while probes fail: a
+ * poster and a waiter that share one CPU stop spinning against each other.
  */
 #include "futexsync/sem.h"
 
@@ -61,8 +65,14 @@
 #include "internal/spin.h"
 
 #ifndef FX_SEM_SPIN
-#define FX_SEM_SPIN 100
+#define FX_SEM_SPIN 100   /* the longest ordinary spin, in pauses */
 #endif
+#ifndef FX_SEM_PROBE
+#define FX_SEM_PROBE 1024 /* a probe's spin: it must outlast a wake-up */
+#endif
+
+/* This thread's spin budget (see the spin policy). */
+static _Thread_local struct fx_spin fx_sem_spin = FX_SPIN_INIT(FX_SEM_SPIN);
 
 int fx_sem_init(fx_sem *s, int32_t value)
 {
@@ -115,15 +125,19 @@ int fx_sem_post(fx_sem *s)
 __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
                                                             const struct timespec *deadline)
 {
-    for (int i = 0; i < FX_SEM_SPIN; i++) {
+    int budget = fx_spin_start(&fx_sem_spin, FX_SEM_PROBE);
+    for (int i = 0; i < budget; i++) {
         /* Relaxed: a hint for when to try T, which synchronizes. */
         if (__atomic_load_n(&s->value, __ATOMIC_RELAXED) != 0) {
             int r = fx_sem_take(s);
-            if (r != EAGAIN)
+            if (r != EAGAIN) {
+                fx_spin_won(&fx_sem_spin, FX_SEM_SPIN);
                 return r;
+            }
         }
         fx_cpu_relax();
     }
+    fx_spin_lost(&fx_sem_spin, 0);
     /* Relaxed: only a plausibility check of the slot. */
     if (__atomic_load_n(&s->waiters, __ATOMIC_RELAXED) < 0)
         return EINVAL;
