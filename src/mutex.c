@@ -172,34 +172,31 @@ __attribute__((noinline, cold)) static int fx_mutex_lock_contended(fx_mutex *m,
     return fx_mutex_lock_slept(m, deadline);
 }
 
-int fx_mutex_lock(fx_mutex *m)
+/* lock and timedlock: the fast path, then the slow one; `ann` is the race
+ * detector's view (a timed lock is a try: it may fail). */
+static inline int fx_mutex_acquire(fx_mutex *m, const struct timespec *deadline, unsigned ann)
 {
     if (fx_bad_slot(m))
         return EINVAL;
-    fx_ann_pre_lock(m, FX_ANN_EXCLUSIVE);
+    fx_ann_pre_lock(m, ann);
     int32_t v = UNLOCKED;
     /* Fast path, acquire on success: pairs with the release of unlock. */
     int r = __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
                                         __ATOMIC_RELAXED)
                 ? 0
-                : fx_mutex_lock_contended(m, NULL);
-    fx_ann_post_lock(m, r ? FX_ANN_FAILED : FX_ANN_EXCLUSIVE, 0);
+                : fx_mutex_lock_contended(m, deadline);
+    fx_ann_post_lock(m, r ? ann | FX_ANN_FAILED : ann, 0);
     return r;
+}
+
+int fx_mutex_lock(fx_mutex *m)
+{
+    return fx_mutex_acquire(m, NULL, FX_ANN_EXCLUSIVE);
 }
 
 int fx_mutex_timedlock(fx_mutex *m, const struct timespec *deadline)
 {
-    if (fx_bad_slot(m))
-        return EINVAL;
-    fx_ann_pre_lock(m, FX_ANN_TRY);
-    int32_t v = UNLOCKED;
-    /* Acquire on success, as in fx_mutex_lock. */
-    int r = __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
-                                        __ATOMIC_RELAXED)
-                ? 0
-                : fx_mutex_lock_contended(m, deadline);
-    fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
-    return r;
+    return fx_mutex_acquire(m, deadline, FX_ANN_TRY);
 }
 
 int fx_mutex_trylock(fx_mutex *m)

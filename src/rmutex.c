@@ -546,6 +546,20 @@ static inline int fx_rm_owned(fx_rmutex *m, uint32_t self, int32_t *depth)
     return fx_rm_depth_ok(*depth) ? 0 : EINVAL;
 }
 
+/* The outermost release by the owner `self`, whose depth slot held d: tells
+ * the race detector, forgets the re-entry hint and the exit record, and frees
+ * the mutex (as NOTRECOVERABLE when it is still inconsistent). */
+static int fx_rm_release_owned(fx_rmutex *m, uint32_t self, int32_t d)
+{
+    fx_ann_pre_unlock(m, FX_ANN_RECURSIVE);
+    if (fx_rm_hint == m)
+        fx_rm_hint = NULL;
+    int r = fx_rm_release(m, self, (d & INC) ? NOTREC : 0);
+    fx_rm_held_del(m);
+    fx_ann_post_unlock(m, FX_ANN_RECURSIVE);
+    return r;
+}
+
 /* Unlock, checked step by step: inner levels, W set, errors, NOTREC, and every
  * unlock in builds that announce locks to race detectors. */
 __attribute__((noinline)) static int fx_rm_unlock_slow(fx_rmutex *m, uint32_t self)
@@ -559,13 +573,7 @@ __attribute__((noinline)) static int fx_rm_unlock_slow(fx_rmutex *m, uint32_t se
         __atomic_store_n(&m->depth, d - 1, __ATOMIC_RELAXED);
         return 0;
     }
-    fx_ann_pre_unlock(m, FX_ANN_RECURSIVE);
-    if (fx_rm_hint == m)
-        fx_rm_hint = NULL;
-    r = fx_rm_release(m, self, (d & INC) ? NOTREC : 0);
-    fx_rm_held_del(m);
-    fx_ann_post_unlock(m, FX_ANN_RECURSIVE);
-    return r;
+    return fx_rm_release_owned(m, self, d);
 }
 
 int fx_rmutex_unlock(fx_rmutex *m)
@@ -696,13 +704,7 @@ int fx_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
     if (r != 0)
         return r;
     *saved_depth = d & DEPTH_MASK;
-    fx_ann_pre_unlock(m, FX_ANN_RECURSIVE);
-    if (fx_rm_hint == m)
-        fx_rm_hint = NULL;
-    r = fx_rm_release(m, self, (d & INC) ? NOTREC : 0);
-    fx_rm_held_del(m);
-    fx_ann_post_unlock(m, FX_ANN_RECURSIVE);
-    return r;
+    return fx_rm_release_owned(m, self, d);
 }
 
 int fx_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)

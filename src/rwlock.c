@@ -370,27 +370,29 @@ int fx_rwlock_tryrdlock(fx_rwlock *l)
     return r;
 }
 
-int fx_rwlock_wrlock(fx_rwlock *l)
+/* wrlock and timedwrlock; `ann` is the race detector's view (a timed lock is
+ * a try: it may fail). */
+static inline int fx_rwlock_wracquire(fx_rwlock *l, const struct timespec *deadline,
+                                      unsigned ann)
 {
     if (fx_bad_slot(l))
         return EINVAL;
-    fx_ann_pre_lock(l, FX_ANN_EXCLUSIVE);
+    fx_ann_pre_lock(l, ann);
     uint32_t s = 0;
     /* Fast path from the all-zero state, acquire on success. */
-    int r = cas_state(l, &s, WL, __ATOMIC_ACQUIRE) ? 0 : wrlock_slow(l, NULL);
-    fx_ann_post_lock(l, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_EXCLUSIVE, 0);
+    int r = cas_state(l, &s, WL, __ATOMIC_ACQUIRE) ? 0 : wrlock_slow(l, deadline);
+    fx_ann_post_lock(l, r ? ann | FX_ANN_FAILED : ann, 0);
     return r;
+}
+
+int fx_rwlock_wrlock(fx_rwlock *l)
+{
+    return fx_rwlock_wracquire(l, NULL, FX_ANN_EXCLUSIVE);
 }
 
 int fx_rwlock_timedwrlock(fx_rwlock *l, const struct timespec *deadline)
 {
-    if (fx_bad_slot(l))
-        return EINVAL;
-    fx_ann_pre_lock(l, FX_ANN_TRY);
-    uint32_t s = 0;
-    int r = cas_state(l, &s, WL, __ATOMIC_ACQUIRE) ? 0 : wrlock_slow(l, deadline);
-    fx_ann_post_lock(l, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
-    return r;
+    return fx_rwlock_wracquire(l, deadline, FX_ANN_TRY);
 }
 
 int fx_rwlock_trywrlock(fx_rwlock *l)
