@@ -30,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include "fxtest.h"
+#include "fxspec.h"
 
 #include <errno.h>
 #include <futexsync/async.h>
@@ -567,95 +568,19 @@ static const char *ck_sem_value(int32_t v, int r, const struct object *a)
  * Written: every state with bits 24..28 clear (the header: readers up to
  * FX_RWLOCK_MAX_READERS plus fast-path readers passing through, WL, WP, RW,
  * WW; a writer may even find readers passing through WL), and every
- * writer_seq. The expected results below are the transitions of the table at
- * the top of src/rwlock.c, for one thread and nobody asleep. */
+ * writer_seq. The expected results are the transitions of the table at the
+ * top of src/rwlock.c, for one thread and nobody asleep (tests/fxspec.h). */
 
-#define RW_R    0x007fffffu
-#define RW_MAXR ((uint32_t)FX_RWLOCK_MAX_READERS)
-#define RW_WL   ((uint32_t)FX_RWLOCK_WRITE_LOCKED)
-#define RW_HELD (RW_R | RW_WL)
-#define RW_BAD  0x1f000000u
-#define RW_WP   ((uint32_t)FX_RWLOCK_WRITER_PENDING)
-#define RW_RW   ((uint32_t)FX_RWLOCK_READERS_WAITING)
-#define RW_WW   ((uint32_t)FX_RWLOCK_WRITERS_WAITING)
+#define RW_WL ((uint32_t)FX_RWLOCK_WRITE_LOCKED)
+#define RW_WW ((uint32_t)FX_RWLOCK_WRITERS_WAITING)
 
-/* The "wake" row, run by whoever leaves the lock free with waiting bits:
- * WW: clear it, advance writer_seq, wake one writer (none sleeps here, so it
- * goes on to the readers); RW: clear it, wake the readers. */
-static uint32_t rw_wake(uint32_t s, uint32_t *seq)
-{
-    if ((s & RW_HELD) != 0)
-        return s;
-    if (s & RW_WW) {
-        s &= ~RW_WW;
-        *seq += 1;
-    }
-    return s & ~RW_RW;
-}
-
-enum { DL_NONE, DL_PAST, DL_BAD };
-
-/* A read lock (rdlock, timedrdlock) on s: the result, *s and *seq after. */
-static int rw_rd_spec(uint32_t *s, uint32_t *seq, int dl)
-{
-    uint32_t v = *s;
-    if (v & RW_BAD)
-        return EINVAL;
-    if ((v & ~RW_R) == 0 && v < RW_MAXR) {
-        *s = v + 1;
-        return 0;
-    }
-    /* The fast path's undo: a reader that leaves the lock free wakes. */
-    v = rw_wake(v, seq);
-    *s = v;
-    if (!(v & (RW_WL | RW_WP | RW_RW | RW_WW))) {
-        if ((v & RW_R) >= RW_MAXR)
-            return EAGAIN;
-        *s = v + 1;
-        return 0;
-    }
-    if (dl == DL_BAD)
-        return EINVAL;
-    *s = v | RW_RW; /* a reader about to sleep */
-    return ETIMEDOUT;
-}
-
-/* A write lock (wrlock, timedwrlock) on s. */
-static int rw_wr_spec(uint32_t *s, uint32_t *seq, int dl)
-{
-    (void)seq;
-    uint32_t v = *s;
-    if (v & RW_BAD)
-        return EINVAL;
-    if ((v & RW_HELD) == 0) {
-        *s = (v & ~RW_WP) | RW_WL;
-        return 0;
-    }
-    /* Held: the writer sets WP while it spins, and takes it back when it
-     * gives up; before sleeping it also sets WW, which stays. */
-    if (dl == DL_BAD) {
-        *s = v & ~RW_WP;
-        return EINVAL;
-    }
-    *s = (v | RW_WW) & ~RW_WP;
-    return ETIMEDOUT;
-}
-
-static bool rw_rd_nonblocking(int32_t v)
-{
-    uint32_t s = (uint32_t)v, seq = 0;
-    return rw_rd_spec(&s, &seq, DL_PAST) != ETIMEDOUT;
-}
-static bool rw_wr_nonblocking(int32_t v)
-{
-    uint32_t s = (uint32_t)v, seq = 0;
-    return rw_wr_spec(&s, &seq, DL_PAST) != ETIMEDOUT;
-}
+static bool rw_rd_nonblocking(int32_t v) { return fxspec_rw_rd_nonblocking((uint32_t)v); }
+static bool rw_wr_nonblocking(int32_t v) { return fxspec_rw_wr_nonblocking((uint32_t)v); }
 
 static const char *rw_expect(int32_t v, int r, const struct object *a, int want, uint32_t s,
                              uint32_t seq)
 {
-    if ((uint32_t)v & RW_BAD)
+    if ((uint32_t)v & FXSPEC_RW_BAD)
         return never_written(v, r, a->s[0]);
     if (r != want)
         return "the result is not the table's";
@@ -690,13 +615,13 @@ static int op_rw_timedrd_bad(struct object *o, int32_t v)
 static const char *ck_rw_rd(int32_t v, int r, const struct object *a)
 {
     uint32_t s = (uint32_t)v, seq = 0;
-    int want = rw_rd_spec(&s, &seq, DL_PAST);
+    int want = fxspec_rw_rdlock(&s, &seq, FXSPEC_DL_PAST);
     return rw_expect(v, r, a, want, s, seq);
 }
 static const char *ck_rw_rd_bad(int32_t v, int r, const struct object *a)
 {
     uint32_t s = (uint32_t)v, seq = 0;
-    int want = rw_rd_spec(&s, &seq, DL_BAD);
+    int want = fxspec_rw_rdlock(&s, &seq, FXSPEC_DL_BAD);
     return rw_expect(v, r, a, want, s, seq);
 }
 
@@ -726,13 +651,13 @@ static int op_rw_timedwr_bad(struct object *o, int32_t v)
 static const char *ck_rw_wr(int32_t v, int r, const struct object *a)
 {
     uint32_t s = (uint32_t)v, seq = 0;
-    int want = rw_wr_spec(&s, &seq, DL_PAST);
+    int want = fxspec_rw_wrlock(&s, &seq, FXSPEC_DL_PAST);
     return rw_expect(v, r, a, want, s, seq);
 }
 static const char *ck_rw_wr_bad(int32_t v, int r, const struct object *a)
 {
     uint32_t s = (uint32_t)v, seq = 0;
-    int want = rw_wr_spec(&s, &seq, DL_BAD);
+    int want = fxspec_rw_wrlock(&s, &seq, FXSPEC_DL_BAD);
     return rw_expect(v, r, a, want, s, seq);
 }
 
@@ -744,9 +669,8 @@ static int op_rw_tryrd(struct object *o, int32_t v)
 static const char *ck_rw_tryrd(int32_t v, int r, const struct object *a)
 {
     uint32_t s = (uint32_t)v;
-    if ((s & ~RW_R) == 0 && s < RW_MAXR)
-        return rw_expect(v, r, a, 0, s + 1, 0);
-    return rw_expect(v, r, a, (s & ~RW_R) == 0 ? EAGAIN : EBUSY, s, 0);
+    int want = fxspec_rw_tryrdlock(&s);
+    return rw_expect(v, r, a, want, s, 0);
 }
 
 static int op_rw_trywr(struct object *o, int32_t v)
@@ -757,9 +681,8 @@ static int op_rw_trywr(struct object *o, int32_t v)
 static const char *ck_rw_trywr(int32_t v, int r, const struct object *a)
 {
     uint32_t s = (uint32_t)v;
-    if (s & RW_HELD)
-        return rw_expect(v, r, a, EBUSY, s, 0);
-    return rw_expect(v, r, a, 0, s | RW_WL, 0); /* waiting bits kept for our unlock */
+    int want = fxspec_rw_trywrlock(&s);
+    return rw_expect(v, r, a, want, s, 0);
 }
 
 static int op_rw_unlock(struct object *o, int32_t v)
@@ -770,10 +693,8 @@ static int op_rw_unlock(struct object *o, int32_t v)
 static const char *ck_rw_unlock(int32_t v, int r, const struct object *a)
 {
     uint32_t s = (uint32_t)v, seq = 0;
-    if ((s & RW_HELD) == 0)
-        return rw_expect(v, r, a, EPERM, s, 0);
-    s = rw_wake((s & RW_WL) ? s - RW_WL : s - 1, &seq);
-    return rw_expect(v, r, a, 0, s, seq);
+    int want = fxspec_rw_unlock(&s, &seq);
+    return rw_expect(v, r, a, want, s, seq);
 }
 
 static int op_rw_rdunlock(struct object *o, int32_t v)
@@ -784,10 +705,8 @@ static int op_rw_rdunlock(struct object *o, int32_t v)
 static const char *ck_rw_rdunlock(int32_t v, int r, const struct object *a)
 {
     uint32_t s = (uint32_t)v, seq = 0;
-    if ((s & RW_WL) || (s & RW_R) == 0)
-        return rw_expect(v, r, a, EPERM, s, 0);
-    s = rw_wake(s - 1, &seq);
-    return rw_expect(v, r, a, 0, s, seq);
+    int want = fxspec_rw_rdunlock(&s, &seq);
+    return rw_expect(v, r, a, want, s, seq);
 }
 
 static int op_rw_wrunlock(struct object *o, int32_t v)
@@ -798,10 +717,8 @@ static int op_rw_wrunlock(struct object *o, int32_t v)
 static const char *ck_rw_wrunlock(int32_t v, int r, const struct object *a)
 {
     uint32_t s = (uint32_t)v, seq = 0;
-    if (!(s & RW_WL))
-        return rw_expect(v, r, a, EPERM, s, 0);
-    s = rw_wake(s - RW_WL, &seq);
-    return rw_expect(v, r, a, 0, s, seq);
+    int want = fxspec_rw_wrunlock(&s, &seq);
+    return rw_expect(v, r, a, want, s, seq);
 }
 
 static int op_rw_init(struct object *o, int32_t v)
@@ -871,17 +788,9 @@ static const char *ck_rw_seq_same(int32_t v, int r, const struct object *a)
 #define COND_A FX_COND_ARMED
 #define COND_B FX_COND_BCAST
 
-static bool cond_token_written(int32_t t)
-{
-    return (t & 3) == 0 || (t & 3) == 1 || t == 2;
-}
+static bool cond_token_written(int32_t t) { return fxspec_cond_token_written(t); }
 static bool cond_token_never_written(int32_t t) { return !cond_token_written(t); }
-
-/* The counter's next value: ARMED cleared, BCAST kept (mod 2^30). */
-static int32_t cond_advance(int32_t s)
-{
-    return (int32_t)(((uint32_t)s & ~3u) + 4u) | (s & COND_B);
-}
+static int32_t cond_advance(int32_t s) { return fxspec_cond_advance(s); }
 
 static fx_cond *cond_of(struct object *o) { return (fx_cond *)&o->s[0]; }
 static fx_mutex *cond_mutex_of(struct object *o) { return (fx_mutex *)&o->s[4]; }
@@ -1103,9 +1012,7 @@ static const char *ck_cond_wait_mutex_word(int32_t v, int r, const struct object
  * or a parties slot out of range: never written -> EINVAL. The state rows use
  * a barrier of 3 parties (parties slot 3) and waits that pass 3. */
 
-#define B_ARRIVED 0x7fffu
-#define B_ROUND   0xffff0000u
-#define B_ROUND_1 0x10000u
+#define B_ROUND_1 FXSPEC_B_ROUND_1
 #define B_PARTIES 3
 
 static int op_barrier_init(struct object *o, int32_t v)
@@ -1150,22 +1057,14 @@ static int op_barrier_wait_other_count(struct object *o, int32_t v)
  * set the sleepers bit before it slept. */
 static const char *ck_barrier_state(int32_t v, int r, const struct object *a, bool bad)
 {
-    uint32_t s = (uint32_t)v, n = s & B_ARRIVED;
-    if (n >= B_PARTIES)
+    uint32_t s = (uint32_t)v;
+    int32_t p = B_PARTIES;
+    int want = fxspec_barrier_wait(&s, &p, B_PARTIES, bad ? FXSPEC_DL_BAD : FXSPEC_DL_PAST);
+    if (want == EINVAL && !bad)
         return never_written(v, r, a->s[0]);
-    if (n == B_PARTIES - 1) {
-        int32_t next = (int32_t)((s & B_ROUND) + B_ROUND_1);
-        return r == FX_BARRIER_SERIAL_THREAD && slots_are(a, next, B_PARTIES, 0, 0, 0)
-                   ? NULL
-                   : "the last arrival did not open the next round as the serial thread";
-    }
-    if (bad)
-        return r == EINVAL && slots_are(a, v, B_PARTIES, 0, 0, 0)
-                   ? NULL
-                   : "a bad tv_nsec on a wait that blocks did not give EINVAL unchanged";
-    return r == ETIMEDOUT && slots_are(a, (int32_t)(s | FX_BARRIER_SLEEPERS), B_PARTIES, 0, 0, 0)
-               ? NULL
-               : "the wait did not time out and withdraw (sleepers bit left)";
+    if (r != want)
+        return "the result is not the table's (serial, time-out and withdrawal, or EINVAL)";
+    return slots_are(a, (int32_t)s, p, 0, 0, 0) ? NULL : "the state after the wait is not the table's";
 }
 static const char *ck_barrier_timed(int32_t v, int r, const struct object *a)
 {
@@ -1175,7 +1074,10 @@ static const char *ck_barrier_timed_bad(int32_t v, int r, const struct object *a
 {
     return ck_barrier_state(v, r, a, true);
 }
-static bool barrier_nonblocking(int32_t v) { return ((uint32_t)v & B_ARRIVED) >= B_PARTIES - 1; }
+static bool barrier_nonblocking(int32_t v)
+{
+    return ((uint32_t)v & FXSPEC_B_ARRIVED) >= B_PARTIES - 1;
+}
 static const char *ck_barrier_other_count(int32_t v, int r, const struct object *a)
 {
     return r == EINVAL && slots_are(a, v, B_PARTIES, 0, 0, 0)
