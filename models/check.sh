@@ -25,10 +25,14 @@
 # passed.
 #
 # usage: models/check.sh [options] [model.pml ...]   (default: models/*.pml)
+#   -j N, --jobs N      run N checks at a time (default: FX_SPIN_JOBS, or 1);
+#                       each pan may use up to FX_SPIN_MEMLIM MB (the largest
+#                       check needs ~550 MB); the table keeps the models' order
 #   -k, --keep          keep the work directories (kept anyway on failure)
 #   -q, --quiet         print the table only
 #   --only REGEX        run only the checks whose "model check words" match
-#   --stop-on-fail      stop at the first check that does not pass
+#   --stop-on-fail      stop at the first check that does not pass (with -j,
+#                       checks already running finish; no new one starts)
 #   --no-source-check   skip the //@source pins (mutated copies, see mutate.sh)
 #   --tsv FILE          also write the results, one tab-separated line per check
 #   --rehash            rewrite the //@source hashes of the given models to the
@@ -38,10 +42,12 @@ set -u -o pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 
-keep=0 quiet=0 only="" stop=0 srccheck=1 tsv="" rehash=0
+keep=0 quiet=0 only="" stop=0 srccheck=1 tsv="" rehash=0 jobs=${FX_SPIN_JOBS:-1}
 models=()
 while [ $# -gt 0 ]; do
     case "$1" in
+    -j | --jobs) jobs=$2; shift ;;
+    -j[0-9]*) jobs=${1#-j} ;;
     -k | --keep) keep=1 ;;
     -q | --quiet) quiet=1 ;;
     --only) only=$2; shift ;;
@@ -61,8 +67,14 @@ for tool in spin gcc; do
     command -v $tool >/dev/null || { echo "check.sh: $tool not found (apt-get install spin gcc)" >&2; exit 2; }
 done
 
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "check.sh: bad job count '$jobs'" >&2; exit 2; }
+
 # Cap pan's memory (MB): a model that outgrows it fails as incomplete.
 memlim=${FX_SPIN_MEMLIM:-2048}
+# How pan.c is compiled. -O1: gcc -O2 spends more time compiling pan.c (5 to
+# 10 s per check) than most searches take; -O1 compiles in a quarter of that
+# and searches at nearly the same speed (FX_SPIN_OPT=-O2 for long searches).
+opt=${FX_SPIN_OPT:--O1}
 
 say() { [ $quiet -eq 1 ] || echo "$@"; }
 
@@ -78,20 +90,28 @@ if [ $rehash -eq 1 ]; then
 fi
 
 [ -z "$tsv" ] || : >"$tsv"
-rows=()
 failed=0
 total_states=0
+res=$(mktemp -d "${TMPDIR:-/tmp}/fxcheck.XXXXXX")
+trap 'rm -rf "$res"' EXIT
 
-row() { # model check result states transitions depth seconds memory
-    rows+=("$(printf '%-12s %-58s %-10s %12s %13s %9s %8s %8s' "$@")")
-    [ -z "$tsv" ] || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$tsv"
+# Every row of the table is a file $res/<n>.row (tab-separated fields) and
+# every message a file $res/<n>.msg, numbered in the models' order, so that
+# checks running in parallel still print in order.
+n=0
+row_to() { # file, then: model check result states transitions depth seconds memory
+    local f=$1
+    shift
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >"$f"
 }
 
+# The checks to run: C_MODEL, C_KIND and C_REST by row number.
+declare -A C_MODEL C_KIND C_REST
 for model in "${models[@]}"; do
     name=$(basename "$model" .pml)
     if [ ! -f "$model" ]; then
-        row "$name" "-" ERROR - - - - -
-        failed=1
+        row_to "$res/$n.row" "$name" "-" ERROR - - - - -
+        n=$((n + 1))
         continue
     fi
 
@@ -100,139 +120,184 @@ for model in "${models[@]}"; do
         while read -r _ src pin; do
             want=${pin#sha256=}
             if [ ! -f "$root/$src" ]; then
-                say "$name: pinned source $src not found"
-                row "$name" "source $src" MISSING - - - - -
-                failed=1
-                continue
-            fi
-            have=$(sha256sum "$root/$src" | cut -c1-64)
-            if [ "$have" != "$want" ]; then
-                say "$name: $src changed since the model was checked against it."
-                say "  Review models/$name.pml against $src, update the model, then run"
-                say "  models/check.sh --rehash models/$name.pml"
-                row "$name" "source $src" STALE - - - - -
-                failed=1
+                echo "$name: pinned source $src not found" >"$res/$n.msg"
+                row_to "$res/$n.row" "$name" "source $src" MISSING - - - - -
             else
-                row "$name" "source $src" PINNED - - - - -
+                have=$(sha256sum "$root/$src" | cut -c1-64)
+                if [ "$have" != "$want" ]; then
+                    {
+                        echo "$name: $src changed since the model was checked against it."
+                        echo "  Review models/$name.pml against $src, update the model, then run"
+                        echo "  models/check.sh --rehash models/$name.pml"
+                    } >"$res/$n.msg"
+                    row_to "$res/$n.row" "$name" "source $src" STALE - - - - -
+                else
+                    row_to "$res/$n.row" "$name" "source $src" PINNED - - - - -
+                fi
             fi
+            n=$((n + 1))
         done < <(grep '^//@source ' "$model")
     fi
 
     while read -r _ kind rest; do
-        set -- $rest
-        claim=""
-        if [ "$kind" = ltl ]; then
-            claim=$1
-            shift
-        elif [ "$kind" != safety ]; then
-            say "$name: unknown check kind '$kind'"
-            row "$name" "$kind $rest" ERROR - - - - -
-            failed=1
-            continue
-        fi
-        defs=() panflags=() expect_fail=0
-        for w in "$@"; do
-            case "$w" in
-            -D*) defs+=("$w") ;;
-            expect-fail) expect_fail=1 ;;
-            -*) panflags+=("$w") ;;
-            *) say "$name: unknown word '$w' in //@check $kind $rest"; expect_fail=2 ;;
-            esac
-        done
-        label="$kind${claim:+ $claim}${*:+ $*}"
-        if [ -n "$only" ] && ! [[ "$name $label" =~ $only ]]; then
-            continue
-        fi
-        if [ $expect_fail -eq 2 ]; then
-            row "$name" "$label" ERROR - - - - -
-            failed=1
-            continue
-        fi
-
-        work=$(mktemp -d "${TMPDIR:-/tmp}/fxspin.$name.XXXXXX")
-        cp "$model" "$work/$name.pml"
-        t0=$(date +%s.%N)
-        result="" errors="" states="-" trans="-" depth="-" mem="-"
-        if [ "$kind" = safety ]; then
-            ccflags=(-DSAFETY -DNOCLAIM)
-            runflags=()
-        else
-            ccflags=()
-            runflags=(-a -f -N "$claim")
-        fi
-        if ! (cd "$work" && spin -a "${defs[@]}" "$name.pml") >"$work/spin.log" 2>&1 ||
-            grep -qi 'error' "$work/spin.log"; then
-            result=ERROR
-            say "$name: $label: spin -a failed:"
-            [ $quiet -eq 1 ] || sed 's/^/    /' "$work/spin.log"
-        elif ! (cd "$work" && gcc -O2 -w "${defs[@]}" "${ccflags[@]}" -DCOLLAPSE \
-            -DMEMLIM="$memlim" -o pan pan.c) >"$work/gcc.log" 2>&1; then
-            result=ERROR
-            say "$name: $label: gcc pan.c failed:"
-            [ $quiet -eq 1 ] || sed 's/^/    /' "$work/gcc.log"
-        else
-            (cd "$work" && ./pan -w20 "${runflags[@]}" "${panflags[@]}") >"$work/pan.log" 2>&1
-            out="$work/pan.log"
-            errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$out" | tail -1)
-            states=$(awk '/states, stored/ {print $1; exit}' "$out")
-            trans=$(awk '/transitions \(=/ {print $1; exit}' "$out")
-            depth=$(sed -n 's/.*depth reached \([0-9]*\).*/\1/p' "$out" | tail -1)
-            mem=$(awk '/total actual memory usage/ {print $1; exit}' "$out")
-            incomplete=""
-            grep -q 'max search depth too small' "$out" && incomplete="depth limit reached"
-            grep -q 'out of memory' "$out" && incomplete="out of memory"
-            grep -q '^pan: error' "$out" && incomplete="$(grep -m1 '^pan: error' "$out")"
-            # The search must have checked what the line asked for.
-            if [ "$kind" = safety ]; then
-                grep -Eq 'assertion violations[[:space:]]+\+$' "$out" &&
-                    grep -Eq 'invalid end states[[:space:]]+\+' "$out" ||
-                    incomplete="${incomplete:-assertions or end states not checked}"
-            else
-                grep -Eq "never claim[[:space:]]+\+ \($claim\)" "$out" &&
-                    grep -Eq 'acceptance +cycles[[:space:]]+\+ \(fairness enabled\)' "$out" ||
-                    incomplete="${incomplete:-claim $claim with fairness not checked}"
-            fi
-            if [ -z "$errors" ]; then
-                result=ERROR
-                say "$name: $label: pan did not finish:"
-                [ $quiet -eq 1 ] || tail -5 "$out" | sed 's/^/    /'
-            elif [ "$errors" -gt 0 ]; then
-                if [ $expect_fail -eq 1 ]; then
-                    result="FAIL-OK"
-                else
-                    result=FAIL
-                    # Replay the counterexample into the work directory.
-                    (cd "$work" && spin -t -p -g -l "${defs[@]}" "$name.pml") \
-                        >"$work/trail.txt" 2>&1
-                    say "$name: $label: $errors error(s); counterexample in $work/trail.txt"
-                    [ $quiet -eq 1 ] || grep -m3 -E 'assertion violated|acceptance cycle|invalid end state' "$out" | sed 's/^/    /'
-                fi
-            elif [ -n "$incomplete" ]; then
-                result=INCOMPLETE
-                say "$name: $label: incomplete search: $incomplete"
-            elif [ $expect_fail -eq 1 ]; then
-                result=NO-FAIL
-                say "$name: $label: expected a violation, the search found none"
-            else
-                result=PASS
-            fi
-        fi
-        t1=$(date +%s.%N)
-        secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')
-        row "$name" "$label" "$result" "${states:--}" "${trans:--}" "${depth:--}" "$secs" "${mem:--}"
-        case "$result" in
-        PASS | FAIL-OK)
-            [ "$states" = "-" ] || total_states=$((total_states + ${states%%.*}))
-            [ $keep -eq 1 ] || rm -rf "$work"
-            ;;
-        *)
-            failed=1
-            ;;
-        esac
-        if [ $failed -eq 1 ] && [ $stop -eq 1 ]; then
-            break 2
-        fi
+        C_MODEL[$n]=$model
+        C_KIND[$n]=$kind
+        C_REST[$n]=$rest
+        n=$((n + 1))
     done < <(grep '^//@check ' "$model")
+done
+
+# One check: writes $res/$i.row, and $res/$i.msg when there is something to say.
+run_check() {
+    local i=$1 model=${C_MODEL[$1]} kind=${C_KIND[$1]} rest=${C_REST[$1]}
+    local name claim="" w defs=() panflags=() expect_fail=0
+    name=$(basename "$model" .pml)
+    exec 3>"$res/$i.msg"
+    set -- $rest
+    if [ "$kind" = ltl ]; then
+        claim=$1
+        shift
+    elif [ "$kind" != safety ]; then
+        echo "$name: unknown check kind '$kind'" >&3
+        row_to "$res/$i.row" "$name" "$kind $rest" ERROR - - - - -
+        return
+    fi
+    for w in "$@"; do
+        case "$w" in
+        -D*) defs+=("$w") ;;
+        expect-fail) expect_fail=1 ;;
+        -*) panflags+=("$w") ;;
+        *) echo "$name: unknown word '$w' in //@check $kind $rest" >&3; expect_fail=2 ;;
+        esac
+    done
+    local label="$kind${claim:+ $claim}${*:+ $*}"
+    if [ $expect_fail -eq 2 ]; then
+        row_to "$res/$i.row" "$name" "$label" ERROR - - - - -
+        return
+    fi
+
+    local work t0 t1 secs result="" errors="" states="-" trans="-" depth="-" mem="-"
+    local ccflags runflags out incomplete
+    work=$(mktemp -d "${TMPDIR:-/tmp}/fxspin.$name.XXXXXX")
+    cp "$model" "$work/$name.pml"
+    t0=$(date +%s.%N)
+    if [ "$kind" = safety ]; then
+        ccflags=(-DSAFETY -DNOCLAIM)
+        runflags=()
+    else
+        ccflags=()
+        runflags=(-a -f -N "$claim")
+    fi
+    if ! (cd "$work" && spin -a "${defs[@]}" "$name.pml") >"$work/spin.log" 2>&1 ||
+        grep -qi 'error' "$work/spin.log"; then
+        result=ERROR
+        echo "$name: $label: spin -a failed:" >&3
+        sed 's/^/    /' "$work/spin.log" >&3
+    elif ! (cd "$work" && gcc "$opt" -w "${defs[@]}" "${ccflags[@]}" -DCOLLAPSE \
+        -DMEMLIM="$memlim" -o pan pan.c) >"$work/gcc.log" 2>&1; then
+        result=ERROR
+        echo "$name: $label: gcc pan.c failed:" >&3
+        sed 's/^/    /' "$work/gcc.log" >&3
+    else
+        (cd "$work" && ./pan -w20 "${runflags[@]}" "${panflags[@]}") >"$work/pan.log" 2>&1
+        out="$work/pan.log"
+        errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$out" | tail -1)
+        states=$(awk '/states, stored/ {print $1; exit}' "$out")
+        trans=$(awk '/transitions \(=/ {print $1; exit}' "$out")
+        depth=$(sed -n 's/.*depth reached \([0-9]*\).*/\1/p' "$out" | tail -1)
+        mem=$(awk '/total actual memory usage/ {print $1; exit}' "$out")
+        incomplete=""
+        grep -q 'max search depth too small' "$out" && incomplete="depth limit reached"
+        grep -q 'out of memory' "$out" && incomplete="out of memory"
+        grep -q '^pan: error' "$out" && incomplete="$(grep -m1 '^pan: error' "$out")"
+        # The search must have checked what the line asked for.
+        if [ "$kind" = safety ]; then
+            grep -Eq 'assertion violations[[:space:]]+\+$' "$out" &&
+                grep -Eq 'invalid end states[[:space:]]+\+' "$out" ||
+                incomplete="${incomplete:-assertions or end states not checked}"
+        else
+            grep -Eq "never claim[[:space:]]+\+ \($claim\)" "$out" &&
+                grep -Eq 'acceptance +cycles[[:space:]]+\+ \(fairness enabled\)' "$out" ||
+                incomplete="${incomplete:-claim $claim with fairness not checked}"
+        fi
+        if [ -z "$errors" ]; then
+            result=ERROR
+            echo "$name: $label: pan did not finish:" >&3
+            tail -5 "$out" | sed 's/^/    /' >&3
+        elif [ "$errors" -gt 0 ]; then
+            if [ $expect_fail -eq 1 ]; then
+                result="FAIL-OK"
+            else
+                result=FAIL
+                # Replay the counterexample into the work directory.
+                (cd "$work" && spin -t -p -g -l "${defs[@]}" "$name.pml") \
+                    >"$work/trail.txt" 2>&1
+                echo "$name: $label: $errors error(s); counterexample in $work/trail.txt" >&3
+                grep -m3 -E 'assertion violated|acceptance cycle|invalid end state' "$out" |
+                    sed 's/^/    /' >&3
+            fi
+        elif [ -n "$incomplete" ]; then
+            result=INCOMPLETE
+            echo "$name: $label: incomplete search: $incomplete" >&3
+        elif [ $expect_fail -eq 1 ]; then
+            result=NO-FAIL
+            echo "$name: $label: expected a violation, the search found none" >&3
+        else
+            result=PASS
+        fi
+    fi
+    t1=$(date +%s.%N)
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')
+    case "$result" in
+    PASS | FAIL-OK) [ $keep -eq 1 ] || rm -rf "$work" ;;
+    esac
+    row_to "$res/$i.row" "$name" "$label" "$result" "${states:--}" "${trans:--}" "${depth:--}" \
+        "$secs" "${mem:--}"
+}
+
+# A row that is not a pass.
+row_failed() {
+    [ -f "$res/$1.row" ] || return 1
+    case "$(cut -f3 "$res/$1.row")" in
+    PASS | FAIL-OK | PINNED) return 1 ;;
+    esac
+    return 0
+}
+
+# The job pool: at most $jobs checks at a time; with --stop-on-fail, none
+# starts once a finished one (or a source pin) has failed.
+stopped=0
+for ((i = 0; i < n; i++)); do
+    [ -n "${C_MODEL[$i]+x}" ] || continue
+    name=$(basename "${C_MODEL[$i]}" .pml)
+    if [ -n "$only" ] && ! [[ "$name ${C_KIND[$i]} ${C_REST[$i]}" =~ $only ]]; then
+        continue
+    fi
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+        wait -n
+    done
+    if [ $stop -eq 1 ]; then
+        for ((k = 0; k < i; k++)); do
+            row_failed $k && stopped=1
+        done
+        [ $stopped -eq 0 ] || break
+    fi
+    run_check "$i" &
+done
+wait
+
+rows=()
+for ((i = 0; i < n; i++)); do
+    [ -f "$res/$i.row" ] || continue
+    [ $quiet -eq 1 ] || [ ! -s "$res/$i.msg" ] || cat "$res/$i.msg"
+    IFS=$'\t' read -r m c r st tr d se me <"$res/$i.row"
+    rows+=("$(printf '%-12s %-58s %-10s %12s %13s %9s %8s %8s' "$m" "$c" "$r" "$st" "$tr" "$d" "$se" "$me")")
+    [ -z "$tsv" ] || cat "$res/$i.row" >>"$tsv"
+    case "$r" in
+    PASS | FAIL-OK) [ "$st" = "-" ] || total_states=$((total_states + ${st%%.*})) ;;
+    PINNED) ;;
+    *) failed=1 ;;
+    esac
 done
 
 if [ $quiet -eq 0 ] || [ ${#rows[@]} -gt 0 ]; then

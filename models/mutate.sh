@@ -10,23 +10,36 @@
 # that play the same role, or update the mutations here (a tag that no longer
 # exists is reported as BROKEN, never silently skipped).
 #
-# usage: models/mutate.sh [--list] [-k] [name ...]    (default: all mutations)
-#   -k   keep the mutated models and the check logs
+# usage: models/mutate.sh [--list] [--full | --long] [-j N] [-k] [name ...]
+#   (default: every mutation except the long ones)
+#   --full  also the long mutations: the equivalent mutations of models whose
+#           checks take minutes (an equivalent mutation must pass every check
+#           of its model, so it costs a whole run of them); ctest runs them
+#           only in the long mode (models/README.md)
+#   --long  only the long mutations
+#   -j N    run N mutations at a time (default: FX_SPIN_JOBS, or 1); the
+#           checks of one mutation run one after another and stop at the
+#           first that fails
+#   -k      keep the mutated models and the check logs
+# Mutations named on the command line run whether long or not.
 set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-names=() declare -A MODEL DESC SUBS EXPECT
+names=() declare -A MODEL DESC SUBS EXPECT LONG
 
 # mutation <name> <model> <description> <tag> <replacement> [<tag> <replacement>]...
 # equivalent ...: the same, for a change the checks must accept (SURVIVED).
+# long_equivalent ...: an equivalent mutation that runs only with --full.
 equivalent() { expect=SURVIVED mutation "$@"; }
+long_equivalent() { expect=SURVIVED long=1 mutation "$@"; }
 mutation() {
     local n=$1
     names+=("$n")
     MODEL[$n]=$2
     DESC[$n]=$3
     EXPECT[$n]=${expect:-CAUGHT}
+    LONG[$n]=${long:-0}
     shift 3
     SUBS[$n]=""
     while [ $# -ge 2 ]; do
@@ -222,42 +235,60 @@ equivalent waiter-registers-late counter.pml \
     R1 '    atomic { v = value }; /* MUTANT: R2 first */' \
     R2 '    atomic { waiters++ }; /* MUTANT: then R1 */'
 
-equivalent cond-clear-b-early cond.pml \
+long_equivalent cond-clear-b-early cond.pml \
     "W8 runs with the mutex held, nobody can register meanwhile" \
     bclear '       :: (s & B) -> /* MUTANT */'
 
-equivalent cond-arm-before-count cond.pml \
+long_equivalent cond-arm-before-count cond.pml \
     "W1 runs under the mutex" \
     W1a '    atomic { seq = seq | A; v = seq }; /* MUTANT */' \
     W1b '    nw++; /* MUTANT */'
 
 # ---------------------------------------------------------------------------
 
-keep=0 selected=()
-for a in "$@"; do
+keep=0 full=0 jobs=${FX_SPIN_JOBS:-1} selected=()
+while [ $# -gt 0 ]; do
+    a=$1
     case "$a" in
     --list)
         for n in "${names[@]}"; do
-            printf '%-26s %-12s %-9s %s\n' "$n" "${MODEL[$n]}" "${EXPECT[$n]}" "${DESC[$n]}"
+            kind=${EXPECT[$n]}
+            [ "${LONG[$n]}" = 0 ] || kind="$kind,long"
+            printf '%-26s %-12s %-14s %s\n' "$n" "${MODEL[$n]}" "$kind" "${DESC[$n]}"
         done
         exit 0 ;;
+    --full) full=1 ;;
+    --long) full=2 ;;
+    -j) jobs=$2; shift ;;
+    -j[0-9]*) jobs=${a#-j} ;;
     -k) keep=1 ;;
     -*) echo "mutate.sh: unknown option $a" >&2; exit 2 ;;
     *) [ -n "${MODEL[$a]+x}" ] || { echo "mutate.sh: no mutation $a" >&2; exit 2; }
        selected+=("$a") ;;
     esac
+    shift
 done
-[ ${#selected[@]} -gt 0 ] || selected=("${names[@]}")
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "mutate.sh: bad job count '$jobs'" >&2; exit 2; }
+skipped=()
+if [ ${#selected[@]} -eq 0 ]; then
+    for n in "${names[@]}"; do
+        if [ "${LONG[$n]}" = 1 ] && [ $full -eq 0 ]; then
+            skipped+=("$n")
+        elif [ "${LONG[$n]}" = 1 ] || [ $full -ne 2 ]; then
+            selected+=("$n")
+        fi
+    done
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/fxmutate.XXXXXX")
-rows=() caught=0 bad=0
-for n in "${selected[@]}"; do
-    model=${MODEL[$n]}
+
+# One mutation, in $work/<name>: writes its table row to $work/<name>/row.
+run_mutation() {
+    local n=$1 model=${MODEL[$1]} base dir status="" tag repl count t0 t1 secs by="-"
     base=${model%.pml}
     dir="$work/$n"
     mkdir -p "$dir"
     cp "$here/$model" "$dir/$model"
-    status=""
     while IFS=$'\t' read -r tag repl; do
         [ -n "$tag" ] || continue
         count=$(grep -cF "[M:$tag]" "$dir/$model")
@@ -269,10 +300,9 @@ for n in "${selected[@]}"; do
             "$dir/$model" >"$dir/$model.new" && mv "$dir/$model.new" "$dir/$model"
     done <<<"${SUBS[$n]}"
     t0=$(date +%s.%N)
-    by="-"
     if [ -z "$status" ]; then
-        TMPDIR="$dir" "$here/check.sh" --quiet --no-source-check --stop-on-fail --tsv "$dir/result.tsv" \
-            "$dir/$model" >"$dir/check.log" 2>&1
+        TMPDIR="$dir" FX_SPIN_JOBS=1 "$here/check.sh" --quiet --no-source-check --stop-on-fail \
+            --tsv "$dir/result.tsv" "$dir/$model" >"$dir/check.log" 2>&1
         # Caught: some check found a violation (not a build error, not a
         # check that is meant to fail anyway).
         by=$(awk -F'\t' '$3 == "FAIL" { print $2; exit }' "$dir/result.tsv")
@@ -281,24 +311,35 @@ for n in "${selected[@]}"; do
         elif awk -F'\t' '$3 == "ERROR" || $3 == "INCOMPLETE" { f = 1 } END { exit !f }' "$dir/result.tsv"; then
             status="BROKEN (see $dir/check.log)"
             by="-"
-            keep=1
         else
             status=SURVIVED
             by="-"
         fi
-    else
-        keep=1
     fi
-    if [ "$status" = "${EXPECT[$n]}" ]; then
+    t1=$(date +%s.%N)
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')
+    printf '%s\t%s\t%s\t%s\t%s\n' "$status" "$base" "$by" "$secs" "${EXPECT[$n]}" >"$dir/row"
+}
+
+for n in "${selected[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+        wait -n
+    done
+    run_mutation "$n" &
+done
+wait
+
+rows=() caught=0 bad=0
+for n in "${selected[@]}"; do
+    IFS=$'\t' read -r status base by secs expect <"$work/$n/row"
+    if [ "$status" = "$expect" ]; then
         [ "$status" != CAUGHT ] || caught=$((caught + 1))
     else
         bad=$((bad + 1))
         keep=1
+        echo "$n: $status, expected $expect"
     fi
-    t1=$(date +%s.%N)
-    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')
-    rows+=("$(printf '%-26s %-8s %-9s %-9s %-40s %6s' "$n" "$base" "${EXPECT[$n]}" "${status%% *}" "$by" "$secs")")
-    [ "$status" = "${EXPECT[$n]}" ] || echo "$n: $status, expected ${EXPECT[$n]}"
+    rows+=("$(printf '%-26s %-8s %-9s %-9s %-40s %6s' "$n" "$base" "$expect" "${status%% *}" "$by" "$secs")")
 done
 
 printf '%-26s %-8s %-9s %-9s %-40s %6s\n' mutation model expected result "caught by" "time(s)"
@@ -306,6 +347,8 @@ printf '%s\n' "${rows[@]}"
 nexp=0
 for n in "${selected[@]}"; do [ "${EXPECT[$n]}" != CAUGHT ] || nexp=$((nexp + 1)); done
 echo "$caught of $nexp mutations caught; $((${#selected[@]} - nexp)) equivalent mutation(s) checked; $bad unexpected result(s)"
+[ ${#skipped[@]} -eq 0 ] ||
+    echo "not run (long; models/mutate.sh --full): ${skipped[*]}"
 if [ $keep -eq 1 ]; then
     echo "mutated models and logs: $work"
 else

@@ -2,31 +2,47 @@
  * tests/test_badstate.c - every operation on every slot value class.
  *
  * For each row of the table below (a primitive, one of its int32 slots, one
- * operation), the slot is set to each value of a fixed set of about 6,200
- * values (every value in [-1024, 1024], every single-bit and all-but-one-bit
+ * operation), the slot is set to each value of a fixed set of 6,117 values
+ * (every value in [-1024, 1024], every single-bit and all-but-one-bit
  * pattern, 0x55555555, 0xAAAAAAAA, INT32_MIN, INT32_MAX, and 4,000 random
- * values from a fixed seed), the other slots to zero, and the operation is
- * called once. The row's check then states the result: EINVAL for a value the
- * library never writes (and the slot left as it was), the documented result
- * for the values it does write (and the slot the operation leaves). No call
- * may crash or hang: blocking operations appear only as timed operations with
- * a deadline that has passed or is 200 us away, and every call must return
- * within a second.
+ * values from a fixed seed), the other slots to the row's base values (zero
+ * unless the row says otherwise), and the operation is called once. The row's
+ * check then states the result: EINVAL for a value the library never writes
+ * (and the slot left as it was), the documented result for the values it does
+ * write (and the slots the operation leaves). Which values are written is
+ * taken from each primitive's header and the state table at the top of its
+ * source; the expected results and slots are the table's transitions for one
+ * thread. No call may crash or hang: blocking operations appear only as timed
+ * operations with a deadline that has passed or is 200 us away (or untimed
+ * where the value cannot block), and every call must return within a second.
+ *
+ * Primitives: fx_mutex, fx_counter, the futex layer, fx_sem, fx_rwlock,
+ * fx_cond (with its fx_mutex as a fifth slot), fx_barrier, fx_once, fx_rmutex,
+ * and the async layer's waits on those words (deadlines passed, so nothing is
+ * armed). The totals are printed first ("badstate: ... calls").
  *
  * Each row runs in a forked child with an alarm, so a crash or a hang is
  * reported as that row's failure, with the value that caused it.
  *
  * Adding a primitive: write its op and check functions and add its rows to
- * `rows` (the value of the slot under test is `v`; the object is zero apart
- * from that slot).
+ * `rows` (the value of the slot under test is `v`; the other slots hold the
+ * row's base values).
  */
 #define _GNU_SOURCE
 #include "fxtest.h"
+#include "fxspec.h"
 
 #include <errno.h>
+#include <futexsync/async.h>
+#include <futexsync/barrier.h>
+#include <futexsync/cond.h>
 #include <futexsync/counter.h>
 #include <futexsync/futex.h>
 #include <futexsync/mutex.h>
+#include <futexsync/once.h>
+#include <futexsync/rmutex.h>
+#include <futexsync/rwlock.h>
+#include <futexsync/sem.h>
 #include <futexsync/time.h>
 #include <limits.h>
 #include <signal.h>
@@ -69,9 +85,11 @@ static struct timespec bad_nsec(void) { return (struct timespec){.tv_sec = 0, .t
 
 /* The table ------------------------------------------------------------------ */
 
-/* Up to 4 int32 slots; slot i is obj.s[i]. */
+/* Up to 5 int32 slots; slot i is obj.s[i]. A condition variable uses slots
+ * 0..3 and its mutex slot 4 (16 bytes after the cond: token 16). */
+#define NSLOTS 5
 struct object {
-    int32_t s[4];
+    int32_t s[NSLOTS];
 };
 
 struct row {
@@ -81,6 +99,7 @@ struct row {
     int (*op)(struct object *o, int32_t v);     /* returns the result */
     /* NULL when the result and the slots are as documented, else why not. */
     const char *(*check)(int32_t v, int r, const struct object *after);
+    int32_t base[NSLOTS];                       /* the other slots (default 0) */
 };
 
 /* --- fx_mutex: one slot, state. The values the library writes. ------------ */
@@ -392,33 +411,1201 @@ static const char *ck_futex_wake(int32_t v, int r, const struct object *a)
     return a->s[0] == v ? NULL : "wake changed the word";
 }
 
+/* Whether the slots after the call are exactly {a0, a1, a2, a3, a4}. */
+static bool slots_are(const struct object *a, int32_t a0, int32_t a1, int32_t a2, int32_t a3,
+                      int32_t a4)
+{
+    return a->s[0] == a0 && a->s[1] == a1 && a->s[2] == a2 && a->s[3] == a3 && a->s[4] == a4;
+}
+
+/* --- fx_sem: slots value (0) and waiters (1). -------------------------------
+ * Written: value 0 .. INT32_MAX (0 .. FX_SEM_VALUE_MAX, and above it for an
+ * instant while a post at the maximum takes its increment back), waiters
+ * >= 0. Negative values are never written: EINVAL from the operations that
+ * read the slot. (A post reads waiters only to decide whether to wake:
+ * src/sem.c P2, "a garbage negative count only costs a wake nobody needed".) */
+
+static int op_sem_init_5(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_sem_init((fx_sem *)o, 5);
+}
+static const char *ck_sem_init_5(int32_t v, int r, const struct object *a)
+{
+    (void)v;
+    return r == 0 && slots_are(a, 5, 0, 0, 0, 0) ? NULL : "init did not set value 5, waiters 0";
+}
+
+static int op_sem_init_v(struct object *o, int32_t v)
+{
+    return fx_sem_init((fx_sem *)o, v);
+}
+static const char *ck_sem_init_v(int32_t v, int r, const struct object *a)
+{
+    if (v < 0 || v > FX_SEM_VALUE_MAX)
+        return r == EINVAL && slots_are(a, v, 0, 0, 0, 0) ? NULL
+                                                           : "an out-of-range value was accepted";
+    return r == 0 && slots_are(a, v, 0, 0, 0, 0) ? NULL : "init of a valid value failed";
+}
+
+static int op_sem_post(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_sem_post((fx_sem *)o);
+}
+static const char *ck_sem_post_value(int32_t v, int r, const struct object *a)
+{
+    if (v < 0)
+        return never_written(v, r, a->s[0]);
+    if (v >= FX_SEM_VALUE_MAX)
+        return r == EOVERFLOW && slots_are(a, v, 0, 0, 0, 0) ? NULL
+                                                              : "post at the maximum not EOVERFLOW/unchanged";
+    return r == 0 && slots_are(a, v + 1, 0, 0, 0, 0) ? NULL : "post did not add one token";
+}
+static const char *ck_sem_post_waiters(int32_t v, int r, const struct object *a)
+{
+    return r == 0 && slots_are(a, 1, v, 0, 0, 0) ? NULL
+                                                  : "post did not add a token, or touched waiters";
+}
+
+static int op_sem_trywait(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_sem_trywait((fx_sem *)o);
+}
+static const char *ck_sem_trywait_value(int32_t v, int r, const struct object *a)
+{
+    if (v < 0)
+        return never_written(v, r, a->s[0]);
+    if (v == 0)
+        return r == EAGAIN && slots_are(a, 0, 0, 0, 0, 0) ? NULL : "trywait on 0 not EAGAIN";
+    return r == 0 && slots_are(a, v - 1, 0, 0, 0, 0) ? NULL : "trywait did not take a token";
+}
+static const char *ck_sem_trywait_waiters(int32_t v, int r, const struct object *a)
+{
+    return r == EAGAIN && slots_are(a, 0, v, 0, 0, 0) ? NULL
+                                                       : "trywait on 0 not EAGAIN, or touched waiters";
+}
+
+static bool sem_value_nonblocking(int32_t v) { return v != 0; }
+static int op_sem_wait(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_sem_wait((fx_sem *)o);
+}
+static const char *ck_sem_wait_value(int32_t v, int r, const struct object *a)
+{
+    if (v < 0)
+        return never_written(v, r, a->s[0]);
+    return r == 0 && slots_are(a, v - 1, 0, 0, 0, 0) ? NULL : "wait did not take a token";
+}
+
+static int op_sem_timed_past(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = past();
+    return fx_sem_timedwait((fx_sem *)o, &d);
+}
+static int op_sem_timed_soon(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = soon();
+    return fx_sem_timedwait((fx_sem *)o, &d);
+}
+static int op_sem_timed_bad(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = bad_nsec();
+    return fx_sem_timedwait((fx_sem *)o, &d);
+}
+/* A token available is taken whatever the deadline (POSIX); on 0 the wait
+ * times out and leaves the waiters slot as it found it. */
+static const char *ck_sem_timed_value(int32_t v, int r, const struct object *a)
+{
+    if (v < 0)
+        return never_written(v, r, a->s[0]);
+    if (v > 0)
+        return r == 0 && slots_are(a, v - 1, 0, 0, 0, 0) ? NULL : "an available token was not taken";
+    return r == ETIMEDOUT && slots_are(a, 0, 0, 0, 0, 0) ? NULL
+                                                          : "a wait on 0 did not time out cleanly";
+}
+static const char *ck_sem_timed_bad_value(int32_t v, int r, const struct object *a)
+{
+    if (v < 0)
+        return never_written(v, r, a->s[0]);
+    if (v > 0)
+        return r == 0 && slots_are(a, v - 1, 0, 0, 0, 0) ? NULL : "an available token was not taken";
+    return r == EINVAL && slots_are(a, 0, 0, 0, 0, 0) ? NULL
+                                                       : "a bad tv_nsec on 0 did not give EINVAL";
+}
+static const char *ck_sem_timed_waiters(int32_t v, int r, const struct object *a)
+{
+    if (v < 0)
+        return r == EINVAL && slots_are(a, 0, v, 0, 0, 0) ? NULL
+                                                           : "a negative waiters slot did not give EINVAL";
+    return r == ETIMEDOUT && slots_are(a, 0, v, 0, 0, 0) ? NULL
+                                                          : "the wait did not time out and restore waiters";
+}
+static const char *ck_sem_timed_bad_waiters(int32_t v, int r, const struct object *a)
+{
+    return r == EINVAL && slots_are(a, 0, v, 0, 0, 0) ? NULL
+                                                       : "a bad tv_nsec (or waiters) did not give EINVAL";
+}
+
+static int op_sem_value(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_sem_value((fx_sem *)o);
+}
+static const char *ck_sem_value(int32_t v, int r, const struct object *a)
+{
+    if (r != (v < 0 ? -EINVAL : v))
+        return "fx_sem_value is not the value (or -EINVAL for a negative one)";
+    return slots_are(a, v, 0, 0, 0, 0) ? NULL : "fx_sem_value changed the slots";
+}
+
+/* --- fx_rwlock: slots state (0) and writer_seq (1). --------------------------
+ * Written: every state with bits 24..28 clear (the header: readers up to
+ * FX_RWLOCK_MAX_READERS plus fast-path readers passing through, WL, WP, RW,
+ * WW; a writer may even find readers passing through WL), and every
+ * writer_seq. The expected results are the transitions of the table at the
+ * top of src/rwlock.c, for one thread and nobody asleep (tests/fxspec.h). */
+
+#define RW_WL ((uint32_t)FX_RWLOCK_WRITE_LOCKED)
+#define RW_WW ((uint32_t)FX_RWLOCK_WRITERS_WAITING)
+
+static bool rw_rd_nonblocking(int32_t v) { return fxspec_rw_rd_nonblocking((uint32_t)v); }
+static bool rw_wr_nonblocking(int32_t v) { return fxspec_rw_wr_nonblocking((uint32_t)v); }
+
+static const char *rw_expect(int32_t v, int r, const struct object *a, int want, uint32_t s,
+                             uint32_t seq)
+{
+    if ((uint32_t)v & FXSPEC_RW_BAD)
+        return never_written(v, r, a->s[0]);
+    if (r != want)
+        return "the result is not the table's";
+    if ((uint32_t)a->s[0] != s || (uint32_t)a->s[1] != seq)
+        return "the state or writer_seq after the call is not the table's";
+    return NULL;
+}
+
+static int op_rw_rdlock(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_rwlock_rdlock((fx_rwlock *)o);
+}
+static int op_rw_timedrd_past(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = past();
+    return fx_rwlock_timedrdlock((fx_rwlock *)o, &d);
+}
+static int op_rw_timedrd_soon(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = soon();
+    return fx_rwlock_timedrdlock((fx_rwlock *)o, &d);
+}
+static int op_rw_timedrd_bad(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = bad_nsec();
+    return fx_rwlock_timedrdlock((fx_rwlock *)o, &d);
+}
+static const char *ck_rw_rd(int32_t v, int r, const struct object *a)
+{
+    uint32_t s = (uint32_t)v, seq = 0;
+    int want = fxspec_rw_rdlock(&s, &seq, FXSPEC_DL_PAST);
+    return rw_expect(v, r, a, want, s, seq);
+}
+static const char *ck_rw_rd_bad(int32_t v, int r, const struct object *a)
+{
+    uint32_t s = (uint32_t)v, seq = 0;
+    int want = fxspec_rw_rdlock(&s, &seq, FXSPEC_DL_BAD);
+    return rw_expect(v, r, a, want, s, seq);
+}
+
+static int op_rw_wrlock(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_rwlock_wrlock((fx_rwlock *)o);
+}
+static int op_rw_timedwr_past(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = past();
+    return fx_rwlock_timedwrlock((fx_rwlock *)o, &d);
+}
+static int op_rw_timedwr_soon(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = soon();
+    return fx_rwlock_timedwrlock((fx_rwlock *)o, &d);
+}
+static int op_rw_timedwr_bad(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = bad_nsec();
+    return fx_rwlock_timedwrlock((fx_rwlock *)o, &d);
+}
+static const char *ck_rw_wr(int32_t v, int r, const struct object *a)
+{
+    uint32_t s = (uint32_t)v, seq = 0;
+    int want = fxspec_rw_wrlock(&s, &seq, FXSPEC_DL_PAST);
+    return rw_expect(v, r, a, want, s, seq);
+}
+static const char *ck_rw_wr_bad(int32_t v, int r, const struct object *a)
+{
+    uint32_t s = (uint32_t)v, seq = 0;
+    int want = fxspec_rw_wrlock(&s, &seq, FXSPEC_DL_BAD);
+    return rw_expect(v, r, a, want, s, seq);
+}
+
+static int op_rw_tryrd(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_rwlock_tryrdlock((fx_rwlock *)o);
+}
+static const char *ck_rw_tryrd(int32_t v, int r, const struct object *a)
+{
+    uint32_t s = (uint32_t)v;
+    int want = fxspec_rw_tryrdlock(&s);
+    return rw_expect(v, r, a, want, s, 0);
+}
+
+static int op_rw_trywr(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_rwlock_trywrlock((fx_rwlock *)o);
+}
+static const char *ck_rw_trywr(int32_t v, int r, const struct object *a)
+{
+    uint32_t s = (uint32_t)v;
+    int want = fxspec_rw_trywrlock(&s);
+    return rw_expect(v, r, a, want, s, 0);
+}
+
+static int op_rw_unlock(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_rwlock_unlock((fx_rwlock *)o);
+}
+static const char *ck_rw_unlock(int32_t v, int r, const struct object *a)
+{
+    uint32_t s = (uint32_t)v, seq = 0;
+    int want = fxspec_rw_unlock(&s, &seq);
+    return rw_expect(v, r, a, want, s, seq);
+}
+
+static int op_rw_rdunlock(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_rwlock_rdunlock((fx_rwlock *)o);
+}
+static const char *ck_rw_rdunlock(int32_t v, int r, const struct object *a)
+{
+    uint32_t s = (uint32_t)v, seq = 0;
+    int want = fxspec_rw_rdunlock(&s, &seq);
+    return rw_expect(v, r, a, want, s, seq);
+}
+
+static int op_rw_wrunlock(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_rwlock_wrunlock((fx_rwlock *)o);
+}
+static const char *ck_rw_wrunlock(int32_t v, int r, const struct object *a)
+{
+    uint32_t s = (uint32_t)v, seq = 0;
+    int want = fxspec_rw_wrunlock(&s, &seq);
+    return rw_expect(v, r, a, want, s, seq);
+}
+
+static int op_rw_init(struct object *o, int32_t v)
+{
+    (void)v;
+    fx_rwlock_init((fx_rwlock *)o);
+    return 0;
+}
+static const char *ck_zero_all(int32_t v, int r, const struct object *a)
+{
+    (void)v, (void)r;
+    return slots_are(a, 0, 0, 0, 0, 0) ? NULL : "init did not zero the object";
+}
+
+/* writer_seq: any value. A writer that sleeps waits on it (and leaves WW);
+ * the unlock that wakes a writer advances it, wrapping. */
+static int op_rw_seq_timedwr(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = past();
+    return fx_rwlock_timedwrlock((fx_rwlock *)o, &d); /* state WL: held */
+}
+static const char *ck_rw_seq_timedwr(int32_t v, int r, const struct object *a)
+{
+    return r == ETIMEDOUT && slots_are(a, (int32_t)(RW_WL | RW_WW), v, 0, 0, 0)
+               ? NULL
+               : "a writer on a held lock did not time out leaving WW and writer_seq";
+}
+static int op_rw_seq_unlock(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_rwlock_unlock((fx_rwlock *)o); /* state WL | WW */
+}
+static const char *ck_rw_seq_unlock(int32_t v, int r, const struct object *a)
+{
+    return r == 0 && slots_are(a, 0, (int32_t)((uint32_t)v + 1u), 0, 0, 0)
+               ? NULL
+               : "the unlock did not free the lock and advance writer_seq by one";
+}
+static int op_rw_seq_try(struct object *o, int32_t v)
+{
+    (void)v;
+    fx_rwlock *l = (fx_rwlock *)o;
+    int r = fx_rwlock_trywrlock(l);
+    if (r != 0 || fx_rwlock_wrunlock(l) != 0)
+        return -1;
+    r = fx_rwlock_tryrdlock(l);
+    if (r != 0 || fx_rwlock_rdunlock(l) != 0)
+        return -2;
+    return 0;
+}
+static const char *ck_rw_seq_same(int32_t v, int r, const struct object *a)
+{
+    return r == 0 && slots_are(a, 0, v, 0, 0, 0) ? NULL
+                                                  : "the uncontended operations failed or touched writer_seq";
+}
+
+/* --- fx_cond: slots seq (0), waiters (1), mutex (2), park (3); its fx_mutex
+ * in slot 4. ---------------------------------------------------------------
+ * Written (src/cond.c's table): every seq; waiters >= 0; mutex 0 (none), 2
+ * (several) or a token = 0 or 1 (mod 4); park 0. Never written -> EINVAL
+ * from the operations that read the slot: signal reads waiters; broadcast
+ * waiters and park; a wait every slot and the mutex word. The mutex lies 16
+ * bytes after the cond, so the token a waiter records is 16 (its offset). */
+
+#define COND_TOKEN 16
+#define COND_A FX_COND_ARMED
+#define COND_B FX_COND_BCAST
+
+static bool cond_token_written(int32_t t) { return fxspec_cond_token_written(t); }
+static bool cond_token_never_written(int32_t t) { return !cond_token_written(t); }
+static int32_t cond_advance(int32_t s) { return fxspec_cond_advance(s); }
+
+static fx_cond *cond_of(struct object *o) { return (fx_cond *)&o->s[0]; }
+static fx_mutex *cond_mutex_of(struct object *o) { return (fx_mutex *)&o->s[4]; }
+
+static int op_cond_init(struct object *o, int32_t v)
+{
+    (void)v;
+    fx_cond_init(cond_of(o));
+    return 0;
+}
+static const char *ck_cond_init(int32_t v, int r, const struct object *a)
+{
+    (void)v, (void)r;
+    return slots_are(a, 0, 0, 0, 0, FX_MUTEX_LOCKED) ? NULL
+                                                     : "init did not zero the cond (or touched the mutex)";
+}
+
+static int op_cond_signal(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_cond_signal(cond_of(o));
+}
+static int op_cond_broadcast(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_cond_broadcast(cond_of(o));
+}
+/* Nobody waits (waiters 0): both return 0 and change nothing, whatever the
+ * slots they do not read. */
+static const char *ck_cond_notify_nobody(int32_t v, int r, const struct object *a, int slot)
+{
+    struct object want = {{0, 0, 0, 0, 0}};
+    want.s[slot] = v;
+    if (r != 0)
+        return "a notify with no waiter did not return 0";
+    return memcmp(a, &want, sizeof want) == 0 ? NULL : "a notify with no waiter changed a slot";
+}
+static const char *ck_cond_notify_seq(int32_t v, int r, const struct object *a)
+{
+    return ck_cond_notify_nobody(v, r, a, 0);
+}
+static const char *ck_cond_signal_mutex(int32_t v, int r, const struct object *a)
+{
+    return ck_cond_notify_nobody(v, r, a, 2);
+}
+static const char *ck_cond_signal_park(int32_t v, int r, const struct object *a)
+{
+    return ck_cond_notify_nobody(v, r, a, 3);
+}
+static const char *ck_cond_signal_waiters(int32_t v, int r, const struct object *a)
+{
+    if (v < 0)
+        return never_written(v, r, a->s[1]);
+    /* seq 0 is not armed: no advance; the wake finds nobody asleep. */
+    return r == 0 && slots_are(a, 0, v, 0, 0, 0) ? NULL : "signal changed the slots";
+}
+/* One registered waiter (not asleep): signal advances an armed counter. */
+static const char *ck_cond_signal_seq_one(int32_t v, int r, const struct object *a)
+{
+    int32_t want = (v & COND_A) ? cond_advance(v) : v;
+    return r == 0 && slots_are(a, want, 1, 0, 0, 0) ? NULL
+                                                     : "signal did not advance exactly an armed counter";
+}
+static const char *ck_cond_broadcast_seq_one(int32_t v, int r, const struct object *a)
+{
+    int32_t want = ((v & COND_A) ? cond_advance(v) : v) | COND_B;
+    return r == 0 && slots_are(a, want, 1, 0, 0, 0) ? NULL
+                                                     : "broadcast did not advance an armed counter and set BCAST";
+}
+static const char *ck_cond_broadcast_waiters(int32_t v, int r, const struct object *a)
+{
+    if (v < 0)
+        return never_written(v, r, a->s[1]);
+    if (v == 0)
+        return r == 0 && slots_are(a, 0, 0, 0, 0, 0) ? NULL : "broadcast with no waiter changed slots";
+    return r == 0 && slots_are(a, COND_B, v, 0, 0, 0) ? NULL
+                                                       : "broadcast with waiters did not set BCAST only";
+}
+static const char *ck_cond_broadcast_park(int32_t v, int r, const struct object *a)
+{
+    if (v != 0)
+        return never_written(v, r, a->s[3]);
+    return r == 0 && slots_are(a, 0, 0, 0, 0, 0) ? NULL : "broadcast changed the slots";
+}
+
+static int op_cond_timed_past(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = past();
+    return fx_cond_timedwait(cond_of(o), cond_mutex_of(o), &d);
+}
+static int op_cond_timed_soon(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = soon();
+    return fx_cond_timedwait(cond_of(o), cond_mutex_of(o), &d);
+}
+static int op_cond_timed_bad(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = bad_nsec();
+    return fx_cond_timedwait(cond_of(o), cond_mutex_of(o), &d);
+}
+static int op_cond_wait(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_cond_wait(cond_of(o), cond_mutex_of(o));
+}
+
+/* A wait that times out (W1..W8 alone): registers (ARMED), records the
+ * token, releases the mutex, times out, re-acquires it (as CONTENDED when
+ * BCAST was set: it may have been moved to the mutex word), and as the last
+ * waiter out clears BCAST. */
+static const char *ck_cond_timed_seq(int32_t v, int r, const struct object *a)
+{
+    int32_t seq = (v | COND_A) & ~COND_B;
+    int32_t m = (v & COND_B) ? FX_MUTEX_CONTENDED : FX_MUTEX_LOCKED;
+    return r == ETIMEDOUT && slots_are(a, seq, 0, COND_TOKEN, 0, m)
+               ? NULL
+               : "the wait did not time out with the table's slots and the mutex held";
+}
+static const char *ck_cond_timed_waiters(int32_t v, int r, const struct object *a)
+{
+    if (v < 0)
+        return r == EINVAL && slots_are(a, 0, v, 0, 0, FX_MUTEX_LOCKED)
+                   ? NULL
+                   : "a negative waiters slot did not give EINVAL (mutex kept)";
+    /* Other waiters are counted: the token becomes MIXED (2). */
+    return r == ETIMEDOUT && slots_are(a, COND_A, v, v == 0 ? COND_TOKEN : 2, 0, FX_MUTEX_LOCKED)
+               ? NULL
+               : "the wait did not time out, restore waiters and record the token";
+}
+static const char *ck_cond_timed_token(int32_t v, int r, const struct object *a)
+{
+    if (!cond_token_written(v))
+        return r == EINVAL && slots_are(a, 0, 0, v, 0, FX_MUTEX_LOCKED)
+                   ? NULL
+                   : "a token never written did not give EINVAL (mutex kept)";
+    /* A first waiter alone replaces what a past population left. */
+    return r == ETIMEDOUT && slots_are(a, COND_A, 0, COND_TOKEN, 0, FX_MUTEX_LOCKED)
+               ? NULL
+               : "the wait did not time out and record its token";
+}
+static const char *ck_cond_timed_park(int32_t v, int r, const struct object *a)
+{
+    if (v != 0)
+        return r == EINVAL && slots_are(a, 0, 0, 0, v, FX_MUTEX_LOCKED)
+                   ? NULL
+                   : "a non-zero park did not give EINVAL (mutex kept)";
+    return r == ETIMEDOUT && slots_are(a, COND_A, 0, COND_TOKEN, 0, FX_MUTEX_LOCKED)
+               ? NULL
+               : "the wait did not time out";
+}
+/* The mutex word: never written -> EINVAL; free -> EPERM; held -> the wait
+ * times out and returns with it LOCKED (its unlock woke nobody). */
+static const char *ck_cond_timed_mutex_word(int32_t v, int r, const struct object *a)
+{
+    if (!mutex_written(v))
+        return r == EINVAL && slots_are(a, 0, 0, 0, 0, v) ? NULL
+                                                          : "a mutex word never written did not give EINVAL";
+    if (v == FX_MUTEX_UNLOCKED)
+        return r == EPERM && slots_are(a, 0, 0, 0, 0, 0) ? NULL : "a free mutex did not give EPERM";
+    return r == ETIMEDOUT && slots_are(a, COND_A, 0, COND_TOKEN, 0, FX_MUTEX_LOCKED)
+               ? NULL
+               : "the wait did not time out with the mutex held";
+}
+/* A bad tv_nsec: EINVAL before anything is read or written. */
+static const char *ck_cond_timed_bad(int32_t v, int r, const struct object *a, int slot)
+{
+    struct object want = {{0, 0, 0, 0, FX_MUTEX_LOCKED}};
+    want.s[slot] = v;
+    if (r != EINVAL)
+        return "a bad tv_nsec did not give EINVAL";
+    return memcmp(a, &want, sizeof want) == 0 ? NULL : "a bad tv_nsec changed a slot";
+}
+static const char *ck_cond_timed_bad_seq(int32_t v, int r, const struct object *a)
+{
+    return ck_cond_timed_bad(v, r, a, 0);
+}
+static const char *ck_cond_timed_bad_waiters(int32_t v, int r, const struct object *a)
+{
+    return ck_cond_timed_bad(v, r, a, 1);
+}
+static const char *ck_cond_timed_bad_mutex(int32_t v, int r, const struct object *a)
+{
+    return ck_cond_timed_bad(v, r, a, 2);
+}
+static const char *ck_cond_timed_bad_park(int32_t v, int r, const struct object *a)
+{
+    return ck_cond_timed_bad(v, r, a, 3);
+}
+/* fx_cond_wait (no deadline) only where it cannot block: values never
+ * written. */
+static bool negative(int32_t v) { return v < 0; }
+static bool nonzero(int32_t v) { return v != 0; }
+static bool mutex_word_nonblocking(int32_t v) { return !mutex_written(v) || v == 0; }
+static const char *ck_cond_wait_waiters(int32_t v, int r, const struct object *a)
+{
+    return r == EINVAL && slots_are(a, 0, v, 0, 0, FX_MUTEX_LOCKED) ? NULL : "not EINVAL, or changed";
+}
+static const char *ck_cond_wait_token(int32_t v, int r, const struct object *a)
+{
+    return r == EINVAL && slots_are(a, 0, 0, v, 0, FX_MUTEX_LOCKED) ? NULL : "not EINVAL, or changed";
+}
+static const char *ck_cond_wait_park(int32_t v, int r, const struct object *a)
+{
+    return r == EINVAL && slots_are(a, 0, 0, 0, v, FX_MUTEX_LOCKED) ? NULL : "not EINVAL, or changed";
+}
+static const char *ck_cond_wait_mutex_word(int32_t v, int r, const struct object *a)
+{
+    int want = v == 0 ? EPERM : EINVAL;
+    return r == want && slots_are(a, 0, 0, 0, 0, v) ? NULL : "not EPERM/EINVAL, or changed";
+}
+
+/* --- fx_barrier: slots state (0) and parties (1). ----------------------------
+ * Written (src/barrier.c's table): parties 0 (unused) or the count of the
+ * first wait, 1 .. FX_BARRIER_MAX_PARTIES; state: arrivals A (bits 0..14)
+ * below the recorded count, the sleepers bit, any round number. A >= parties
+ * or a parties slot out of range: never written -> EINVAL. The state rows use
+ * a barrier of 3 parties (parties slot 3) and waits that pass 3. */
+
+#define B_ROUND_1 FXSPEC_B_ROUND_1
+#define B_PARTIES 3
+
+static int op_barrier_init(struct object *o, int32_t v)
+{
+    (void)v;
+    fx_barrier_init((fx_barrier *)o);
+    return 0;
+}
+
+static int op_barrier_timed_past(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = past();
+    return fx_barrier_timedwait((fx_barrier *)o, B_PARTIES, &d);
+}
+static int op_barrier_timed_soon(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = soon();
+    return fx_barrier_timedwait((fx_barrier *)o, B_PARTIES, &d);
+}
+static int op_barrier_timed_bad(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = bad_nsec();
+    return fx_barrier_timedwait((fx_barrier *)o, B_PARTIES, &d);
+}
+static int op_barrier_wait(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_barrier_wait((fx_barrier *)o, B_PARTIES);
+}
+static int op_barrier_wait_other_count(struct object *o, int32_t v)
+{
+    (void)v;
+    struct timespec d = past();
+    return fx_barrier_timedwait((fx_barrier *)o, B_PARTIES + 1, &d);
+}
+
+/* The last arrival opens the next round (arrivals and sleepers cleared, the
+ * round number + 1, wrapping); an earlier one times out and withdraws, having
+ * set the sleepers bit before it slept. */
+static const char *ck_barrier_state(int32_t v, int r, const struct object *a, bool bad)
+{
+    uint32_t s = (uint32_t)v;
+    int32_t p = B_PARTIES;
+    int want = fxspec_barrier_wait(&s, &p, B_PARTIES, bad ? FXSPEC_DL_BAD : FXSPEC_DL_PAST);
+    if (want == EINVAL && !bad)
+        return never_written(v, r, a->s[0]);
+    if (r != want)
+        return "the result is not the table's (serial, time-out and withdrawal, or EINVAL)";
+    return slots_are(a, (int32_t)s, p, 0, 0, 0) ? NULL : "the state after the wait is not the table's";
+}
+static const char *ck_barrier_timed(int32_t v, int r, const struct object *a)
+{
+    return ck_barrier_state(v, r, a, false);
+}
+static const char *ck_barrier_timed_bad(int32_t v, int r, const struct object *a)
+{
+    return ck_barrier_state(v, r, a, true);
+}
+static bool barrier_nonblocking(int32_t v)
+{
+    return ((uint32_t)v & FXSPEC_B_ARRIVED) >= B_PARTIES - 1;
+}
+static const char *ck_barrier_other_count(int32_t v, int r, const struct object *a)
+{
+    return r == EINVAL && slots_are(a, v, B_PARTIES, 0, 0, 0)
+               ? NULL
+               : "a party count other than the recorded one did not give EINVAL unchanged";
+}
+static const char *ck_barrier_init(int32_t v, int r, const struct object *a)
+{
+    (void)v, (void)r;
+    return slots_are(a, 0, 0, 0, 0, 0) ? NULL : "init did not zero the barrier";
+}
+
+/* The parties slot, state 0: a wait passing the recorded count (or 3 when
+ * the slot holds no valid count) times out, is the serial thread of a
+ * 1-party barrier, records 3 in an unused barrier, or gets EINVAL. */
+static bool parties_in_range(int32_t p) { return p >= 1 && p <= FX_BARRIER_MAX_PARTIES; }
+static int op_barrier_parties(struct object *o, int32_t v)
+{
+    struct timespec d = past();
+    return fx_barrier_timedwait((fx_barrier *)o, parties_in_range(v) ? v : B_PARTIES, &d);
+}
+static const char *ck_barrier_parties(int32_t v, int r, const struct object *a)
+{
+    if (v != 0 && !parties_in_range(v))
+        return never_written(v, r, a->s[1]);
+    int32_t p = v == 0 ? B_PARTIES : v;
+    if (p == 1)
+        return r == FX_BARRIER_SERIAL_THREAD && slots_are(a, (int32_t)B_ROUND_1, 1, 0, 0, 0)
+                   ? NULL
+                   : "the only party of a round was not its serial thread";
+    return r == ETIMEDOUT && slots_are(a, FX_BARRIER_SLEEPERS, p, 0, 0, 0)
+               ? NULL
+               : "the wait did not time out with the count recorded";
+}
+
+/* --- fx_once: one slot, state. -------------------------------------------------
+ * Written: 0 (not run), 1 (done), RUNNING | tid (tid != 0) with or without
+ * WAITERS. Never written -> EINVAL: any other value without RUNNING, and
+ * RUNNING with tid 0. A RUNNING word names a thread the caller would wait
+ * for (or take over from, 100 ms after it is found dead): the table runs only
+ * the values a call answers at once, and the caller's own TID (EDEADLK) is
+ * a test of its own below. */
+
+static bool once_written(int32_t v)
+{
+    if (v & FX_ONCE_RUNNING)
+        return (v & FX_ONCE_TID_MASK) != 0;
+    return v == FX_ONCE_NOT_RUN || v == FX_ONCE_DONE;
+}
+static bool once_answers_at_once(int32_t v)
+{
+    return !(v & FX_ONCE_RUNNING) || (v & FX_ONCE_TID_MASK) == 0;
+}
+
+static int once_runs;
+static void once_count(void *arg)
+{
+    (void)arg;
+    once_runs++;
+}
+static int op_once_call(struct object *o, int32_t v)
+{
+    (void)v;
+    once_runs = 0;
+    return fx_once_call((fx_once *)o, once_count, NULL);
+}
+static const char *ck_once_call(int32_t v, int r, const struct object *a)
+{
+    if (!once_written(v)) {
+        if (once_runs != 0)
+            return "the initialiser ran on a state never written";
+        return never_written(v, r, a->s[0]);
+    }
+    if (v == FX_ONCE_NOT_RUN)
+        return r == 0 && once_runs == 1 && slots_are(a, FX_ONCE_DONE, 0, 0, 0, 0)
+                   ? NULL
+                   : "the first call did not run the initialiser once and publish DONE";
+    return r == 0 && once_runs == 0 && slots_are(a, FX_ONCE_DONE, 0, 0, 0, 0)
+               ? NULL
+               : "a call on DONE did not return 0 at once";
+}
+static int op_once_null_fn(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_once_call((fx_once *)o, NULL, NULL);
+}
+static const char *ck_once_null_fn(int32_t v, int r, const struct object *a)
+{
+    return r == EINVAL && slots_are(a, v, 0, 0, 0, 0) ? NULL : "a NULL function did not give EINVAL";
+}
+
+/* --- the async layer: the words it acts on (fx_mutex state, fx_counter
+ * waiters and value, a raw futex word), with deadlines that have passed or a
+ * bad tv_nsec: no wait is ever armed, so the results are immediate. ---------- */
+
+static fx_async *async_waiter(void)
+{
+    static fx_async *w; /* one per forked row child */
+    if (w == NULL && fx_async_create(&w, FX_ASYNC_AUTO) != 0)
+        w = NULL;
+    return w;
+}
+
+static int op_async_mutex_past(struct object *o, int32_t v)
+{
+    (void)v;
+    fx_async *w = async_waiter();
+    struct timespec d = past();
+    return w ? fx_async_mutex_lock(w, (fx_mutex *)o, &d) : -1;
+}
+static int op_async_mutex_bad(struct object *o, int32_t v)
+{
+    (void)v;
+    fx_async *w = async_waiter();
+    struct timespec d = bad_nsec();
+    return w ? fx_async_mutex_lock(w, (fx_mutex *)o, &d) : -1;
+}
+/* As fx_mutex_timedlock: a free mutex is taken whatever the deadline; a held
+ * one times out, marked CONTENDED by the step that would have slept. */
+static const char *ck_async_mutex_past(int32_t v, int r, const struct object *a)
+{
+    if (!mutex_written(v))
+        return never_written(v, r, a->s[0]);
+    if (v == FX_MUTEX_UNLOCKED)
+        return r == 0 && a->s[0] == FX_MUTEX_LOCKED ? NULL : "a free mutex was not taken";
+    return r == ETIMEDOUT && a->s[0] == FX_MUTEX_CONTENDED ? NULL
+                                                          : "a held mutex did not time out CONTENDED";
+}
+/* A bad tv_nsec is seen before anything is armed or marked. */
+static const char *ck_async_mutex_bad(int32_t v, int r, const struct object *a)
+{
+    if (!mutex_written(v))
+        return never_written(v, r, a->s[0]);
+    if (v == FX_MUTEX_UNLOCKED)
+        return r == 0 && a->s[0] == FX_MUTEX_LOCKED ? NULL : "a free mutex was not taken";
+    return r == EINVAL && a->s[0] == v ? NULL : "a bad tv_nsec on a held mutex: not EINVAL unchanged";
+}
+
+static int op_async_counter_other(struct object *o, int32_t v)
+{
+    (void)v;
+    fx_async *w = async_waiter();
+    struct timespec d = past();
+    fx_counter *c = (fx_counter *)o;
+    return w ? fx_async_counter_wait(w, c, (int32_t)((uint32_t)c->value + 1u), &d) : -1;
+}
+static const char *ck_async_counter_value(int32_t v, int r, const struct object *a)
+{
+    return r == ETIMEDOUT && slots_are(a, v, 0, 0, 0, 0) ? NULL
+                                                          : "a wait for another value did not time out";
+}
+static const char *ck_async_counter_waiters(int32_t v, int r, const struct object *a)
+{
+    if (v < 0)
+        return r == EINVAL && slots_are(a, 0, v, 0, 0, 0) ? NULL
+                                                           : "a negative waiters slot did not give EINVAL";
+    return r == ETIMEDOUT && slots_are(a, 0, v, 0, 0, 0) ? NULL
+                                                          : "the wait did not time out and restore waiters";
+}
+static int op_async_counter_current(struct object *o, int32_t v)
+{
+    fx_async *w = async_waiter();
+    struct timespec d = past();
+    return w ? fx_async_counter_wait(w, (fx_counter *)o, v, &d) : -1;
+}
+static const char *ck_async_counter_current(int32_t v, int r, const struct object *a)
+{
+    return r == 0 && slots_are(a, v, 0, 0, 0, 0) ? NULL : "a wait for the current value did not return 0";
+}
+
+static int op_async_futex_same(struct object *o, int32_t v)
+{
+    fx_async *w = async_waiter();
+    struct timespec d = past();
+    return w ? fx_async_futex_wait(w, &o->s[0], v, &d) : -1;
+}
+static int op_async_futex_other(struct object *o, int32_t v)
+{
+    fx_async *w = async_waiter();
+    return w ? fx_async_futex_wait(w, &o->s[0], (int32_t)~(uint32_t)v, NULL) : -1;
+}
+
+/* --- fx_rmutex: slots owner (0) and depth (1). --------------------------------
+ * Written (src/rmutex.c's table): owner 0, ORPHANED, NOTRECOVERABLE, or a TID
+ * in 1 .. FX_RMUTEX_TID_MAX with or without WAITERS; anything else -> EINVAL
+ * from every operation. depth: the owner's count 1 .. FX_RMUTEX_DEPTH_MAX
+ * plus INCONSISTENT; another value in the depth slot of a mutex the caller
+ * owns -> EINVAL from re-entry, unlock and consistent. An owner TID is alive
+ * or dead: a trylock on a live owner's mutex is EBUSY, on a dead one's
+ * EOWNERDEAD (the caller takes it over, keeping WAITERS); the test asks
+ * /proc as the library does, before and after the call, and accepts either
+ * answer only if the thread was born or died in between. */
+
+#define RM_W ((uint32_t)FX_RMUTEX_WAITERS)
+
+static uint32_t rm_held_tid(int32_t v)
+{
+    uint32_t t = (uint32_t)v & ~RM_W;
+    return t >= 1 && t <= (uint32_t)FX_RMUTEX_TID_MAX ? t : 0;
+}
+static bool rm_written(int32_t v)
+{
+    return v == 0 || v == FX_RMUTEX_ORPHANED || v == FX_RMUTEX_NOTRECOVERABLE || rm_held_tid(v);
+}
+
+/* Whether a thread with this TID lives (a zombie does not). */
+static bool tid_alive(pid_t t)
+{
+    char path[40], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)t);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    return p != NULL && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X' && p[2] != 'x';
+}
+
+static int rm_alive_before; /* -1: not a foreign held TID */
+static int op_rm_trylock(struct object *o, int32_t v)
+{
+    uint32_t t = rm_held_tid(v);
+    rm_alive_before = t && t != (uint32_t)fxt_gettid() ? tid_alive((pid_t)t) : -1;
+    return fx_rmutex_trylock((fx_rmutex *)o);
+}
+static const char *ck_rm_trylock(int32_t v, int r, const struct object *a)
+{
+    int32_t self = (int32_t)fxt_gettid();
+    if (!rm_written(v))
+        return never_written(v, r, a->s[0]);
+    if (v == 0)
+        return r == 0 && slots_are(a, self, 1, 0, 0, 0) ? NULL : "a free mutex was not taken at depth 1";
+    if (v == FX_RMUTEX_ORPHANED)
+        return r == EOWNERDEAD && slots_are(a, self, 1 | FX_RMUTEX_INCONSISTENT, 0, 0, 0)
+                   ? NULL
+                   : "an orphaned mutex was not taken with EOWNERDEAD, inconsistent";
+    if (v == FX_RMUTEX_NOTRECOVERABLE)
+        return r == ENOTRECOVERABLE && slots_are(a, v, 0, 0, 0, 0) ? NULL
+                                                                    : "not ENOTRECOVERABLE unchanged";
+    if (rm_held_tid(v) == (uint32_t)self) /* ours, with depth 0: not a depth we write */
+        return r == EINVAL && slots_are(a, v, 0, 0, 0, 0) ? NULL : "re-entry at depth 0 not EINVAL";
+    bool after = tid_alive((pid_t)rm_held_tid(v));
+    bool busy_ok = rm_alive_before == 1 || after, dead_ok = rm_alive_before == 0 || !after;
+    if (r == EBUSY && busy_ok)
+        return slots_are(a, v, 0, 0, 0, 0) ? NULL : "EBUSY changed the slots";
+    if (r == EOWNERDEAD && dead_ok) {
+        int32_t want = (int32_t)((uint32_t)self | ((uint32_t)v & RM_W)); /* W kept */
+        return slots_are(a, want, 1 | FX_RMUTEX_INCONSISTENT, 0, 0, 0)
+                   ? NULL
+                   : "a dead owner's mutex was not taken over (W kept, depth 1, inconsistent)";
+    }
+    return "not EBUSY for a live owner / EOWNERDEAD for a dead one";
+}
+
+static int op_rm_owner(struct object *o, int32_t v)
+{
+    (void)v;
+    return (int)fx_rmutex_owner((fx_rmutex *)o);
+}
+static const char *ck_rm_owner(int32_t v, int r, const struct object *a)
+{
+    int want = rm_written(v) ? (int)rm_held_tid(v) : -EINVAL;
+    return r == want && slots_are(a, v, 0, 0, 0, 0) ? NULL : "fx_rmutex_owner is not the owner's TID";
+}
+
+/* Unlock and consistent by a thread that is not the owner (the owner word
+ * never holds the caller's TID in this row unless the value is the caller's). */
+static int op_rm_unlock(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_rmutex_unlock((fx_rmutex *)o);
+}
+static int op_rm_consistent(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_rmutex_consistent((fx_rmutex *)o);
+}
+static const char *ck_rm_not_owner(int32_t v, int r, const struct object *a, int32_t depth)
+{
+    if (!rm_written(v))
+        return r == EINVAL && slots_are(a, v, depth, 0, 0, 0) ? NULL
+                                                              : "a value never written did not give EINVAL";
+    if (rm_held_tid(v) == (uint32_t)fxt_gettid())
+        return "the row does not apply: the caller's own TID";
+    return r == EPERM && slots_are(a, v, depth, 0, 0, 0) ? NULL : "not EPERM unchanged for a non-owner";
+}
+static bool rm_not_self(int32_t v) { return rm_held_tid(v) != (uint32_t)fxt_gettid(); }
+static const char *ck_rm_unlock_owner(int32_t v, int r, const struct object *a)
+{
+    return ck_rm_not_owner(v, r, a, 1);
+}
+static const char *ck_rm_consistent_owner(int32_t v, int r, const struct object *a)
+{
+    return ck_rm_not_owner(v, r, a, 1 | FX_RMUTEX_INCONSISTENT);
+}
+
+/* recover(tid): releases a held mutex whose owner is tid (ORPHANED, waking
+ * one sleeper if W), EPERM otherwise. */
+static int op_rm_recover(struct object *o, int32_t v)
+{
+    uint32_t t = rm_held_tid(v);
+    return fx_rmutex_recover((fx_rmutex *)o, t ? (pid_t)t : 1);
+}
+static const char *ck_rm_recover(int32_t v, int r, const struct object *a)
+{
+    if (!rm_written(v))
+        return never_written(v, r, a->s[0]);
+    if (rm_held_tid(v))
+        return r == 0 && slots_are(a, FX_RMUTEX_ORPHANED, 0, 0, 0, 0) ? NULL
+                                                                      : "recover did not orphan the mutex";
+    return r == EPERM && slots_are(a, v, 0, 0, 0, 0) ? NULL : "recover of no owner is not EPERM";
+}
+
+static int op_rm_init(struct object *o, int32_t v)
+{
+    (void)v;
+    fx_rmutex_init((fx_rmutex *)o);
+    return 0;
+}
+
+/* The depth slot of a mutex the caller owns (the op writes the caller's TID
+ * into the owner slot). */
+static bool rm_depth_written(int32_t d)
+{
+    return (d & ~(FX_RMUTEX_DEPTH_MASK | FX_RMUTEX_INCONSISTENT)) == 0 &&
+           (d & FX_RMUTEX_DEPTH_MASK) != 0;
+}
+static int op_rm_depth_trylock(struct object *o, int32_t v)
+{
+    (void)v;
+    o->s[0] = (int32_t)fxt_gettid();
+    return fx_rmutex_trylock((fx_rmutex *)o);
+}
+static const char *ck_rm_depth_reenter(int32_t v, int r, const struct object *a)
+{
+    int32_t self = (int32_t)fxt_gettid();
+    if (!rm_depth_written(v))
+        return r == EINVAL && slots_are(a, self, v, 0, 0, 0) ? NULL
+                                                             : "a depth never written did not give EINVAL";
+    if ((v & FX_RMUTEX_DEPTH_MASK) == FX_RMUTEX_DEPTH_MAX)
+        return r == EAGAIN && slots_are(a, self, v, 0, 0, 0) ? NULL : "re-entry at the maximum not EAGAIN";
+    return r == 0 && slots_are(a, self, v + 1, 0, 0, 0) ? NULL : "re-entry did not add one level";
+}
+static int op_rm_depth_unlock(struct object *o, int32_t v)
+{
+    (void)v;
+    o->s[0] = (int32_t)fxt_gettid();
+    return fx_rmutex_unlock((fx_rmutex *)o);
+}
+static const char *ck_rm_depth_unlock(int32_t v, int r, const struct object *a)
+{
+    int32_t self = (int32_t)fxt_gettid();
+    if (!rm_depth_written(v))
+        return r == EINVAL && slots_are(a, self, v, 0, 0, 0) ? NULL
+                                                             : "a depth never written did not give EINVAL";
+    if ((v & FX_RMUTEX_DEPTH_MASK) > 1)
+        return r == 0 && slots_are(a, self, v - 1, 0, 0, 0) ? NULL : "an inner unlock did not drop a level";
+    /* The last level: free, or not recoverable if never made consistent. */
+    int32_t owner = (v & FX_RMUTEX_INCONSISTENT) ? FX_RMUTEX_NOTRECOVERABLE : 0;
+    return r == 0 && slots_are(a, owner, v, 0, 0, 0) ? NULL
+                                                     : "the final unlock did not free (or doom) the mutex";
+}
+static int op_rm_depth_consistent(struct object *o, int32_t v)
+{
+    (void)v;
+    o->s[0] = (int32_t)fxt_gettid();
+    return fx_rmutex_consistent((fx_rmutex *)o);
+}
+static const char *ck_rm_depth_consistent(int32_t v, int r, const struct object *a)
+{
+    int32_t self = (int32_t)fxt_gettid();
+    if (!rm_depth_written(v) || !(v & FX_RMUTEX_INCONSISTENT))
+        return r == EINVAL && slots_are(a, self, v, 0, 0, 0) ? NULL
+                                                             : "consistent on no inconsistency did not give EINVAL";
+    return r == 0 && slots_are(a, self, v & ~FX_RMUTEX_INCONSISTENT, 0, 0, 0)
+               ? NULL
+               : "consistent did not clear INCONSISTENT only";
+}
+
 static const struct row rows[] = {
-    {"mutex_init_any_state", 0, NULL, op_mutex_init, ck_mutex_init},
-    {"mutex_trylock_any_state", 0, NULL, op_mutex_trylock, ck_mutex_trylock},
-    {"mutex_lock_nonblocking_states", 0, mutex_nonblocking, op_mutex_lock, ck_mutex_lock},
-    {"mutex_timedlock_past_any_state", 0, NULL, op_mutex_timed_past, ck_mutex_timed},
-    {"mutex_timedlock_soon_any_state", 0, NULL, op_mutex_timed_soon, ck_mutex_timed},
-    {"mutex_timedlock_bad_nsec_any_state", 0, NULL, op_mutex_timed_bad, ck_mutex_timed_bad},
-    {"mutex_unlock_any_state", 0, NULL, op_mutex_unlock, ck_mutex_unlock},
-    {"counter_init_any_value", 0, NULL, op_counter_init, ck_counter_init},
-    {"counter_load_any_value", 0, NULL, op_counter_load, ck_counter_same},
-    {"counter_add_any_value_wraps", 0, NULL, op_counter_add, ck_counter_add},
-    {"counter_store_any_value", 0, NULL, op_counter_store, ck_counter_store},
-    {"counter_wait_current_any_value", 0, NULL, op_counter_wait_equal, ck_counter_wait_equal},
-    {"counter_wait_other_past_any_value", 0, NULL, op_counter_wait_other_past, ck_counter_wait_other},
+    {"mutex_init_any_state", 0, NULL, op_mutex_init, ck_mutex_init, {0}},
+    {"mutex_trylock_any_state", 0, NULL, op_mutex_trylock, ck_mutex_trylock, {0}},
+    {"mutex_lock_nonblocking_states", 0, mutex_nonblocking, op_mutex_lock, ck_mutex_lock, {0}},
+    {"mutex_timedlock_past_any_state", 0, NULL, op_mutex_timed_past, ck_mutex_timed, {0}},
+    {"mutex_timedlock_soon_any_state", 0, NULL, op_mutex_timed_soon, ck_mutex_timed, {0}},
+    {"mutex_timedlock_bad_nsec_any_state", 0, NULL, op_mutex_timed_bad, ck_mutex_timed_bad, {0}},
+    {"mutex_unlock_any_state", 0, NULL, op_mutex_unlock, ck_mutex_unlock, {0}},
+    {"counter_init_any_value", 0, NULL, op_counter_init, ck_counter_init, {0}},
+    {"counter_load_any_value", 0, NULL, op_counter_load, ck_counter_same, {0}},
+    {"counter_add_any_value_wraps", 0, NULL, op_counter_add, ck_counter_add, {0}},
+    {"counter_store_any_value", 0, NULL, op_counter_store, ck_counter_store, {0}},
+    {"counter_wait_current_any_value", 0, NULL, op_counter_wait_equal, ck_counter_wait_equal, {0}},
+    {"counter_wait_other_past_any_value", 0, NULL, op_counter_wait_other_past, ck_counter_wait_other, {0}},
     {"counter_wait_other_soon_some_values", 0, every_16th, op_counter_wait_other_soon,
-     ck_counter_wait_other},
-    {"counter_wait_bad_nsec_any_value", 0, NULL, op_counter_wait_bad, ck_counter_wait_bad},
-    {"counter_wait_any_waiters", 1, NULL, op_counter_wait_waiters, ck_counter_wait_waiters},
+     ck_counter_wait_other, {0}},
+    {"counter_wait_bad_nsec_any_value", 0, NULL, op_counter_wait_bad, ck_counter_wait_bad, {0}},
+    {"counter_wait_any_waiters", 1, NULL, op_counter_wait_waiters, ck_counter_wait_waiters, {0}},
     {"counter_wait_at_once_any_waiters", 1, NULL, op_counter_wait_waiters_fast,
-     ck_counter_waiters_fast},
-    {"counter_add_store_any_waiters", 1, NULL, op_counter_add_waiters, ck_counter_add_waiters},
-    {"futex_wait_current_past_any_value", 0, NULL, op_futex_wait_equal_past, ck_futex_timeout},
+     ck_counter_waiters_fast, {0}},
+    {"counter_add_store_any_waiters", 1, NULL, op_counter_add_waiters, ck_counter_add_waiters, {0}},
+    {"futex_wait_current_past_any_value", 0, NULL, op_futex_wait_equal_past, ck_futex_timeout, {0}},
     {"futex_wait_current_soon_some_values", 0, every_16th, op_futex_wait_equal_soon,
-     ck_futex_timeout},
-    {"futex_wait_other_any_value", 0, NULL, op_futex_wait_other, ck_futex_eagain},
-    {"futex_wait_bad_nsec_any_value", 0, NULL, op_futex_wait_bad, ck_futex_einval},
-    {"futex_wake_any_value", 0, NULL, op_futex_wake, ck_futex_wake},
+     ck_futex_timeout, {0}},
+    {"futex_wait_other_any_value", 0, NULL, op_futex_wait_other, ck_futex_eagain, {0}},
+    {"futex_wait_bad_nsec_any_value", 0, NULL, op_futex_wait_bad, ck_futex_einval, {0}},
+    {"futex_wake_any_value", 0, NULL, op_futex_wake, ck_futex_wake, {0}},
+#define LOCKED_MUTEX {0, 0, 0, 0, FX_MUTEX_LOCKED}
+    /* fx_sem */
+    {"sem_init_any_value_slot", 0, NULL, op_sem_init_5, ck_sem_init_5, {0}},
+    {"sem_init_any_waiters_slot", 1, NULL, op_sem_init_5, ck_sem_init_5, {0}},
+    {"sem_init_rejects_values_out_of_range", 0, NULL, op_sem_init_v, ck_sem_init_v, {0}},
+    {"sem_post_any_value", 0, NULL, op_sem_post, ck_sem_post_value, {0}},
+    {"sem_post_any_waiters", 1, NULL, op_sem_post, ck_sem_post_waiters, {0}},
+    {"sem_trywait_any_value", 0, NULL, op_sem_trywait, ck_sem_trywait_value, {0}},
+    {"sem_trywait_any_waiters", 1, NULL, op_sem_trywait, ck_sem_trywait_waiters, {0}},
+    {"sem_wait_nonblocking_values", 0, sem_value_nonblocking, op_sem_wait, ck_sem_wait_value, {0}},
+    {"sem_timedwait_past_any_value", 0, NULL, op_sem_timed_past, ck_sem_timed_value, {0}},
+    {"sem_timedwait_soon_some_values", 0, every_16th, op_sem_timed_soon, ck_sem_timed_value, {0}},
+    {"sem_timedwait_bad_nsec_any_value", 0, NULL, op_sem_timed_bad, ck_sem_timed_bad_value, {0}},
+    {"sem_timedwait_past_any_waiters", 1, NULL, op_sem_timed_past, ck_sem_timed_waiters, {0}},
+    {"sem_timedwait_bad_nsec_any_waiters", 1, NULL, op_sem_timed_bad, ck_sem_timed_bad_waiters, {0}},
+    {"sem_value_any_value", 0, NULL, op_sem_value, ck_sem_value, {0}},
+    /* fx_rwlock */
+    {"rwlock_init_any_state", 0, NULL, op_rw_init, ck_zero_all, {0}},
+    {"rwlock_init_any_writer_seq", 1, NULL, op_rw_init, ck_zero_all, {0}},
+    {"rwlock_tryrdlock_any_state", 0, NULL, op_rw_tryrd, ck_rw_tryrd, {0}},
+    {"rwlock_trywrlock_any_state", 0, NULL, op_rw_trywr, ck_rw_trywr, {0}},
+    {"rwlock_rdlock_nonblocking_states", 0, rw_rd_nonblocking, op_rw_rdlock, ck_rw_rd, {0}},
+    {"rwlock_timedrdlock_past_any_state", 0, NULL, op_rw_timedrd_past, ck_rw_rd, {0}},
+    {"rwlock_timedrdlock_soon_some_states", 0, every_16th, op_rw_timedrd_soon, ck_rw_rd, {0}},
+    {"rwlock_timedrdlock_bad_nsec_any_state", 0, NULL, op_rw_timedrd_bad, ck_rw_rd_bad, {0}},
+    {"rwlock_wrlock_nonblocking_states", 0, rw_wr_nonblocking, op_rw_wrlock, ck_rw_wr, {0}},
+    {"rwlock_timedwrlock_past_any_state", 0, NULL, op_rw_timedwr_past, ck_rw_wr, {0}},
+    {"rwlock_timedwrlock_soon_some_states", 0, every_16th, op_rw_timedwr_soon, ck_rw_wr, {0}},
+    {"rwlock_timedwrlock_bad_nsec_any_state", 0, NULL, op_rw_timedwr_bad, ck_rw_wr_bad, {0}},
+    {"rwlock_unlock_any_state", 0, NULL, op_rw_unlock, ck_rw_unlock, {0}},
+    {"rwlock_rdunlock_any_state", 0, NULL, op_rw_rdunlock, ck_rw_rdunlock, {0}},
+    {"rwlock_wrunlock_any_state", 0, NULL, op_rw_wrunlock, ck_rw_wrunlock, {0}},
+    {"rwlock_timedwrlock_held_any_writer_seq", 1, NULL, op_rw_seq_timedwr, ck_rw_seq_timedwr,
+     {(int32_t)RW_WL, 0, 0, 0, 0}},
+    {"rwlock_unlock_waking_writer_any_writer_seq", 1, NULL, op_rw_seq_unlock, ck_rw_seq_unlock,
+     {(int32_t)(RW_WL | RW_WW), 0, 0, 0, 0}},
+    {"rwlock_uncontended_any_writer_seq", 1, NULL, op_rw_seq_try, ck_rw_seq_same, {0}},
+    /* fx_cond */
+    {"cond_init_any_seq", 0, NULL, op_cond_init, ck_cond_init, LOCKED_MUTEX},
+    {"cond_init_any_waiters", 1, NULL, op_cond_init, ck_cond_init, LOCKED_MUTEX},
+    {"cond_init_any_mutex_token", 2, NULL, op_cond_init, ck_cond_init, LOCKED_MUTEX},
+    {"cond_init_any_park", 3, NULL, op_cond_init, ck_cond_init, LOCKED_MUTEX},
+    {"cond_signal_no_waiter_any_seq", 0, NULL, op_cond_signal, ck_cond_notify_seq, {0}},
+    {"cond_signal_one_waiter_any_seq", 0, NULL, op_cond_signal, ck_cond_signal_seq_one,
+     {0, 1, 0, 0, 0}},
+    {"cond_signal_any_waiters", 1, NULL, op_cond_signal, ck_cond_signal_waiters, {0}},
+    {"cond_signal_any_mutex_token", 2, NULL, op_cond_signal, ck_cond_signal_mutex, {0}},
+    {"cond_signal_any_park", 3, NULL, op_cond_signal, ck_cond_signal_park, {0}},
+    {"cond_broadcast_no_waiter_any_seq", 0, NULL, op_cond_broadcast, ck_cond_notify_seq, {0}},
+    {"cond_broadcast_one_waiter_any_seq", 0, NULL, op_cond_broadcast, ck_cond_broadcast_seq_one,
+     {0, 1, 0, 0, 0}},
+    {"cond_broadcast_any_waiters", 1, NULL, op_cond_broadcast, ck_cond_broadcast_waiters, {0}},
+    {"cond_broadcast_any_mutex_token", 2, NULL, op_cond_broadcast, ck_cond_signal_mutex, {0}},
+    {"cond_broadcast_any_park", 3, NULL, op_cond_broadcast, ck_cond_broadcast_park, {0}},
+    {"cond_timedwait_past_any_seq", 0, NULL, op_cond_timed_past, ck_cond_timed_seq, LOCKED_MUTEX},
+    {"cond_timedwait_soon_some_seq", 0, every_16th, op_cond_timed_soon, ck_cond_timed_seq,
+     LOCKED_MUTEX},
+    {"cond_timedwait_past_any_waiters", 1, NULL, op_cond_timed_past, ck_cond_timed_waiters,
+     LOCKED_MUTEX},
+    {"cond_timedwait_past_any_mutex_token", 2, NULL, op_cond_timed_past, ck_cond_timed_token,
+     LOCKED_MUTEX},
+    {"cond_timedwait_past_any_park", 3, NULL, op_cond_timed_past, ck_cond_timed_park, LOCKED_MUTEX},
+    {"cond_timedwait_past_any_mutex_word", 4, NULL, op_cond_timed_past, ck_cond_timed_mutex_word, {0}},
+    {"cond_timedwait_bad_nsec_any_seq", 0, NULL, op_cond_timed_bad, ck_cond_timed_bad_seq,
+     LOCKED_MUTEX},
+    {"cond_timedwait_bad_nsec_any_waiters", 1, NULL, op_cond_timed_bad, ck_cond_timed_bad_waiters,
+     LOCKED_MUTEX},
+    {"cond_timedwait_bad_nsec_any_mutex_token", 2, NULL, op_cond_timed_bad, ck_cond_timed_bad_mutex,
+     LOCKED_MUTEX},
+    {"cond_timedwait_bad_nsec_any_park", 3, NULL, op_cond_timed_bad, ck_cond_timed_bad_park,
+     LOCKED_MUTEX},
+    {"cond_wait_negative_waiters", 1, negative, op_cond_wait, ck_cond_wait_waiters, LOCKED_MUTEX},
+    {"cond_wait_tokens_never_written", 2, cond_token_never_written, op_cond_wait,
+     ck_cond_wait_token, LOCKED_MUTEX},
+    {"cond_wait_nonzero_park", 3, nonzero, op_cond_wait, ck_cond_wait_park, LOCKED_MUTEX},
+    {"cond_wait_free_or_garbage_mutex_word", 4, mutex_word_nonblocking, op_cond_wait,
+     ck_cond_wait_mutex_word, {0}},
+    /* fx_barrier */
+    {"barrier_init_any_state", 0, NULL, op_barrier_init, ck_barrier_init, {0, B_PARTIES, 0, 0, 0}},
+    {"barrier_init_any_parties", 1, NULL, op_barrier_init, ck_barrier_init, {0}},
+    {"barrier_timedwait_past_any_state", 0, NULL, op_barrier_timed_past, ck_barrier_timed,
+     {0, B_PARTIES, 0, 0, 0}},
+    {"barrier_timedwait_soon_some_states", 0, every_16th, op_barrier_timed_soon, ck_barrier_timed,
+     {0, B_PARTIES, 0, 0, 0}},
+    {"barrier_timedwait_bad_nsec_any_state", 0, NULL, op_barrier_timed_bad, ck_barrier_timed_bad,
+     {0, B_PARTIES, 0, 0, 0}},
+    {"barrier_wait_nonblocking_states", 0, barrier_nonblocking, op_barrier_wait, ck_barrier_timed,
+     {0, B_PARTIES, 0, 0, 0}},
+    {"barrier_wait_other_count_any_state", 0, NULL, op_barrier_wait_other_count,
+     ck_barrier_other_count, {0, B_PARTIES, 0, 0, 0}},
+    {"barrier_timedwait_past_any_parties", 1, NULL, op_barrier_parties, ck_barrier_parties, {0}},
+    /* fx_once */
+    {"once_call_states_answered_at_once", 0, once_answers_at_once, op_once_call, ck_once_call, {0}},
+    {"once_call_null_function_any_state", 0, NULL, op_once_null_fn, ck_once_null_fn, {0}},
+    /* the async layer */
+    {"async_mutex_lock_past_any_state", 0, NULL, op_async_mutex_past, ck_async_mutex_past, {0}},
+    {"async_mutex_lock_bad_nsec_any_state", 0, NULL, op_async_mutex_bad, ck_async_mutex_bad, {0}},
+    {"async_counter_wait_other_past_any_value", 0, NULL, op_async_counter_other,
+     ck_async_counter_value, {0}},
+    {"async_counter_wait_current_any_value", 0, NULL, op_async_counter_current,
+     ck_async_counter_current, {0}},
+    {"async_counter_wait_past_any_waiters", 1, NULL, op_async_counter_other,
+     ck_async_counter_waiters, {0}},
+    {"async_futex_wait_current_past_any_value", 0, NULL, op_async_futex_same, ck_futex_timeout, {0}},
+    {"async_futex_wait_other_any_value", 0, NULL, op_async_futex_other, ck_futex_eagain, {0}},
+    /* fx_rmutex */
+    {"rmutex_init_any_owner", 0, NULL, op_rm_init, ck_zero_all, {0}},
+    {"rmutex_init_any_depth", 1, NULL, op_rm_init, ck_zero_all, {0}},
+    {"rmutex_trylock_any_owner", 0, NULL, op_rm_trylock, ck_rm_trylock, {0}},
+    {"rmutex_owner_any_owner", 0, NULL, op_rm_owner, ck_rm_owner, {0}},
+    {"rmutex_unlock_by_non_owner_any_owner", 0, rm_not_self, op_rm_unlock, ck_rm_unlock_owner,
+     {0, 1, 0, 0, 0}},
+    {"rmutex_consistent_by_non_owner_any_owner", 0, rm_not_self, op_rm_consistent,
+     ck_rm_consistent_owner, {0, 1 | FX_RMUTEX_INCONSISTENT, 0, 0, 0}},
+    {"rmutex_recover_any_owner", 0, NULL, op_rm_recover, ck_rm_recover, {0}},
+    {"rmutex_reentry_any_depth", 1, NULL, op_rm_depth_trylock, ck_rm_depth_reenter, {0}},
+    {"rmutex_unlock_by_owner_any_depth", 1, NULL, op_rm_depth_unlock, ck_rm_depth_unlock, {0}},
+    {"rmutex_consistent_by_owner_any_depth", 1, NULL, op_rm_depth_consistent,
+     ck_rm_depth_consistent, {0}},
+#undef LOCKED_MUTEX
 };
 
 /* The runner ------------------------------------------------------------------ */
@@ -433,7 +1620,7 @@ static int run_row_child(void *arg)
         if (row->applies && !row->applies(v))
             continue;
         struct object o;
-        memset(&o, 0, sizeof o);
+        memcpy(o.s, row->base, sizeof o.s);
         o.s[row->slot] = v;
         int64_t t0 = fxt_now_ns();
         int r = row->op(&o, v);
@@ -442,8 +1629,10 @@ static int run_row_child(void *arg)
         if (why == NULL && dt > 1000000000LL)
             why = "the call took more than a second";
         if (why) {
-            fprintf(stderr, "%s: slot %d = %d (0x%08x): result %d, slots after {%d, %d}: %s\n",
-                    row->name, row->slot, (int)v, (unsigned)v, r, (int)o.s[0], (int)o.s[1], why);
+            fprintf(stderr,
+                    "%s: slot %d = %d (0x%08x): result %d, slots after {%d, %d, %d, %d, %d}: %s\n",
+                    row->name, row->slot, (int)v, (unsigned)v, r, (int)o.s[0], (int)o.s[1],
+                    (int)o.s[2], (int)o.s[3], (int)o.s[4], why);
             return 1;
         }
         checked++;
@@ -464,7 +1653,7 @@ static void run_row(void **state)
 static void null_and_misaligned_objects_give_einval(void **state)
 {
     (void)state;
-    int32_t buf[4] = {0, 0, 0, 0};
+    int32_t buf[6] = {0, 0, 0, 0, 0, 0};
     void *mis = (char *)buf + 1;
     struct timespec d = past();
     void *bad[] = {NULL, mis};
@@ -481,10 +1670,65 @@ static void null_and_misaligned_objects_give_einval(void **state)
         fx_counter_init(bad[i], 5);
         assert_int_equal(fx_futex_wait(bad[i], 0, &d), EINVAL);
         assert_int_equal(fx_futex_wake(bad[i], 1), -EINVAL);
+        assert_int_equal(fx_sem_init(bad[i], 1), EINVAL);
+        assert_int_equal(fx_sem_post(bad[i]), EINVAL);
+        assert_int_equal(fx_sem_wait(bad[i]), EINVAL);
+        assert_int_equal(fx_sem_trywait(bad[i]), EINVAL);
+        assert_int_equal(fx_sem_timedwait(bad[i], &d), EINVAL);
+        assert_int_equal(fx_sem_value(bad[i]), -EINVAL);
+        fx_rwlock_init(bad[i]);
+        assert_int_equal(fx_rwlock_rdlock(bad[i]), EINVAL);
+        assert_int_equal(fx_rwlock_tryrdlock(bad[i]), EINVAL);
+        assert_int_equal(fx_rwlock_timedrdlock(bad[i], &d), EINVAL);
+        assert_int_equal(fx_rwlock_wrlock(bad[i]), EINVAL);
+        assert_int_equal(fx_rwlock_trywrlock(bad[i]), EINVAL);
+        assert_int_equal(fx_rwlock_timedwrlock(bad[i], &d), EINVAL);
+        assert_int_equal(fx_rwlock_unlock(bad[i]), EINVAL);
+        assert_int_equal(fx_rwlock_rdunlock(bad[i]), EINVAL);
+        assert_int_equal(fx_rwlock_wrunlock(bad[i]), EINVAL);
+        fx_cond_init(bad[i]);
+        assert_int_equal(fx_cond_signal(bad[i]), EINVAL);
+        assert_int_equal(fx_cond_broadcast(bad[i]), EINVAL);
+        fx_mutex m = {FX_MUTEX_LOCKED};
+        fx_cond c = FX_COND_INIT;
+        assert_int_equal(fx_cond_wait(bad[i], &m), EINVAL);
+        assert_int_equal(fx_cond_timedwait(bad[i], &m, &d), EINVAL);
+        assert_int_equal(fx_cond_wait(&c, bad[i]), EINVAL);
+        assert_int_equal(fx_cond_timedwait(&c, bad[i], &d), EINVAL);
+        fx_barrier_init(bad[i]);
+        assert_int_equal(fx_barrier_wait(bad[i], 1), EINVAL);
+        assert_int_equal(fx_barrier_timedwait(bad[i], 1, &d), EINVAL);
+        assert_int_equal(fx_once_call(bad[i], once_count, NULL), EINVAL);
+        fx_rmutex_init(bad[i]);
+        assert_int_equal(fx_rmutex_lock(bad[i]), EINVAL);
+        assert_int_equal(fx_rmutex_trylock(bad[i]), EINVAL);
+        assert_int_equal(fx_rmutex_timedlock(bad[i], &d), EINVAL);
+        assert_int_equal(fx_rmutex_unlock(bad[i]), EINVAL);
+        assert_int_equal(fx_rmutex_consistent(bad[i]), EINVAL);
+        assert_int_equal(fx_rmutex_recover(bad[i], 1), EINVAL);
+        assert_int_equal(fx_rmutex_owner(bad[i]), -EINVAL);
+        assert_int_equal(m.state, FX_MUTEX_LOCKED);
     }
+    assert_int_equal(once_runs, 0);
     /* The misaligned calls wrote nothing. */
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 6; i++)
         assert_int_equal(buf[i], 0);
+}
+
+/* The RUNNING words the once table leaves out: the caller's own TID (with or
+ * without WAITERS) is EDEADLK at once, and nothing changes. */
+static void once_running_in_the_caller_gives_edeadlk(void **state)
+{
+    (void)state;
+    int32_t flags[] = {0, FX_ONCE_WAITERS};
+    for (int i = 0; i < 2; i++) {
+        int32_t v = FX_ONCE_RUNNING | flags[i] | (int32_t)fxt_gettid();
+        fx_once o = {v};
+        once_runs = 0;
+        assert_int_equal(fx_once_call(&o, once_count, NULL), EDEADLK);
+        assert_int_equal(o.state, v);
+        assert_int_equal(once_runs, 0);
+    }
 }
 
 static void the_value_set_has_every_class(void **state)
@@ -499,18 +1743,31 @@ static void the_value_set_has_every_class(void **state)
     assert_true(has_min && has_max);
 }
 
+/* Prints how many calls the table makes (the README's figure). */
+static void print_totals(size_t nrows)
+{
+    size_t calls = 0;
+    for (size_t r = 0; r < nrows; r++)
+        for (size_t i = 0; i < nvalues; i++)
+            calls += !rows[r].applies || rows[r].applies(values[i]);
+    printf("badstate: %zu values, %zu rows, %zu calls\n", nvalues, nrows, calls);
+}
+
 int main(void)
 {
     build_values();
     enum { NROWS = sizeof rows / sizeof rows[0] };
-    struct CMUnitTest tests[NROWS + 2];
+    struct CMUnitTest tests[NROWS + 3];
     tests[0] = (struct CMUnitTest){.name = "the_value_set_has_every_class",
                                    .test_func = the_value_set_has_every_class};
     tests[1] = (struct CMUnitTest){.name = "null_and_misaligned_objects_give_einval",
                                    .test_func = null_and_misaligned_objects_give_einval};
+    tests[2] = (struct CMUnitTest){.name = "once_running_in_the_caller_gives_edeadlk",
+                                   .test_func = once_running_in_the_caller_gives_edeadlk};
     for (size_t i = 0; i < NROWS; i++)
-        tests[i + 2] = (struct CMUnitTest){.name = rows[i].name,
+        tests[i + 3] = (struct CMUnitTest){.name = rows[i].name,
                                            .test_func = run_row,
                                            .initial_state = (void *)&rows[i]};
-    return _cmocka_run_group_tests("badstate", tests, NROWS + 2, NULL, NULL);
+    print_totals(NROWS);
+    return _cmocka_run_group_tests("badstate", tests, NROWS + 3, NULL, NULL);
 }

@@ -2,39 +2,61 @@
  * tests/fuzz/fuzz_states.c - libFuzzer target: random operation sequences on
  * random slot contents, checked against a specification of each operation.
  *
- * The input is 16 bytes of initial slot contents (an fx_mutex, an fx_counter
- * and a raw futex word), then 5-byte operations: an opcode and a 32-bit
- * argument. An operation may also overwrite a slot with an arbitrary value,
- * so every sequence of library states and foreign values is reachable. Each
- * operation's result and the slots it leaves are compared with what the
- * specification (spec_* below, from the headers and the state tables of
- * src/mutex.c and src/counter.c) says for the slot values before it; a
- * mismatch aborts, which libFuzzer reports with the input that caused it.
+ * The input is 64 bytes of initial slot contents (an fx_mutex, an
+ * fx_counter, a raw futex word, an fx_sem, an fx_rwlock, an fx_cond and the
+ * fx_mutex it waits with, an fx_barrier and an fx_once: 16 int32 slots), then
+ * 5-byte operations: an opcode and a 32-bit argument. An operation may also
+ * overwrite a slot with an arbitrary value, or with a value the library
+ * writes, so every sequence of library states and foreign values is
+ * reachable. Each operation's result and the slots it leaves are compared
+ * with what the specification (the op_* functions below and tests/fxspec.h,
+ * from the headers and the state tables of the sources) says for the slot
+ * values before it; a mismatch aborts, which libFuzzer reports with the input
+ * that caused it.
  *
  * The fuzzer is single-threaded: an operation that would block forever (lock
  * of a held mutex, a wait without deadline on a value that does not change)
- * is never issued; timed operations get a deadline that has passed (negative
- * tv_sec, or just past), an invalid tv_nsec, or rarely 20 us ahead.
+ * is never issued, nor a once call on a flag that names another thread as
+ * its running initialiser (it would wait for that thread); timed operations
+ * get a deadline that has passed (negative tv_sec, or just past), an invalid
+ * tv_nsec, or rarely 20 us ahead.
  *
  *   cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DFUTEXSYNC_FUZZ=ON
  *   build-fuzz/tests/fuzz/fuzz_states -max_total_time=60
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <futexsync/barrier.h>
+#include <futexsync/cond.h>
 #include <futexsync/counter.h>
 #include <futexsync/futex.h>
 #include <futexsync/mutex.h>
+#include <futexsync/once.h>
+#include <futexsync/rwlock.h>
+#include <futexsync/sem.h>
 #include <futexsync/time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fxspec.h"
 
 struct slots {
     fx_mutex m;
     fx_counter c;
     int32_t word;
+    fx_sem sem;
+    fx_rwlock rw;
+    fx_cond cond;
+    fx_mutex cm; /* the cond's mutex, right after it: its token is 16 */
+    fx_barrier b;
+    fx_once once;
 };
+#define NSLOTS ((int)(sizeof(struct slots) / sizeof(int32_t)))
+_Static_assert(sizeof(struct slots) == 64, "16 slots");
 
 static void fail(const char *what, int64_t got, int64_t want, int32_t before)
 {
@@ -195,6 +217,11 @@ static void op_futex(struct slots *s, uint8_t op, uint32_t arg)
 }
 
 /* Entry points given a NULL or misaligned object. */
+static void op_badptr_fn(void *arg)
+{
+    (void)arg;
+    abort(); /* never called: the flag is rejected first */
+}
 static void op_badptr(uint32_t arg)
 {
     static int32_t buf[4];
@@ -208,21 +235,319 @@ static void op_badptr(uint32_t arg)
     EXPECT("bad counter add", fx_counter_add(p, 1), 0, 0);
     EXPECT("bad futex wait", fx_futex_wait(p, 0, &d), EINVAL, 0);
     EXPECT("bad futex wake", fx_futex_wake(p, 1), -EINVAL, 0);
+    EXPECT("bad sem post", fx_sem_post(p), EINVAL, 0);
+    EXPECT("bad sem timedwait", fx_sem_timedwait(p, &d), EINVAL, 0);
+    EXPECT("bad sem value", fx_sem_value(p), -EINVAL, 0);
+    EXPECT("bad rwlock timedrdlock", fx_rwlock_timedrdlock(p, &d), EINVAL, 0);
+    EXPECT("bad rwlock timedwrlock", fx_rwlock_timedwrlock(p, &d), EINVAL, 0);
+    EXPECT("bad rwlock unlock", fx_rwlock_unlock(p), EINVAL, 0);
+    EXPECT("bad cond signal", fx_cond_signal(p), EINVAL, 0);
+    EXPECT("bad cond broadcast", fx_cond_broadcast(p), EINVAL, 0);
+    EXPECT("bad barrier timedwait", fx_barrier_timedwait(p, 2, &d), EINVAL, 0);
+    EXPECT("bad once call", fx_once_call(p, op_badptr_fn, NULL), EINVAL, 0);
+    for (int i = 0; i < 4; i++)
+        EXPECT("misaligned calls wrote nothing", buf[i], 0, 0);
+}
+
+
+/* The specification of fx_sem (src/sem.c: value >= 0, waiters >= 0). */
+static void op_sem(struct slots *s, uint8_t op, uint32_t arg)
+{
+    int32_t v = s->sem.value, w = s->sem.waiters;
+    int r, bad;
+    struct timespec d;
+    switch (op) {
+    case 0: /* post */
+        r = fx_sem_post(&s->sem);
+        EXPECT("sem post result", r, v < 0 ? EINVAL : v >= FX_SEM_VALUE_MAX ? EOVERFLOW : 0, v);
+        EXPECT("sem post value", s->sem.value, v >= 0 && v < FX_SEM_VALUE_MAX ? v + 1 : v, v);
+        break;
+    case 1: /* trywait */
+        r = fx_sem_trywait(&s->sem);
+        EXPECT("sem trywait result", r, v < 0 ? EINVAL : v == 0 ? EAGAIN : 0, v);
+        EXPECT("sem trywait value", s->sem.value, v > 0 ? v - 1 : v, v);
+        break;
+    case 2: /* timedwait: a token is taken whatever the deadline */
+        d = deadline_of(arg, &bad);
+        r = fx_sem_timedwait(&s->sem, &d);
+        EXPECT("sem timedwait result", r,
+               v < 0 ? EINVAL : v > 0 ? 0 : (w < 0 || bad) ? EINVAL : ETIMEDOUT, v);
+        EXPECT("sem timedwait value", s->sem.value, v > 0 ? v - 1 : v, v);
+        break;
+    case 3: /* wait, only where it returns at once */
+        if (v == 0)
+            return;
+        r = fx_sem_wait(&s->sem);
+        EXPECT("sem wait result", r, v < 0 ? EINVAL : 0, v);
+        EXPECT("sem wait value", s->sem.value, v > 0 ? v - 1 : v, v);
+        break;
+    case 4:
+        EXPECT("sem value", fx_sem_value(&s->sem), v < 0 ? -EINVAL : v, v);
+        break;
+    default: { /* init */
+        int32_t nv = (int32_t)(arg % 4 == 0 ? arg : arg % 8);
+        bool ok = nv >= 0 && nv <= FX_SEM_VALUE_MAX;
+        r = fx_sem_init(&s->sem, nv);
+        EXPECT("sem init result", r, ok ? 0 : EINVAL, v);
+        EXPECT("sem init value", s->sem.value, ok ? nv : v, v);
+        EXPECT("sem init waiters", s->sem.waiters, ok ? 0 : w, w);
+        return;
+    }
+    }
+    /* Only a wait touches waiters, and it restores it before returning. */
+    EXPECT("sem waiters slot", s->sem.waiters, w, w);
+}
+
+/* The specification of fx_rwlock: tests/fxspec.h (src/rwlock.c's table). */
+static void op_rwlock(struct slots *s, uint8_t op, uint32_t arg)
+{
+    uint32_t v = (uint32_t)s->rw.state, want = v, seq = (uint32_t)s->rw.writer_seq;
+    int r, e, bad;
+    struct timespec d = deadline_of(arg, &bad);
+    int dl = bad ? FXSPEC_DL_BAD : FXSPEC_DL_PAST;
+    switch (op) {
+    case 0:
+        r = fx_rwlock_tryrdlock(&s->rw);
+        e = fxspec_rw_tryrdlock(&want);
+        break;
+    case 1:
+        r = fx_rwlock_trywrlock(&s->rw);
+        e = fxspec_rw_trywrlock(&want);
+        break;
+    case 2:
+        r = fx_rwlock_timedrdlock(&s->rw, &d);
+        e = fxspec_rw_rdlock(&want, &seq, dl);
+        break;
+    case 3:
+        r = fx_rwlock_timedwrlock(&s->rw, &d);
+        e = fxspec_rw_wrlock(&want, &seq, dl);
+        break;
+    case 4:
+        r = fx_rwlock_unlock(&s->rw);
+        e = fxspec_rw_unlock(&want, &seq);
+        break;
+    case 5:
+        r = fx_rwlock_rdunlock(&s->rw);
+        e = fxspec_rw_rdunlock(&want, &seq);
+        break;
+    case 6:
+        r = fx_rwlock_wrunlock(&s->rw);
+        e = fxspec_rw_wrunlock(&want, &seq);
+        break;
+    case 7: /* rdlock, only where it returns at once */
+        if (!fxspec_rw_rd_nonblocking(v))
+            return;
+        r = fx_rwlock_rdlock(&s->rw);
+        e = fxspec_rw_rdlock(&want, &seq, FXSPEC_DL_NONE);
+        break;
+    case 8:
+        if (!fxspec_rw_wr_nonblocking(v))
+            return;
+        r = fx_rwlock_wrlock(&s->rw);
+        e = fxspec_rw_wrlock(&want, &seq, FXSPEC_DL_NONE);
+        break;
+    default:
+        fx_rwlock_init(&s->rw);
+        EXPECT("rwlock init state", s->rw.state, 0, (int32_t)v);
+        EXPECT("rwlock init writer_seq", s->rw.writer_seq, 0, (int32_t)v);
+        return;
+    }
+    EXPECT("rwlock result", r, e, (int32_t)v);
+    EXPECT("rwlock state", s->rw.state, (int32_t)want, (int32_t)v);
+    EXPECT("rwlock writer_seq", s->rw.writer_seq, (int32_t)seq, (int32_t)v);
+}
+
+/* The specification of fx_cond (src/cond.c's table) with its mutex cm. */
+static void op_cond(struct slots *s, uint8_t op, uint32_t arg)
+{
+    fx_cond c0 = s->cond;
+    int32_t m0 = s->cm.state;
+    fx_cond want = c0;
+    int32_t mwant = m0;
+    int r, e, bad;
+    struct timespec d;
+    bool cond_ok = c0.waiters >= 0 && c0.park == 0 && fxspec_cond_token_written(c0.mutex);
+    bool mutex_ok = m0 == FX_MUTEX_UNLOCKED || m0 == FX_MUTEX_LOCKED || m0 == FX_MUTEX_CONTENDED;
+    switch (op) {
+    case 0: /* signal: reads waiters only */
+        r = fx_cond_signal(&s->cond);
+        e = c0.waiters < 0 ? EINVAL : 0;
+        if (c0.waiters > 0 && (c0.seq & FX_COND_ARMED))
+            want.seq = fxspec_cond_advance(c0.seq);
+        break;
+    case 1: /* broadcast: reads park and waiters */
+        r = fx_cond_broadcast(&s->cond);
+        e = (c0.park != 0 || c0.waiters < 0) ? EINVAL : 0;
+        if (e == 0 && c0.waiters > 0)
+            want.seq = ((c0.seq & FX_COND_ARMED) ? fxspec_cond_advance(c0.seq) : c0.seq) |
+                       FX_COND_BCAST;
+        break;
+    case 2: /* timedwait: EINVAL/EPERM before waiting, or a time-out */
+        d = deadline_of(arg, &bad);
+        r = fx_cond_timedwait(&s->cond, &s->cm, &d);
+        if (bad || !cond_ok || !mutex_ok) {
+            e = EINVAL;
+        } else if (m0 == FX_MUTEX_UNLOCKED) {
+            e = EPERM;
+        } else {
+            e = ETIMEDOUT;
+            /* W1 arms; the last waiter out clears BCAST; the token is this
+             * mutex's, or MIXED when other waiters are counted with another;
+             * the mutex comes back LOCKED, or CONTENDED for a waiter that
+             * may have been moved to its word (BCAST seen). */
+            want.seq = c0.seq | FX_COND_ARMED;
+            if (c0.waiters == 0)
+                want.seq &= ~FX_COND_BCAST;
+            want.mutex = (c0.waiters == 0 || c0.mutex == 16) ? 16 : 2;
+            mwant = (c0.seq & FX_COND_BCAST) ? FX_MUTEX_CONTENDED : FX_MUTEX_LOCKED;
+        }
+        break;
+    case 3: /* wait, only where it returns at once */
+        if (cond_ok && mutex_ok && m0 != FX_MUTEX_UNLOCKED)
+            return;
+        r = fx_cond_wait(&s->cond, &s->cm);
+        e = (cond_ok && mutex_ok) ? EPERM : EINVAL;
+        break;
+    case 4:
+        fx_cond_init(&s->cond);
+        memset(&want, 0, sizeof want);
+        r = e = 0;
+        break;
+    default: /* the cond's mutex: a state the library writes */
+        s->cm.state = (int32_t)(arg % 3);
+        return;
+    }
+    EXPECT("cond result", r, e, c0.seq);
+    EXPECT("cond seq", s->cond.seq, want.seq, c0.seq);
+    EXPECT("cond waiters", s->cond.waiters, want.waiters, c0.waiters);
+    EXPECT("cond mutex token", s->cond.mutex, want.mutex, c0.mutex);
+    EXPECT("cond park", s->cond.park, want.park, c0.park);
+    EXPECT("cond's mutex word", s->cm.state, mwant, m0);
+}
+
+/* The specification of fx_barrier: tests/fxspec.h (src/barrier.c's table). */
+static void op_barrier(struct slots *s, uint8_t op, uint32_t arg)
+{
+    uint32_t st = (uint32_t)s->b.state, want = st;
+    int32_t p = s->b.parties, pwant = p;
+    /* The recorded count, or a small one. */
+    int32_t n = (arg & 1) && p >= 1 && p <= FX_BARRIER_MAX_PARTIES ? p : 1 + (int32_t)(arg >> 1) % 4;
+    int r, e, bad;
+    struct timespec d;
+    switch (op) {
+    case 0:
+        d = deadline_of(arg, &bad);
+        r = fx_barrier_timedwait(&s->b, n, &d);
+        e = fxspec_barrier_wait(&want, &pwant, n, bad ? FXSPEC_DL_BAD : FXSPEC_DL_PAST);
+        break;
+    case 1: /* wait, only where it returns at once */
+        if (fxspec_barrier_wait(&want, &pwant, n, FXSPEC_DL_PAST) == ETIMEDOUT)
+            return;
+        want = st;
+        pwant = p;
+        r = fx_barrier_wait(&s->b, n);
+        e = fxspec_barrier_wait(&want, &pwant, n, FXSPEC_DL_NONE);
+        break;
+    case 2: /* a party count out of range */
+        r = fx_barrier_wait(&s->b, (arg & 1) ? 0 : FX_BARRIER_MAX_PARTIES + 1 + (int32_t)(arg >> 16));
+        e = EINVAL;
+        break;
+    default:
+        fx_barrier_init(&s->b);
+        want = 0;
+        pwant = 0;
+        r = e = 0;
+        break;
+    }
+    EXPECT("barrier result", r, e, (int32_t)st);
+    EXPECT("barrier state", s->b.state, (int32_t)want, (int32_t)st);
+    EXPECT("barrier parties", s->b.parties, pwant, p);
+}
+
+/* The specification of fx_once (src/once.c's table). */
+static int once_runs;
+static void once_fn(void *arg)
+{
+    (void)arg;
+    once_runs++;
+}
+static void op_once(struct slots *s, uint8_t op, uint32_t arg)
+{
+    (void)arg;
+    int32_t v = s->once.state;
+    static int32_t self;
+    if (self == 0)
+        self = (int32_t)syscall(SYS_gettid);
+    bool running = (v & FX_ONCE_RUNNING) != 0, tid = (v & FX_ONCE_TID_MASK) != 0;
+    bool mine = running && (v & FX_ONCE_TID_MASK) == self;
+    bool written = running ? tid : (v == FX_ONCE_NOT_RUN || v == FX_ONCE_DONE);
+    if (running && tid && !mine)
+        return; /* it would wait for that thread (or take over after 100 ms) */
+    once_runs = 0;
+    int r = fx_once_call(&s->once, op ? once_fn : NULL, NULL);
+    if (!op) {
+        EXPECT("once (NULL fn) result", r, EINVAL, v);
+        EXPECT("once (NULL fn) state", s->once.state, v, v);
+        return;
+    }
+    EXPECT("once result", r, !written ? EINVAL : mine ? EDEADLK : 0, v);
+    EXPECT("once runs", once_runs, v == FX_ONCE_NOT_RUN ? 1 : 0, v);
+    EXPECT("once state", s->once.state, (v == FX_ONCE_NOT_RUN || v == FX_ONCE_DONE) ? FX_ONCE_DONE : v,
+           v);
+}
+
+/* A value the library writes, into one of the new primitives' slots. */
+static void library_value(struct slots *s, uint8_t op, uint32_t arg)
+{
+    static const int32_t rw_bits[] = {0, 1, 2, (int32_t)FX_RWLOCK_WRITE_LOCKED,
+                                      FX_RWLOCK_WRITER_PENDING, FX_RWLOCK_READERS_WAITING,
+                                      FX_RWLOCK_WRITERS_WAITING, FX_RWLOCK_MAX_READERS};
+    switch (op % 6) {
+    case 0:
+        s->sem.value = (int32_t)(arg % 4);
+        break;
+    case 1: { /* an OR of some of the rwlock's bits */
+        uint32_t v = 0;
+        for (int i = 0; i < 8; i++)
+            if (arg & (1u << i))
+                v |= (uint32_t)rw_bits[i];
+        s->rw.state = (int32_t)v;
+        break;
+    }
+    case 2:
+        s->cond.waiters = (int32_t)(arg % 3);
+        s->cond.seq = (int32_t)(arg >> 2);
+        break;
+    case 3:
+        s->cond.mutex = (arg & 1) ? 16 : (int32_t)(arg % 3);
+        break;
+    case 4:
+        s->b.parties = (int32_t)(arg % 5);
+        s->b.state = (int32_t)((arg >> 8) & 0xffff8000u) | (int32_t)(arg % 4);
+        break;
+    default: {
+        static int32_t self;
+        if (self == 0)
+            self = (int32_t)syscall(SYS_gettid);
+        s->once.state = (arg & 3) == 0 ? FX_ONCE_RUNNING | (int32_t)(arg & FX_ONCE_WAITERS) | self
+                                       : (int32_t)(arg % 2);
+        break;
+    }
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct slots s;
-    uint8_t init[16] = {0};
-    memcpy(init, data, size < 16 ? size : 16);
-    s.m.state = (int32_t)rd32(init);
-    s.c.value = (int32_t)rd32(init + 4);
-    s.c.waiters = (int32_t)rd32(init + 8);
-    s.word = (int32_t)rd32(init + 12);
-    for (size_t i = 16; i + 5 <= size; i += 5) {
+    int32_t *slot = (int32_t *)&s;
+    uint8_t init[sizeof s] = {0};
+    memcpy(init, data, size < sizeof s ? size : sizeof s);
+    for (int i = 0; i < NSLOTS; i++)
+        slot[i] = (int32_t)rd32(init + 4 * i);
+    for (size_t i = sizeof s; i + 5 <= size; i += 5) {
         uint8_t op = data[i];
         uint32_t arg = rd32(data + i + 1);
-        switch (op >> 5) {
+        switch (op >> 4) {
         case 0:
         case 1:
             op_mutex(&s, op % 5, arg);
@@ -235,18 +560,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             op_futex(&s, op % 3, arg);
             break;
         case 5: /* a foreign write into one slot */
-            switch (op & 3) {
-            case 0: s.m.state = (int32_t)arg; break;
-            case 1: s.c.value = (int32_t)arg; break;
-            case 2: s.c.waiters = (int32_t)arg; break;
-            default: s.word = (int32_t)arg; break;
-            }
+            slot[op & 15] = (int32_t)arg;
             break;
         case 6:
             op_badptr(arg);
             break;
-        default: /* a small library value into the mutex: states it writes */
+        case 7: /* a small library value into the mutex: states it writes */
             s.m.state = (int32_t)(arg % 4);
+            break;
+        case 8:
+            op_sem(&s, op % 6, arg);
+            break;
+        case 9:
+        case 10:
+            op_rwlock(&s, op % 10, arg);
+            break;
+        case 11:
+        case 12:
+            op_cond(&s, op % 6, arg);
+            break;
+        case 13:
+            op_barrier(&s, op % 4, arg);
+            break;
+        case 14:
+            op_once(&s, op % 2, arg);
+            break;
+        default:
+            library_value(&s, op, arg);
             break;
         }
     }

@@ -50,10 +50,10 @@
 
 /* What a thread is doing, for the diagnostics of a hang. */
 enum { OP_IDLE, OP_LOCK, OP_TRYLOCK, OP_TIMEDLOCK, OP_RDLOCK, OP_TRYRDLOCK, OP_TIMEDRDLOCK,
-       OP_CS, OP_UNLOCK, OP_RDUNLOCK, OP_STEP, OP_RECOVER, OP_EXITED };
+       OP_CS, OP_UNLOCK, OP_RDUNLOCK, OP_STEP, OP_RECOVER, OP_LEAVE, OP_EXITED };
 static const char *const op_names[] = {"idle", "lock", "trylock", "timedlock", "rdlock",
                                        "tryrdlock", "timedrdlock", "critical section", "unlock",
-                                       "rdunlock", "step", "recovery", "exited"};
+                                       "rdunlock", "step", "recovery", "leave", "exited"};
 
 /* Per-thread figures, written by the thread (relaxed atomics), read by the
  * parent. */
@@ -198,6 +198,16 @@ int fxs_thread_index(const struct fxs_thread *t)
     return t->gi;
 }
 
+int fxs_threads_total(void)
+{
+    return cfg.procs * cfg.threads;
+}
+
+bool fxs_failed(void)
+{
+    return __atomic_load_n(&sh->failed, __ATOMIC_ACQUIRE) != 0;
+}
+
 uint64_t fxs_total(int which)
 {
     uint64_t s = 0;
@@ -280,12 +290,17 @@ static void rec_write_slow(struct fxs_thread *t, uint64_t v)
 
 static void acquired(struct fxs_thread *t, int which)
 {
+    fxs_progress(t);
+    fxs_count(t, which, 1);
+}
+
+void fxs_progress(struct fxs_thread *t)
+{
     int64_t now = now_ns();
     int64_t gap = now - __atomic_load_n(&t->st->last_acq_ns, __ATOMIC_RELAXED);
     if (gap > __atomic_load_n(&t->st->max_gap_ns, __ATOMIC_RELAXED))
         __atomic_store_n(&t->st->max_gap_ns, gap, __ATOMIC_RELAXED);
     __atomic_store_n(&t->st->last_acq_ns, now, __ATOMIC_RELAXED);
-    fxs_count(t, which, 1);
 }
 
 int fxs_cs_enter(struct fxs_thread *t)
@@ -495,6 +510,10 @@ static void *thread_main(void *arg)
             break;
         set_op(t, OP_IDLE);
         pause_outside(t);
+    }
+    if (ad->leave && !fxs_failed()) {
+        set_op(t, OP_LEAVE);
+        ad->leave(obj, t);
     }
     set_op(t, OP_EXITED);
     return NULL;
@@ -762,7 +781,7 @@ static int run_adapter(const struct fxs_adapter *a)
     } else {
         consistent = rec_consistent(&count);
     }
-    if (!hung && a->kind == FXS_CUSTOM && a->finish)
+    if (!hung && a->finish)
         a->finish(obj);
     int64_t lost = (int64_t)(acq - count);
     if (!consistent)

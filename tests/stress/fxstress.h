@@ -47,9 +47,17 @@
  *
  * Anything else (kind FXS_CUSTOM: a counter, a barrier, a condition variable,
  * once) gives step(), one operation of its own mix per call, using
- * fxs_cs_enter/fxs_cs_leave around whatever it treats as a critical section
- * and fxs_count/fxs_fail for its figures and failures, and optionally
- * finish() for its end-of-run checks.
+ * fxs_cs_enter/fxs_cs_leave around whatever it treats as a critical section,
+ * fxs_progress for completed operations that are not critical sections, and
+ * fxs_count/fxs_fail for its figures and failures.
+ *
+ * Either kind may give finish() for its end-of-run checks (in the parent,
+ * after every worker stopped), and leave(): a primitive whose blocking waits
+ * are ended only by other workers (a barrier round, a condition that another
+ * thread makes true) would leave a thread blocked for ever when the others
+ * stop; each thread calls leave() once when the run stops (not after its own
+ * failure), and leave() returns once the thread may exit, after releasing
+ * whoever waits for it.
  */
 #ifndef FXSTRESS_H
 #define FXSTRESS_H
@@ -104,9 +112,12 @@ struct fxs_adapter {
 
     /* FXS_CUSTOM: one operation; returns 0, or nonzero after fxs_fail(). */
     int (*step)(void *obj, struct fxs_thread *t);
-    /* Optional end-of-run check, in the parent after all workers stopped;
-     * returns 0, or nonzero after fxs_fail(). */
+    /* Optional end-of-run check, in the parent after all workers stopped
+     * (any kind); returns 0, or nonzero after fxs_fail(). */
     int (*finish)(void *obj);
+    /* Optional: called by each worker thread once when the run stops (see
+     * above); returns 0, or nonzero after fxs_fail(). */
+    int (*leave)(void *obj, struct fxs_thread *t);
 };
 
 /* Registers an adapter (at program start). */
@@ -143,8 +154,16 @@ enum {
     FXS_N_COUNTERS
 };
 void fxs_count(struct fxs_thread *t, int which, uint64_t n);
+/* Marks progress for the watchdog: a completed operation that is not a
+ * critical section (fxs_cs_enter marks its own). */
+void fxs_progress(struct fxs_thread *t);
 /* Global index of the thread (0 .. processes * threads - 1). */
 int fxs_thread_index(const struct fxs_thread *t);
+/* Worker threads in the run (processes * threads), fixed for the run; valid
+ * in setup() too. */
+int fxs_threads_total(void);
+/* True once some thread or the parent has reported a failure. */
+bool fxs_failed(void);
 /* In finish(): the total of one counter over all threads. */
 uint64_t fxs_total(int which);
 
