@@ -165,10 +165,11 @@ static inline bool fxspec_rw_wr_nonblocking(uint32_t s)
 
 /* --- fx_cond (src/cond.c) ------------------------------------------------------ */
 
-/* The mutex slot: 0 none, 2 several, or a token = 0 or 1 (mod 4). */
+/* The mutex slot: 0 none, 2 several (MIXED), 3 any fx_rmutex (RMUTEX), or an
+ * fx_mutex token = 0 or 1 (mod 4). */
 static inline bool fxspec_cond_token_written(int32_t t)
 {
-    return (t & 3) == 0 || (t & 3) == 1 || t == 2;
+    return (t & 3) == 0 || (t & 3) == 1 || t == 2 || t == 3;
 }
 
 /* The counter's next value: ARMED cleared, BCAST kept (mod 2^30). */

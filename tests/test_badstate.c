@@ -779,7 +779,7 @@ static const char *ck_rw_seq_same(int32_t v, int r, const struct object *a)
 /* --- fx_cond: slots seq (0), waiters (1), mutex (2), park (3); its fx_mutex
  * in slot 4. ---------------------------------------------------------------
  * Written (src/cond.c's table): every seq; waiters >= 0; mutex 0 (none), 2
- * (several) or a token = 0 or 1 (mod 4); park 0. Never written -> EINVAL
+ * (several), 3 (any fx_rmutex) or a token = 0 or 1 (mod 4); park 0. Never written -> EINVAL
  * from the operations that read the slot: signal reads waiters; broadcast
  * waiters and park; a wait every slot and the mutex word. The mutex lies 16
  * bytes after the cond, so the token a waiter records is 16 (its offset). */
