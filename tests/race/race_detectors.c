@@ -3,7 +3,9 @@
  * mutex (src/internal/annotate.h): a race in user code that forgets the lock
  * is reported, the same code holding the lock is not, and the detector knows
  * the lock (it names it in the report, and its lock-order checker reports an
- * inversion between two fx_mutexes).
+ * inversion between two fx_mutexes). The same racy/silent pair runs for
+ * fx_rmutex (re-entered), fx_rwlock (a writer and a reader) and a binary
+ * fx_sem.
  *
  *   race_detectors tsan     PROG   PROG built with -fsanitize=thread
  *   race_detectors helgrind PROG   PROG built with -DFUTEXSYNC_HELGRIND, run
@@ -179,6 +181,40 @@ static void consistent_lock_order_is_silent(void **state)
     assert_non_null(strstr(r->out, "shared = 2"));
 }
 
+/* KIND-racy is reported; KIND-locked is silent and every update counted (the
+ * rwlock's second thread only reads). */
+static void other_primitive(const char *kind, const char *total)
+{
+    char variant[32];
+    struct run *r = fresh();
+    snprintf(variant, sizeof variant, "%s-racy", kind);
+    run_variant(variant, r);
+    expect(r, DETECTED, tool->race, true);
+    r = fresh();
+    snprintf(variant, sizeof variant, "%s-locked", kind);
+    run_variant(variant, r);
+    expect(r, 0, tool->race, false);
+    assert_non_null(strstr(r->out, total));
+}
+
+static void rmutex_racy_reported_locked_silent(void **state)
+{
+    (void)state;
+    other_primitive("rmutex", "shared = 40000");
+}
+
+static void rwlock_racy_reader_reported_rdlocked_silent(void **state)
+{
+    (void)state;
+    other_primitive("rwlock", "shared = 20000");
+}
+
+static void sem_racy_reported_locked_silent(void **state)
+{
+    (void)state;
+    other_primitive("sem", "shared = 40000");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -193,11 +229,14 @@ int main(int argc, char **argv)
         return 2;
     }
     prog = argv[2];
-    struct CMUnitTest tests[6];
+    struct CMUnitTest tests[9];
     size_t n = 0;
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(racy_access_without_the_lock_is_reported);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(accesses_under_lock_are_silent);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(accesses_under_trylock_and_timedlock_are_silent);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(rmutex_racy_reported_locked_silent);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(rwlock_racy_reader_reported_rdlocked_silent);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(sem_racy_reported_locked_silent);
     if (tool->names_mutex)
         tests[n++] = (struct CMUnitTest)cmocka_unit_test(the_report_shows_the_fx_mutex_held);
     if (tool->inversion) {

@@ -9,6 +9,11 @@
  *                         m1: a lock-order inversion (no actual deadlock:
  *                         the threads run one after the other)
  *   race_prog ordered     both take m1 then m2: no inversion
+ *   race_prog KIND-racy   as racy and locked, with another primitive as the
+ *   race_prog KIND-locked lock: KIND is rmutex (taken twice: re-entry),
+ *                         rwlock (one thread writes under wrlock, the other
+ *                         reads under rdlock, or without it when racy) or
+ *                         sem (a binary fx_sem: wait, then post)
  *
  * Built against the TSan build of the library (tests/race/CMakeLists.txt), or
  * against a copy compiled with -DFUTEXSYNC_HELGRIND for Helgrind and DRD. The
@@ -17,6 +22,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <futexsync/mutex.h>
+#include <futexsync/rmutex.h>
+#include <futexsync/rwlock.h>
+#include <futexsync/sem.h>
 #include <futexsync/time.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -51,6 +59,60 @@ static void *adder(void *arg)
         shared++;
         if (locked)
             fx_mutex_unlock(&m1);
+    }
+    return NULL;
+}
+
+/* The other primitives, in race_prog KIND-racy / KIND-locked. */
+enum kind { K_RMUTEX, K_RWLOCK, K_SEM };
+static const char *const kind_names[] = {"rmutex", "rwlock", "sem"};
+static fx_rmutex rm;
+static fx_rwlock rw;
+static fx_sem sem = FX_SEM_INIT(1);
+static volatile int sink;
+
+struct user {
+    enum kind kind;
+    int locked; /* takes the lock (the racy variant's main thread does not) */
+    int writer; /* rwlock: writes under wrlock, else reads under rdlock */
+};
+
+static void *user(void *arg)
+{
+    const struct user *u = arg;
+    for (int i = 0; i < ROUNDS; i++) {
+        if (u->locked) {
+            switch (u->kind) {
+            case K_RMUTEX:
+                fx_rmutex_lock(&rm);
+                fx_rmutex_lock(&rm);
+                break;
+            case K_RWLOCK:
+                u->writer ? fx_rwlock_wrlock(&rw) : fx_rwlock_rdlock(&rw);
+                break;
+            case K_SEM:
+                fx_sem_wait(&sem);
+                break;
+            }
+        }
+        if (u->kind == K_RWLOCK && !u->writer)
+            sink = shared;
+        else
+            shared++;
+        if (u->locked) {
+            switch (u->kind) {
+            case K_RMUTEX:
+                fx_rmutex_unlock(&rm);
+                fx_rmutex_unlock(&rm);
+                break;
+            case K_RWLOCK:
+                fx_rwlock_unlock(&rw);
+                break;
+            case K_SEM:
+                fx_sem_post(&sem);
+                break;
+            }
+        }
     }
     return NULL;
 }
@@ -93,8 +155,20 @@ int main(int argc, char **argv)
         pthread_create(&t, NULL, strcmp(v, "inversion") == 0 ? two_one : one_two, NULL);
         pthread_join(t, NULL);
     } else {
-        fprintf(stderr, "usage: race_prog racy|locked|try|inversion|ordered\n");
-        return 2;
+        const char *dash = strchr(v, '-');
+        size_t k = 0, len = dash ? (size_t)(dash - v) : 0;
+        while (k < 3 && !(strlen(kind_names[k]) == len && strncmp(v, kind_names[k], len) == 0))
+            k++;
+        if (k == 3 || (strcmp(dash + 1, "racy") != 0 && strcmp(dash + 1, "locked") != 0)) {
+            fprintf(stderr, "usage: race_prog racy|locked|try|inversion|ordered|"
+                            "{rmutex,rwlock,sem}-{racy,locked}\n");
+            return 2;
+        }
+        struct user other = {(enum kind)k, 1, 1};
+        struct user self = {(enum kind)k, strcmp(dash + 1, "locked") == 0, 0};
+        pthread_create(&t, NULL, user, &other);
+        user(&self); /* the racy variant forgets the lock here */
+        pthread_join(t, NULL);
     }
     printf("shared = %d\n", shared);
     return 0;
