@@ -18,10 +18,16 @@
  * Futex semantics as in models/sem.pml: compare-and-queue in one step, then
  * leave by a wake (dequeued by the waker), a timeout (timed party) or a
  * signal. A CAS loop is one atomic step (see models/rwlock.pml for why this
- * is sound); the spin before sleeping (lines 118-132) only repeats the first
- * look of the sleeping loop and is left out.
+ * is sound). The adaptive spin before sleeping (wait_round, barrier.c:119-128:
+ * at most a thread-local budget of acquire loads of the word, struct fx_spin
+ * of src/internal/spin.h, returning 0 as soon as the round number changed)
+ * only reads: each of its loads is the first look of the sleeping loop
+ * (barrier.c:130-132) without the S update, so a run that leaves during the
+ * spin is a run that leaves at that first look, and the spin is left out.
+ * The budget bookkeeping (fx_spin_start/won/lost) is thread-private.
  *
- * Line numbers refer to src/barrier.c.
+ * Every step names the line(s) of src/barrier.c it mirrors as
+ * "barrier.c:LINE".
  */
 //@source src/barrier.c sha256=9762151a6a011d8aa4252789ab37caf124d987e6b6adc2b2b99e6eba3f5ef6e3
 //@check safety
@@ -49,24 +55,24 @@ proctype party(byte me; bool timed; byte signals)
     int s; byte mine; byte r; byte round = 0; bit serial; bit wake;
     do
     :: round < ROUNDS ->
-arrive: /* barrier_wait, lines 160-190: one arrival (CAS loop, 166-190) */
+arrive: /* barrier_wait, barrier.c:156-191: one arrival (CAS loop, barrier.c:162-186) */
         atomic {
             s = st;
-            assert((s & AMASK) < N);                           /* 169-170 */
+            assert((s & AMASK) < N);                           /* barrier.c:164-166 */
             arrived[me]++;
             if
-            :: (s & AMASK) + 1 == N ->                         /* 171-176 */
+            :: (s & AMASK) + 1 == N ->                         /* barrier.c:167-172 last, CAS */
                 st = ((s / G + 1) % GENS) * G;
                 serial = 1; wake = (s & SB) != 0;
                 serials[round]++
             :: else ->
-                st = s + 1; mine = s / G; serial = 0           /* 188 */
+                st = s + 1; mine = s / G; serial = 0           /* barrier.c:184-187 */
             fi
         };
         if
         :: serial ->
             if
-            :: wake ->                                         /* 177-178 [M:wake] */
+            :: wake ->                                         /* barrier.c:173-174 [M:wake] */
                 atomic {
                     if :: q[0] -> q[0] = 0 :: else -> skip fi;
                     if :: q[1] -> q[1] = 0 :: else -> skip fi;
@@ -77,14 +83,14 @@ arrive: /* barrier_wait, lines 160-190: one arrival (CAS loop, 166-190) */
             goto passed
         :: else -> skip
         fi;
-look:   /* wait_round, lines 133-143: the round still ours? set S */
+look:   /* wait_round, barrier.c:129-139: the round still ours? set S */
         atomic {
             s = st;
             if
-            :: s / G != mine -> r = WOKEN                      /* 135-136: passed */
+            :: s / G != mine -> r = WOKEN                      /* barrier.c:130-132: passed */
             :: else ->
                 if
-                :: (s & SB) == 0 -> st = s | SB; s = s | SB    /* 137-143 [M:sleepers] */
+                :: (s & SB) == 0 -> st = s | SB; s = s | SB    /* barrier.c:133-139 [M:sleepers] */
                 :: else -> skip
                 fi;
                 r = SLEEPING
@@ -94,7 +100,7 @@ look:   /* wait_round, lines 133-143: the round still ours? set S */
         :: r == WOKEN -> goto passed
         :: else -> skip
         fi;
-        atomic {                                               /* futex wait, 144 */
+        atomic {                                               /* futex wait, barrier.c:140 */
             if
             :: st != s -> r = EAGAIN
             :: else -> q[me] = 1; r = SLEEPING
@@ -114,14 +120,14 @@ look:   /* wait_round, lines 133-143: the round still ours? set S */
         :: else -> skip
         fi;
         if
-        :: r != ETIMEDOUT -> r = 0; goto look                  /* 145-146 */
+        :: r != ETIMEDOUT -> r = 0; goto look                  /* barrier.c:141-142 */
         :: else -> skip
         fi;
-        atomic {                                               /* withdraw, 148-156 */
+        atomic {                                               /* withdraw, barrier.c:143-152 */
             s = st;
             if
-            :: s / G != mine -> r = WOKEN                      /* 150-151: passed [M:withdraw-check] */
-            :: else -> st = s - 1; arrived[me]--; r = ETIMEDOUT /* 154-155 */
+            :: s / G != mine -> r = WOKEN                      /* barrier.c:145-147: passed [M:withdraw-check] */
+            :: else -> st = s - 1; arrived[me]--; r = ETIMEDOUT /* barrier.c:150-151 */
             fi
         };
         if

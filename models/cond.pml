@@ -3,8 +3,9 @@
  * with the kernel's futex queues.
  *
  * Each step is one atomic instruction or one futex call of the source; the
- * comments give the src/cond.c and src/mutex.c lines it mirrors (W1..W8,
- * S1..S3, B1..B3 are the steps of the state table at the top of src/cond.c).
+ * comments give the src/cond.c and src/mutex.c lines it mirrors as
+ * "cond.c:LINE" and "mutex.c:LINE" (W1..W8, S1..S3, B1..B3 are the steps of
+ * the state table at the top of src/cond.c).
  *
  *  - the mutex exactly as src/mutex.c: 0/1/2, fast path 0->1, one ordinary
  *    try after spinning, then fx_mutex_lock_slept: acquire as CONTENDED
@@ -19,14 +20,25 @@
  *  - signal handlers (EINTR) and deadlines (ETIMEDOUT) ending a sleep on the
  *    cond word, on park or, after a requeue, on the mutex word, a bounded
  *    number of times.
- * Not modelled: the mutex token (W2): all waiters use one mutex, so a driver
+ * Not modelled: W0 (cond.c:462, fx_mutex_check_held, mutex.c:117-125: a
+ * relaxed load that only rejects a caller not holding the mutex; here every
+ * caller holds it); the mutex token (W2): all waiters use one mutex, so a driver
  * requeues parked waiters onto it (-DFALLBACK models the wake-one hand-off
  * used otherwise; fx_rmutex waiters, which always use it, are
- * models/cond_rmutex.pml); the mutex's spin loop (it only delays the try after it);
- * the W4a spin before W4 (each of its looks at seq is W4 returning EAGAIN
- * without the system call, which this model already has; a waiter released
- * there never slept, so it cannot have been requeued, and its W6 is an
- * ordinary fx_mutex_lock, whose protocol models/mutex.pml checks);
+ * models/cond_rmutex.pml); the mutex's spin loop (fx_mutex_spin,
+ * mutex.c:74-86: relaxed loads only, it only delays the try after it);
+ * the W4a spin before W4 (cond.c:481-494: seq_cst loads of seq, at most a
+ * thread-local budget of them, struct fx_spin of src/internal/spin.h; each
+ * look that finds the counter advanced is W4 returning EAGAIN without the
+ * system call followed by the re-check, which this model already has, and
+ * the looks that find it unchanged change nothing). A waiter released there
+ * ("hot") never slept, so it cannot have been requeued: if it is not flagged
+ * its W6 is fx_mutex_lock (fx_cond_mutex_relock_hot, cond.c:290-294), whose
+ * steps are a CAS 0->1, read-only spinning, one more CAS 0->1, then
+ * fx_mutex_lock_slept; a failed CAS changes nothing, so these runs are those
+ * of relock() below (one try 0->1, then lock_slept) with the try taken
+ * later, and relock() stands for both; if it is flagged, its W6 is
+ * relock_slept as for any flagged waiter;
  * memory order (the model is sequentially consistent; src/cond.c's atomics
  * are seq_cst and the mutex orders the predicate).
  *
@@ -82,7 +94,7 @@
  *                           only guards waiters with different mutexes)
  */
 //@source src/cond.c sha256=620825c6e80a8462e9c25f868c00fec57040a9049b6e367ae7a457a84c7ee12d
-//@source src/mutex.c sha256=87ab25852ca050c65de80cc37f2deb62835dff428f3ce0ad4a8dfe05c99f62c0
+//@source src/mutex.c sha256=5a1f9d81b5a3593d17a953240fc3e40cba00ebcfd9891904f40a5851f4e7abe7
 //@check safety -DSCENARIO_WRAP
 //@check safety -DSCENARIO_BCAST
 //@check safety
@@ -108,7 +120,7 @@
 #define EINTR     2
 #define ETIMEDOUT 3
 
-/* fx_cond_advance, cond.c:187-190: counter + 1 (mod M), ARMED cleared, BCAST kept */
+/* fx_cond_advance, cond.c:202-205: counter + 1 (mod M), ARMED cleared, BCAST kept */
 #define ADV(x) ((((x) / 4 + 1) % M) * 4 + ((x) & B))
 
 byte seq = (M - 1) * 4; /* c->seq: counter M-1, nothing set */
@@ -172,40 +184,45 @@ inline cs_enter()
     assert(incs == 1)   /* mutual exclusion */
 }
 
-/* mutex.c fx_mutex_lock_slept futex wait FUTEX_WAIT(state, 2): EAGAIN unless 2, else sleep until woken */
+/* fx_mutex_lock_slept's FUTEX_WAIT(state, 2), mutex.c:151: EAGAIN unless 2,
+ * else sleep until woken */
 inline futex_wait_mutex()
 {
     atomic { if :: mstate == 2 -> q[ME] = QMUTEX :: else -> skip fi };
     (q[ME] == NONE)
 }
 
-/* fx_mutex_lock_slept, mutex.c fx_mutex_lock_slept, with fx_mutex_acquire_step */
+/* fx_mutex_lock_slept, mutex.c:137-156, with fx_mutex_acquire_step,
+ * mutex.c:88-115 */
 inline lock_slept()
 {
     do
-    :: atomic { mstate == 0 -> mstate = 2; cs_enter() }; break  /* mutex.c fx_mutex_acquire_step CAS -> CONTENDED CAS 0->2 */
-    :: atomic { mstate == 1 -> mstate = 2 };                     /* mutex.c fx_mutex_acquire_step CAS -> CONTENDED CAS 1->2 */
+    :: atomic { mstate == 0 -> mstate = 2; cs_enter() }; break  /* mutex.c:99 CAS 0->2 */
+    :: atomic { mstate == 1 -> mstate = 2 };                     /* mutex.c:105 CAS 1->2 */
        futex_wait_mutex()
-    :: atomic { mstate == 2 -> skip };                           /* mutex.c fx_mutex_acquire_step sees 2 */
+    :: atomic { mstate == 2 -> skip };                           /* mutex.c:110-112 sees 2 */
        futex_wait_mutex()
     od
 }
 
-/* fx_mutex_lock, mutex.c fx_mutex_lock, slow path fx_mutex_lock_contended */
+/* fx_mutex_lock, mutex.c:192-195 (fx_mutex_acquire, mutex.c:177-190), slow
+ * path fx_mutex_lock_contended, mutex.c:159-173 */
 inline mutex_lock()
 {
     if
-    :: atomic { mstate == 0 -> mstate = 1; cs_enter() }          /* mutex.c fx_mutex_lock CAS -> LOCKED fast CAS 0->1 */
+    :: atomic { mstate == 0 -> mstate = 1; cs_enter() }          /* mutex.c:184 fast CAS 0->1 */
     :: atomic { mstate != 0 -> skip };
        if
-       :: atomic { mstate == 0 -> mstate = 1; cs_enter() }       /* mutex.c fx_mutex_lock_contended try 0->1 */
-       :: atomic { mstate != 0 -> skip }; lock_slept()           /* mutex.c fx_mutex_lock_contended */
+       :: atomic { mstate == 0 -> mstate = 1; cs_enter() }       /* mutex.c:168-171 try 0->1 */
+       :: atomic { mstate != 0 -> skip }; lock_slept()           /* mutex.c:172 */
        fi
     fi
 }
 
-/* fx_cond_mutex_relock, cond.c:266-270: W6 of a waiter never moved to the
- * mutex word: fx_mutex_trylock (mutex.c fx_mutex_trylock CAS -> LOCKED CAS 0->1), then lock_slept */
+/* fx_cond_mutex_relock, cond.c:282-286: W6 of a waiter never moved to the
+ * mutex word: fx_mutex_trylock (mutex.c:211 CAS 0->1), then lock_slept
+ * (fx_cond_mutex_relock_slept, cond.c:267-275). Also W6 of a hot waiter,
+ * fx_mutex_lock (cond.c:290-294; see the header). */
 inline relock()
 {
     if
@@ -214,35 +231,37 @@ inline relock()
     fi
 }
 
-/* fx_mutex_unlock, mutex.c fx_mutex_unlock (and fx_mutex_unlock_slow): CAS 1->0, else 2->0 and wake one */
+/* fx_mutex_unlock, mutex.c:237-262 (and fx_mutex_unlock_slow, mutex.c:220-235):
+ * CAS 1->0, else 2->0 and wake one (the holder's word can only go 1 -> 2
+ * meanwhile, so the two CASes are one step) */
 inline mutex_unlock()
 {
     atomic {
         incs--;
         if
-        :: mstate == 1 -> mstate = 0; lw = 0                      /* mutex.c fx_mutex_unlock CAS -> UNLOCKED */
-        :: mstate == 2 -> mstate = 0; lw = 1                      /* mutex.c fx_mutex_unlock_slow CAS -> UNLOCKED */
+        :: mstate == 1 -> mstate = 0; lw = 0                      /* mutex.c:256-257 CAS 1->0 */
+        :: mstate == 2 -> mstate = 0; lw = 1                      /* mutex.c:228-229 CAS 2->0 */
         :: mstate == 0 -> assert(false)                           /* EPERM: never */
         fi
     };
     if
-    :: lw -> futex_wake1(QMUTEX); lw = 0                          /* mutex.c fx_mutex_unlock_slow wake(1) */
+    :: lw -> futex_wake1(QMUTEX); lw = 0                          /* mutex.c:230-231 wake(1) */
     :: else -> skip
     fi
 }
 
 /* ---- fx_cond, src/cond.c --------------------------------------------------- */
 
-/* fx_cond_wait_core, cond.c:428-482, called with the mutex held */
+/* fx_cond_wait_core, cond.c:454-525, called with the mutex held */
 inline cond_wait(timed)
 {
     OBSERVE(waiting[ME] = 1);
-    nw++;                                                          /* W1 cond.c:442 [M:W1a] */
-    atomic { seq = seq | A; v = seq };                             /* W1 cond.c:443 [M:W1b] */
-    mutex_unlock();                                                /* W3 cond.c:447 */
-    do                                                             /* W4 cond.c:456-471 */
+    nw++;                                                          /* W1 cond.c:468 [M:W1a] */
+    atomic { seq = seq | A; v = seq };                             /* W1 cond.c:469 [M:W1b] */
+    mutex_unlock();                                                /* W3 cond.c:473 */
+    do                                                             /* W4 cond.c:497-512 */
     :: atomic { if :: seq == v -> q[ME] = QSEQ; w = WOKEN :: else -> w = EAGAIN fi };
-       if                                                          /* cond.c:457 FUTEX_WAIT */
+       if                                                          /* cond.c:498 FUTEX_WAIT */
        :: w == WOKEN ->
           if
           :: q[ME] == NONE                                         /* woken */
@@ -252,54 +271,54 @@ inline cond_wait(timed)
        :: else -> skip
        fi;
        if
-       :: w == WOKEN -> break                                      /* cond.c:458-459 */
+       :: w == WOKEN -> break                                      /* cond.c:499-500 */
        :: else ->
-          s = seq;                                                 /* cond.c:461 */
+          s = seq;                                                 /* cond.c:502 */
           if
-          :: s / 4 != v / 4 -> break                               /* cond.c:462-463 [M:recheck] */
+          :: s / 4 != v / 4 -> break                               /* cond.c:503-504 [M:recheck] */
           :: else ->
              if
-             :: w == ETIMEDOUT -> res = ETIMEDOUT; break           /* cond.c:464-467 */
-             :: else -> v = s                                      /* cond.c:470 sleep again */
+             :: w == ETIMEDOUT -> res = ETIMEDOUT; break           /* cond.c:505-508 */
+             :: else -> v = s                                      /* cond.c:511 sleep again */
              fi
           fi
        fi
     od;
     s = 0; w = 0; v = 0;
-    flagged = ((seq & B) != 0);                                    /* W5 cond.c:474 */
-    if                                                             /* W6 cond.c:475 */
+    flagged = ((seq & B) != 0);                                    /* W5 cond.c:515 */
+    if                                                             /* W6 cond.c:516-518 */
     :: flagged -> lock_slept()                                     /* [M:relock] */
     :: else -> relock()
     fi;
-    if                                                             /* W7 cond.c:476-477 */
+    if                                                             /* W7 cond.c:519-520 */
     :: flagged -> drive()                                          /* [M:drive] */
     :: else -> skip
     fi;
-    depart();                                                      /* W8 cond.c:478 */
+    depart();                                                      /* W8 cond.c:521 */
     flagged = 0;
     OBSERVE(waiting[ME] = 0)
 }
 
-/* fx_cond_drive, cond.c:410-425 (the mutex is held as CONTENDED) */
+/* fx_cond_drive, cond.c:436-451 (the mutex is held as CONTENDED) */
 inline drive()
 {
 #ifdef FALLBACK
-    futex_wake1(QPARK)                                             /* cond.c:423 */
+    futex_wake1(QPARK)                                             /* cond.c:449 */
 #else
-    atomic { futex_move_all(QPARK, QMUTEX) }                       /* cond.c:419 */
+    atomic { futex_move_all(QPARK, QMUTEX) }                       /* cond.c:445 */
 #endif
 }
 
-/* fx_cond_depart, cond.c:391-406 */
+/* fx_cond_depart, cond.c:417-432 */
 inline depart()
 {
-    atomic { nw--; last = (nw == 0) };                             /* cond.c:394 fetch_sub */
+    atomic { nw--; last = (nw == 0) };                             /* cond.c:420 fetch_sub */
     if
     :: last ->
-       s = seq;                                                    /* cond.c:396 */
+       s = seq;                                                    /* cond.c:422 */
        if
-       :: (s & B) && nw == 0 ->                                    /* cond.c:397, 407 [M:bclear] */
-          atomic { if :: seq == s -> seq = s - B :: else -> skip fi }  /* cond.c:404 CAS */
+       :: (s & B) && nw == 0 ->                                    /* cond.c:423, 429 [M:bclear] */
+          atomic { if :: seq == s -> seq = s - B :: else -> skip fi }  /* cond.c:430-431 CAS */
        :: else -> skip
        fi
     :: else -> skip
@@ -307,35 +326,35 @@ inline depart()
     s = 0; last = 0
 }
 
-/* fx_cond_signal, cond.c:524-541 */
+/* fx_cond_signal, cond.c:567-584 */
 inline cond_signal()
 {
     if
-    :: nw == 0 -> skip                                             /* S1 cond.c:530-532 */
+    :: nw == 0 -> skip                                             /* S1 cond.c:573-575 */
     :: nw > 0 ->
-       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 cond.c:534-538 [M:S2] */
-       futex_wake1(QSEQ)                                           /* S3 cond.c:539 */
+       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 cond.c:577-581 [M:S2] */
+       futex_wake1(QSEQ)                                           /* S3 cond.c:582 */
     fi
 }
 
-/* fx_cond_broadcast, cond.c:543-575 */
+/* fx_cond_broadcast, cond.c:586-618 */
 inline cond_broadcast()
 {
     do
-    :: nw == 0 -> break                                            /* B1 cond.c:553-555 */
+    :: nw == 0 -> break                                            /* B1 cond.c:596-598 */
     :: nw > 0 ->
-       atomic {                                                    /* B2 cond.c:560-566 */
+       atomic {                                                    /* B2 cond.c:603-609 */
           if :: (!adv && (seq & A)) -> seq = ADV(seq) | B :: else -> seq = seq | B fi;  /* [M:B2] */
           ns = seq;
           adv = 1
        };
-       atomic {                                                    /* B3 cond.c:572 CMP_REQUEUE */
+       atomic {                                                    /* B3 cond.c:615 CMP_REQUEUE */
           if
           :: seq == ns -> futex_wake1(QSEQ); futex_move_all(QSEQ, QPARK); r = 0  /* [M:B3] */
           :: else -> r = EAGAIN
           fi
        };
-       if :: r == 0 -> break :: else -> skip fi                   /* cond.c:572-573 [M:retry] */
+       if :: r == 0 -> break :: else -> skip fi                   /* cond.c:615-616 [M:retry] */
     od;
     ns = 0; r = 0; adv = 0
 }

@@ -4,9 +4,9 @@
  * (src/rmutex.c), with the kernel's futex queues.
  *
  * Each step is one atomic instruction or one futex call of the source; the
- * comments give the lines of src/cond.c ("cond.c:") and src/rmutex.c ("rm.c:")
- * it mirrors (W0..W8, S1..S3, B1..B3 are the steps of the state table at the
- * top of src/cond.c).
+ * comments give the lines of src/cond.c ("cond.c:LINE") and src/rmutex.c
+ * ("rmutex.c:LINE") it mirrors (W0..W8, S1..S3, B1..B3 are the steps of the
+ * state table at the top of src/cond.c).
  *
  *  - the cond exactly as models/cond.pml (seq = counter mod M << 2 | BCAST |
  *    ARMED, waiters, park), except W2..W7 for an fx_rmutex: W3 releases the
@@ -32,16 +32,24 @@
  *    times; signal handlers (EINTR) and a deadline end a sleep on the cond a
  *    bounded number of times (TOKENS scenario only: an interruption could
  *    otherwise hide a waiter stranded on a queue from the checks).
- * Not modelled: W0's inconsistent-mutex path (no wait happens: tested in
- * tests/test_cond.c); fx_rmutex_recover and trylock (models/rmutex.pml);
- * memory order (sequentially consistent; every cond atomic is seq_cst, the
- * rmutex's CASes acquire/release).
+ * Not modelled: W0's checks other than the inconsistent-mutex path (EPERM,
+ * EINVAL: no wait happens; tested in tests/test_cond.c); the W4a spin before
+ * W4 (cond.c:481-494: seq_cst loads of seq, at most a thread-local budget of
+ * them, struct fx_spin of src/internal/spin.h; a look that finds the counter
+ * advanced is W4 returning EAGAIN without the system call followed by the
+ * re-check, which the model has, and one that finds it unchanged changes
+ * nothing; for an fx_rmutex the "hot" W6 is the same fx_cond_rmutex_relock
+ * as the others, cond.c:374-378); fx_rmutex_lock's fast-path CAS and spin
+ * (rmutex.c:513-515, 434-443: they take only FREE, as the first step does,
+ * or only read; see models/rmutex.pml); fx_rmutex_recover and trylock
+ * (models/rmutex.pml); memory order (sequentially consistent; every cond
+ * atomic is seq_cst, the rmutex's CASes acquire/release).
  *
  * Scenarios:
- *  TOKENS (default, 3 processes): Waiter0 takes 2 tokens and Waiter1 one
- *    token (with a deadline), each waiting at depth 2; the Notifier makes 3
- *    tokens, each followed by a signal or a broadcast inside or after its
- *    critical section. Two waiters can sleep on the owner word at once (two
+ *  TOKENS (default, 3 processes): Waiter0 takes TAKE0 tokens (1 in the
+ *    checks) and Waiter1 one token (with a deadline), each waiting at depth
+ *    2; the Notifier makes TAKE0 + 1 tokens, each followed by a signal or a
+ *    broadcast inside or after its critical section. Two waiters can sleep on the owner word at once (two
  *    signals before the Notifier's unlock), which checks the W bit of W6.
  *  -DSCENARIO_DEATH (3 processes): both waiters wait at depth 2 for gen >= 1;
  *    the Notifier sets gen, signals or broadcasts, and then unlocks or dies
@@ -91,7 +99,7 @@
  * costs a full run of the checks.)
  */
 //@source src/cond.c sha256=620825c6e80a8462e9c25f868c00fec57040a9049b6e367ae7a457a84c7ee12d
-//@source src/rmutex.c sha256=f9c48a7c583f5e60a96d1f47f17d5843cab8ab726fe52acccc94de4bc764531b
+//@source src/rmutex.c sha256=7528e70a564c03948510afd1147b13b1489809056f823e81c5c6c5dc78e45155
 //@check safety -DSCENARIO_DEATH
 //@check safety
 //@check safety -DSCENARIO_CHAIN
@@ -138,7 +146,7 @@
 #define TAKE0 1         /* tokens Waiter0 takes (TOKENS scenario) */
 #endif
 
-/* fx_cond_advance, cond.c:187-190: counter + 1 (mod M), ARMED cleared, BCAST kept */
+/* fx_cond_advance, cond.c:202-205: counter + 1 (mod M), ARMED cleared, BCAST kept */
 #define ADV(x) ((((x) / 4 + 1) % M) * 4 + ((x) & B))
 
 byte seq = (M - 1) * 4; /* c->seq: counter M-1, nothing set */
@@ -217,36 +225,37 @@ inline futex_move_all(F, T)
 
 /* ---- fx_rmutex, src/rmutex.c ------------------------------------------------ */
 
-/* One acquisition step, fx_rmutex_acquire_step -> fx_rm_step (rm.c:658-676,
- * 326-390), as one atomic transition (a CAS that fails because another thread
- * wrote the word in between is the same as that write coming first; see
- * models/rmutex.pml). Sets r; for R_BUSY, vo is the owner to sleep on (W set).
- * d: the depth installed on success (fx_rm_acquired, rm.c:236-247). */
+/* One acquisition step, fx_rmutex_acquire_step -> fx_rm_step
+ * (rmutex.c:666-686, rmutex.c:326-390), as one atomic transition (a CAS that
+ * fails because another thread wrote the word in between is the same as that
+ * write coming first; see models/rmutex.pml). Sets r; for R_BUSY, vo is the
+ * owner to sleep on (W set). d: the depth installed on success
+ * (fx_rm_acquired, rmutex.c:236-247). */
 inline rm_step(d)
 {
     atomic {
         if
-        :: own == FREE ->                                  /* rm.c:332-338 CAS 0 -> self|keep */
+        :: own == FREE ->                                  /* rmutex.c:333-339 CAS 0 -> self|keep */
            own = TID; W = slept; r = R_OK
-        :: own == NOTREC -> r = R_NOTREC                   /* rm.c:341-342 */
-        :: held(own) && due && dead[own] ->                /* rm.c:359-360, 371 CAS, W kept */
+        :: own == NOTREC -> r = R_NOTREC                   /* rmutex.c:341-342 */
+        :: held(own) && due && dead[own] ->                /* rmutex.c:359-360, 367-374 CAS, W kept */
            own = TID; W = (W || slept); r = R_DEAD
-        :: held(own) && !(due && dead[own]) ->             /* rm.c:355-361 check_at */
-           due = 0; W = 1; vo = own; r = R_BUSY            /* rm.c:378-388 T -> T|W; EBUSY */
+        :: held(own) && !(due && dead[own]) ->             /* rmutex.c:355-362 check_at */
+           due = 0; W = 1; vo = own; r = R_BUSY            /* rmutex.c:376-388 T -> T|W; EBUSY */
         fi;
         if
         :: r == R_OK || r == R_DEAD ->
            incs++;
            assert(incs == 1);                              /* mutual exclusion */
-           depth = d;                                      /* rm.c:242 */
+           depth = d;                                      /* rmutex.c:242 */
            inc = (r == R_DEAD)
         :: else -> skip
         fi
     }
 }
 
-/* The bounded futex wait on the owner word between steps (cond.c:339, as
- * fx_rm_wait, rm.c:410-417): FUTEX_WAIT(owner, vo|W) until woken or the
+/* The bounded futex wait on the owner word between steps (cond.c:364, as
+ * fx_rm_wait, rmutex.c:409-417): FUTEX_WAIT(owner, vo|W) until woken or the
  * owner's liveness re-check time. */
 inline rm_futex_wait()
 {
@@ -260,9 +269,10 @@ inline rm_futex_wait()
     fi
 }
 
-/* Acquire at depth d, blocking: fx_rmutex_lock's slow path (rm.c:430-447,
- * 394-427: one waiter state, slept once a step said EBUSY) and, for W6,
- * fx_cond_rmutex_relock (cond.c:327-341). Sets r: R_OK, R_DEAD, R_NOTREC. */
+/* Acquire at depth d, blocking: fx_rmutex_lock's slow path
+ * (rmutex.c:430-447, 394-427: one waiter state, slept once a step said EBUSY)
+ * and, for W6, fx_cond_rmutex_relock (cond.c:352-366). Sets r: R_OK, R_DEAD,
+ * R_NOTREC. */
 inline rm_acquire(d)
 {
     slept = 0; due = 0;
@@ -270,7 +280,7 @@ inline rm_acquire(d)
     :: rm_step(d);
        if
        :: r == R_BUSY ->
-          slept = 1;                                       /* rm.c:387 */
+          slept = 1;                                       /* rmutex.c:387 */
           rm_futex_wait()
        :: else -> break
        fi
@@ -278,9 +288,13 @@ inline rm_acquire(d)
     slept = 0; due = 0; vo = 0
 }
 
-/* The final release by the owner: fx_rm_release (rm.c:254-277), from
- * fx_rmutex_unlock at depth 1 (rm.c:565) or fx_rmutex_release_all (rm.c:702): FREE,
- * or NOTREC when inconsistent; wake one if W, all if NOTREC. */
+/* The final release by the owner: fx_rm_release (rmutex.c:254-278), through
+ * fx_rm_release_owned (rmutex.c:552-561), from fx_rmutex_unlock at depth 1
+ * (rmutex.c:579-602: the fast CAS S -> 0, rmutex.c:591-599, or
+ * fx_rm_unlock_slow, rmutex.c:565-577) or fx_rmutex_release_all
+ * (rmutex.c:697-708): FREE, or NOTREC when inconsistent; wake one if W, all
+ * if NOTREC. One atomic step: while the owner holds the word only W can
+ * change. */
 inline rm_release()
 {
     atomic {
@@ -293,14 +307,14 @@ inline rm_release()
         W = 0; inc = 0; depth = 0
     };
     if
-    :: lw == 2 -> futex_wake_all(QOWN)                     /* rm.c:271 */
-    :: lw == 1 -> futex_wake1(QOWN)                        /* rm.c:275 */
+    :: lw == 2 -> futex_wake_all(QOWN)                     /* rmutex.c:271 */
+    :: lw == 1 -> futex_wake1(QOWN)                        /* rmutex.c:275 */
     :: else -> skip
     fi;
     lw = 0
 }
 
-/* fx_rmutex_unlock by the owner (rm.c:571-590, 551-568): one level */
+/* fx_rmutex_unlock by the owner (rmutex.c:579-602, 565-577): one level */
 inline rm_unlock()
 {
     if
@@ -318,22 +332,22 @@ inline die()
 
 /* ---- fx_cond, src/cond.c ---------------------------------------------------- */
 
-/* fx_cond_wait_core (cond.c:428-482) with the fx_rmutex operations, called
+/* fx_cond_wait_core (cond.c:454-525) with the fx_rmutex operations, called
  * with the rmutex held at depth dd. Sets ret. */
 inline cond_wait_rm(timed, dd)
 {
   if
-  :: inc ->                                                /* W0 cond.c:436, 301-308: inconsistent */
-     rm_release();                                         /* rm.c:702: NOTREC */
+  :: inc ->                                                /* W0 cond.c:462, 322-329: inconsistent */
+     rm_release();                                         /* cond.c:327, rmutex.c:707: NOTREC */
      ret = R_NOTREC
   :: else ->
-    nw++;                                                  /* W1 cond.c:442 */
-    atomic { seq = seq | A; v = seq };                     /* W1 cond.c:443 */
-    saved = depth;                                         /* W3 cond.c:447, rm.c:698 */
-    rm_release();                                          /* W3 rm.c:702 */
-    do                                                     /* W4 cond.c:456-471 */
+    nw++;                                                  /* W1 cond.c:468 */
+    atomic { seq = seq | A; v = seq };                     /* W1 cond.c:469 */
+    saved = depth;                                         /* W3 cond.c:473, rmutex.c:706 */
+    rm_release();                                          /* W3 rmutex.c:707 */
+    do                                                     /* W4 cond.c:497-512 */
     :: atomic { if :: seq == v -> q[ME] = QSEQ; w = WOKEN :: else -> w = EAGAIN fi };
-       if                                                  /* cond.c:457 FUTEX_WAIT */
+       if                                                  /* cond.c:498 FUTEX_WAIT */
        :: w == WOKEN ->
           if
           :: q[ME] == NONE                                 /* woken */
@@ -343,29 +357,29 @@ inline cond_wait_rm(timed, dd)
        :: else -> skip
        fi;
        if
-       :: w == WOKEN -> break                              /* cond.c:458-459 */
+       :: w == WOKEN -> break                              /* cond.c:499-500 */
        :: else ->
-          s = seq;                                         /* cond.c:461 */
+          s = seq;                                         /* cond.c:502 */
           if
-          :: s / 4 != v / 4 -> break                       /* cond.c:462-463 */
+          :: s / 4 != v / 4 -> break                       /* cond.c:503-504 */
           :: else ->
              if
-             :: w == ETIMEDOUT -> res = R_TIMEDOUT; break  /* cond.c:464-467 */
-             :: else -> v = s                              /* cond.c:470 */
+             :: w == ETIMEDOUT -> res = R_TIMEDOUT; break  /* cond.c:505-508 */
+             :: else -> v = s                              /* cond.c:511 */
              fi
           fi
        fi
     od;
     s = 0; w = 0; v = 0;
-    flagged = ((seq & B) != 0);                            /* W5 cond.c:474 */
-    rm_acquire(saved);                                     /* W6 cond.c:475 [M:rm-relock] */
-    if                                                     /* W7 cond.c:476-477, 414-429 */
-    :: flagged -> futex_wake1(QPARK)                       /* cond.c:423 [M:rm-drive] */
+    flagged = ((seq & B) != 0);                            /* W5 cond.c:515 */
+    rm_acquire(saved);                                     /* W6 cond.c:516-518 [M:rm-relock] */
+    if                                                     /* W7 cond.c:519-520, 436-451 */
+    :: flagged -> futex_wake1(QPARK)                       /* cond.c:449 [M:rm-drive] */
     :: else -> skip
     fi;
-    depart();                                              /* W8 cond.c:478 */
+    depart();                                              /* W8 cond.c:521 */
     flagged = 0; saved = 0;
-    if                                                     /* cond.c:481 */
+    if                                                     /* cond.c:524 */
     :: r != R_OK -> ret = r                                /* [M:rm-ret] */
     :: else -> ret = res
     fi;
@@ -382,16 +396,16 @@ inline cond_wait_rm(timed, dd)
     fi
 }
 
-/* fx_cond_depart, cond.c:391-406 */
+/* fx_cond_depart, cond.c:417-432 */
 inline depart()
 {
-    atomic { nw--; last = (nw == 0) };                     /* cond.c:394 */
+    atomic { nw--; last = (nw == 0) };                     /* cond.c:420 */
     if
     :: last ->
-       s = seq;                                            /* cond.c:396 */
+       s = seq;                                            /* cond.c:422 */
        if
-       :: (s & B) && nw == 0 ->                            /* cond.c:397, 407 */
-          atomic { if :: seq == s -> seq = s - B :: else -> skip fi }  /* cond.c:404 CAS */
+       :: (s & B) && nw == 0 ->                            /* cond.c:423, 429 */
+          atomic { if :: seq == s -> seq = s - B :: else -> skip fi }  /* cond.c:430-431 CAS */
        :: else -> skip
        fi
     :: else -> skip
@@ -399,35 +413,35 @@ inline depart()
     s = 0; last = 0
 }
 
-/* fx_cond_signal, cond.c:524-541 */
+/* fx_cond_signal, cond.c:567-584 */
 inline cond_signal()
 {
     if
-    :: nw == 0 -> skip                                     /* S1 cond.c:530-532 */
+    :: nw == 0 -> skip                                     /* S1 cond.c:573-575 */
     :: nw > 0 ->
-       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 cond.c:534-538 */
-       futex_wake1(QSEQ)                                   /* S3 cond.c:539 */
+       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 cond.c:577-581 */
+       futex_wake1(QSEQ)                                   /* S3 cond.c:582 */
     fi
 }
 
-/* fx_cond_broadcast, cond.c:543-575 */
+/* fx_cond_broadcast, cond.c:586-618 */
 inline cond_broadcast()
 {
     do
-    :: nw == 0 -> break                                    /* B1 cond.c:553-555 */
+    :: nw == 0 -> break                                    /* B1 cond.c:596-598 */
     :: nw > 0 ->
-       atomic {                                            /* B2 cond.c:560-566 */
+       atomic {                                            /* B2 cond.c:603-609 */
           if :: (!adv && (seq & A)) -> seq = ADV(seq) | B :: else -> seq = seq | B fi;
           ns = seq;
           adv = 1
        };
-       atomic {                                            /* B3 cond.c:572 CMP_REQUEUE */
+       atomic {                                            /* B3 cond.c:615 CMP_REQUEUE */
           if
           :: seq == ns -> futex_wake1(QSEQ); futex_move_all(QSEQ, QPARK); r = 0
           :: else -> r = EAGAIN
           fi
        };
-       if :: r == 0 -> break :: else -> skip fi           /* cond.c:572-573 */
+       if :: r == 0 -> break :: else -> skip fi           /* cond.c:615-616 */
     od;
     ns = 0; r = 0; adv = 0
 }
@@ -443,7 +457,7 @@ inline lock_depth(dd)
     rm_acquire(1);
     assert(r == R_OK);
     r = 0;
-    depth = dd                                             /* rm.c:283-293 re-entries */
+    depth = dd                                             /* rmutex.c:283-293 re-entries */
 }
 
 inline unlock_depth()

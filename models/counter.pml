@@ -1,8 +1,10 @@
 /*
  * models/counter.pml - the wait/wake protocol of src/counter.c, for spin.
  *
- * Mirrors src/counter.c at the version pinned by the //@source line (see
- * models/README.md); each step names the line it mirrors as "counter.c:LINE".
+ * Mirrors src/counter.c and the waiter's steps R1, R2 and R5 in
+ * src/internal/counter_wait.h at the versions pinned by the //@source lines
+ * (see models/README.md); each step names the line it mirrors as
+ * "counter.c:LINE" (and "counter_wait.h:LINE").
  *
  * The protocol (the table at the top of src/counter.c):
  *
@@ -43,6 +45,7 @@
  */
 
 //@source src/counter.c sha256=4e604ea3ad40167df959800e9d51d74ac18448e35375744ac9b2c1785cc2cb63
+//@source src/internal/counter_wait.h sha256=d238c6fd5af91c682bca0000f148595d52c87ea5dce67b585192474c3ce297a8
 
 //@check safety
 //@check ltl all_return -DNFAIR=3 -DSPURIOUS=0
@@ -148,8 +151,8 @@ proctype waiter(byte target; bool timed)
     };
     /* counter.c:91-94: the plausibility and deadline checks (EINVAL) only
      * read the waiters slot and the caller's deadline; not modelled. */
-    atomic { waiters++ };                                /* counter.c:96 R1 [M:R1] */
-    atomic { v = value };                                /* counter.c:99 R2 [M:R2] */
+    atomic { waiters++ };                                /* counter.c:96 R1, counter_wait.h:28 [M:R1] */
+    atomic { v = value };                                /* counter.c:99 R2, counter_wait.h:35 [M:R2] */
     do
     :: v == target -> r = OK; break                      /* counter.c:100-102 */
     :: else ->
@@ -166,7 +169,7 @@ proctype waiter(byte target; bool timed)
         :: else -> atomic { v = value }                  /* counter.c:99 R2 again */
         fi
     od;
-    atomic { waiters-- };                                /* counter.c:115 R5 [M:R5] */
+    atomic { waiters-- };                                /* counter.c:115 R5, counter_wait.h:42 [M:R5] */
 out:
     assert(r == ETIMEDOUT || v == target);               /* 0 only after seeing the target */
     assert(timed || r == OK);                            /* no deadline: never fails */

@@ -64,7 +64,7 @@
  *                   schedule; the check passes only if it does.
  */
 
-//@source src/mutex.c sha256=87ab25852ca050c65de80cc37f2deb62835dff428f3ce0ad4a8dfe05c99f62c0
+//@source src/mutex.c sha256=5a1f9d81b5a3593d17a953240fc3e40cba00ebcfd9891904f40a5851f4e7abe7
 
 //@check safety
 //@check safety -DITER=0 -m2000000
@@ -213,12 +213,13 @@ inline lock_slept()
     od
 }
 
-/* fx_mutex_lock (mutex.c:175-188) and fx_mutex_timedlock (mutex.c:190-203,
- * timed): the fast path, then fx_mutex_lock_contended (mutex.c:159-173):
- * spin, one CAS 0->1 as an ordinary locker, then sleep. */
+/* fx_mutex_lock (mutex.c:192-195) and fx_mutex_timedlock (mutex.c:197-200,
+ * timed), both fx_mutex_acquire (mutex.c:177-190): the fast path, then
+ * fx_mutex_lock_contended (mutex.c:159-173): spin, one CAS 0->1 as an
+ * ordinary locker, then sleep. */
 inline lock()
 {
-    atomic { v = UNLOCKED; cas(v, LOCKED, ok) };         /* mutex.c:182 / :185 fast path 0->1 [M:fast-path] */
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok) };         /* mutex.c:184 fast path 0->1 [M:fast-path] */
     if
     :: ok -> r = OK
     :: else ->
@@ -243,34 +244,34 @@ inline lock()
     fi
 }
 
-/* fx_mutex_trylock (mutex.c:205-219). */
+/* fx_mutex_trylock (mutex.c:202-216). */
 inline trylock()
 {
-    atomic { v = UNLOCKED; cas(v, LOCKED, ok);           /* mutex.c:214 */
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok);           /* mutex.c:211 */
         if
         :: ok -> r = OK
-        :: else -> assert(v <= CONTENDED); r = EBUSY     /* mutex.c:216 */
+        :: else -> assert(v <= CONTENDED); r = EBUSY     /* mutex.c:213 */
         fi }
 }
 
-/* fx_mutex_unlock (mutex.c:240-265) and fx_mutex_unlock_slow (mutex.c:223-238);
+/* fx_mutex_unlock (mutex.c:237-262) and fx_mutex_unlock_slow (mutex.c:220-235);
  * also leaves the critical section. In race-detector builds a relaxed first
- * look (mutex.c:244-253) sorts out EPERM and EINVAL before the release is
+ * look (mutex.c:241-250) sorts out EPERM and EINVAL before the release is
  * announced: it changes nothing and those never happen here, so it is left
  * out. */
 inline unlock()
 {
-    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok) }; /* mutex.c:255-262 CAS 1->0 [M:unlock] */
+    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok) }; /* mutex.c:252-259 CAS 1->0 [M:unlock] */
     do
     :: ok -> break
     :: else ->
         atomic {
-            assert(v != UNLOCKED && v <= CONTENDED);     /* mutex.c:226-229 EPERM, EINVAL: never, we hold it */
-            cas(v, UNLOCKED, ok);                        /* mutex.c:231-232 CAS v->0 */
+            assert(v != UNLOCKED && v <= CONTENDED);     /* mutex.c:223-226 EPERM, EINVAL: never, we hold it */
+            cas(v, UNLOCKED, ok);                        /* mutex.c:228-229 CAS v->0 */
             resp[me] = (ok && v == CONTENDED)            /* (observer) */
         };
         if
-        :: ok && v == CONTENDED -> futex_wake_one()      /* mutex.c:233-234 [M:unlock-wake] */
+        :: ok && v == CONTENDED -> futex_wake_one()      /* mutex.c:230-231 [M:unlock-wake] */
         :: else
         fi
     od

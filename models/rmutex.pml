@@ -1,12 +1,9 @@
 /*
  * models/rmutex.pml - the owner word of fx_rmutex (src/rmutex.c) in Promela.
  *
- * Checked with spin (the model runner reads the //@check lines):
- *     spin -a rmutex.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan
- *     spin -a rmutex.pml && gcc -O2 -o pan pan.c && ./pan -a -f -N progress
- *
-//@check safety
-//@check ltl progress
+ * Mirrors src/rmutex.c at the version pinned by the //@source line below
+ * (models/check.sh reports the model STALE once that file changes); the
+ * //@check lines below are run by models/check.sh (see models/README.md).
  *
  * What is modelled. A ghost thread (TID 4) holds the mutex at the start and,
  * at any moment, unlocks it or dies holding it. N = 3 worker threads (TIDs
@@ -25,6 +22,17 @@
  * modelled. Every atomic read-modify-write of the word is one atomic block:
  * a CAS succeeds only if (own, W) still equal the values read before, else it
  * reloads them, exactly as __atomic_compare_exchange_n does.
+ *
+ * Spinning and fast paths. fx_rm_lock_contended's spin (rmutex.c:434-438)
+ * is relaxed loads only, while the word is HELD without W; it changes nothing
+ * and only delays the next step, so it is left out. The lock's fast-path CAS
+ * 0 -> S (rmutex.c:513-515) and the one try after the spin (rmutex.c:441-443)
+ * take only FREE, with no W, exactly what the first step below does with a
+ * FREE word (slept is still 0); when they fail they change nothing, so they
+ * are that step taken at another moment. The unlock's fast path (depth 1, CAS
+ * S -> 0, rmutex.c:591-599) and its slow path (rmutex.c:565-577, ending in
+ * fx_rm_release's CAS loop) are one atomic release: while we own the word
+ * only its W bit can change, and the release reads it with the CAS.
  *
  * Futex semantics: futex_wait(expected) atomically compares the word with the
  * expected (own, W) and either returns at once (EAGAIN) or queues the thread
@@ -57,9 +65,8 @@
  *     ENOTRECOVERABLE, or ETIMEDOUT for the timed worker), in particular a
  *     waiter blocked when the owner dies acquires with EOWNERDEAD.
  *
- * Source lines mirrored are given in the comments as [rmutex.c:LINE] (then
- * [:LINE]) for src/rmutex.c as of the commit that added this model; the
- * function names stay valid when lines move.
+ * Source lines mirrored are given in the comments as [rmutex.c:LINE], with
+ * the function name, for src/rmutex.c at the pinned version.
  *
  * Validation of the model itself: each of these mutations makes both checks
  * fail: no wake on unlock; no wake on recover; NOTREC waking only when W is set
@@ -68,6 +75,10 @@
  * a woken waiter sleeping again on ORPHANED; no re-check timer on a dead owner;
  * a CAS that ignores the value it read.
  */
+
+//@source src/rmutex.c sha256=7528e70a564c03948510afd1147b13b1489809056f823e81c5c6c5dc78e45155
+//@check safety
+//@check ltl progress
 
 #define N          3
 #define MAXDEATHS  1   /* worker deaths; the ghost may die too */
@@ -99,8 +110,8 @@ unsigned cs : 3 = 1;     /* live threads in the critical section (the ghost) */
 bool want[N + 1];        /* a lock call is in progress */
 unsigned finished : 3 = 0; /* workers that ended (their acquisition done, or died) */
 
-/* Wake one sleeper, if any [rmutex.c:275 fx_rm_release, :630 fx_rmutex_recover,
- * :686 fx_rmutex_abandon_wait]. */
+/* Wake one sleeper, if any [rmutex.c:275 fx_rm_release, rmutex.c:638
+ * fx_rmutex_recover, rmutex.c:694 fx_rmutex_abandon_wait]. */
 inline wake_one()
 {
     atomic {
@@ -150,28 +161,28 @@ inline step(nowait)
     atomic {
         vo = own; vw = W;                              /* [rmutex.c:330] relaxed load */
         if
-        :: vo == FREE ->                               /* [:333-338 CAS 0 -> self|keep] */
+        :: vo == FREE ->                               /* [rmutex.c:333-339 CAS 0 -> self|keep] */
             own = me; W = slept; res = R_OK
-        :: vo == ORPH ->                               /* [:333-338 CAS ORPHANED -> self|keep] */
+        :: vo == ORPH ->                               /* [rmutex.c:333-339 CAS ORPHANED -> self|keep] */
             own = me; W = slept; res = R_DEAD
-        :: vo == NOTREC -> res = R_NOTREC              /* [:341-342 ENOTRECOVERABLE] */
+        :: vo == NOTREC -> res = R_NOTREC              /* [rmutex.c:341-342 ENOTRECOVERABLE] */
         :: held(vo) && nowait ->
             if
-            :: dead[vo] ->                             /* [:353 dead_now; :371 CAS, W kept] */
+            :: dead[vo] ->                             /* [rmutex.c:352-353 fx_rm_dead_now; rmutex.c:367-374 CAS, W kept] */
                 own = me; W = (vw || slept); res = R_DEAD
             :: true -> res = R_BUSY                    /* alive, or the memo skipped the check */
             fi
-        :: held(vo) && !nowait && due && dead[vo] ->   /* [:359-360 check due; :371 CAS, W kept] */
+        :: held(vo) && !nowait && due && dead[vo] ->   /* [rmutex.c:359-360 check due; rmutex.c:367-374 CAS, W kept] */
             own = me; W = (vw || slept); res = R_DEAD
         :: held(vo) && !nowait && !(due && dead[vo]) ->
-            due = false;                               /* [:357-361 check_at = now + ...] */
-            W = true; vw = true; res = R_BUSY          /* [:378-388 CAS T -> T|W; EBUSY] */
+            due = false;                               /* [rmutex.c:356-362 check_at = now + ...] */
+            W = true; vw = true; res = R_BUSY          /* [rmutex.c:376-388 CAS T -> T|W; EBUSY] */
         fi
     }
 }
 
-/* futex_wait(&owner, (vo, vw), min(deadline, check_at)) [rmutex.c:410-417
- * fx_rm_wait; the futex layer: src/futex.c fx_futex_wait_raw]. */
+/* futex_wait(&owner, (vo, vw), min(deadline, check_at)) [rmutex.c:409-417
+ * fx_rm_wait; the futex layer: futex.c:38-62 fx_futex_wait_raw]. */
 inline futex_wait()
 {
     atomic {
@@ -181,7 +192,7 @@ inline futex_wait()
         fi
     };
     if
-    :: atomic { !sleeping[me] -> due = false }          /* woken, or EAGAIN [:425] */
+    :: atomic { !sleeping[me] -> due = false }          /* woken, or EAGAIN [rmutex.c:425] */
     :: atomic { sleeping[me] && held(own) && dead[own] ->
                 sleeping[me] = false; due = true }      /* re-check timer: owner dead */
     :: atomic { sleeping[me] && spurious < SPURIOUS ->
@@ -201,21 +212,22 @@ active [N] proctype worker()
     want[me] = true;
     res = R_BUSY;
     if
-    :: me == 2 -> step(true)                           /* worker 2: trylock first [:532, :486] */
+    :: me == 2 -> step(true)                           /* worker 2: trylock first [rmutex.c:532-535, rmutex.c:486] */
     :: else -> skip
     fi;
-    /* [rmutex.c:494-520 fx_rm_lock -> :430-447 fx_rm_lock_contended -> :394 fx_rm_wait;
-     * the spin and the fast-path CAS are steps that take FREE] */
+    /* [rmutex.c:493-520 fx_rm_lock -> rmutex.c:430-447 fx_rm_lock_contended
+     * -> rmutex.c:394-427 fx_rm_wait; the spin and the fast-path CAS are steps
+     * that take FREE (see the header)] */
     do
     :: res != R_BUSY -> break
     :: else ->
         step(false);
         if
         :: res == R_BUSY ->
-            slept = true;                              /* [:387 w->slept = 1] */
+            slept = true;                              /* [rmutex.c:387 w->slept = 1] */
             futex_wait();
             if
-            :: gaveup ->                               /* [:418-423 last try at the deadline] */
+            :: gaveup ->                               /* [rmutex.c:418-423 last try at the deadline] */
                 step(true);
                 if
                 :: res == R_BUSY -> res = R_TIMEDOUT
@@ -237,16 +249,18 @@ active [N] proctype worker()
             vo = 0; vw = false; ok = false; slept = false; due = false; gaveup = false;
             cs++;
             assert(cs == 1);                           /* mutual exclusion */
-            inc = (res == R_DEAD);                     /* depth 1 (| INC) [:242] */
+            inc = (res == R_DEAD);                     /* depth 1 (| INC) [rmutex.c:242] */
             if
             :: deaths < MAXDEATHS -> deaths++; dead[me] = true; cs--; goto died
             :: skip
             fi
         };
         /* After EOWNERDEAD, repair and consistent, or not; then unlock
-         * [rmutex.c:596 fx_rmutex_consistent; :571 fx_rmutex_unlock -> :551
-         * fx_rm_unlock_slow -> :254-264 fx_rm_release: the release CAS loop,
-         * we own the word, only W can change under us]. */
+         * [rmutex.c:615 fx_rmutex_consistent; rmutex.c:579-602
+         * fx_rmutex_unlock -> rmutex.c:565-577 fx_rm_unlock_slow ->
+         * rmutex.c:552-561 fx_rm_release_owned -> rmutex.c:256-264
+         * fx_rm_release: the release CAS loop, we own the word, only W can
+         * change under us]. */
         atomic {
             if
             :: inc -> inc = false
@@ -260,8 +274,8 @@ active [N] proctype worker()
             W = false
         };
         if
-        :: notrec -> wake_all()                        /* [:265-271 NOTREC: wake all, always] */
-        :: !notrec && oldW -> wake_one()               /* [:272-275 W: wake 1] */
+        :: notrec -> wake_all()                        /* [rmutex.c:265-271 NOTREC: wake all, always] */
+        :: !notrec && oldW -> wake_one()               /* [rmutex.c:272-275 W: wake 1] */
         :: else -> skip
         fi
     :: res == R_NOTREC ->
@@ -274,9 +288,9 @@ died:
 }
 
 /* The thread that holds the mutex when the workers start: at some moment it
- * either unlocks it [rmutex.c:571 fx_rmutex_unlock, :254 fx_rm_release] or
- * dies holding it (so that all three workers can be waiting on a dead owner,
- * or on an unrecoverable mutex).
+ * either unlocks it [rmutex.c:579-602 fx_rmutex_unlock, rmutex.c:254-278
+ * fx_rm_release] or dies holding it (so that all three workers can be waiting
+ * on a dead owner, or on an unrecoverable mutex).
  */
 active proctype ghost()
 {
@@ -292,7 +306,7 @@ active proctype ghost()
 }
 
 /* A parent that reaped a dead thread calls fx_rmutex_recover(t) once, or never
- * [rmutex.c:611-634 fx_rmutex_recover]. Then it is the watchdog for lost
+ * [rmutex.c:619-642 fx_rmutex_recover]. Then it is the watchdog for lost
  * wake-ups, as a safety property: when nothing in the system can move any more
  * (Promela's timeout), every worker must have ended; a worker asleep forever
  * on the word would make the assertion fail. (The safety run keeps the ltl
@@ -313,16 +327,16 @@ active proctype reaper()
     fi;
     if
     :: t != 0 ->
-        atomic { vo = own; vw = W };                   /* [:616 relaxed load] */
+        atomic { vo = own; vw = W };                   /* [rmutex.c:624 relaxed load] */
         do
         :: vo == t ->
-            cas(ORPH, false);                          /* [:626 CAS -> ORPHANED] */
+            cas(ORPH, false);                          /* [rmutex.c:634-635 CAS -> ORPHANED] */
             if
-            :: ok && vw -> wake_one(); break           /* [:629-630 wake 1 if W] */
+            :: ok && vw -> wake_one(); break           /* [rmutex.c:637-638 wake 1 if W] */
             :: ok && !vw -> break
             :: else -> skip
             fi
-        :: else -> break                               /* [:621-622 EPERM] */
+        :: else -> break                               /* [rmutex.c:628-630 EPERM] */
         od
     :: else -> skip
     fi;

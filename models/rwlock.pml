@@ -2,7 +2,8 @@
  * models/rwlock.pml - the fx_rwlock protocol of src/rwlock.c, with the futex.
  *
  * Mirrors src/rwlock.c at the version pinned by the //@source line (see
- * models/README.md); each step names the lines of src/rwlock.c it mirrors.
+ * models/README.md); each step names the line(s) of src/rwlock.c it mirrors
+ * as "rwlock.c:LINE".
  *
  * Scenarios (one per check, chosen by a macro):
  *   default           an untimed and a timed reader take the lock once each,
@@ -50,8 +51,18 @@
  * holds what was read, and a failed one only repeats the decision, so the
  * two have the same outcomes. Loads whose value is used by something other
  * than a CAS (the futex compare, the writer's re-check after reading
- * writer_seq) stay separate steps. A reader's spin only repeats its look and
- * is left out; a writer's spin is one pass (SPIN_W). The observers nr and nw
+ * writer_seq) stay separate steps. A reader's spin (rwlock.c:216-221) is
+ * relaxed loads only: it only repeats the look of the step after it (enter,
+ * or set RW and sleep) and is left out. A writer's spin (rwlock.c:283-292)
+ * also writes: each pass sets WP again if it is clear (a writer that acquired,
+ * or one that gave up, cleared it), so it is not left out but bounded: the
+ * model makes SPIN_W passes where the source makes FX_RWLOCK_SPIN = 100
+ * (fewer when the lock is free first). This is a bound, not an exact
+ * abstraction: the checks cover spins of SPIN_W = 1 pass, and an extra run
+ * covers 3 passes in the writers scenario, the one where a second writer
+ * can clear WP under a spinning writer (every check also passed with
+ * SPIN_W = 2 and 3 when tried). More passes only add more "set WP if clear"
+ * steps before the sleep step, which sets WP itself. The observers nr and nw
  * change in the same atomic step as the acquiring and releasing operations,
  * so they cover exactly the holds.
  *
@@ -60,15 +71,18 @@
  * writer_release (fx_rwlock_unlock, and fx_rwlock_wrunlock, whose first CAS
  * from WL to 0 is the same step when no bit is set).
  */
-//@source src/rwlock.c sha256=b38ec1403c509b67ae94b2f880fe67c63105e82fe0f8632bb5e5d0efcb8f03e9
+//@source src/rwlock.c sha256=70f32b33652a9bd077b5b3785b29542b58915e78ffb61a266d92dbb3494cd0c6
 //@check safety
 //@check safety -DSCENARIO_WRITERS
+//@check safety -DSCENARIO_WRITERS -DSPIN_W=3
 //@check safety -DSCENARIO_STREAM
 //@check ltl writer_progress -DSCENARIO_STREAM
 
 #define NR 2              /* readers: processes 0 .. NR-1 */
 #define NW 2              /* writers: processes NR .. NR+NW-1 */
-#define SPIN_W 1
+#ifndef SPIN_W
+#define SPIN_W 1          /* spin passes of a writer (FX_RWLOCK_SPIN) */
+#endif
 #define RMASK 255
 #define WL 256
 #define WP 512
@@ -98,8 +112,8 @@ byte nr = 0;              /* readers inside a critical section (observer) */
 bool wants[NR + NW];      /* process p is inside a lock call (observer) */
 bool nw = 0;              /* a writer inside a critical section (observer) */
 
-/* Leaves a futex wait (fx_futex_wait_raw, src/futex.c): by a wake (queue flag cleared by the waker), a
- * timeout or a signal. */
+/* Leaves a futex wait (fx_futex_wait_raw, futex.c:38-62): by a wake (queue
+ * flag cleared by the waker), a timeout or a signal. */
 inline futex_leave(q)
 {
     if
@@ -113,7 +127,7 @@ inline futex_leave(q)
     fi
 }
 
-/* wake_waiters (lines 162-187), called when the caller's release left the
+/* wake_waiters (rwlock.c:162-187), called when the caller's release left the
  * lock free with RW or WW set. */
 inline wake_waiters()
 {
@@ -121,19 +135,19 @@ inline wake_waiters()
     :: atomic {
            s = st;
            if
-           :: (s & HELD) != 0 -> act = DONE                    /* 165-166 */
+           :: (s & HELD) != 0 -> act = DONE                    /* rwlock.c:165-166 */
            :: (s & HELD) == 0 && (s & WW) != 0 ->
-               st = s & ~WW; act = WAKE_W                      /* 167-171 */
+               st = s & ~WW; act = WAKE_W                      /* rwlock.c:167-171 */
            :: (s & HELD) == 0 && (s & WW) == 0 && (s & RW) != 0 ->
-               st = s & ~RW; act = WAKE_R                      /* 177-180 */
-           :: else -> act = DONE                               /* 183-184 */
+               st = s & ~RW; act = WAKE_R                      /* rwlock.c:177-180 */
+           :: else -> act = DONE                               /* rwlock.c:183-184 */
            fi
        };
        if
        :: act == DONE -> break
        :: act == WAKE_W ->
-           atomic { seqchg[0] = 1; seqchg[1] = 1 };            /* wake_writer, 156 */
-           atomic {                                            /* 157: wake one */
+           atomic { seqchg[0] = 1; seqchg[1] = 1 };            /* wake_writer, rwlock.c:156 */
+           atomic {                                            /* rwlock.c:157: wake one */
                n = 0;
                if
                :: qseq[0] -> qseq[0] = 0; n = 1
@@ -142,37 +156,37 @@ inline wake_waiters()
                fi
            };
            if
-           :: n > 0 || (s & RW) == 0 -> break                  /* 172-173 */
-           :: else -> skip                       /* 176: readers [M:hand-to-readers] */
+           :: n > 0 || (s & RW) == 0 -> break                  /* rwlock.c:172-173 */
+           :: else -> skip                       /* rwlock.c:174-176: readers [M:hand-to-readers] */
            fi
        :: act == WAKE_R ->
-           atomic {                                            /* 181: wake all */
+           atomic {                                            /* rwlock.c:181: wake all */
                if :: qst[0] -> qst[0] = 0 :: else -> skip fi;
                if :: qst[1] -> qst[1] = 0 :: else -> skip fi
            };
-           break                                               /* 182 */
+           break                                               /* rwlock.c:182 */
        fi
     od;
     n = 0; act = DONE
 }
 
-/* reader_release (lines 190-197): read unlock (also fx_rwlock_rdunlock,
- * line 469), or a fast-path reader's undo. */
+/* reader_release (rwlock.c:190-197): read unlock (also fx_rwlock_rdunlock,
+ * rwlock.c:471 and 479-481), or a fast-path reader's undo. */
 inline reader_release()
 {
-    atomic { st = st - 1; s = st };                            /* 194 */
+    atomic { st = st - 1; s = st };                            /* rwlock.c:194 */
     if
-    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* 195-196 */
+    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:195-196 */
     :: else -> skip
     fi
 }
 
-/* writer_give_up (lines 258-264). */
+/* writer_give_up (rwlock.c:258-264). */
 inline writer_give_up()
 {
-    atomic { st = st & ~WP; s = st };                          /* 261 */
+    atomic { st = st & ~WP; s = st };                          /* rwlock.c:261 */
     if
-    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* 262-263 [M:give-up-wake] */
+    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:262-263 [M:give-up-wake] */
     :: else -> skip
     fi
 }
@@ -187,26 +201,26 @@ proctype reader(byte me; bool timed; byte signals; byte iters)
         :: else -> skip
         fi;
         wants[me] = 1;
-        /* rdlock_common, lines 246-254: fetch_add, then read_lockable */
+        /* rdlock_common, rwlock.c:246-254: fetch_add, then read_lockable */
         atomic {
-            s = st; st = st + 1;                               /* 249 */
+            s = st; st = st + 1;                               /* rwlock.c:249 */
             if
             :: (s & ~RMASK) == 0 -> nr++; assert(!nw); wants[me] = 0; act = ENTER /* [M:fast-check] */
-            :: else -> act = DONE                              /* 250 */
+            :: else -> act = DONE                              /* rwlock.c:250 */
             fi
         };
         if
         :: act == ENTER -> act = DONE; goto inside
-        :: else -> reader_release(); s = 0                     /* the undo, 252 */
+        :: else -> reader_release(); s = 0                     /* the undo, rwlock.c:252 */
         fi;
-slow:   /* rdlock_slow, lines 199-243 (the spin, 216-221, only repeats the look) */
+slow:   /* rdlock_slow, rwlock.c:199-243 (the spin, rwlock.c:216-221, only repeats the look) */
         atomic {
             s = st;
             if
-            :: (s & (WL | WP | RW | WW)) == 0 ->               /* 208-214 */
+            :: (s & (WL | WP | RW | WW)) == 0 ->               /* rwlock.c:208-214 */
                 st = s + 1; nr++; assert(!nw); wants[me] = 0; act = ENTER
             :: else ->
-                if                                             /* 228-234 */
+                if                                             /* rwlock.c:228-234 */
                 :: (s & RW) == 0 -> st = s | RW; s = s | RW
                 :: else -> skip
                 fi;
@@ -217,7 +231,7 @@ slow:   /* rdlock_slow, lines 199-243 (the spin, 216-221, only repeats the look)
         :: act == ENTER -> act = DONE; goto inside
         :: else -> act = DONE
         fi;
-        atomic {                                               /* futex wait, 235 */
+        atomic {                                               /* futex wait, rwlock.c:235 */
             if
             :: st != s -> r = EAGAIN
             :: else -> qst[me] = 1; r = SLEEPING
@@ -228,15 +242,15 @@ slow:   /* rdlock_slow, lines 199-243 (the spin, 216-221, only repeats the look)
         :: else -> skip
         fi;
         if
-        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; goto next   /* 236-237 */
-        :: else -> r = 0; s = 0                                /* 240-241 */
+        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; goto next   /* rwlock.c:236-237 */
+        :: else -> r = 0; s = 0                                /* rwlock.c:240-241 */
         fi;
         goto slow;
 inside: /* the critical section: nr counts it from the acquiring step */
         s = 0;
-        atomic { nr--; st = st - 1; s = st };                  /* reader_release, 194 */
+        atomic { nr--; st = st - 1; s = st };                  /* reader_release, rwlock.c:194 */
         if
-        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* 195-196 */
+        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:195-196 */
         :: else -> skip
         fi;
 next:
@@ -256,26 +270,27 @@ proctype writer(byte me; bool timed; byte signals; byte iters)
         :: else -> skip
         fi;
         wants[me] = 1;
-        /* The fast path (lines 380, 391) is the first step below: it takes
-         * a free lock, and a free lock with waiting bits goes on to that
-         * step. */
+        /* The fast path of fx_rwlock_wracquire (rwlock.c:381-383, CAS
+         * 0 -> WL; fx_rwlock_wrlock and fx_rwlock_timedwrlock, rwlock.c:388-396)
+         * is the first step below with slept = 0: it takes a free lock, and a
+         * free lock with waiting bits goes on to that step. */
         slept = 0; spins = 0;
-slow:   /* wrlock_slow, lines 266-325 */
+slow:   /* wrlock_slow, rwlock.c:266-325 */
         atomic {
             s = st;
             if
-            :: (s & HELD) == 0 ->                      /* 276-281 */
+            :: (s & HELD) == 0 ->                      /* rwlock.c:276-281 */
                 st = (s & ~WP) | WL | slept; assert(nr == 0 && !nw); nw = 1; wants[me] = 0;
                 act = ENTER
             :: else ->
                 if
-                :: spins < SPIN_W ->                   /* 283-292 */
+                :: spins < SPIN_W ->                   /* rwlock.c:283-292 */
                     if
                     :: (s & WP) == 0 -> st = s | WP
                     :: else -> skip
                     fi;
                     spins++; act = SPIN
-                :: else ->                             /* 301-309 */
+                :: else ->                             /* rwlock.c:301-309 */
                     if
                     :: (s & (WP | WW)) != (WP | WW) -> st = s | WP | WW /* [M:sleep-bits] */
                     :: else -> skip
@@ -289,13 +304,13 @@ slow:   /* wrlock_slow, lines 266-325 */
         :: act == SPIN -> act = DONE; s = 0; goto slow
         :: else -> act = DONE
         fi;
-        seqchg[w] = 0;                                 /* load writer_seq, 312 */
-        s = st;                                        /* 313 */
+        seqchg[w] = 0;                                 /* load writer_seq, rwlock.c:312 */
+        s = st;                                        /* rwlock.c:313 */
         if
-        :: (s & HELD) == 0 || (s & WW) == 0 -> s = 0; goto slow /* 314-315 [M:recheck] */
+        :: (s & HELD) == 0 || (s & WW) == 0 -> s = 0; goto slow /* rwlock.c:314-315 [M:recheck] */
         :: else -> skip
         fi;
-        atomic {                                       /* futex wait, 316 */
+        atomic {                                       /* futex wait, rwlock.c:316 */
             if
             :: seqchg[w] -> r = EAGAIN
             :: else -> qseq[w] = 1; r = SLEEPING
@@ -306,16 +321,16 @@ slow:   /* wrlock_slow, lines 266-325 */
         :: else -> skip
         fi;
         if
-        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; writer_give_up(); goto next /* 317-320 */
+        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; writer_give_up(); goto next /* rwlock.c:317-320 */
         :: else -> r = 0; s = 0
         fi;
-        spins = 0;                                     /* 322-323 */
+        spins = 0;                                     /* rwlock.c:322-323 */
         goto slow;
 inside: /* the critical section: nw is set from the acquiring step */
         s = 0; slept = 0; spins = 0;
-        atomic { nw = 0; st = st - WL; s = st };       /* writer_release, 426 */
+        atomic { nw = 0; st = st - WL; s = st };       /* writer_release, rwlock.c:428 */
         if
-        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* 427-428 */
+        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:429-430 */
         :: else -> skip
         fi;
 next:

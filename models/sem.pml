@@ -20,7 +20,16 @@
  * W2) and CASes; a relaxed load that only guesses a CAS operand is folded
  * into the CAS (a CAS loop is one atomic conditional update).
  *
- * Step names and line numbers refer to src/sem.c.
+ * The adaptive spin of the slow path (sem.c:128-140, a thread-local budget,
+ * struct fx_spin of src/internal/spin.h) runs before W1: relaxed loads of the
+ * value and, when one sees a token, T (fx_sem_take). A failed T and a load
+ * change nothing, and before W1 the waiter is invisible to everyone else, so
+ * a spin is the fast-path T taken later: the model's fast-path T may happen
+ * at any point before W1 (other processes interleave between the two steps),
+ * which covers every run of the spin, however long its budget.
+ *
+ * Step names refer to the table at the top of src/sem.c; every step names the
+ * line(s) it mirrors as "sem.c:LINE".
  */
 //@source src/sem.c sha256=6480fdbefde9b370cfbafd2dd3a2f24331ed6450190343d421db1bb494ac4775
 //@check safety
@@ -39,7 +48,7 @@ bool queued[NW];      /* the futex queue of &value */
 byte posted = 0;      /* tokens posted (observer) */
 byte taken = 0;       /* tokens taken (observer) */
 
-/* T (fx_sem_take, lines 78-91; the W2 CAS, lines 142-150): one conditional
+/* T (fx_sem_take, sem.c:88-101; the W2 CAS, sem.c:156-164): one conditional
  * decrement; got = 1 when a token was taken. */
 inline take(got)
 {
@@ -51,7 +60,7 @@ inline take(got)
     }
 }
 
-/* fx_futex_wait_raw(&value, expected) (src/futex.c): compare-and-queue, then
+/* fx_futex_wait_raw(&value, expected) (futex.c:38-62): compare-and-queue, then
  * leave by a wake, a timeout (if timed) or a signal. */
 inline futex_wait(me, expected, timed, signals, r)
 {
@@ -76,7 +85,8 @@ inline futex_wait(me, expected, timed, signals, r)
     fi
 }
 
-/* fx_futex_wake_raw(&value, 1): dequeue one queued waiter, if any. */
+/* fx_futex_wake_raw(&value, 1) (futex.c:64-69): dequeue one queued waiter,
+ * if any. */
 inline futex_wake_one()
 {
     atomic {
@@ -89,16 +99,16 @@ inline futex_wake_one()
     }
 }
 
-/* fx_sem_post, lines 93-112. The post at the maximum (EOVERFLOW, lines
- * 102-106) is not modelled: it adds and removes a token with the value far
- * from 0, so no waiter sleeps meanwhile. */
+/* fx_sem_post, sem.c:103-122. The post at the maximum (EOVERFLOW,
+ * sem.c:112-116) is not modelled: it adds and removes a token with the value
+ * far from 0, so no waiter sleeps meanwhile. */
 proctype poster(byte tokens)
 {
     do
     :: tokens > 0 ->
-        atomic { value++; posted++ };       /* P1, line 101 (seq_cst fetch_add) [M:P1] */
+        atomic { value++; posted++ };       /* P1, sem.c:111 (seq_cst fetch_add) [M:P1] */
         if
-        :: waiters != 0 -> futex_wake_one() /* P2, lines 109-110 [M:P2] */
+        :: waiters != 0 -> futex_wake_one() /* P2, sem.c:119-120 [M:P2] */
         :: else -> skip
         fi;
         tokens--
@@ -106,34 +116,35 @@ proctype poster(byte tokens)
     od
 }
 
-/* fx_sem_wait / fx_sem_timedwait, lines 171-193, and the slow path,
- * lines 115-169 (the spin, lines 118-126, only repeats T). */
+/* fx_sem_wait / fx_sem_timedwait, sem.c:185-207, and the slow path
+ * fx_sem_wait_slow, sem.c:125-183 (the spin, sem.c:128-140, only repeats the
+ * fast-path T; see the header). */
 proctype waiter(byte me; bool timed)
 {
     bit got = 0;
     byte r;
     byte signals = SIGNALS;
-    take(got);                              /* fast path T, line 175 */
+    take(got);                              /* fast path T, sem.c:189 / sem.c:201 */
     if
     :: got -> goto done
     :: else -> skip
     fi;
-    waiters++;                              /* W1, line 134 */
+    waiters++;                              /* W1, sem.c:148 */
     do
-    :: take(got);                           /* W2 + T, lines 137-150 */
+    :: take(got);                           /* W2 + T, sem.c:151-164 */
        if
        :: got -> break
        :: else -> skip
        fi;
-       futex_wait(me, 0, timed, signals, r); /* W3, line 152 */
+       futex_wait(me, 0, timed, signals, r); /* W3, sem.c:166 */
        if
        :: r == ETIMEDOUT ->
-           take(got);                       /* the last T, lines 153-160 */
+           take(got);                       /* the last T, sem.c:167-175 */
            break
-       :: else -> skip                      /* W4: woken, EAGAIN, EINTR */
+       :: else -> skip                      /* W4, sem.c:176-177: woken, EAGAIN, EINTR */
        fi
     od;
-    waiters--;                              /* W5, line 167 */
+    waiters--;                              /* W5, sem.c:181 */
 done:
     assert(timed || got)                    /* only a timed wait may fail */
 }
