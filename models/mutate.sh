@@ -190,6 +190,47 @@ mutation barrier-no-wake barrier.pml \
 mutation barrier-withdraw-any-round barrier.pml \
     "a timed-out waiter withdraws without checking that its round is still open" \
     withdraw-check '            :: false -> skip /* MUTANT */'
+
+# --- fx_rmutex (models/rmutex.pml, src/rmutex.c) ---------------------------
+
+mutation rm-unlock-no-wake rmutex.pml \
+    "fx_rm_release frees a word that has W set without FUTEX_WAKE" \
+    unlock-wake '        :: !notrec && oldW -> skip /* MUTANT */' \
+    ghost-wake '       :: oldW -> skip /* MUTANT */'
+
+mutation rm-recover-no-wake rmutex.pml \
+    "fx_rmutex_recover makes a word with W set ORPHANED without waking a sleeper" \
+    recover-wake '            :: ok && vw -> break /* MUTANT */'
+
+mutation rm-notrec-wake-if-w rmutex.pml \
+    "the release to NOTRECOVERABLE wakes all only if W is set (the first design: a woken thread leaving with ENOTRECOVERABLE took W's duty with it)" \
+    notrec-wake '        :: notrec && oldW -> wake_all() /* MUTANT */'
+
+mutation rm-trylock-drops-w rmutex.pml \
+    "a non-waiting attempt (trylock) that takes over from a dead owner drops the W it read (CAS to self|keep, not self|(v & W)|keep)" \
+    try-keep-w '                own = me; W = slept; res = R_DEAD /* MUTANT */'
+
+mutation rm-slept-takes-free-bare rmutex.pml \
+    "a thread that has slept takes FREE as its bare TID (no keep): the sleepers behind it are forgotten" \
+    free-keep '            own = me; W = false; res = R_OK /* MUTANT */'
+
+mutation rm-recheck-no-liveness rmutex.pml \
+    "a waiter whose re-check is due takes the word over without asking fx_tid_dead (the owner may be alive)" \
+    due-dead '        :: held(vo) && !nowait && due -> /* MUTANT */' \
+    due-alive '        :: held(vo) && !nowait && !due -> /* MUTANT */'
+
+mutation rm-woken-sleeps-on-orph rmutex.pml \
+    "a waiter that has slept and finds ORPHANED marks W and sleeps on it again instead of taking it (as if ORPHANED named a live owner)" \
+    orph '        :: vo == ORPH && slept && !nowait -> W = true; vw = true; res = R_BUSY /* MUTANT */ :: vo == ORPH && !(slept && !nowait) ->'
+
+mutation rm-no-recheck-timer rmutex.pml \
+    "the waiter sleeps with no liveness re-check timeout (only the caller's deadline): a dead owner is never noticed" \
+    recheck-timer '    :: atomic { false -> /* MUTANT */'
+
+mutation rm-recover-blind-store rmutex.pml \
+    "fx_rmutex_recover checks the TID it loaded, then stores ORPHANED unconditionally (not a CAS from that value): it can undo a waiter's takeover" \
+    cas-compare '        :: true -> own = no; W = nw; ok = true /* MUTANT */'
+
 # --- fx_cond with fx_rmutex waiters (models/cond_rmutex.pml, src/cond.c) ----
 
 mutation cond-rm-no-drive cond_rmutex.pml \

@@ -68,12 +68,23 @@
  * Source lines mirrored are given in the comments as [rmutex.c:LINE], with
  * the function name, for src/rmutex.c at the pinned version.
  *
- * Validation of the model itself: each of these mutations makes both checks
- * fail: no wake on unlock; no wake on recover; NOTREC waking only when W is set
- * (the lost wake-up the first design had); a recovering trylock dropping W; a
- * woken sleeper taking FREE without W; a recovery without the liveness check;
- * a woken waiter sleeping again on ORPHANED; no re-check timer on a dead owner;
- * a CAS that ignores the value it read.
+ * Mutations (models/mutate.sh, tags [M:...] below), each caught by the safety
+ * check (and, run alone, by ltl progress too):
+ *   rm-unlock-no-wake         a release of a word with W does not wake
+ *                             (workers and ghost)
+ *   rm-recover-no-wake        recover makes a word with W ORPHANED, no wake
+ *   rm-notrec-wake-if-w       NOTREC wakes all only when W is set (the lost
+ *                             wake-up the first design had)
+ *   rm-trylock-drops-w        a trylock taking over from a dead owner drops
+ *                             the W it read
+ *   rm-slept-takes-free-bare  a woken sleeper takes FREE without W
+ *   rm-recheck-no-liveness    a waiter whose re-check is due takes over
+ *                             without the liveness check (two owners)
+ *   rm-woken-sleeps-on-orph   a woken waiter finding ORPHANED marks W and
+ *                             sleeps on it again
+ *   rm-no-recheck-timer       no re-check timer on a dead owner
+ *   rm-recover-blind-store    recover's CAS ignores the value it read (a
+ *                             store after the TID check: two owners)
  */
 
 //@source src/rmutex.c sha256=7528e70a564c03948510afd1147b13b1489809056f823e81c5c6c5dc78e45155
@@ -139,7 +150,7 @@ inline cas(no, nw)
 {
     d_step {
         if
-        :: (own == vo && W == vw) -> own = no; W = nw; ok = true
+        :: (own == vo && W == vw) -> own = no; W = nw; ok = true /* [M:cas-compare] */
         :: else -> vo = own; vw = W; ok = false
         fi
     }
@@ -162,19 +173,19 @@ inline step(nowait)
         vo = own; vw = W;                              /* [rmutex.c:330] relaxed load */
         if
         :: vo == FREE ->                               /* [rmutex.c:333-339 CAS 0 -> self|keep] */
-            own = me; W = slept; res = R_OK
-        :: vo == ORPH ->                               /* [rmutex.c:333-339 CAS ORPHANED -> self|keep] */
+            own = me; W = slept; res = R_OK             /* [M:free-keep] */
+        :: vo == ORPH ->                               /* [rmutex.c:333-339 CAS ORPHANED -> self|keep] [M:orph] */
             own = me; W = slept; res = R_DEAD
         :: vo == NOTREC -> res = R_NOTREC              /* [rmutex.c:341-342 ENOTRECOVERABLE] */
         :: held(vo) && nowait ->
             if
             :: dead[vo] ->                             /* [rmutex.c:352-353 fx_rm_dead_now; rmutex.c:367-374 CAS, W kept] */
-                own = me; W = (vw || slept); res = R_DEAD
+                own = me; W = (vw || slept); res = R_DEAD /* [M:try-keep-w] */
             :: true -> res = R_BUSY                    /* alive, or the memo skipped the check */
             fi
-        :: held(vo) && !nowait && due && dead[vo] ->   /* [rmutex.c:359-360 check due; rmutex.c:367-374 CAS, W kept] */
+        :: held(vo) && !nowait && due && dead[vo] ->   /* [rmutex.c:359-360 check due; rmutex.c:367-374 CAS, W kept] [M:due-dead] */
             own = me; W = (vw || slept); res = R_DEAD
-        :: held(vo) && !nowait && !(due && dead[vo]) ->
+        :: held(vo) && !nowait && !(due && dead[vo]) -> /* [M:due-alive] */
             due = false;                               /* [rmutex.c:356-362 check_at = now + ...] */
             W = true; vw = true; res = R_BUSY          /* [rmutex.c:376-388 CAS T -> T|W; EBUSY] */
         fi
@@ -193,7 +204,7 @@ inline futex_wait()
     };
     if
     :: atomic { !sleeping[me] -> due = false }          /* woken, or EAGAIN [rmutex.c:425] */
-    :: atomic { sleeping[me] && held(own) && dead[own] ->
+    :: atomic { sleeping[me] && held(own) && dead[own] -> /* [M:recheck-timer] */
                 sleeping[me] = false; due = true }      /* re-check timer: owner dead */
     :: atomic { sleeping[me] && spurious < SPURIOUS ->
                 sleeping[me] = false; spurious++; due = true }  /* timer anyway / spurious */
@@ -274,8 +285,8 @@ active [N] proctype worker()
             W = false
         };
         if
-        :: notrec -> wake_all()                        /* [rmutex.c:265-271 NOTREC: wake all, always] */
-        :: !notrec && oldW -> wake_one()               /* [rmutex.c:272-275 W: wake 1] */
+        :: notrec -> wake_all()                        /* [rmutex.c:265-271 NOTREC: wake all, always] [M:notrec-wake] */
+        :: !notrec && oldW -> wake_one()               /* [rmutex.c:272-275 W: wake 1] [M:unlock-wake] */
         :: else -> skip
         fi
     :: res == R_NOTREC ->
@@ -298,7 +309,7 @@ active proctype ghost()
     if
     :: atomic { cs--; oldW = W; own = FREE; W = false };
        if
-       :: oldW -> wake_one()
+       :: oldW -> wake_one()                            /* [M:ghost-wake] */
        :: else -> skip
        fi
     :: atomic { dead[GHOST] = true; cs-- }
@@ -332,7 +343,7 @@ active proctype reaper()
         :: vo == t ->
             cas(ORPH, false);                          /* [rmutex.c:634-635 CAS -> ORPHANED] */
             if
-            :: ok && vw -> wake_one(); break           /* [rmutex.c:637-638 wake 1 if W] */
+            :: ok && vw -> wake_one(); break           /* [rmutex.c:637-638 wake 1 if W] [M:recover-wake] */
             :: ok && !vw -> break
             :: else -> skip
             fi
