@@ -201,7 +201,9 @@ static void once_takeover_init(void *arg)
     __atomic_add_fetch(&oc->runs, 1, __ATOMIC_ACQ_REL);
     /* The other caller is asleep on the flag again (it waits for us now). */
     pid_t me = fxt_gettid();
-    pid_t other = __atomic_load_n(&oc->tid[0], __ATOMIC_ACQUIRE) == me ? oc->tid[1] : oc->tid[0];
+    pid_t t0 = __atomic_load_n(&oc->tid[0], __ATOMIC_ACQUIRE);
+    pid_t t1 = __atomic_load_n(&oc->tid[1], __ATOMIC_ACQUIRE);
+    pid_t other = t0 == me ? t1 : t0;
     if (!fxt_wait_asleep(other, &oc->flag.state, 10000))
         return; /* seen stays 0: the test fails */
     oc->seen = __atomic_load_n(&oc->flag.state, __ATOMIC_ACQUIRE);
