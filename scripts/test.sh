@@ -37,6 +37,12 @@ build_and_test() {
     fi
     stage "$name: ctest"
     ctest --test-dir "build/$name" --output-on-failure -j "$jobs" ${ctest_args[@]+"${ctest_args[@]}"}
+    # cmocka's own verdict of every test binary that passed (ctest shows the
+    # output of failed tests only): one line per binary, from ctest's log.
+    echo "cmocka results ($name):"
+    awk '/^[0-9]+\/[0-9]+ Testing: / { test = $3 }
+         /^\[  PASSED  \]/ { printf "  %-28s %s\n", test, $0 }' \
+        "build/$name/Testing/Temporary/LastTest.log"
 }
 
 build_and_test gcc -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
