@@ -29,7 +29,7 @@
  * Every step names the line(s) of src/barrier.c it mirrors as
  * "barrier.c:LINE".
  */
-//@source src/barrier.c sha256=9762151a6a011d8aa4252789ab37caf124d987e6b6adc2b2b99e6eba3f5ef6e3
+//@source src/barrier.c sha256=1777e37145529e3da191f7b4c0fa17ad45c58087ca85dbc1deeb3456c01a99f7
 //@check safety
 
 #define N 3               /* parties */
@@ -55,24 +55,24 @@ proctype party(byte me; bool timed; byte signals)
     int s; byte mine; byte r; byte round = 0; bit serial; bit wake;
     do
     :: round < ROUNDS ->
-arrive: /* barrier_wait, barrier.c:156-191: one arrival (CAS loop, barrier.c:162-186) */
+arrive: /* barrier_wait, barrier.c:156-194: one arrival (CAS loop, barrier.c:165-189) */
         atomic {
             s = st;
-            assert((s & AMASK) < N);                           /* barrier.c:164-166 */
+            assert((s & AMASK) < N);                           /* barrier.c:167-169 */
             arrived[me]++;
             if
-            :: (s & AMASK) + 1 == N ->                         /* barrier.c:167-172 last, CAS */
+            :: (s & AMASK) + 1 == N ->                         /* barrier.c:170-175 last, CAS */
                 st = ((s / G + 1) % GENS) * G;
                 serial = 1; wake = (s & SB) != 0;
                 serials[round]++
             :: else ->
-                st = s + 1; mine = s / G; serial = 0           /* barrier.c:184-187 */
+                st = s + 1; mine = s / G; serial = 0           /* barrier.c:187-190 */
             fi
         };
         if
         :: serial ->
             if
-            :: wake ->                                         /* barrier.c:173-174 [M:wake] */
+            :: wake ->                                         /* barrier.c:176-177 [M:wake] */
                 atomic {
                     if :: q[0] -> q[0] = 0 :: else -> skip fi;
                     if :: q[1] -> q[1] = 0 :: else -> skip fi;

@@ -98,7 +98,7 @@
  * which tests/test_cond.c checks. Not kept as an equivalent mutation: each
  * costs a full run of the checks.)
  */
-//@source src/cond.c sha256=620825c6e80a8462e9c25f868c00fec57040a9049b6e367ae7a457a84c7ee12d
+//@source src/cond.c sha256=bada35247f04d705329c309552d5689f45f94328c1c562fb1f5f8640a2da54f6
 //@source src/rmutex.c sha256=7528e70a564c03948510afd1147b13b1489809056f823e81c5c6c5dc78e45155
 //@check safety -DSCENARIO_DEATH
 //@check safety
@@ -413,35 +413,35 @@ inline depart()
     s = 0; last = 0
 }
 
-/* fx_cond_signal, cond.c:567-584 */
+/* fx_cond_signal, cond.c:568-586 */
 inline cond_signal()
 {
     if
-    :: nw == 0 -> skip                                     /* S1 cond.c:573-575 */
+    :: nw == 0 -> skip                                     /* S1 cond.c:575-577 */
     :: nw > 0 ->
-       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 cond.c:577-581 */
-       futex_wake1(QSEQ)                                   /* S3 cond.c:582 */
+       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 cond.c:579-583 */
+       futex_wake1(QSEQ)                                   /* S3 cond.c:584 */
     fi
 }
 
-/* fx_cond_broadcast, cond.c:586-618 */
+/* fx_cond_broadcast, cond.c:588-621 */
 inline cond_broadcast()
 {
     do
-    :: nw == 0 -> break                                    /* B1 cond.c:596-598 */
+    :: nw == 0 -> break                                    /* B1 cond.c:599-601 */
     :: nw > 0 ->
-       atomic {                                            /* B2 cond.c:603-609 */
+       atomic {                                            /* B2 cond.c:606-612 */
           if :: (!adv && (seq & A)) -> seq = ADV(seq) | B :: else -> seq = seq | B fi;
           ns = seq;
           adv = 1
        };
-       atomic {                                            /* B3 cond.c:615 CMP_REQUEUE */
+       atomic {                                            /* B3 cond.c:618 CMP_REQUEUE */
           if
           :: seq == ns -> futex_wake1(QSEQ); futex_move_all(QSEQ, QPARK); r = 0
           :: else -> r = EAGAIN
           fi
        };
-       if :: r == 0 -> break :: else -> skip fi           /* cond.c:615-616 */
+       if :: r == 0 -> break :: else -> skip fi           /* cond.c:618-619 */
     od;
     ns = 0; r = 0; adv = 0
 }

@@ -51,9 +51,9 @@
  * holds what was read, and a failed one only repeats the decision, so the
  * two have the same outcomes. Loads whose value is used by something other
  * than a CAS (the futex compare, the writer's re-check after reading
- * writer_seq) stay separate steps. A reader's spin (rwlock.c:216-221) is
+ * writer_seq) stay separate steps. A reader's spin (rwlock.c:217-222) is
  * relaxed loads only: it only repeats the look of the step after it (enter,
- * or set RW and sleep) and is left out. A writer's spin (rwlock.c:283-292)
+ * or set RW and sleep) and is left out. A writer's spin (rwlock.c:284-293)
  * also writes: each pass sets WP again if it is clear (a writer that acquired,
  * or one that gave up, cleared it), so it is not left out but bounded: the
  * model makes SPIN_W passes where the source makes FX_RWLOCK_SPIN = 100
@@ -71,7 +71,7 @@
  * writer_release (fx_rwlock_unlock, and fx_rwlock_wrunlock, whose first CAS
  * from WL to 0 is the same step when no bit is set).
  */
-//@source src/rwlock.c sha256=70f32b33652a9bd077b5b3785b29542b58915e78ffb61a266d92dbb3494cd0c6
+//@source src/rwlock.c sha256=254d5e44b5bb5facd8bd0d2de0f147eafed3d20690c210f3759adfab308b152b
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3
@@ -127,7 +127,7 @@ inline futex_leave(q)
     fi
 }
 
-/* wake_waiters (rwlock.c:162-187), called when the caller's release left the
+/* wake_waiters (rwlock.c:163-188), called when the caller's release left the
  * lock free with RW or WW set. */
 inline wake_waiters()
 {
@@ -135,19 +135,19 @@ inline wake_waiters()
     :: atomic {
            s = st;
            if
-           :: (s & HELD) != 0 -> act = DONE                    /* rwlock.c:165-166 */
+           :: (s & HELD) != 0 -> act = DONE                    /* rwlock.c:166-167 */
            :: (s & HELD) == 0 && (s & WW) != 0 ->
-               st = s & ~WW; act = WAKE_W                      /* rwlock.c:167-171 */
+               st = s & ~WW; act = WAKE_W                      /* rwlock.c:168-172 */
            :: (s & HELD) == 0 && (s & WW) == 0 && (s & RW) != 0 ->
-               st = s & ~RW; act = WAKE_R                      /* rwlock.c:177-180 */
-           :: else -> act = DONE                               /* rwlock.c:183-184 */
+               st = s & ~RW; act = WAKE_R                      /* rwlock.c:178-181 */
+           :: else -> act = DONE                               /* rwlock.c:184-185 */
            fi
        };
        if
        :: act == DONE -> break
        :: act == WAKE_W ->
-           atomic { seqchg[0] = 1; seqchg[1] = 1 };            /* wake_writer, rwlock.c:156 */
-           atomic {                                            /* rwlock.c:157: wake one */
+           atomic { seqchg[0] = 1; seqchg[1] = 1 };            /* wake_writer, rwlock.c:157 */
+           atomic {                                            /* rwlock.c:158: wake one */
                n = 0;
                if
                :: qseq[0] -> qseq[0] = 0; n = 1
@@ -156,37 +156,37 @@ inline wake_waiters()
                fi
            };
            if
-           :: n > 0 || (s & RW) == 0 -> break                  /* rwlock.c:172-173 */
-           :: else -> skip                       /* rwlock.c:174-176: readers [M:hand-to-readers] */
+           :: n > 0 || (s & RW) == 0 -> break                  /* rwlock.c:173-174 */
+           :: else -> skip                       /* rwlock.c:175-177: readers [M:hand-to-readers] */
            fi
        :: act == WAKE_R ->
-           atomic {                                            /* rwlock.c:181: wake all */
+           atomic {                                            /* rwlock.c:182: wake all */
                if :: qst[0] -> qst[0] = 0 :: else -> skip fi;
                if :: qst[1] -> qst[1] = 0 :: else -> skip fi
            };
-           break                                               /* rwlock.c:182 */
+           break                                               /* rwlock.c:183 */
        fi
     od;
     n = 0; act = DONE
 }
 
-/* reader_release (rwlock.c:190-197): read unlock (also fx_rwlock_rdunlock,
- * rwlock.c:471 and 479-481), or a fast-path reader's undo. */
+/* reader_release (rwlock.c:191-198): read unlock (also fx_rwlock_rdunlock,
+ * rwlock.c:473 and 479-481), or a fast-path reader's undo. */
 inline reader_release()
 {
-    atomic { st = st - 1; s = st };                            /* rwlock.c:194 */
+    atomic { st = st - 1; s = st };                            /* rwlock.c:195 */
     if
-    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:195-196 */
+    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:196-197 */
     :: else -> skip
     fi
 }
 
-/* writer_give_up (rwlock.c:258-264). */
+/* writer_give_up (rwlock.c:259-265). */
 inline writer_give_up()
 {
-    atomic { st = st & ~WP; s = st };                          /* rwlock.c:261 */
+    atomic { st = st & ~WP; s = st };                          /* rwlock.c:262 */
     if
-    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:262-263 [M:give-up-wake] */
+    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:263-264 [M:give-up-wake] */
     :: else -> skip
     fi
 }
@@ -201,26 +201,26 @@ proctype reader(byte me; bool timed; byte signals; byte iters)
         :: else -> skip
         fi;
         wants[me] = 1;
-        /* rdlock_common, rwlock.c:246-254: fetch_add, then read_lockable */
+        /* rdlock_common, rwlock.c:247-255: fetch_add, then read_lockable */
         atomic {
-            s = st; st = st + 1;                               /* rwlock.c:249 */
+            s = st; st = st + 1;                               /* rwlock.c:250 */
             if
             :: (s & ~RMASK) == 0 -> nr++; assert(!nw); wants[me] = 0; act = ENTER /* [M:fast-check] */
-            :: else -> act = DONE                              /* rwlock.c:250 */
+            :: else -> act = DONE                              /* rwlock.c:251 */
             fi
         };
         if
         :: act == ENTER -> act = DONE; goto inside
-        :: else -> reader_release(); s = 0                     /* the undo, rwlock.c:252 */
+        :: else -> reader_release(); s = 0                     /* the undo, rwlock.c:253 */
         fi;
-slow:   /* rdlock_slow, rwlock.c:199-243 (the spin, rwlock.c:216-221, only repeats the look) */
+slow:   /* rdlock_slow, rwlock.c:200-244 (the spin, rwlock.c:217-222, only repeats the look) */
         atomic {
             s = st;
             if
-            :: (s & (WL | WP | RW | WW)) == 0 ->               /* rwlock.c:208-214 */
+            :: (s & (WL | WP | RW | WW)) == 0 ->               /* rwlock.c:209-215 */
                 st = s + 1; nr++; assert(!nw); wants[me] = 0; act = ENTER
             :: else ->
-                if                                             /* rwlock.c:228-234 */
+                if                                             /* rwlock.c:229-235 */
                 :: (s & RW) == 0 -> st = s | RW; s = s | RW
                 :: else -> skip
                 fi;
@@ -231,7 +231,7 @@ slow:   /* rdlock_slow, rwlock.c:199-243 (the spin, rwlock.c:216-221, only repea
         :: act == ENTER -> act = DONE; goto inside
         :: else -> act = DONE
         fi;
-        atomic {                                               /* futex wait, rwlock.c:235 */
+        atomic {                                               /* futex wait, rwlock.c:236 */
             if
             :: st != s -> r = EAGAIN
             :: else -> qst[me] = 1; r = SLEEPING
@@ -242,15 +242,15 @@ slow:   /* rdlock_slow, rwlock.c:199-243 (the spin, rwlock.c:216-221, only repea
         :: else -> skip
         fi;
         if
-        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; goto next   /* rwlock.c:236-237 */
-        :: else -> r = 0; s = 0                                /* rwlock.c:240-241 */
+        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; goto next   /* rwlock.c:237-238 */
+        :: else -> r = 0; s = 0                                /* rwlock.c:241-242 */
         fi;
         goto slow;
 inside: /* the critical section: nr counts it from the acquiring step */
         s = 0;
-        atomic { nr--; st = st - 1; s = st };                  /* reader_release, rwlock.c:194 */
+        atomic { nr--; st = st - 1; s = st };                  /* reader_release, rwlock.c:195 */
         if
-        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:195-196 */
+        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:196-197 */
         :: else -> skip
         fi;
 next:
@@ -270,27 +270,27 @@ proctype writer(byte me; bool timed; byte signals; byte iters)
         :: else -> skip
         fi;
         wants[me] = 1;
-        /* The fast path of fx_rwlock_wracquire (rwlock.c:381-383, CAS
-         * 0 -> WL; fx_rwlock_wrlock and fx_rwlock_timedwrlock, rwlock.c:388-396)
+        /* The fast path of fx_rwlock_wracquire (rwlock.c:383-385, CAS
+         * 0 -> WL; fx_rwlock_wrlock and fx_rwlock_timedwrlock, rwlock.c:390-398)
          * is the first step below with slept = 0: it takes a free lock, and a
          * free lock with waiting bits goes on to that step. */
         slept = 0; spins = 0;
-slow:   /* wrlock_slow, rwlock.c:266-325 */
+slow:   /* wrlock_slow, rwlock.c:267-327 */
         atomic {
             s = st;
             if
-            :: (s & HELD) == 0 ->                      /* rwlock.c:276-281 */
+            :: (s & HELD) == 0 ->                      /* rwlock.c:277-282 */
                 st = (s & ~WP) | WL | slept; assert(nr == 0 && !nw); nw = 1; wants[me] = 0;
                 act = ENTER
             :: else ->
                 if
-                :: spins < SPIN_W ->                   /* rwlock.c:283-292 */
+                :: spins < SPIN_W ->                   /* rwlock.c:284-293 */
                     if
                     :: (s & WP) == 0 -> st = s | WP
                     :: else -> skip
                     fi;
                     spins++; act = SPIN
-                :: else ->                             /* rwlock.c:301-309 */
+                :: else ->                             /* rwlock.c:302-310 */
                     if
                     :: (s & (WP | WW)) != (WP | WW) -> st = s | WP | WW /* [M:sleep-bits] */
                     :: else -> skip
@@ -304,13 +304,13 @@ slow:   /* wrlock_slow, rwlock.c:266-325 */
         :: act == SPIN -> act = DONE; s = 0; goto slow
         :: else -> act = DONE
         fi;
-        seqchg[w] = 0;                                 /* load writer_seq, rwlock.c:312 */
-        s = st;                                        /* rwlock.c:313 */
+        seqchg[w] = 0;                                 /* load writer_seq, rwlock.c:314 */
+        s = st;                                        /* rwlock.c:315 */
         if
-        :: (s & HELD) == 0 || (s & WW) == 0 -> s = 0; goto slow /* rwlock.c:314-315 [M:recheck] */
+        :: (s & HELD) == 0 || (s & WW) == 0 -> s = 0; goto slow /* rwlock.c:316-317 [M:recheck] */
         :: else -> skip
         fi;
-        atomic {                                       /* futex wait, rwlock.c:316 */
+        atomic {                                       /* futex wait, rwlock.c:318 */
             if
             :: seqchg[w] -> r = EAGAIN
             :: else -> qseq[w] = 1; r = SLEEPING
@@ -321,16 +321,16 @@ slow:   /* wrlock_slow, rwlock.c:266-325 */
         :: else -> skip
         fi;
         if
-        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; writer_give_up(); goto next /* rwlock.c:317-320 */
+        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; writer_give_up(); goto next /* rwlock.c:319-322 */
         :: else -> r = 0; s = 0
         fi;
-        spins = 0;                                     /* rwlock.c:322-323 */
+        spins = 0;                                     /* rwlock.c:324-325 */
         goto slow;
 inside: /* the critical section: nw is set from the acquiring step */
         s = 0; slept = 0; spins = 0;
-        atomic { nw = 0; st = st - WL; s = st };       /* writer_release, rwlock.c:428 */
+        atomic { nw = 0; st = st - WL; s = st };       /* writer_release, rwlock.c:430 */
         if
-        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:429-430 */
+        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:431-432 */
         :: else -> skip
         fi;
 next:

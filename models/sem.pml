@@ -20,7 +20,7 @@
  * W2) and CASes; a relaxed load that only guesses a CAS operand is folded
  * into the CAS (a CAS loop is one atomic conditional update).
  *
- * The adaptive spin of the slow path (sem.c:128-140, a thread-local budget,
+ * The adaptive spin of the slow path (sem.c:129-141, a thread-local budget,
  * struct fx_spin of src/internal/spin.h) runs before W1: relaxed loads of the
  * value and, when one sees a token, T (fx_sem_take). A failed T and a load
  * change nothing, and before W1 the waiter is invisible to everyone else, so
@@ -31,7 +31,7 @@
  * Step names refer to the table at the top of src/sem.c; every step names the
  * line(s) it mirrors as "sem.c:LINE".
  */
-//@source src/sem.c sha256=6480fdbefde9b370cfbafd2dd3a2f24331ed6450190343d421db1bb494ac4775
+//@source src/sem.c sha256=9761aee083a71f7ba463abd3b00f62c29c2a4c4e4202f5add2c817a80a214db9
 //@check safety
 
 #define NW 3          /* waiters */
@@ -48,7 +48,7 @@ bool queued[NW];      /* the futex queue of &value */
 byte posted = 0;      /* tokens posted (observer) */
 byte taken = 0;       /* tokens taken (observer) */
 
-/* T (fx_sem_take, sem.c:88-101; the W2 CAS, sem.c:156-164): one conditional
+/* T (fx_sem_take, sem.c:88-101; the W2 CAS, sem.c:157-165): one conditional
  * decrement; got = 1 when a token was taken. */
 inline take(got)
 {
@@ -99,16 +99,16 @@ inline futex_wake_one()
     }
 }
 
-/* fx_sem_post, sem.c:103-122. The post at the maximum (EOVERFLOW,
- * sem.c:112-116) is not modelled: it adds and removes a token with the value
+/* fx_sem_post, sem.c:103-123. The post at the maximum (EOVERFLOW,
+ * sem.c:113-117) is not modelled: it adds and removes a token with the value
  * far from 0, so no waiter sleeps meanwhile. */
 proctype poster(byte tokens)
 {
     do
     :: tokens > 0 ->
-        atomic { value++; posted++ };       /* P1, sem.c:111 (seq_cst fetch_add) [M:P1] */
+        atomic { value++; posted++ };       /* P1, sem.c:112 (seq_cst fetch_add) [M:P1] */
         if
-        :: waiters != 0 -> futex_wake_one() /* P2, sem.c:119-120 [M:P2] */
+        :: waiters != 0 -> futex_wake_one() /* P2, sem.c:120-121 [M:P2] */
         :: else -> skip
         fi;
         tokens--
@@ -116,35 +116,35 @@ proctype poster(byte tokens)
     od
 }
 
-/* fx_sem_wait / fx_sem_timedwait, sem.c:185-207, and the slow path
- * fx_sem_wait_slow, sem.c:125-183 (the spin, sem.c:128-140, only repeats the
+/* fx_sem_wait / fx_sem_timedwait, sem.c:186-210, and the slow path
+ * fx_sem_wait_slow, sem.c:126-184 (the spin, sem.c:129-141, only repeats the
  * fast-path T; see the header). */
 proctype waiter(byte me; bool timed)
 {
     bit got = 0;
     byte r;
     byte signals = SIGNALS;
-    take(got);                              /* fast path T, sem.c:189 / sem.c:201 */
+    take(got);                              /* fast path T, sem.c:191 / sem.c:204 */
     if
     :: got -> goto done
     :: else -> skip
     fi;
-    waiters++;                              /* W1, sem.c:148 */
+    waiters++;                              /* W1, sem.c:149 */
     do
-    :: take(got);                           /* W2 + T, sem.c:151-164 */
+    :: take(got);                           /* W2 + T, sem.c:152-165 */
        if
        :: got -> break
        :: else -> skip
        fi;
-       futex_wait(me, 0, timed, signals, r); /* W3, sem.c:166 */
+       futex_wait(me, 0, timed, signals, r); /* W3, sem.c:167 */
        if
        :: r == ETIMEDOUT ->
-           take(got);                       /* the last T, sem.c:167-175 */
+           take(got);                       /* the last T, sem.c:168-176 */
            break
-       :: else -> skip                      /* W4, sem.c:176-177: woken, EAGAIN, EINTR */
+       :: else -> skip                      /* W4, sem.c:177-178: woken, EAGAIN, EINTR */
        fi
     od;
-    waiters--;                              /* W5, sem.c:181 */
+    waiters--;                              /* W5, sem.c:182 */
 done:
     assert(timed || got)                    /* only a timed wait may fail */
 }

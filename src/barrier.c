@@ -155,7 +155,10 @@ static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadl
 
 static int barrier_wait(fx_barrier *b, int32_t parties, const struct timespec *deadline)
 {
-    if (fx_bad_slot(b) || check_parties(b, parties) != 0)
+    if (fx_bad_slot(b))
+        return EINVAL;
+    fx_ann_own_words(b, sizeof *b);
+    if (check_parties(b, parties) != 0)
         return EINVAL;
     uint32_t n = (uint32_t)parties;
     fx_ann_happens_before(b);

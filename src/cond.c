@@ -528,6 +528,7 @@ static int fx_cond_check_args(fx_cond *c, void *m, size_t size)
 {
     if (fx_bad_slot(c) || fx_bad_slot(m) || fx_cond_overlaps(c, m, size))
         return EINVAL;
+    fx_ann_own_words(c, sizeof *c);
     return 0;
 }
 
@@ -568,6 +569,7 @@ int fx_cond_signal(fx_cond *c)
 {
     if (fx_bad_slot(c))
         return EINVAL;
+    fx_ann_own_words(c, sizeof *c);
     /* S1, seq_cst: sees W1 of every waiter whose W3 preceded the caller's
      * taking of the mutex (see the top of the file). */
     int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
@@ -587,6 +589,7 @@ int fx_cond_broadcast(fx_cond *c)
 {
     if (fx_bad_slot(c))
         return EINVAL;
+    fx_ann_own_words(c, sizeof *c);
     /* Relaxed: plausibility check of a slot that must stay 0. */
     if (__atomic_load_n(&c->park, __ATOMIC_RELAXED) != 0)
         return EINVAL;

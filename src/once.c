@@ -146,6 +146,7 @@ int fx_once_call(fx_once *o, void (*fn)(void *), void *arg)
 {
     if (fx_bad_slot(o) || fn == NULL)
         return EINVAL;
+    fx_ann_own_words(o, sizeof *o);
     /* Acquire: pairs with the release that published DONE. */
     if (__atomic_load_n(&o->state, __ATOMIC_ACQUIRE) != DONE) {
         int r = once_slow(o, fn, arg);

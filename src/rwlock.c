@@ -151,6 +151,7 @@ void fx_rwlock_init(fx_rwlock *l)
 /* Wakes one writer sleeping on writer_seq; returns how many woke (0 or 1). */
 static int wake_writer(fx_rwlock *l)
 {
+    fx_ann_own_words(&l->writer_seq, sizeof l->writer_seq);
     /* Release: a writer whose acquire load of writer_seq sees the new value
      * also sees the state change (WW cleared) the caller made before. */
     __atomic_fetch_add(&l->writer_seq, 1, __ATOMIC_RELEASE);
@@ -307,6 +308,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
                 continue;
         }
         slept = WW;
+        fx_ann_own_words(&l->writer_seq, sizeof l->writer_seq);
         /* Acquire: pairs with wake_writer's release, so that if we see its
          * new sequence number we also see the WW it cleared (below). */
         int32_t seq = __atomic_load_n(&l->writer_seq, __ATOMIC_ACQUIRE);

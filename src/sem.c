@@ -104,6 +104,7 @@ int fx_sem_post(fx_sem *s)
 {
     if (fx_bad_slot(s))
         return EINVAL;
+    fx_ann_own_words(s, sizeof *s);
     fx_ann_happens_before(s);
     /* P1, seq_cst: release for the taker, and the first half of the Dekker
      * pair with W1/W2 (see the table). A fetch_add rather than a load and a
@@ -186,6 +187,7 @@ int fx_sem_wait(fx_sem *s)
 {
     if (fx_bad_slot(s))
         return EINVAL;
+    fx_ann_own_words(s, sizeof *s);
     int r = fx_sem_take(s);
     if (r == EAGAIN)
         r = fx_sem_wait_slow(s, NULL);
@@ -198,6 +200,7 @@ int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
 {
     if (fx_bad_slot(s))
         return EINVAL;
+    fx_ann_own_words(s, sizeof *s);
     int r = fx_sem_take(s);
     if (r == EAGAIN)
         r = fx_sem_wait_slow(s, deadline);
@@ -210,6 +213,7 @@ int fx_sem_trywait(fx_sem *s)
 {
     if (fx_bad_slot(s))
         return EINVAL;
+    fx_ann_own_words(s, sizeof *s);
     int r = fx_sem_take(s);
     if (r == 0)
         fx_ann_happens_after(s);
@@ -220,6 +224,7 @@ int32_t fx_sem_value(const fx_sem *s)
 {
     if (fx_bad_slot(s))
         return -EINVAL;
+    fx_ann_own_words(s, sizeof *s);
     /* Relaxed: a snapshot for monitoring; it orders nothing. */
     int32_t v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
     return v < 0 ? -EINVAL : v;

@@ -76,12 +76,24 @@ static inline unsigned fx_ann_tsan_flags(unsigned f)
     } while (0)
 #define fx_ann_pre_unlock(a, f) ANNOTATE_RWLOCK_RELEASED((a), !((f) & FX_ANN_SHARED))
 #define fx_ann_post_unlock(a, f) ((void)(a), (void)(f))
+/* Helgrind and DRD do not know atomic instructions. They ignore the accesses
+ * to a word they know as a lock (or as a happens-before address), but would
+ * report the library's atomics on an object's other words (an rwlock's
+ * writer sequence, a semaphore's waiter count, a barrier's party count, a
+ * condition variable's slots) as races between the threads using it. */
+#define fx_ann_own_words(p, size) \
+    ANNOTATE_BENIGN_RACE_SIZED((p), (size), "futexsync: the object's own atomic words")
 
 #else
 #define fx_ann_pre_lock(a, f) ((void)(a), (void)(f))
 #define fx_ann_post_lock(a, f, rec) ((void)(a), (void)(f), (void)(rec))
 #define fx_ann_pre_unlock(a, f) ((void)(a), (void)(f))
 #define fx_ann_post_unlock(a, f) ((void)(a), (void)(f))
+#endif
+
+/* TSan knows atomics: nothing to tell it about the objects' own words. */
+#if !defined(fx_ann_own_words)
+#define fx_ann_own_words(p, size) ((void)(p), (void)(size))
 #endif
 
 #endif /* FX_INTERNAL_ANNOTATE_H */

@@ -5,7 +5,8 @@
  * the lock (it names it in the report, and its lock-order checker reports an
  * inversion between two fx_mutexes). The same racy/silent pair runs for
  * fx_rmutex (re-entered), fx_rwlock (a writer and a reader) and a binary
- * fx_sem.
+ * fx_sem, and for the order that fx_cond (turns), fx_barrier (phases) and
+ * fx_once (initialiser, then readers) put between two threads.
  *
  *   race_detectors tsan     PROG   PROG built with -fsanitize=thread
  *   race_detectors helgrind PROG   PROG built with -DFUTEXSYNC_HELGRIND, run
@@ -215,6 +216,24 @@ static void sem_racy_reported_locked_silent(void **state)
     other_primitive("sem", "shared = 40000");
 }
 
+static void cond_turns_silent_unordered_reported(void **state)
+{
+    (void)state;
+    other_primitive("cond", "shared = 4000");
+}
+
+static void barrier_phases_silent_unordered_reported(void **state)
+{
+    (void)state;
+    other_primitive("barrier", "shared = 2000");
+}
+
+static void once_readers_silent_unordered_reported(void **state)
+{
+    (void)state;
+    other_primitive("once", "shared = 2000");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -229,7 +248,7 @@ int main(int argc, char **argv)
         return 2;
     }
     prog = argv[2];
-    struct CMUnitTest tests[9];
+    struct CMUnitTest tests[12];
     size_t n = 0;
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(racy_access_without_the_lock_is_reported);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(accesses_under_lock_are_silent);
@@ -237,6 +256,9 @@ int main(int argc, char **argv)
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(rmutex_racy_reported_locked_silent);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(rwlock_racy_reader_reported_rdlocked_silent);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(sem_racy_reported_locked_silent);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(cond_turns_silent_unordered_reported);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(barrier_phases_silent_unordered_reported);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(once_readers_silent_unordered_reported);
     if (tool->names_mutex)
         tests[n++] = (struct CMUnitTest)cmocka_unit_test(the_report_shows_the_fx_mutex_held);
     if (tool->inversion) {

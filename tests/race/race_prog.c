@@ -13,7 +13,14 @@
  *   race_prog KIND-locked lock: KIND is rmutex (taken twice: re-entry),
  *                         rwlock (one thread writes under wrlock, the other
  *                         reads under rdlock, or without it when racy) or
- *                         sem (a binary fx_sem: wait, then post)
+ *                         sem (a binary fx_sem: wait, then post);
+ *                         or as the order between the threads: cond (they
+ *                         take turns through an fx_cond and an fx_mutex;
+ *                         racy: one forgets both), barrier (they add in
+ *                         alternate phases of an fx_barrier; racy: without
+ *                         it), once (each round's fx_once initialiser adds,
+ *                         both threads read after fx_once_call; racy: one
+ *                         reads without calling it)
  *
  * Built against the TSan build of the library (tests/race/CMakeLists.txt), or
  * against a copy compiled with -DFUTEXSYNC_HELGRIND for Helgrind and DRD. The
@@ -21,12 +28,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <futexsync/barrier.h>
+#include <futexsync/cond.h>
 #include <futexsync/mutex.h>
+#include <futexsync/once.h>
 #include <futexsync/rmutex.h>
 #include <futexsync/rwlock.h>
 #include <futexsync/sem.h>
 #include <futexsync/time.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,12 +75,76 @@ static void *adder(void *arg)
 }
 
 /* The other primitives, in race_prog KIND-racy / KIND-locked. */
-enum kind { K_RMUTEX, K_RWLOCK, K_SEM };
-static const char *const kind_names[] = {"rmutex", "rwlock", "sem"};
+enum kind { K_RMUTEX, K_RWLOCK, K_SEM, K_COND, K_BARRIER, K_ONCE, K_KINDS };
+static const char *const kind_names[K_KINDS] = {"rmutex", "rwlock", "sem",
+                                                "cond",   "barrier", "once"};
 static fx_rmutex rm;
 static fx_rwlock rw;
 static fx_sem sem = FX_SEM_INIT(1);
 static volatile int sink;
+
+/* The ordering primitives hand over at every step (a sleep and a wake under
+ * valgrind): fewer rounds. */
+#define ORDER_ROUNDS 2000
+static fx_cond cv;
+static int turn; /* whose turn it is, under m1 */
+static fx_barrier bar;
+static fx_once flags[ORDER_ROUNDS];
+static int values[ORDER_ROUNDS]; /* values[i]: written by flags[i]'s initialiser */
+static int synced; /* 0 in the racy variants of cond, barrier and once */
+
+static void set_value(void *arg)
+{
+    values[(intptr_t)arg] = 1;
+}
+
+/* Thread w (0 or 1) of the cond, barrier and once variants. */
+static void order(enum kind kind, int w)
+{
+    int seen = 0; /* once: values read after fx_once_call */
+    for (int i = 0; i < ORDER_ROUNDS; i++) {
+        switch (kind) {
+        case K_COND:
+            if (!synced) {
+                if (w == 1) { /* the racy variant: thread 0 forgets everything */
+                    fx_mutex_lock(&m1);
+                    shared++;
+                    fx_mutex_unlock(&m1);
+                } else {
+                    shared++;
+                }
+                break;
+            }
+            fx_mutex_lock(&m1);
+            while (turn != w)
+                fx_cond_wait(&cv, &m1);
+            shared++;
+            turn = 1 - w;
+            fx_cond_signal(&cv);
+            fx_mutex_unlock(&m1);
+            break;
+        case K_BARRIER:
+            if (i % 2 == w)
+                shared++;
+            if (synced)
+                fx_barrier_wait(&bar, 2);
+            break;
+        default: /* K_ONCE */
+            if (synced || w == 1)
+                fx_once_call(&flags[i], set_value, (void *)(intptr_t)i);
+            seen += values[i];
+            break;
+        }
+    }
+    if (kind == K_ONCE && w == 0)
+        shared = seen; /* every initialiser's value, seen after its fx_once_call */
+}
+
+static void *order_thread(void *arg)
+{
+    order((enum kind)(intptr_t)arg, 1);
+    return NULL;
+}
 
 struct user {
     enum kind kind;
@@ -93,6 +168,8 @@ static void *user(void *arg)
             case K_SEM:
                 fx_sem_wait(&sem);
                 break;
+            default: /* the ordering kinds run order() */
+                break;
             }
         }
         if (u->kind == K_RWLOCK && !u->writer)
@@ -110,6 +187,8 @@ static void *user(void *arg)
                 break;
             case K_SEM:
                 fx_sem_post(&sem);
+                break;
+            default:
                 break;
             }
         }
@@ -157,18 +236,28 @@ int main(int argc, char **argv)
     } else {
         const char *dash = strchr(v, '-');
         size_t k = 0, len = dash ? (size_t)(dash - v) : 0;
-        while (k < 3 && !(strlen(kind_names[k]) == len && strncmp(v, kind_names[k], len) == 0))
+        while (k < K_KINDS &&
+               !(strlen(kind_names[k]) == len && strncmp(v, kind_names[k], len) == 0))
             k++;
-        if (k == 3 || (strcmp(dash + 1, "racy") != 0 && strcmp(dash + 1, "locked") != 0)) {
+        if (k == K_KINDS ||
+            (strcmp(dash + 1, "racy") != 0 && strcmp(dash + 1, "locked") != 0)) {
             fprintf(stderr, "usage: race_prog racy|locked|try|inversion|ordered|"
-                            "{rmutex,rwlock,sem}-{racy,locked}\n");
+                            "{rmutex,rwlock,sem,cond,barrier,once}-{racy,locked}\n");
             return 2;
         }
-        struct user other = {(enum kind)k, 1, 1};
-        struct user self = {(enum kind)k, strcmp(dash + 1, "locked") == 0, 0};
-        pthread_create(&t, NULL, user, &other);
-        user(&self); /* the racy variant forgets the lock here */
-        pthread_join(t, NULL);
+        int locked = strcmp(dash + 1, "locked") == 0;
+        if (k >= K_COND) {
+            synced = locked;
+            pthread_create(&t, NULL, order_thread, (void *)(intptr_t)k);
+            order((enum kind)k, 0);
+            pthread_join(t, NULL);
+        } else {
+            struct user other = {(enum kind)k, 1, 1};
+            struct user self = {(enum kind)k, locked, 0};
+            pthread_create(&t, NULL, user, &other);
+            user(&self); /* the racy variant forgets the lock here */
+            pthread_join(t, NULL);
+        }
     }
     printf("shared = %d\n", shared);
     return 0;
