@@ -44,7 +44,7 @@
  *   all_return  <> every process done, under weak fairness.
  */
 
-//@source src/counter.c sha256=4e604ea3ad40167df959800e9d51d74ac18448e35375744ac9b2c1785cc2cb63
+//@source src/counter.c sha256=e7de47009c36d98ecef0e2dc4f71610d2e7bc46081f6228e0dc600e5c5cde485
 //@source src/internal/counter_wait.h sha256=d238c6fd5af91c682bca0000f148595d52c87ea5dce67b585192474c3ce297a8
 
 //@check safety
@@ -120,22 +120,22 @@ inline futex_wake_one()
     }
 }
 
-/* fx_counter_add(c, 1) (counter.c:53-62) and its fx_counter_wake_waiters
- * (counter.c:46-51). */
+/* fx_counter_add(c, 1) (counter.c:54-65) and its fx_counter_wake_waiters
+ * (counter.c:47-52). */
 proctype writer()
 {
     byte w, i;
 
-    atomic { value++ };                                  /* counter.c:59 W1 fetch_add [M:W1] */
-    atomic { w = waiters };                              /* counter.c:49 W2 [M:W2] */
+    atomic { value++ };                                  /* counter.c:62 W1 fetch_add [M:W1] */
+    atomic { w = waiters };                              /* counter.c:50 W2 [M:W2] */
     if
-    :: w != 0 -> futex_wake_all()                        /* counter.c:50 [M:wake] */
+    :: w != 0 -> futex_wake_all()                        /* counter.c:51 [M:wake] */
     :: else
     fi;
     done++
 }
 
-/* fx_counter_wait(c, target, deadline) (counter.c:81-117); R1, R2 and R5 are
+/* fx_counter_wait(c, target, deadline) (counter.c:89-130); R1, R2 and R5 are
  * the helpers of src/internal/counter_wait.h. */
 proctype waiter(byte target; bool timed)
 {
@@ -143,33 +143,33 @@ proctype waiter(byte target; bool timed)
     mtype r;
 
     atomic {
-        v = value;                                       /* counter.c:87 fast path (acquire) */
+        v = value;                                       /* counter.c:96 fast path (acquire) */
         if
-        :: v == target -> r = OK; goto out               /* counter.c:88-89 */
+        :: v == target -> r = OK; goto out               /* counter.c:97-100 */
         :: else
         fi
     };
-    /* counter.c:91-94: the plausibility and deadline checks (EINVAL) only
+    /* counter.c:102-105: the plausibility and deadline checks (EINVAL) only
      * read the waiters slot and the caller's deadline; not modelled. */
-    atomic { waiters++ };                                /* counter.c:96 R1, counter_wait.h:28 [M:R1] */
-    atomic { v = value };                                /* counter.c:99 R2, counter_wait.h:35 [M:R2] */
+    atomic { waiters++ };                                /* counter.c:107 R1, counter_wait.h:28 [M:R1] */
+    atomic { v = value };                                /* counter.c:110 R2, counter_wait.h:35 [M:R2] */
     do
-    :: v == target -> r = OK; break                      /* counter.c:100-102 */
+    :: v == target -> r = OK; break                      /* counter.c:111-113 */
     :: else ->
-        futex_wait(v, timed, r);                         /* counter.c:104 R4 */
+        futex_wait(v, timed, r);                         /* counter.c:115 R4 */
         if
         :: r == ETIMEDOUT ->
-            atomic {                                     /* counter.c:105-108 last look */
+            atomic {                                     /* counter.c:116-119 last look */
                 if
                 :: value == target -> r = OK; v = target
                 :: else
                 fi
             };
             break
-        :: else -> atomic { v = value }                  /* counter.c:99 R2 again */
+        :: else -> atomic { v = value }                  /* counter.c:110 R2 again */
         fi
     od;
-    atomic { waiters-- };                                /* counter.c:115 R5, counter_wait.h:42 [M:R5] */
+    atomic { waiters-- };                                /* counter.c:126 R5, counter_wait.h:42 [M:R5] */
 out:
     assert(r == ETIMEDOUT || v == target);               /* 0 only after seeing the target */
     assert(timed || r == OK);                            /* no deadline: never fails */

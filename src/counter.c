@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "internal/annotate_hb.h"
 #include "internal/counter_wait.h"
 #include "internal/deadline.h"
 #include "internal/futex.h"
@@ -54,6 +55,8 @@ int32_t fx_counter_add(fx_counter *c, int32_t delta)
 {
     if (fx_bad_slot(c))
         return 0;
+    fx_ann_own_words(c, sizeof *c);
+    fx_ann_happens_before(c); /* for race detectors: see fx_counter_load */
     /* W1, seq_cst. Atomic signed arithmetic wraps in two's complement (C11
      * 7.17.7.5), and the sum is computed unsigned for the same reason. */
     uint32_t old = (uint32_t)__atomic_fetch_add(&c->value, delta, __ATOMIC_SEQ_CST);
@@ -65,15 +68,20 @@ int32_t fx_counter_load(const fx_counter *c)
 {
     if (fx_bad_slot(c))
         return 0;
+    fx_ann_own_words(c, sizeof *c);
     /* Acquire: a reader that sees a value also sees what the writer did
      * before writing it (the counter publishes progress). */
-    return __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
+    int32_t v = __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
+    fx_ann_happens_after(c); /* the same order, told to race detectors */
+    return v;
 }
 
 void fx_counter_store(fx_counter *c, int32_t value)
 {
     if (fx_bad_slot(c))
         return;
+    fx_ann_own_words(c, sizeof *c);
+    fx_ann_happens_before(c);
     __atomic_store_n(&c->value, value, __ATOMIC_SEQ_CST); /* W1 */
     fx_counter_wake_waiters(c);
 }
@@ -82,11 +90,14 @@ int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadli
 {
     if (fx_bad_slot(c))
         return EINVAL;
+    fx_ann_own_words(c, sizeof *c);
     /* Fast path, acquire: the value is the target, and what its writer did
      * before is visible to the caller. No waiter registration, no kernel. */
     int32_t v = __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
-    if (v == target)
+    if (v == target) {
+        fx_ann_happens_after(c);
         return 0;
+    }
     /* Relaxed: only a plausibility check of the slot, not synchronization. */
     if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) < 0)
         return EINVAL;
@@ -113,5 +124,7 @@ int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadli
     /* R5, relaxed (see counter_wait.h). The seq_cst load R2 that saw the
      * target already gave us its acquire. */
     fx_counter_waiter_leave(c);
+    if (r == 0)
+        fx_ann_happens_after(c);
     return r;
 }

@@ -5,8 +5,9 @@
  * the lock (it names it in the report, and its lock-order checker reports an
  * inversion between two fx_mutexes). The same racy/silent pair runs for
  * fx_rmutex (re-entered), fx_rwlock (a writer and a reader) and a binary
- * fx_sem, and for the order that fx_cond (turns), fx_barrier (phases) and
- * fx_once (initialiser, then readers) put between two threads.
+ * fx_sem, and for the order that fx_cond (turns), fx_barrier (phases),
+ * fx_once (initialiser, then readers) and fx_counter (count, then wait) put
+ * between two threads.
  *
  *   race_detectors tsan     PROG   PROG built with -fsanitize=thread
  *   race_detectors helgrind PROG   PROG built with -DFUTEXSYNC_HELGRIND, run
@@ -234,6 +235,12 @@ static void once_readers_silent_unordered_reported(void **state)
     other_primitive("once", "shared = 2000");
 }
 
+static void counter_waiter_silent_unordered_reported(void **state)
+{
+    (void)state;
+    other_primitive("counter", "shared = 2000");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -248,7 +255,7 @@ int main(int argc, char **argv)
         return 2;
     }
     prog = argv[2];
-    struct CMUnitTest tests[12];
+    struct CMUnitTest tests[13];
     size_t n = 0;
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(racy_access_without_the_lock_is_reported);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(accesses_under_lock_are_silent);
@@ -259,6 +266,7 @@ int main(int argc, char **argv)
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(cond_turns_silent_unordered_reported);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(barrier_phases_silent_unordered_reported);
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(once_readers_silent_unordered_reported);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(counter_waiter_silent_unordered_reported);
     if (tool->names_mutex)
         tests[n++] = (struct CMUnitTest)cmocka_unit_test(the_report_shows_the_fx_mutex_held);
     if (tool->inversion) {

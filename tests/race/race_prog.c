@@ -18,9 +18,12 @@
  *                         take turns through an fx_cond and an fx_mutex;
  *                         racy: one forgets both), barrier (they add in
  *                         alternate phases of an fx_barrier; racy: without
- *                         it), once (each round's fx_once initialiser adds,
- *                         both threads read after fx_once_call; racy: one
- *                         reads without calling it)
+ *                         it), once (each round's fx_once initialiser sets
+ *                         a value, both threads read it after fx_once_call;
+ *                         racy: one reads without calling it), counter (one
+ *                         thread sets a value, then adds 1; the other waits
+ *                         for the count, then reads it, then acknowledges;
+ *                         racy: it reads before waiting)
  *
  * Built against the TSan build of the library (tests/race/CMakeLists.txt), or
  * against a copy compiled with -DFUTEXSYNC_HELGRIND for Helgrind and DRD. The
@@ -30,6 +33,7 @@
 #include <errno.h>
 #include <futexsync/barrier.h>
 #include <futexsync/cond.h>
+#include <futexsync/counter.h>
 #include <futexsync/mutex.h>
 #include <futexsync/once.h>
 #include <futexsync/rmutex.h>
@@ -75,9 +79,9 @@ static void *adder(void *arg)
 }
 
 /* The other primitives, in race_prog KIND-racy / KIND-locked. */
-enum kind { K_RMUTEX, K_RWLOCK, K_SEM, K_COND, K_BARRIER, K_ONCE, K_KINDS };
-static const char *const kind_names[K_KINDS] = {"rmutex", "rwlock", "sem",
-                                                "cond",   "barrier", "once"};
+enum kind { K_RMUTEX, K_RWLOCK, K_SEM, K_COND, K_BARRIER, K_ONCE, K_COUNTER, K_KINDS };
+static const char *const kind_names[K_KINDS] = {"rmutex", "rwlock", "sem",    "cond",
+                                                "barrier", "once",  "counter"};
 static fx_rmutex rm;
 static fx_rwlock rw;
 static fx_sem sem = FX_SEM_INIT(1);
@@ -90,7 +94,8 @@ static fx_cond cv;
 static int turn; /* whose turn it is, under m1 */
 static fx_barrier bar;
 static fx_once flags[ORDER_ROUNDS];
-static int values[ORDER_ROUNDS]; /* values[i]: written by flags[i]'s initialiser */
+static int values[ORDER_ROUNDS]; /* once, counter: the value of round i */
+static fx_counter count, ack; /* rounds published, rounds read */
 static int synced; /* 0 in the racy variants of cond, barrier and once */
 
 static void set_value(void *arg)
@@ -129,15 +134,31 @@ static void order(enum kind kind, int w)
             if (synced)
                 fx_barrier_wait(&bar, 2);
             break;
-        default: /* K_ONCE */
+        case K_ONCE:
             if (synced || w == 1)
                 fx_once_call(&flags[i], set_value, (void *)(intptr_t)i);
             seen += values[i];
             break;
+        default: /* K_COUNTER */
+            /* Lock step (the counters wait for equality): thread 1
+             * publishes round i and waits until thread 0 has read it. */
+            if (w == 1) {
+                values[i] = 1;
+                fx_counter_add(&count, 1);
+                fx_counter_wait(&ack, i + 1, NULL);
+            } else {
+                if (!synced)
+                    seen += values[i]; /* racy: before the count says so */
+                fx_counter_wait(&count, i + 1, NULL);
+                if (synced)
+                    seen += values[i];
+                fx_counter_add(&ack, 1);
+            }
+            break;
         }
     }
-    if (kind == K_ONCE && w == 0)
-        shared = seen; /* every initialiser's value, seen after its fx_once_call */
+    if ((kind == K_ONCE || kind == K_COUNTER) && w == 0)
+        shared = seen; /* every round's value, seen after its once or count */
 }
 
 static void *order_thread(void *arg)
@@ -242,7 +263,7 @@ int main(int argc, char **argv)
         if (k == K_KINDS ||
             (strcmp(dash + 1, "racy") != 0 && strcmp(dash + 1, "locked") != 0)) {
             fprintf(stderr, "usage: race_prog racy|locked|try|inversion|ordered|"
-                            "{rmutex,rwlock,sem,cond,barrier,once}-{racy,locked}\n");
+                            "{rmutex,rwlock,sem,cond,barrier,once,counter}-{racy,locked}\n");
             return 2;
         }
         int locked = strcmp(dash + 1, "locked") == 0;
