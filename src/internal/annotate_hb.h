@@ -1,9 +1,10 @@
 /*
  * src/internal/annotate_hb.h - happens-before hooks for primitives that are
- * not locks (semaphore, barrier, once).
+ * not locks (semaphore, barrier, once, counter).
  *
- * A semaphore post, a barrier arrival or a finished initialiser publishes the
- * caller's writes to the thread that later returns from the wait. The atomics
+ * A semaphore post, a barrier arrival, a finished initialiser or a counter
+ * update publishes the caller's writes to the thread that later returns from
+ * the wait (or loads the counter's value). The atomics
  * of the library already carry that order, and ThreadSanitizer sees atomics;
  * Helgrind and DRD do not, so with -DFUTEXSYNC_HELGRIND these hooks tell them
  * (ANNOTATE_HAPPENS_BEFORE / _AFTER on the object's address). Under TSan they
