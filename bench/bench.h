@@ -208,9 +208,16 @@ struct fxb_report {
 
 struct fxb_row *fxb_row_add(struct fxb_report *rep, const char *workload, const char *lock,
                             int threads);
+/* The row of (workload, lock, threads), or NULL. */
+struct fxb_row *fxb_row_find(const struct fxb_report *rep, const char *workload,
+                             const char *lock, int threads);
 double fxb_median(double *v, int n); /* sorts v; NAN-free input */
 void fxb_ratios(struct fxb_report *rep, const char *workload, const char *base_pthread,
                 bool higher_is_better);
+/* One table cell: " " then v with prec decimals right-aligned in width, "-"
+ * when not measured (NAN), '!' after a value whose run failed its checks. */
+void fxb_cell(int width, int prec, double v, bool correct);
+int fxb_prec(double v); /* decimals that keep about three significant digits */
 void fxb_print_uncontended(const struct fxb_report *rep);
 void fxb_print_threads(const struct fxb_report *rep, const char *workload);
 void fxb_print_fairness(const struct fxb_report *rep);

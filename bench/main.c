@@ -442,16 +442,6 @@ static void fxb_report_failure(const char *w, const struct fxb_res *r)
     fxb_failed = true;
 }
 
-static struct fxb_row *fxb_row_find(struct fxb_report *rep, const char *w, const char *lock,
-                                    int threads)
-{
-    for (size_t i = 0; i < rep->n; i++)
-        if (strcmp(rep->rows[i].workload, w) == 0 && strcmp(rep->rows[i].lock, lock) == 0 &&
-            rep->rows[i].threads == threads)
-            return &rep->rows[i];
-    return NULL;
-}
-
 static double fxb_per(double x, uint64_t acq)
 {
     return acq ? x / (double)acq : NAN;

@@ -56,11 +56,11 @@ double fxb_median(double *v, int n)
     return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
 }
 
-static const struct fxb_row *fxb_find(const struct fxb_report *rep, const char *workload,
-                                      const char *lock, int threads)
+struct fxb_row *fxb_row_find(const struct fxb_report *rep, const char *workload,
+                             const char *lock, int threads)
 {
     for (size_t i = 0; i < rep->n; i++) {
-        const struct fxb_row *r = &rep->rows[i];
+        struct fxb_row *r = &rep->rows[i];
         if (strcmp(r->workload, workload) == 0 && strcmp(r->lock, lock) == 0 &&
             r->threads == threads)
             return r;
@@ -73,7 +73,7 @@ static double fxb_ratio(const struct fxb_report *rep, const struct fxb_row *r, c
 {
     if (base == NULL)
         return NAN;
-    const struct fxb_row *b = fxb_find(rep, r->workload, base, r->threads);
+    const struct fxb_row *b = fxb_row_find(rep, r->workload, base, r->threads);
     if (b == NULL)
         return NAN;
     double x = higher ? r->ops_per_s : r->ns_per_pair;
@@ -99,7 +99,7 @@ void fxb_ratios(struct fxb_report *rep, const char *workload, const char *base_p
 
 /* A cell: the value with `prec` decimals, "-" when not measured, and a '!'
  * when the run behind it failed its checks. */
-static void fxb_cell(int width, int prec, double v, bool correct)
+void fxb_cell(int width, int prec, double v, bool correct)
 {
     char buf[48];
     if (isnan(v))
@@ -110,7 +110,7 @@ static void fxb_cell(int width, int prec, double v, bool correct)
 }
 
 /* Decimals that keep about three significant digits. */
-static int fxb_prec(double v)
+int fxb_prec(double v)
 {
     double a = fabs(v);
     return isnan(v) || a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : a >= 0.01 ? 3 : 4;
@@ -158,7 +158,7 @@ static void fxb_grid(const struct fxb_report *rep, const char *workload,
     bool any = false;
     for (int l = 0; l < a->nl; l++)
         for (int t = 0; t < a->nt; t++) {
-            const struct fxb_row *r = fxb_find(rep, workload, a->locks[l], a->threads[t]);
+            const struct fxb_row *r = fxb_row_find(rep, workload, a->locks[l], a->threads[t]);
             if (r && !isnan(f(r)))
                 any = true;
         }
@@ -172,7 +172,7 @@ static void fxb_grid(const struct fxb_report *rep, const char *workload,
     for (int l = 0; l < a->nl; l++) {
         printf("%-18s", a->locks[l]);
         for (int t = 0; t < a->nt; t++) {
-            const struct fxb_row *r = fxb_find(rep, workload, a->locks[l], a->threads[t]);
+            const struct fxb_row *r = fxb_row_find(rep, workload, a->locks[l], a->threads[t]);
             double v = r ? f(r) : NAN;
             fxb_cell(9, fixed_prec >= 0 ? fixed_prec : fxb_prec(v), v, r ? r->correct : true);
         }
@@ -201,7 +201,7 @@ void fxb_print_uncontended(const struct fxb_report *rep)
     printf(" of the thread's CPU time;\n   ratio = ns / reference ns (< 1: faster)\n");
     printf("%-18s %9s %11s %9s   %s\n", "lock", "ns/pair", "vs pthread", "vs nsync", "vs peer");
     for (int l = 0; l < a.nl; l++) {
-        const struct fxb_row *r = fxb_find(rep, "uncontended", a.locks[l], 0);
+        const struct fxb_row *r = fxb_row_find(rep, "uncontended", a.locks[l], 0);
         const struct fxb_lock *lk = fxb_lock_find(r->lock);
         printf("%-18s", r->lock);
         fxb_cell(9, 1, r->ns_per_pair, r->correct);
@@ -254,7 +254,7 @@ void fxb_print_fairness(const struct fxb_report *rep)
            "longest wait ms", "p50 us", "p99 us");
     for (int t = 0; t < a.nt; t++)
         for (int l = 0; l < a.nl; l++) {
-            const struct fxb_row *r = fxb_find(rep, "fairness", a.locks[l], a.threads[t]);
+            const struct fxb_row *r = fxb_row_find(rep, "fairness", a.locks[l], a.threads[t]);
             if (r == NULL)
                 continue;
             printf("%-18s %7d", r->lock, r->threads);
@@ -291,7 +291,7 @@ void fxb_print_syscalls(const struct fxb_report *rep)
     printf("\n");
     for (int t = 0; t < a.nt; t++)
         for (int l = 0; l < a.nl; l++) {
-            const struct fxb_row *r = fxb_find(rep, "syscalls", a.locks[l], a.threads[t]);
+            const struct fxb_row *r = fxb_row_find(rep, "syscalls", a.locks[l], a.threads[t]);
             if (r == NULL)
                 continue;
             printf("%-18s %7d", r->lock, r->threads);
@@ -330,7 +330,7 @@ void fxb_print_idle(const struct fxb_report *rep)
     printf("\n");
     for (int t = 0; t < a.nt; t++)
         for (int l = 0; l < a.nl; l++) {
-            const struct fxb_row *r = fxb_find(rep, "idle", a.locks[l], a.threads[t]);
+            const struct fxb_row *r = fxb_row_find(rep, "idle", a.locks[l], a.threads[t]);
             if (r == NULL)
                 continue;
             printf("%-18s %7d", r->lock, r->threads);
@@ -467,7 +467,7 @@ int fxb_write_plot(const struct fxb_report *rep, const char *path)
     for (int l = 0; l < a.nl; l++) {
         fprintf(g, "$d%d << EOD\n", l);
         for (int t = 0; t < a.nt; t++) {
-            const struct fxb_row *r = fxb_find(rep, "threads", a.locks[l], a.threads[t]);
+            const struct fxb_row *r = fxb_row_find(rep, "threads", a.locks[l], a.threads[t]);
             if (r && !isnan(r->ops_per_s))
                 fprintf(g, "%d %.6g\n", a.threads[t], r->ops_per_s / 1e6);
         }

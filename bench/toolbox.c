@@ -1112,37 +1112,9 @@ void fxb_tb_list(void)
                    tb_families[f]->kinds[i].what);
 }
 
-static struct fxb_row *tb_find(struct fxb_report *rep, const char *w, const char *lock,
-                               int threads)
-{
-    for (size_t i = 0; i < rep->n; i++)
-        if (strcmp(rep->rows[i].workload, w) == 0 && strcmp(rep->rows[i].lock, lock) == 0 &&
-            rep->rows[i].threads == threads)
-            return &rep->rows[i];
-    return NULL;
-}
-
 static double tb_div(double x, double y)
 {
     return isnan(x) || isnan(y) || y == 0 ? NAN : x / y;
-}
-
-/* A cell as report.c prints them: "-" when not measured, '!' after a value
- * whose run failed its checks. */
-static void tb_cell(int width, int prec, double v, bool correct)
-{
-    char buf[48];
-    if (isnan(v))
-        snprintf(buf, sizeof buf, "-");
-    else
-        snprintf(buf, sizeof buf, "%.*f%s", prec, v, correct ? "" : "!");
-    printf(" %*s", width, buf);
-}
-
-static int tb_prec(double v)
-{
-    double a = fabs(v);
-    return isnan(v) || a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : a >= 0.01 ? 3 : 4;
 }
 
 static void tb_failed(const char *w, const char *why)
@@ -1200,8 +1172,8 @@ bool fxb_tb_uncontended(struct fxb_report *rep, const struct fxb_tb_opts *o)
         row->ns_per_pair = fxb_median(&ns[(size_t)i * (size_t)R], R);
     }
     for (int i = 0; i < nl; i++) {
-        struct fxb_row *row = tb_find(rep, w, sel[i]->name, 0);
-        const struct fxb_row *b = sel[i]->base ? tb_find(rep, w, sel[i]->base, 0) : NULL;
+        struct fxb_row *row = fxb_row_find(rep, w, sel[i]->name, 0);
+        const struct fxb_row *b = sel[i]->base ? fxb_row_find(rep, w, sel[i]->base, 0) : NULL;
         row->vs_pthread = b ? tb_div(row->ns_per_pair, b->ns_per_pair) : NAN;
     }
     free(correct);
@@ -1214,10 +1186,10 @@ bool fxb_tb_uncontended(struct fxb_report *rep, const struct fxb_tb_opts *o)
            R, R == 1 ? "" : "s");
     printf("%-34s %8s %11s   %s\n", "primitive:operation", "ns/op", "vs pthread", "(peer)");
     for (int i = 0; i < nl; i++) {
-        const struct fxb_row *row = tb_find(rep, w, sel[i]->name, 0);
+        const struct fxb_row *row = fxb_row_find(rep, w, sel[i]->name, 0);
         printf("%-34s", row->lock);
-        tb_cell(8, 1, row->ns_per_pair, row->correct);
-        tb_cell(11, 2, row->vs_pthread, true);
+        fxb_cell(8, 1, row->ns_per_pair, row->correct);
+        fxb_cell(11, 2, row->vs_pthread, true);
         if (!isnan(row->vs_pthread))
             printf("   (%s)", sel[i]->base);
         printf("\n");
@@ -1303,10 +1275,10 @@ static bool tb_measure(struct fxb_report *rep, const struct fxb_tb_opts *o,
         row->futex_per_acq = futex[i];
     }
     for (int i = 0; i < nk; i++) {
-        struct fxb_row *row = tb_find(rep, f->workload, kinds[i]->name, n);
-        const struct fxb_row *b = kinds[i]->base ? tb_find(rep, f->workload, kinds[i]->base, n)
+        struct fxb_row *row = fxb_row_find(rep, f->workload, kinds[i]->name, n);
+        const struct fxb_row *b = kinds[i]->base ? fxb_row_find(rep, f->workload, kinds[i]->base, n)
                                                  : NULL;
-        const struct fxb_row *p = kinds[i]->peer ? tb_find(rep, f->workload, kinds[i]->peer, n)
+        const struct fxb_row *p = kinds[i]->peer ? fxb_row_find(rep, f->workload, kinds[i]->peer, n)
                                                  : NULL;
         row->vs_pthread = b ? tb_div(row->ops_per_s, b->ops_per_s) : NAN;
         row->vs_peer = p ? tb_div(row->ops_per_s, p->ops_per_s) : NAN;
@@ -1356,11 +1328,11 @@ static void tb_pp_line(const struct fxb_row *r, const struct fxb_tb_opts *o)
 {
     (void)o;
     printf("%-18s", r->lock);
-    tb_cell(12, 0, r->ops_per_s / 1e3, r->correct);
-    tb_cell(11, 2, r->vs_pthread, true);
-    tb_cell(10, 2, r->cpu_ns_per_acq / 1e3, true);
-    tb_cell(10, 3, r->sleeps_per_acq, true);
-    tb_cell(10, 3, r->futex_per_acq, true);
+    fxb_cell(12, 0, r->ops_per_s / 1e3, r->correct);
+    fxb_cell(11, 2, r->vs_pthread, true);
+    fxb_cell(10, 2, r->cpu_ns_per_acq / 1e3, true);
+    fxb_cell(10, 3, r->sleeps_per_acq, true);
+    fxb_cell(10, 3, r->futex_per_acq, true);
     printf("\n");
 }
 
@@ -1384,12 +1356,12 @@ static void tb_rw_line(const struct fxb_row *r, const struct fxb_tb_opts *o)
     (void)o;
     double mops = r->ops_per_s / 1e6;
     printf("%-20s %7d", r->lock, r->threads);
-    tb_cell(9, tb_prec(mops), mops, r->correct);
-    tb_cell(11, 2, r->vs_pthread, true);
-    tb_cell(9, 2, r->vs_peer, true);
-    tb_cell(8, 0, r->cpu_ns_per_acq, true);
-    tb_cell(10, tb_prec(r->sleeps_per_acq * 1000), r->sleeps_per_acq * 1000, true);
-    tb_cell(10, tb_prec(r->futex_per_acq * 1000), r->futex_per_acq * 1000, true);
+    fxb_cell(9, fxb_prec(mops), mops, r->correct);
+    fxb_cell(11, 2, r->vs_pthread, true);
+    fxb_cell(9, 2, r->vs_peer, true);
+    fxb_cell(8, 0, r->cpu_ns_per_acq, true);
+    fxb_cell(10, fxb_prec(r->sleeps_per_acq * 1000), r->sleeps_per_acq * 1000, true);
+    fxb_cell(10, fxb_prec(r->futex_per_acq * 1000), r->futex_per_acq * 1000, true);
     printf("\n");
 }
 
@@ -1413,11 +1385,11 @@ static void tb_bar_line(const struct fxb_row *r, const struct fxb_tb_opts *o)
 {
     (void)o;
     printf("%-18s %7d", r->lock, r->threads);
-    tb_cell(12, 0, r->ops_per_s / 1e3, r->correct);
-    tb_cell(11, 2, r->vs_pthread, true);
-    tb_cell(10, 2, r->cpu_ns_per_acq / 1e3, true);
-    tb_cell(10, 3, r->sleeps_per_acq, true);
-    tb_cell(10, 3, r->futex_per_acq, true);
+    fxb_cell(12, 0, r->ops_per_s / 1e3, r->correct);
+    fxb_cell(11, 2, r->vs_pthread, true);
+    fxb_cell(10, 2, r->cpu_ns_per_acq / 1e3, true);
+    fxb_cell(10, 3, r->sleeps_per_acq, true);
+    fxb_cell(10, 3, r->futex_per_acq, true);
     printf("\n");
 }
 
