@@ -17,6 +17,7 @@
 #ifndef FXB_BENCH_H
 #define FXB_BENCH_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -167,6 +168,12 @@ void *fxb_alloc64(size_t size);
 /* Marks r failed with the reason, keeping the first one. */
 void fxb_fail(struct fxb_res *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* How long a run may overrun its duration before it counts as hung. */
+#define FXB_HANG_NS (60 * INT64_C(1000000000))
+
+/* Joins t, or, when it has not finished FXB_HANG_NS after the run_ns a run
+ * should take, reports the lock (name, workers) as hung and exits with 1. */
+void fxb_join_or_die(pthread_t t, const char *name, int workers, int64_t run_ns);
 void fxb_run_threads(const struct fxb_cfg *c, struct fxb_res *r);
 void fxb_run_processes(const struct fxb_cfg *c, struct fxb_res *r);
 void fxb_run_idle(const struct fxb_cfg *c, struct fxb_res *r);

@@ -31,9 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* How long a run may overrun its duration before it counts as hung. */
-#define FXB_HANG_NS (60 * INT64_C(1000000000))
-
 void *fxb_alloc64(size_t size)
 {
     size = (size + 63) & ~(size_t)63;
@@ -90,18 +87,17 @@ uint64_t fxb_hist_quantile(const struct fxb_hist *h, double q)
     return 0;
 }
 
-/* Joins t, giving up (and exiting: the run hung) after FXB_HANG_NS. */
-static void fxb_join_or_die(pthread_t t, const struct fxb_cfg *c)
+void fxb_join_or_die(pthread_t t, const char *name, int workers, int64_t run_ns)
 {
     struct timespec limit;
     clock_gettime(CLOCK_REALTIME, &limit);
-    limit.tv_sec += (time_t)((c->duration_ns + c->hold_ns + FXB_HANG_NS) / 1000000000);
+    limit.tv_sec += (time_t)((run_ns + FXB_HANG_NS) / 1000000000);
     int r = pthread_timedjoin_np(t, NULL, &limit);
     if (r != 0) {
         fprintf(stderr,
                 "futexsync-bench: FAILED: %s with %d threads did not finish (%s): a lost "
                 "wake-up or a deadlock\n",
-                c->lk->name, c->workers, strerror(r));
+                name, workers, strerror(r));
         fflush(NULL);
         _exit(1);
     }
@@ -181,7 +177,7 @@ void fxb_run_threads(const struct fxb_cfg *c, struct fxb_res *r)
     /* Relaxed: the workers only need to see it eventually. */
     __atomic_store_n(stop, 1, __ATOMIC_RELAXED);
     for (int i = 0; i < n; i++)
-        fxb_join_or_die(th[i].t, c);
+        fxb_join_or_die(th[i].t, c->lk->name, c->workers, c->duration_ns + c->hold_ns);
     pthread_barrier_destroy(&bar);
 
     int64_t t0 = INT64_MAX, t1 = 0;
@@ -510,7 +506,7 @@ void fxb_run_idle(const struct fxb_cfg *c, struct fxb_res *r)
     if (lk->unlock(d.lock) != 0)
         fxb_fail(r, "%s: unlock failed", lk->name);
     for (int i = 0; i < n; i++)
-        fxb_join_or_die(t[i], c);
+        fxb_join_or_die(t[i], c->lk->name, c->workers, c->duration_ns + c->hold_ns);
     int64_t t2 = fxb_now_ns();
     r->hold_cpu_pct = 100.0 * (double)(u1.cpu_ns - u0.cpu_ns) / (double)(t1 - t0);
     r->cpu_ns = (double)(u1.cpu_ns - u0.cpu_ns);

@@ -57,9 +57,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* How long a run may overrun its duration before it counts as hung. */
-#define TB_HANG_NS (60 * INT64_C(1000000000))
-
 /* Set by a destroy hook that found a broken invariant of an uncontended run
  * (the once initialiser ran other than once). */
 static int tb_broken;
@@ -963,22 +960,6 @@ static void *tb_worker(void *arg)
     return NULL;
 }
 
-static void tb_join_or_die(pthread_t t, const struct tb_run *r, int64_t duration_ns)
-{
-    struct timespec limit;
-    clock_gettime(CLOCK_REALTIME, &limit);
-    limit.tv_sec += (time_t)((duration_ns + TB_HANG_NS) / 1000000000);
-    int e = pthread_timedjoin_np(t, NULL, &limit);
-    if (e != 0) {
-        fprintf(stderr,
-                "futexsync-bench: FAILED: %s with %d threads did not finish (%s): a lost "
-                "wake-up or a deadlock\n",
-                r->k->name, r->workers, strerror(e));
-        fflush(NULL);
-        _exit(1);
-    }
-}
-
 static void tb_run_threads(const struct tb_family *f, const struct tb_kind *k, int n,
                            const struct fxb_tb_opts *o, int64_t duration_ns, bool count,
                            struct fxb_res *res)
@@ -1024,7 +1005,7 @@ static void tb_run_threads(const struct tb_family *f, const struct tb_kind *k, i
     /* Relaxed: the workers only need to see it eventually. */
     __atomic_store_n(stop, 1, __ATOMIC_RELAXED);
     for (int i = 0; i < n; i++)
-        tb_join_or_die(th[i].t, &r, duration_ns);
+        fxb_join_or_die(th[i].t, r.k->name, r.workers, duration_ns);
     pthread_barrier_destroy(&start);
 
     int64_t t0 = INT64_MAX, t1 = 0;
