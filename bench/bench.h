@@ -126,7 +126,7 @@ struct fxb_lock {
     int (*unlock)(void *l);
     /* n uncontended lock+unlock pairs; returns the number of errors */
     uint64_t (*pairs)(void *l, uint64_t n);
-    /* the contended loop until *w->stop */
+    /* the contended loop: one acquisition, then more until *w->stop */
     void (*loop)(void *l, struct fxb_loop *w);
 };
 

@@ -66,8 +66,11 @@ fxb_loop_body(void *l, struct fxb_loop *w, int (*lock)(void *), int (*unlock)(vo
     uint64_t *counter = w->counter;
     struct fxb_hist *hist = w->hist;
     const uint64_t cs = w->cs_iters, out = w->out_iters;
-    /* Relaxed: the stop flag needs no ordering, only to be seen eventually. */
-    while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED)) {
+    /* do-while: every worker acquires at least once, even when the scheduler
+     * starts it after the coordinator has already raised the stop flag (a
+     * loaded machine, a short --smoke run); the run's "no acquisition" check
+     * then means a broken lock, never a late thread. */
+    do {
         int64_t t0 = hist ? fxb_now_ns() : 0;
         if (lock(l) != 0) {
             errors++;
@@ -86,7 +89,8 @@ fxb_loop_body(void *l, struct fxb_loop *w, int (*lock)(void *), int (*unlock)(vo
         errors += unlock(l) != 0;
         n++;
         fxb_work(out);
-    }
+        /* Relaxed: the stop flag needs no ordering, only to be seen eventually. */
+    } while (!__atomic_load_n(w->stop, __ATOMIC_RELAXED));
     w->acquisitions = n;
     w->errors = errors;
     w->max_wait_ns = max_wait;

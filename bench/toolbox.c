@@ -475,8 +475,10 @@ tb_pp_cond_body(struct tb_run *r, struct tb_thr *t, void *m, void *c, int (*lock
         return;
     }
     if (t->self == 0) {
-        /* Relaxed: the stop flag needs only to be seen eventually. */
-        while (!__atomic_load_n(r->stop, __ATOMIC_RELAXED)) {
+        /* do-while: at least one round trip even when this thread starts
+         * after the stop (see fxb_loop_body). Relaxed: the stop flag needs
+         * only to be seen eventually. */
+        do {
             d->x++; /* B's turn */
             errors += signal(c) != 0;
             while (d->x % 2 == 1 && errors == 0)
@@ -485,7 +487,7 @@ tb_pp_cond_body(struct tb_run *r, struct tb_thr *t, void *m, void *c, int (*lock
                 break;
             n++;
             bad += d->x != 2 * n;
-        }
+        } while (!__atomic_load_n(r->stop, __ATOMIC_RELAXED));
         __atomic_store_n(&d->done, 1, __ATOMIC_RELAXED);
         errors += signal(c) != 0;
         t->out.ops = n;
@@ -582,7 +584,7 @@ tb_pp_sem_body(struct tb_run *r, struct tb_thr *t, void *to_b, void *to_a, int (
     struct tb_pp *d = r->data;
     uint64_t n = 0, errors = 0, bad = 0;
     if (t->self == 0) {
-        while (!__atomic_load_n(r->stop, __ATOMIC_RELAXED)) {
+        do { /* at least one round trip, as in tb_pp_cond_body */
             d->x++;
             errors += post(to_b) != 0;
             errors += wait(to_a) != 0;
@@ -590,7 +592,7 @@ tb_pp_sem_body(struct tb_run *r, struct tb_thr *t, void *to_b, void *to_a, int (
                 break;
             n++;
             bad += d->x != 2 * n;
-        }
+        } while (!__atomic_load_n(r->stop, __ATOMIC_RELAXED));
         /* B reads it after its wait, which the post orders after this. */
         __atomic_store_n(&d->done, 1, __ATOMIC_RELAXED);
         errors += post(to_b) != 0;
@@ -698,7 +700,7 @@ tb_rw_body(struct tb_run *r, struct tb_thr *t, int (*rdlock)(void *), int (*rdun
     const uint64_t cs = r->cs_iters, out = r->out_iters, thr = r->read_threshold;
     uint64_t rng = 0x9e3779b97f4a7c15ull * (uint64_t)(t->self + 1);
     uint64_t reads = 0, writes = 0, errors = 0, torn = 0;
-    while (!__atomic_load_n(r->stop, __ATOMIC_RELAXED)) {
+    do { /* at least one operation per thread, as in fxb_loop_body */
         rng ^= rng << 13; /* xorshift64 */
         rng ^= rng >> 7;
         rng ^= rng << 17;
@@ -728,7 +730,8 @@ tb_rw_body(struct tb_run *r, struct tb_thr *t, int (*rdlock)(void *), int (*rdun
             writes++;
         }
         fxb_work(out);
-    }
+        /* Relaxed: the stop flag needs only to be seen eventually. */
+    } while (!__atomic_load_n(r->stop, __ATOMIC_RELAXED));
     t->out.ops = reads + writes;
     t->out.aux = writes;
     t->out.errors = errors;
