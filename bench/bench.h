@@ -218,7 +218,12 @@ struct fxb_row *fxb_row_add(struct fxb_report *rep, const char *workload, const 
 /* The row of (workload, lock, threads), or NULL. */
 struct fxb_row *fxb_row_find(const struct fxb_report *rep, const char *workload,
                              const char *lock, int threads);
-double fxb_median(double *v, int n); /* sorts v; NAN-free input */
+/* The median of v[0..n-1], leaving NANs (not measured) out; NAN when all are.
+ * Reorders v. */
+double fxb_median(double *v, int n);
+/* med[k] = the median over the rounds of metric k of one entity (a lock, a
+ * kind), for k < metrics; m is laid out [entity][round][metric]. */
+void fxb_medians(const double *m, int entity, int rounds, int metrics, double *med);
 void fxb_ratios(struct fxb_report *rep, const char *workload, const char *base_pthread,
                 bool higher_is_better);
 /* One table cell: " " then v with prec decimals right-aligned in width, "-"

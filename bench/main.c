@@ -542,23 +542,13 @@ static void fxb_measure(struct fxb_report *rep, const struct fxb_opts *o, int w,
         }
     }
     fxb_end_progress();
-    double *v = calloc((size_t)R, sizeof *v);
     for (int i = 0; i < nl; i++) {
         struct fxb_row *row = fxb_row_add(rep, fxb_wname[w], locks[i]->name, workers);
         row->rounds = R;
         row->correct = correct[i];
-        double med[M_COUNT];
-        for (int k = 0; k < M_COUNT; k++) {
-            for (int round = 0; round < R; round++)
-                v[round] = m[((size_t)i * (size_t)R + (size_t)round) * M_COUNT + (size_t)k];
-            med[k] = fxb_median(v, R);
-        }
-        double imed[I_COUNT];
-        for (int k = 0; k < I_COUNT; k++) {
-            for (int round = 0; round < R; round++)
-                v[round] = idle[((size_t)i * (size_t)R + (size_t)round) * I_COUNT + (size_t)k];
-            imed[k] = fxb_median(v, R);
-        }
+        double med[M_COUNT], imed[I_COUNT];
+        fxb_medians(m, i, R, M_COUNT, med);
+        fxb_medians(idle, i, R, I_COUNT, imed);
         if (w == W_IDLE) {
             row->hold_cpu_pct = imed[I_CPU];
             row->drain_ms = imed[I_DRAIN];
@@ -582,7 +572,6 @@ static void fxb_measure(struct fxb_report *rep, const struct fxb_opts *o, int w,
             row->max_wait_us = maxwait[i];
         }
     }
-    free(v);
     free(correct);
     free(idle);
     free(maxwait);

@@ -56,6 +56,18 @@ double fxb_median(double *v, int n)
     return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
 }
 
+void fxb_medians(const double *m, int entity, int rounds, int metrics, double *med)
+{
+    double *v = fxb_alloc64(sizeof *v * (size_t)rounds);
+    const double *e = &m[(size_t)entity * (size_t)rounds * (size_t)metrics];
+    for (int k = 0; k < metrics; k++) {
+        for (int round = 0; round < rounds; round++)
+            v[round] = e[(size_t)round * (size_t)metrics + (size_t)k];
+        med[k] = fxb_median(v, rounds);
+    }
+    free(v);
+}
+
 struct fxb_row *fxb_row_find(const struct fxb_report *rep, const char *workload,
                              const char *lock, int threads)
 {

@@ -1242,17 +1242,12 @@ static bool tb_measure(struct fxb_report *rep, const struct fxb_tb_opts *o,
         futex[i] = tb_div(res.futex_calls, (double)res.acquisitions);
     }
     fxb_end_progress();
-    double *v = calloc((size_t)R, sizeof *v);
     for (int i = 0; i < nk; i++) {
         struct fxb_row *row = fxb_row_add(rep, f->workload, kinds[i]->name, n);
         row->rounds = R;
         row->correct = correct[i];
         double med[T_COUNT];
-        for (int k = 0; k < T_COUNT; k++) {
-            for (int round = 0; round < R; round++)
-                v[round] = m[((size_t)i * (size_t)R + (size_t)round) * T_COUNT + (size_t)k];
-            med[k] = fxb_median(v, R);
-        }
+        fxb_medians(m, i, R, T_COUNT, med);
         row->ops_per_s = med[T_OPS];
         row->cpu_ns_per_acq = med[T_CPU];
         row->sleeps_per_acq = med[T_SLEEPS];
@@ -1267,7 +1262,6 @@ static bool tb_measure(struct fxb_report *rep, const struct fxb_tb_opts *o,
         row->vs_pthread = b ? tb_div(row->ops_per_s, b->ops_per_s) : NAN;
         row->vs_peer = p ? tb_div(row->ops_per_s, p->ops_per_s) : NAN;
     }
-    free(v);
     free(futex);
     free(correct);
     free(m);
