@@ -163,6 +163,32 @@ struct fxb_res {
     bool fx_valid;
 };
 
+/* What one worker measures around its measured work: the wall clock, and the
+ * CPU time, sleeps and (when counting) futex calls of the calling thread
+ * (a forked child's only thread: the whole child). */
+struct fxb_span {
+    struct fxb_usage u0, u1;
+    int64_t t_start, t_end;
+    uint64_t futex; /* UINT64_MAX when the counter failed */
+    int count_err;  /* 0, or why the counter could not be opened */
+};
+/* In the worker, once it and the others may start; c is open (fxb_counter_open). */
+void fxb_span_begin(struct fxb_span *s, struct fxb_counter *c);
+void fxb_span_end(struct fxb_span *s, struct fxb_counter *c);
+
+/* A run's totals over its workers' spans. */
+struct fxb_span_sum {
+    int64_t t0, t1; /* first start, last end */
+    double cpu_ns, vcsw;
+    uint64_t futex;
+    bool counted; /* every span counted its futex calls */
+};
+void fxb_span_sum_init(struct fxb_span_sum *sum, bool counting);
+void fxb_span_add(struct fxb_span_sum *sum, const struct fxb_span *s);
+/* Sets r's seconds (first start to last end), cpu_ns, vcsw, futex_calls (NAN
+ * unless counted) and ops_per_s, from sum and r->acquisitions. */
+void fxb_span_result(const struct fxb_span_sum *sum, struct fxb_res *r);
+
 /* Zeroed memory on cache lines of its own (exits when out of memory). */
 void *fxb_alloc64(size_t size);
 /* Marks r failed with the reason, keeping the first one. */

@@ -103,6 +103,52 @@ void fxb_join_or_die(pthread_t t, const char *name, int workers, int64_t run_ns)
     }
 }
 
+/* --- what a worker measures --------------------------------------------------- */
+
+void fxb_span_begin(struct fxb_span *s, struct fxb_counter *c)
+{
+    fxb_usage_thread(&s->u0);
+    fxb_counter_start(c);
+    s->t_start = fxb_now_ns();
+}
+
+void fxb_span_end(struct fxb_span *s, struct fxb_counter *c)
+{
+    s->t_end = fxb_now_ns();
+    fxb_counter_stop(c);
+    fxb_usage_thread(&s->u1);
+    s->futex = fxb_counter_read(c);
+}
+
+void fxb_span_sum_init(struct fxb_span_sum *sum, bool counting)
+{
+    *sum = (struct fxb_span_sum){ .t0 = INT64_MAX, .counted = counting };
+}
+
+void fxb_span_add(struct fxb_span_sum *sum, const struct fxb_span *s)
+{
+    if (s->t_start < sum->t0)
+        sum->t0 = s->t_start;
+    if (s->t_end > sum->t1)
+        sum->t1 = s->t_end;
+    sum->cpu_ns += (double)(s->u1.cpu_ns - s->u0.cpu_ns);
+    sum->vcsw += (double)(s->u1.vcsw - s->u0.vcsw);
+    if (s->count_err != 0 || s->futex == UINT64_MAX)
+        sum->counted = false;
+    else
+        sum->futex += s->futex;
+}
+
+void fxb_span_result(const struct fxb_span_sum *sum, struct fxb_res *r)
+{
+    r->cpu_ns = sum->cpu_ns;
+    r->vcsw = sum->vcsw;
+    if (sum->counted)
+        r->futex_calls = (double)sum->futex;
+    r->seconds = sum->t1 > sum->t0 ? (double)(sum->t1 - sum->t0) / 1e9 : 0;
+    r->ops_per_s = r->seconds > 0 ? (double)r->acquisitions / r->seconds : 0;
+}
+
 /* --- threads -------------------------------------------------------------- */
 
 struct fxb_thr {
@@ -111,26 +157,18 @@ struct fxb_thr {
     void *lock;
     pthread_barrier_t *bar;
     struct fxb_loop loop;
-    struct fxb_usage u0, u1;
-    int64_t t_start, t_end;
-    uint64_t futex;
-    int count_err;
+    struct fxb_span span;
 } __attribute__((aligned(64)));
 
 static void *fxb_worker(void *arg)
 {
     struct fxb_thr *t = arg;
     struct fxb_counter cnt;
-    t->count_err = fxb_counter_open(&cnt, t->c->count);
+    t->span.count_err = fxb_counter_open(&cnt, t->c->count);
     pthread_barrier_wait(t->bar);
-    fxb_usage_thread(&t->u0);
-    fxb_counter_start(&cnt);
-    t->t_start = fxb_now_ns();
+    fxb_span_begin(&t->span, &cnt);
     t->c->lk->loop(t->lock, &t->loop);
-    t->t_end = fxb_now_ns();
-    fxb_counter_stop(&cnt);
-    fxb_usage_thread(&t->u1);
-    t->futex = fxb_counter_read(&cnt);
+    fxb_span_end(&t->span, &cnt);
     fxb_counter_close(&cnt);
     return NULL;
 }
@@ -180,35 +218,23 @@ void fxb_run_threads(const struct fxb_cfg *c, struct fxb_res *r)
         fxb_join_or_die(th[i].t, c->lk->name, c->workers, c->duration_ns + c->hold_ns);
     pthread_barrier_destroy(&bar);
 
-    int64_t t0 = INT64_MAX, t1 = 0;
-    uint64_t errors = 0, futex = 0;
-    bool counted = c->count != FXB_COUNT_NONE;
+    struct fxb_span_sum sum;
+    fxb_span_sum_init(&sum, c->count != FXB_COUNT_NONE);
+    uint64_t errors = 0;
     r->min_acq = UINT64_MAX;
     for (int i = 0; i < n; i++) {
         struct fxb_thr *t = &th[i];
         r->acquisitions += t->loop.acquisitions;
         errors += t->loop.errors;
-        if (t->t_start < t0)
-            t0 = t->t_start;
-        if (t->t_end > t1)
-            t1 = t->t_end;
-        r->cpu_ns += (double)(t->u1.cpu_ns - t->u0.cpu_ns);
-        r->vcsw += (double)(t->u1.vcsw - t->u0.vcsw);
+        fxb_span_add(&sum, &t->span);
         if (t->loop.acquisitions < r->min_acq)
             r->min_acq = t->loop.acquisitions;
         if (t->loop.acquisitions > r->max_acq)
             r->max_acq = t->loop.acquisitions;
         if (t->loop.max_wait_ns > r->max_wait_ns)
             r->max_wait_ns = t->loop.max_wait_ns;
-        if (t->count_err != 0 || t->futex == UINT64_MAX)
-            counted = false;
-        else
-            futex += t->futex;
     }
-    if (counted)
-        r->futex_calls = (double)futex;
-    r->seconds = (double)(t1 - t0) / 1e9;
-    r->ops_per_s = r->seconds > 0 ? (double)r->acquisitions / r->seconds : 0;
+    fxb_span_result(&sum, r);
     if (hist) {
         for (int i = 1; i < n; i++)
             for (unsigned b = 0; b < FXB_HIST_BUCKETS; b++)
@@ -295,9 +321,9 @@ void fxb_run_threads_counted_child(const struct fxb_cfg *c, struct fxb_res *r)
 /* --- processes --------------------------------------------------------------- */
 
 struct fxb_proc_out {
-    uint64_t acquisitions, errors, futex;
-    int64_t t_start, t_end, cpu_ns, vcsw;
-    int count_err, fx_valid;
+    uint64_t acquisitions, errors;
+    struct fxb_span span;
+    int fx_valid;
     fx_stats fx;
 } __attribute__((aligned(64)));
 
@@ -314,7 +340,6 @@ static void fxb_proc_child(const struct fxb_cfg *c, struct fxb_proc_shm *s, int 
     struct fxb_proc_out *o = &s->out[i];
     struct fxb_counter cnt;
     struct fxb_loop loop;
-    struct fxb_usage u0, u1;
     memset(&loop, 0, sizeof loop);
     loop.counter = &s->counter;
     loop.stop = &s->stop;
@@ -322,22 +347,16 @@ static void fxb_proc_child(const struct fxb_cfg *c, struct fxb_proc_shm *s, int 
     loop.out_iters = c->out_iters;
     if (c->lk->flags & FXB_FX)
         fx_stats_reset(NULL, 0); /* count this child's calls only */
-    o->count_err = fxb_counter_open(&cnt, c->count);
+    o->span.count_err = fxb_counter_open(&cnt, c->count);
     /* Acquire: pairs with the parent's release of go. */
     while (__atomic_load_n(&s->go, __ATOMIC_ACQUIRE) == 0)
         fx_futex_wait(&s->go, 0, NULL);
-    fxb_usage_process(&u0);
-    fxb_counter_start(&cnt);
-    o->t_start = fxb_now_ns();
+    fxb_span_begin(&o->span, &cnt); /* the child's only thread: the whole child */
     c->lk->loop(s->lock, &loop);
-    o->t_end = fxb_now_ns();
-    fxb_counter_stop(&cnt);
-    fxb_usage_process(&u1);
-    o->futex = fxb_counter_read(&cnt);
+    fxb_span_end(&o->span, &cnt);
+    fxb_counter_close(&cnt);
     o->acquisitions = loop.acquisitions;
     o->errors = loop.errors;
-    o->cpu_ns = u1.cpu_ns - u0.cpu_ns;
-    o->vcsw = u1.vcsw - u0.vcsw;
     if (c->lk->flags & FXB_FX)
         o->fx_valid = fx_stats_read(s->lock, c->lk->size, &o->fx) == 0;
 }
@@ -395,29 +414,20 @@ void fxb_run_processes(const struct fxb_cfg *c, struct fxb_res *r)
     }
     free(pids);
 
-    int64_t t0 = INT64_MAX, t1 = 0;
-    uint64_t errors = 0, futex = 0;
-    bool counted = c->count != FXB_COUNT_NONE && forked == n;
+    struct fxb_span_sum sum;
+    fxb_span_sum_init(&sum, c->count != FXB_COUNT_NONE && forked == n);
+    uint64_t errors = 0;
     r->min_acq = UINT64_MAX;
     r->fx_valid = (lk->flags & FXB_FX) != 0;
     for (int i = 0; i < forked; i++) {
         struct fxb_proc_out *o = &s->out[i];
         r->acquisitions += o->acquisitions;
         errors += o->errors;
-        if (o->t_start < t0)
-            t0 = o->t_start;
-        if (o->t_end > t1)
-            t1 = o->t_end;
-        r->cpu_ns += (double)o->cpu_ns;
-        r->vcsw += (double)o->vcsw;
+        fxb_span_add(&sum, &o->span);
         if (o->acquisitions < r->min_acq)
             r->min_acq = o->acquisitions;
         if (o->acquisitions > r->max_acq)
             r->max_acq = o->acquisitions;
-        if (o->count_err != 0 || o->futex == UINT64_MAX)
-            counted = false;
-        else
-            futex += o->futex;
         if (!o->fx_valid) {
             r->fx_valid = false;
         } else {
@@ -428,10 +438,7 @@ void fxb_run_processes(const struct fxb_cfg *c, struct fxb_res *r)
             r->fx.timeouts += o->fx.timeouts;
         }
     }
-    if (counted)
-        r->futex_calls = (double)futex;
-    r->seconds = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
-    r->ops_per_s = r->seconds > 0 ? (double)r->acquisitions / r->seconds : 0;
+    fxb_span_result(&sum, r);
     if (errors != 0)
         fxb_fail(r, "%s: %llu lock/unlock calls failed", lk->name, (unsigned long long)errors);
     if (s->counter != r->acquisitions)

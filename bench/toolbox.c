@@ -404,10 +404,7 @@ struct tb_thr {
     struct tb_run *run;
     int self;
     struct tb_out out;
-    struct fxb_usage u0, u1;
-    int64_t t_start, t_end;
-    uint64_t futex;
-    int count_err;
+    struct fxb_span span;
     int pin_err;
 } __attribute__((aligned(64)));
 
@@ -949,16 +946,11 @@ static void *tb_worker(void *arg)
     struct tb_run *r = t->run;
     struct fxb_counter cnt;
     t->pin_err = r->pin ? tb_pin(t->self) : 0;
-    t->count_err = fxb_counter_open(&cnt, r->count);
+    t->span.count_err = fxb_counter_open(&cnt, r->count);
     pthread_barrier_wait(r->start);
-    fxb_usage_thread(&t->u0);
-    fxb_counter_start(&cnt);
-    t->t_start = fxb_now_ns();
+    fxb_span_begin(&t->span, &cnt);
     r->k->work(r, t);
-    t->t_end = fxb_now_ns();
-    fxb_counter_stop(&cnt);
-    fxb_usage_thread(&t->u1);
-    t->futex = fxb_counter_read(&cnt);
+    fxb_span_end(&t->span, &cnt);
     fxb_counter_close(&cnt);
     return NULL;
 }
@@ -1011,28 +1003,18 @@ static void tb_run_threads(const struct tb_family *f, const struct tb_kind *k, i
         fxb_join_or_die(th[i].t, r.k->name, r.workers, duration_ns);
     pthread_barrier_destroy(&start);
 
-    int64_t t0 = INT64_MAX, t1 = 0;
-    uint64_t errors = 0, futex = 0;
-    bool counted = r.count != FXB_COUNT_NONE;
+    struct fxb_span_sum sum;
+    fxb_span_sum_init(&sum, r.count != FXB_COUNT_NONE);
+    uint64_t errors = 0;
     for (int i = 0; i < n; i++) {
         struct tb_thr *t = &th[i];
         res->acquisitions += t->out.ops;
         errors += t->out.errors;
-        t0 = t->t_start < t0 ? t->t_start : t0;
-        t1 = t->t_end > t1 ? t->t_end : t1;
-        res->cpu_ns += (double)(t->u1.cpu_ns - t->u0.cpu_ns);
-        res->vcsw += (double)(t->u1.vcsw - t->u0.vcsw);
-        if (t->count_err != 0 || t->futex == UINT64_MAX)
-            counted = false;
-        else
-            futex += t->futex;
+        fxb_span_add(&sum, &t->span);
         if (t->pin_err != 0)
             fxb_fail(res, "%s: cannot pin thread %d: %s", k->name, i, strerror(t->pin_err));
     }
-    if (counted)
-        res->futex_calls = (double)futex;
-    res->seconds = (double)(t1 - t0) / 1e9;
-    res->ops_per_s = res->seconds > 0 ? (double)res->acquisitions / res->seconds : 0;
+    fxb_span_result(&sum, res);
     if (errors != 0)
         fxb_fail(res, "%s, %d threads: %llu calls failed", k->name, n,
                  (unsigned long long)errors);
