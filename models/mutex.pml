@@ -131,7 +131,7 @@ inline cas(expect, desired, ok)
     fi
 }
 
-/* fx_futex_wait_raw(&m->state, expected, deadline) (futex.c:38-62): FUTEX_WAIT
+/* fx_futex_wait_raw(&m->state, expected, deadline) (futex.c:33-57): FUTEX_WAIT
  * compares and queues in one step. r: OK (woken by a wake, or spuriously),
  * EAGAIN, ETIMEDOUT (timed only, and only while still queued) or EINTR. */
 inline futex_wait(expected, r)
@@ -155,7 +155,7 @@ inline futex_wait(expected, r)
     fi
 }
 
-/* fx_futex_wake_raw(&m->state, 1) (futex.c:64-69): dequeues any one sleeper
+/* fx_futex_wake_raw(&m->state, 1) (futex.c:59-64): dequeues any one sleeper
  * (no assumption about the kernel's order); the woken thread becomes
  * responsible in place of the waker. */
 #define WAKE(t) :: t < NPROC && queued[t] -> queued[t] = false; nqueued--; resp[t] = true

@@ -193,7 +193,7 @@ inline step(nowait)
 }
 
 /* futex_wait(&owner, (vo, vw), min(deadline, check_at)) [rmutex.c:409-417
- * fx_rm_wait; the futex layer: futex.c:38-62 fx_futex_wait_raw]. */
+ * fx_rm_wait; the futex layer: futex.c:33-57 fx_futex_wait_raw]. */
 inline futex_wait()
 {
     atomic {

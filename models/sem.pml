@@ -60,7 +60,7 @@ inline take(got)
     }
 }
 
-/* fx_futex_wait_raw(&value, expected) (futex.c:38-62): compare-and-queue, then
+/* fx_futex_wait_raw(&value, expected) (futex.c:33-57): compare-and-queue, then
  * leave by a wake, a timeout (if timed) or a signal. */
 inline futex_wait(me, expected, timed, signals, r)
 {
@@ -85,7 +85,7 @@ inline futex_wait(me, expected, timed, signals, r)
     fi
 }
 
-/* fx_futex_wake_raw(&value, 1) (futex.c:64-69): dequeue one queued waiter,
+/* fx_futex_wake_raw(&value, 1) (futex.c:59-64): dequeue one queued waiter,
  * if any. */
 inline futex_wake_one()
 {

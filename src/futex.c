@@ -15,24 +15,19 @@
 #include <linux/futex.h>
 #include <stdint.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include "internal/deadline.h"
 #include "internal/futex.h"
 #include "internal/stats.h"
+#include "internal/syscall.h"
 
 /* The one place the system call is made. Returns the kernel's result, or
- * -errno on failure (errno is saved and restored: futexsync never sets it). */
+ * -errno on failure (errno is left as it was: futexsync never sets it). */
 static long fx_sys_futex(int32_t *uaddr, int op, uint32_t val, const struct timespec *timeout,
                          int32_t *uaddr2, uint32_t val3)
 {
-    int saved = errno;
-    long r = syscall(SYS_futex, uaddr, op, val, timeout, uaddr2, val3);
-    if (r < 0) {
-        r = -errno;
-        errno = saved;
-    }
-    return r;
+    return fx_syscall(SYS_futex, (long)(uintptr_t)uaddr, op, (long)val, (long)(uintptr_t)timeout,
+                      (long)(uintptr_t)uaddr2, (long)val3);
 }
 
 int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *deadline,

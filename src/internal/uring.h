@@ -27,6 +27,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "internal/syscall.h"
+
 #ifndef SYS_io_uring_setup
 #define SYS_io_uring_setup 425
 #endif
@@ -75,18 +77,6 @@ struct fx_uring {
     size_t sqe_map_len;
 };
 
-/* A system call that keeps errno: the result, or -errno on failure. */
-static inline long fx_uring_sys(long nr, long a, long b, long c, long d, long e, long f)
-{
-    int saved = errno;
-    long r = syscall(nr, a, b, c, d, e, f);
-    if (r < 0) {
-        r = -errno;
-        errno = saved;
-    }
-    return r;
-}
-
 static inline void fx_uring_unmap(struct fx_uring *r)
 {
     int saved = errno;
@@ -133,7 +123,7 @@ static inline int fx_uring_open(struct fx_uring *r, unsigned entries, unsigned f
     struct io_uring_params p;
     memset(&p, 0, sizeof p);
     p.flags = flags;
-    long fd = fx_uring_sys(SYS_io_uring_setup, (long)entries, (long)(uintptr_t)&p, 0, 0, 0, 0);
+    long fd = fx_syscall(SYS_io_uring_setup, (long)entries, (long)(uintptr_t)&p, 0, 0, 0, 0);
     if (fd < 0)
         return (int)-fd;
     r->fd = (int)fd;
@@ -189,7 +179,7 @@ static inline bool fx_uring_supports(struct fx_uring *r, const unsigned *ops, in
                  sizeof(uint64_t)];
     memset(buf, 0, sizeof buf);
     struct io_uring_probe *probe = (struct io_uring_probe *)(void *)buf;
-    long rc = fx_uring_sys(SYS_io_uring_register, r->fd, IORING_REGISTER_PROBE,
+    long rc = fx_syscall(SYS_io_uring_register, r->fd, IORING_REGISTER_PROBE,
                            (long)(uintptr_t)probe, 256, 0, 0);
     if (rc < 0)
         return false;
@@ -206,7 +196,7 @@ static inline bool fx_uring_supports(struct fx_uring *r, const unsigned *ops, in
 static inline int fx_uring_register_eventfd(struct fx_uring *r, int efd)
 {
     int32_t fd = efd;
-    long rc = fx_uring_sys(SYS_io_uring_register, r->fd, IORING_REGISTER_EVENTFD,
+    long rc = fx_syscall(SYS_io_uring_register, r->fd, IORING_REGISTER_EVENTFD,
                            (long)(uintptr_t)&fd, 1, 0, 0);
     return rc < 0 ? (int)-rc : 0;
 }
@@ -243,7 +233,7 @@ static inline struct io_uring_sqe *fx_uring_sqe(struct fx_uring *r)
 static inline long fx_uring_enter(struct fx_uring *r, unsigned to_submit, unsigned min_complete,
                                   unsigned flags)
 {
-    return fx_uring_sys(SYS_io_uring_enter, r->fd, (long)to_submit, (long)min_complete,
+    return fx_syscall(SYS_io_uring_enter, r->fd, (long)to_submit, (long)min_complete,
                         (long)flags, 0, 0);
 }
 
