@@ -12,6 +12,7 @@
 #include "futexsync/futex.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/futex.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -40,7 +41,14 @@ int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *de
         FX_STAT_TIMEOUT_IF(word, __atomic_load_n(word, __ATOMIC_RELAXED) == expected);
         return __atomic_load_n(word, __ATOMIC_RELAXED) != expected ? EAGAIN : ETIMEDOUT;
     }
-    long r = fx_sys_futex(word, FUTEX_WAIT_BITSET, (uint32_t)expected, deadline, NULL, bitset);
+    /* An untimed FUTEX_WAIT is restarted by the kernel after a signal handler
+     * installed with SA_RESTART, while a timed one returns EINTR whatever the
+     * handler's flags. So a wait without deadline sleeps until a deadline
+     * that never comes (68 years of CLOCK_MONOTONIC): a handler that ran is
+     * always reported as EINTR, as fx_futex_wait promises. */
+    static const struct timespec forever = {.tv_sec = INT32_MAX, .tv_nsec = 0};
+    long r = fx_sys_futex(word, FUTEX_WAIT_BITSET, (uint32_t)expected,
+                          deadline != NULL ? deadline : &forever, NULL, bitset);
     FX_STAT_WAITED(word, r);
     if (r == 0)
         return 0;
@@ -54,6 +62,26 @@ int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *de
          * callers' loops re-read the word, so report it as changed. */
         return EAGAIN;
     }
+}
+
+int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
+                   struct fx_recheck *s)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (s->tick.tv_nsec < 0 || !fx_ts_before(&now, &s->tick)) {
+        /* The first sleep of this call, or the recheck is due: the caller has
+         * re-read its word since the last tick. The next tick is set from now
+         * only here, once the previous one has passed. */
+        s->tick = fx_ts_add_ns(now, s->period_ns);
+    }
+    bool mine = deadline != NULL && fx_ts_before(deadline, &s->tick);
+    int r = fx_futex_wait_raw(word, expected, mine ? deadline : &s->tick, FX_BITSET_ANY);
+    if (r != ETIMEDOUT)
+        return 0; /* woken, EAGAIN (the word changed) or EINTR */
+    if (mine || fx_deadline_passed(deadline))
+        return ETIMEDOUT;
+    return 0; /* the recheck is due */
 }
 
 int fx_futex_wake_raw(int32_t *word, int count, uint32_t bitset)

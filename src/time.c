@@ -42,6 +42,24 @@ struct timespec fx_deadline_in(int64_t timeout_ns)
     return d;
 }
 
+struct timespec fx_ts_add_ns(struct timespec t, int64_t ns)
+{
+    int64_t sec = ns / FX_NSEC_PER_SEC;
+    int64_t nsec = (int64_t)t.tv_nsec + ns % FX_NSEC_PER_SEC;
+    if (nsec >= FX_NSEC_PER_SEC) {
+        nsec -= FX_NSEC_PER_SEC;
+        sec += 1;
+    }
+    if ((int64_t)t.tv_sec > (int64_t)FX_TIME_T_MAX - sec) {
+        t.tv_sec = FX_TIME_T_MAX;
+        t.tv_nsec = 999999999L;
+    } else {
+        t.tv_sec = (time_t)((int64_t)t.tv_sec + sec);
+        t.tv_nsec = (long)nsec;
+    }
+    return t;
+}
+
 bool fx_deadline_passed(const struct timespec *deadline)
 {
     if (deadline == NULL)
@@ -50,6 +68,5 @@ bool fx_deadline_passed(const struct timespec *deadline)
         return true;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    return now.tv_sec > deadline->tv_sec ||
-           (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec);
+    return !fx_ts_before(&now, deadline);
 }

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <time.h>
 
 /* EINVAL when a deadline is given and its tv_nsec is outside [0, 999999999];
@@ -21,5 +22,15 @@ static inline int fx_deadline_check(const struct timespec *deadline)
 
 /* True once the (checked) deadline has passed on CLOCK_MONOTONIC. */
 bool fx_deadline_passed(const struct timespec *deadline);
+
+/* The one timespec comparison of the library: a < b (both normalised). */
+static inline bool fx_ts_before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* The one timespec addition: t + ns for 0 <= ns, saturating at the largest
+ * time_t instead of wrapping. */
+struct timespec fx_ts_add_ns(struct timespec t, int64_t ns);
 
 #endif /* FX_INTERNAL_DEADLINE_H */

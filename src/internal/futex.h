@@ -23,6 +23,37 @@
 int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *deadline,
                       uint32_t bitset);
 
+/* A bounded sleep: the blocking wait of every primitive.
+ *
+ * In shared memory a single wake cannot be trusted: a waker can be killed
+ * between publishing its change and its FUTEX_WAKE, and a woken sleeper can be
+ * killed before it returns to user space, consuming the wake. So a primitive
+ * never sleeps longer than one recheck period at a time; when the period ends
+ * it re-reads its word and takes whatever the object now allows. The recheck
+ * time is absolute and moves on only once it has passed, so neither signals
+ * nor spurious wakes can postpone it.
+ *
+ * Declare a struct fx_recheck per blocking call, FX_RECHECK_INIT(period_ns),
+ * and pass it to every
+ * fx_futex_sleep of that call. */
+struct fx_recheck {
+    struct timespec tick; /* the next recheck; tv_nsec < 0 before the first sleep */
+    int64_t period_ns;    /* the recheck period, > 0 */
+};
+#define FX_RECHECK_INIT(period_ns) { {0, -1}, (period_ns) }
+
+/* The recheck period of the primitives that have no period of their own: a
+ * sleeper whose wake was lost re-reads its word within this time. */
+#define FX_RECHECK_NS (250 * 1000000LL)
+
+/* Sleeps while *word == expected, until woken, the caller's absolute
+ * CLOCK_MONOTONIC deadline (NULL: none; tv_nsec already checked) or the next
+ * recheck of s. Returns ETIMEDOUT only when the caller's deadline has passed;
+ * 0 otherwise (woken, the word changed, a signal, or a recheck is due): the
+ * caller re-reads its word and calls again with the same s and deadline. */
+int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
+                   struct fx_recheck *s);
+
 /* Wakes up to count (> 0) sleepers on word whose bitset intersects `bitset`;
  * returns how many were woken. */
 int fx_futex_wake_raw(int32_t *word, int count, uint32_t bitset);
