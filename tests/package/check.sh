@@ -6,7 +6,8 @@
 #   2. -DBUILD_SHARED_LIBS=ON gives libfutexsync.so.<major> (SONAME) that
 #      exports exactly the functions the public headers declare, and a
 #      pkg-config consumer runs against it;
-#   3. the installed man pages name every public function.
+#   3. the installed man pages (made from the headers by scripts/gen-man.sh)
+#      have a page for every public function, and groff renders each cleanly.
 # Usage: tests/package/check.sh WORKDIR    (run from the source tree's root)
 set -euo pipefail
 src=$(pwd)
@@ -66,13 +67,19 @@ ldd "$work/shared-app" | grep -q "libfutexsync.so.$major" || fail "the consumer 
 quiet "$work/shared-app"
 echo "   ok: a pkg-config consumer runs against libfutexsync.so.$major"
 
-if [ -d man ]; then
-    echo "-- man pages: one for every public function"
-    missing=""
-    while read -r f; do
-        [ -f "$work/shared-prefix/share/man/man3/$f.3" ] || missing="$missing $f"
-    done <"$work/public.txt"
-    [ -z "$missing" ] || fail "no installed man page for:$missing"
-    echo "   ok: $(wc -l <"$work/public.txt") functions, each with an installed page"
+echo "-- man pages: one for every public function, installed, and each one renders"
+missing=""
+man3=$(find "$work/shared-prefix" -type d -path '*/man/man3' | head -1)
+[ -n "$man3" ] || fail "no man3 directory installed"
+while read -r f; do
+    [ -f "$man3/$f.3" ] || missing="$missing $f"
+done <"$work/public.txt"
+[ -z "$missing" ] || fail "no installed man page for:$missing"
+if command -v groff >/dev/null; then
+    for page in "$man3"/*.3; do
+        warn=$(LC_ALL=C groff -ww -z -man "$page" 2>&1) || fail "groff failed on $page"
+        [ -z "$warn" ] || fail "groff warns on $page: $warn"
+    done
 fi
+echo "   ok: $(wc -l <"$work/public.txt") functions, each with an installed page"
 echo "package checks passed"
