@@ -58,6 +58,8 @@ for path in "$build"/examples/*; do
         "$path" || { echo "!! $ex FAILED"; status=1; }
     fi
 done
+# Two separately started programs meeting through shm_open.
+sh examples/shm/run.sh "$build/examples/shm" || { echo "!! shm FAILED"; status=1; }
 
 if [ "$bench" = 1 ]; then
     stage "benchmark (short run; futexsync-bench --help for the full suite)"
