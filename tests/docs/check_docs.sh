@@ -83,6 +83,7 @@ nlinks=0
 for md in README.md bench/README.md $(find docs -name '*.md' 2>/dev/null | sort); do
     [ -f "$md" ] || continue
     dir=$(dirname "$md")
+    # shellcheck disable=SC2016 # the backquotes are sed's, not the shell's
     targets=$(sed -e 's/`[^`]*`//g' "$md" |
         grep -o '\]([^)[:space:]]*)' |
         sed -e 's/^](//' -e 's/)$//' -e 's/#.*$//')
