@@ -15,6 +15,7 @@
 #define FUTEXSYNC_VERSION_MINOR 0
 #define FUTEXSYNC_VERSION_PATCH 0
 
+#include "futexsync/annotations.h"
 #include "futexsync/time.h"
 #include "futexsync/futex.h"
 #include "futexsync/mutex.h"
