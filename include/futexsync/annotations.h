@@ -63,6 +63,9 @@
 /* On functions: cap is held on return when the result equals ok. */
 #define FX_TRY_ACQUIRE(ok, cap)    FX_TSA_(try_acquire_capability(ok, cap))
 #define FX_TRY_ACQUIRE_SHARED(ok, cap) FX_TSA_(try_acquire_shared_capability(ok, cap))
+/* The same for C++ member functions: the capability is *this. */
+#define FX_TRY_ACQUIRE_SELF(ok)    FX_TSA_(try_acquire_capability(ok))
+#define FX_TRY_ACQUIRE_SHARED_SELF(ok) FX_TSA_(try_acquire_shared_capability(ok))
 /* On functions: cap is released (held exclusively, shared, or either way). */
 #define FX_RELEASE(cap)            FX_TSA_(release_capability(cap))
 #define FX_RELEASE_SHARED(cap)     FX_TSA_(release_shared_capability(cap))
