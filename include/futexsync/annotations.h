@@ -9,23 +9,22 @@
  * without the attributes) the FX_ thread-safety macros expand to nothing.
  *
  * How the int results of the C calls map onto the analysis:
- *   - A lock call that waits as long as needed (fx_mutex_lock, fx_rmutex_lock,
- *     fx_rwlock_rdlock, fx_rwlock_wrlock) is FX_ACQUIRE: the analysis takes
- *     the lock as held after the call. Their failures are bad input (EINVAL),
- *     too many readers (EAGAIN), or for fx_rmutex ENOTRECOVERABLE/EAGAIN: a
- *     program must look at them (FX_WARN_UNUSED marks the ones whose failure
- *     is not a bug) and not touch the data on that path; the analysis cannot
- *     tell, as with any lock that can fail.
- *   - A call that may give up (trylock, timedlock, try/timed rd/wrlock)
- *     returns 0 when it acquired the lock: FX_TRY_ACQUIRE(0, m). The analysis
- *     understands `if (fx_mutex_trylock(&m) == 0)`, `if (!fx_mutex_trylock(&m))`,
- *     `!= 0` and the same on a local int that holds the result.
- *   - fx_rmutex_trylock and fx_rmutex_timedlock also hold the lock after
- *     EOWNERDEAD, which is not 0: the analysis takes EOWNERDEAD as "not
- *     acquired". A program that recovers there marks that path with
- *     FX_ASSERT_HELD-style code of its own (an FX_ASSERT_CAPABILITY function),
- *     or takes the lock with fx_rmutex_lock (FX_ACQUIRE), whose EOWNERDEAD
- *     result the analysis sees as held.
+ *   - fx_mutex_lock and fx_rwlock_wrlock fail only for bad input (EINVAL):
+ *     FX_ACQUIRE, the lock is taken as held after the call, so the usual
+ *     `fx_mutex_lock(&m);` needs no test.
+ *   - A call that may give up (trylock, timedlock, try/timed rd/wrlock), and
+ *     fx_rwlock_rdlock (EAGAIN when FX_RWLOCK_MAX_READERS hold it), returns 0
+ *     when it took the lock: FX_TRY_ACQUIRE(0, m). The analysis follows
+ *     `if (fx_mutex_trylock(&m) == 0)`, `if (!fx_mutex_trylock(&m))`, `!= 0`,
+ *     and the same tests of a local int that holds the result.
+ *   - fx_rmutex_lock holds the mutex after 0 and after EOWNERDEAD (a non-zero
+ *     success): FX_ACQUIRE, so the analysis takes every return as held; its
+ *     failures (ENOTRECOVERABLE, EAGAIN, EINVAL) leave it not held, and a
+ *     function that returns on them must say so (FX_NO_THREAD_SAFETY_ANALYSIS
+ *     or an FX_ASSERT_CAPABILITY helper): a limit of an analysis that knows
+ *     one success value. fx_rmutex_trylock and fx_rmutex_timedlock are
+ *     FX_TRY_ACQUIRE(0, m): the analysis takes EOWNERDEAD from them as "not
+ *     taken", so a program recovering there does the same.
  *   - fx_cond_wait and its variants FX_REQUIRES the mutex (held on entry and
  *     on return).
  *

@@ -77,7 +77,7 @@ void fx_rwlock_init(fx_rwlock *l);
 /* Acquires l for reading, sleeping as long as needed. Returns 0, EAGAIN when
  * FX_RWLOCK_MAX_READERS readers hold it, or EINVAL (NULL or misaligned l, or a
  * state the library never writes). Never EINTR. */
-int fx_rwlock_rdlock(fx_rwlock *l) FX_ACQUIRE_SHARED(l) FX_WARN_UNUSED;
+int fx_rwlock_rdlock(fx_rwlock *l) FX_TRY_ACQUIRE_SHARED(0, l) FX_WARN_UNUSED;
 
 /* Acquires l for reading only if that is possible now: returns 0, EBUSY when a
  * writer holds it or waits for it, EAGAIN (too many readers), or EINVAL. */
