@@ -29,10 +29,12 @@
  *     on return).
  *
  * FX_WARN_UNUSED (gcc and clang, warn_unused_result) is on the calls whose
- * ignored result is a bug: whether a try or timed call took the lock, owner
- * death (EOWNERDEAD) from the fx_rmutex calls, EAGAIN from a read lock,
- * EDEADLK from fx_once_call. Note that gcc does not accept a (void) cast as
- * using the result: test it.
+ * ignored result is a bug: every try and timed lock or wait (whether it took
+ * the lock, token or barrier round), the fx_rmutex acquisitions and
+ * fx_cond_wait_rmutex/timedwait_rmutex (EOWNERDEAD: the data needs repair;
+ * ENOTRECOVERABLE: not held), fx_rwlock_rdlock (EAGAIN), fx_once_call
+ * (EDEADLK: nothing ran), fx_async_create and the fx_async lock calls. gcc
+ * does not take a (void) cast as a use: test the result.
  */
 #ifndef FUTEXSYNC_ANNOTATIONS_H
 #define FUTEXSYNC_ANNOTATIONS_H
