@@ -11,7 +11,8 @@
 //                                             futexsync::owner_dead with the
 //                                             lock held, then consistent()
 //   futexsync::shared_mutex        fx_rwlock  SharedTimedLockable
-//   futexsync::condition_variable  fx_cond    waits on std::unique_lock<mutex>
+//   futexsync::condition_variable  fx_cond    waits on std::unique_lock of
+//                                             mutex or robust_mutex
 //   futexsync::counting_semaphore  fx_sem
 //   futexsync::barrier             fx_barrier
 //   futexsync::once_flag, call_once fx_once
@@ -339,8 +340,13 @@ private:
     fx_rwlock l_;
 };
 
-// fx_cond over futexsync::mutex. Spurious wake-ups are possible (use the
-// predicate forms). notify_* need not hold the mutex.
+// fx_cond over futexsync::mutex, or over futexsync::robust_mutex (held at
+// any depth; the whole depth is released for the wait and restored).
+// Spurious wake-ups are possible (use the predicate forms). notify_* need not
+// hold the mutex. With a robust_mutex whose owner died while we waited, the
+// wait throws owner_dead with the lock held (repair, consistent()); when the
+// mutex became not recoverable it throws std::system_error(ENOTRECOVERABLE)
+// and the unique_lock no longer owns it.
 class condition_variable {
 public:
     using native_handle_type = fx_cond *;
@@ -360,33 +366,29 @@ public:
             detail::throw_errno(r, "fx_cond_broadcast");
     }
 
-    void wait(std::unique_lock<mutex> &lock)
+    template <class Mutex>
+    void wait(std::unique_lock<Mutex> &lock)
     {
-        if (int r = wait_on(&c_, held(lock), nullptr))
-            detail::throw_errno(r, "fx_cond_wait");
+        result(wait_on(&c_, held(lock), nullptr), lock);
     }
-    template <class Predicate>
-    void wait(std::unique_lock<mutex> &lock, Predicate pred)
+    template <class Mutex, class Predicate>
+    void wait(std::unique_lock<Mutex> &lock, Predicate pred)
     {
         while (!pred())
             wait(lock);
     }
-    template <class Clock, class Duration>
-    std::cv_status wait_until(std::unique_lock<mutex> &lock,
+    template <class Mutex, class Clock, class Duration>
+    std::cv_status wait_until(std::unique_lock<Mutex> &lock,
                               const std::chrono::time_point<Clock, Duration> &tp)
     {
-        fx_mutex *m = held(lock);
+        auto *m = held(lock);
         int r = detail::until(tp, [this, m](const struct timespec *d) {
             return wait_on(&c_, m, d);
         });
-        if (r == ETIMEDOUT)
-            return std::cv_status::timeout;
-        if (r != 0)
-            detail::throw_errno(r, "fx_cond_timedwait");
-        return std::cv_status::no_timeout;
+        return result(r, lock);
     }
-    template <class Clock, class Duration, class Predicate>
-    bool wait_until(std::unique_lock<mutex> &lock,
+    template <class Mutex, class Clock, class Duration, class Predicate>
+    bool wait_until(std::unique_lock<Mutex> &lock,
                     const std::chrono::time_point<Clock, Duration> &tp, Predicate pred)
     {
         while (!pred())
@@ -394,14 +396,14 @@ public:
                 return pred();
         return true;
     }
-    template <class Rep, class Period>
-    std::cv_status wait_for(std::unique_lock<mutex> &lock,
+    template <class Mutex, class Rep, class Period>
+    std::cv_status wait_for(std::unique_lock<Mutex> &lock,
                             const std::chrono::duration<Rep, Period> &rel)
     {
         return wait_until(lock, std::chrono::steady_clock::now() + clamp(rel));
     }
-    template <class Rep, class Period, class Predicate>
-    bool wait_for(std::unique_lock<mutex> &lock, const std::chrono::duration<Rep, Period> &rel,
+    template <class Mutex, class Rep, class Period, class Predicate>
+    bool wait_for(std::unique_lock<Mutex> &lock, const std::chrono::duration<Rep, Period> &rel,
                   Predicate pred)
     {
         return wait_until(lock, std::chrono::steady_clock::now() + clamp(rel), pred);
@@ -415,11 +417,33 @@ private:
     {
         return d ? fx_cond_timedwait(c, m, d) : fx_cond_wait(c, m);
     }
-    static fx_mutex *held(std::unique_lock<mutex> &lock)
+    static int wait_on(fx_cond *c, fx_rmutex *m, const struct timespec *d)
+        FX_NO_THREAD_SAFETY_ANALYSIS
     {
+        return d ? fx_cond_timedwait_rmutex(c, m, d) : fx_cond_wait_rmutex(c, m);
+    }
+    template <class Mutex>
+    static auto held(std::unique_lock<Mutex> &lock)
+    {
+        static_assert(std::is_same_v<Mutex, mutex> || std::is_same_v<Mutex, robust_mutex>,
+                      "futexsync::condition_variable waits on futexsync::mutex or "
+                      "futexsync::robust_mutex (std::condition_variable_any on others)");
         if (!lock.owns_lock())
             detail::throw_errno(EPERM, "futexsync::condition_variable: lock not held");
         return lock.mutex()->native_handle();
+    }
+    template <class Mutex>
+    static std::cv_status result(int r, std::unique_lock<Mutex> &lock)
+    {
+        if (r == 0)
+            return std::cv_status::no_timeout;
+        if (r == ETIMEDOUT)
+            return std::cv_status::timeout;
+        if (r == EOWNERDEAD)
+            throw owner_dead("fx_cond_wait_rmutex");
+        if (r == ENOTRECOVERABLE)
+            lock.release(); // returned without the mutex
+        detail::throw_errno(r, "fx_cond_wait");
     }
     // rel in steady_clock's duration, without overflowing now() + rel.
     template <class Rep, class Period>

@@ -156,6 +156,27 @@ static void test_condition_variable_wait_with_predicate_returns_after_notify(voi
     t.join();
 }
 
+static void test_condition_variable_on_a_robust_mutex_releases_its_whole_depth(void **)
+{
+    futexsync::robust_mutex rm;
+    futexsync::condition_variable cv;
+    std::unique_lock<futexsync::robust_mutex> l(rm);
+    rm.lock(); // depth 2
+    bool got = false;
+    std::thread t([&] {
+        std::lock_guard<futexsync::robust_mutex> g(rm); // only while we wait
+        got = true;
+        cv.notify_one();
+    });
+    assert_true(cv.wait_for(l, 60s, [&] { return got; }));
+    assert_int_equal(fx_rmutex_owner(rm.native_handle()), fxt_gettid());
+    rm.unlock(); // depth 2 restored: one level left, held by l
+    assert_int_equal(fx_rmutex_owner(rm.native_handle()), fxt_gettid());
+    l.unlock();
+    t.join();
+    assert_int_equal(fx_rmutex_owner(rm.native_handle()), 0);
+}
+
 static void test_condition_variable_wait_without_the_lock_throws_eperm(void **)
 {
     futexsync::mutex m;
@@ -341,6 +362,7 @@ int main()
         cmocka_unit_test(test_shared_lock_admits_readers_and_excludes_writers),
         cmocka_unit_test(test_condition_variable_wait_for_times_out_holding_the_lock),
         cmocka_unit_test(test_condition_variable_wait_with_predicate_returns_after_notify),
+        cmocka_unit_test(test_condition_variable_on_a_robust_mutex_releases_its_whole_depth),
         cmocka_unit_test(test_condition_variable_wait_without_the_lock_throws_eperm),
         cmocka_unit_test(test_condition_variable_any_waits_on_a_futexsync_mutex),
         cmocka_unit_test(test_robust_mutex_lock_throws_owner_dead_with_the_lock_held),
