@@ -95,7 +95,10 @@ inline struct timespec deadline_at(const std::chrono::time_point<Clock, Duration
         ts.tv_nsec = static_cast<long>(rem);
         return ts;
     } else {
-        return deadline_in(tp - Clock::now());
+        const auto now = Clock::now();
+        if (!(now < tp)) // passed (and tp - now could overflow for min())
+            return fx_deadline_in(-1);
+        return deadline_in(tp - now);
     }
 }
 

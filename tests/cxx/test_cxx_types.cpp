@@ -60,6 +60,8 @@ static void test_mutex_try_lock_until_a_past_deadline_takes_a_free_mutex(void **
     futexsync::mutex m;
     assert_true(m.try_lock_until(steady::now() - 1h));
     assert_false(m.try_lock_until(steady::time_point::min()));
+    assert_false(m.try_lock_until(std::chrono::system_clock::time_point::min()));
+    assert_false(m.try_lock_for(std::chrono::hours::min()));
     m.unlock();
 }
 
