@@ -26,6 +26,8 @@ check() { # lang compiler file expect(ok|bad) pattern
 check c "$cc" guarded_ok.c ok
 check c "$cc" guarded_bad.c bad \
     "guarded_bad.c:9:5: error: writing variable 'x' requires holding mutex 'm' exclusively \[-Werror,-Wthread-safety-analysis\]"
+check c "$cc" trylock_bad.c bad \
+    "trylock_bad.c:12:9: error: writing variable 'x' requires holding mutex 'm' exclusively \[-Werror,-Wthread-safety-analysis\]"
 check cxx "$cxx" guarded_ok.cpp ok
 check cxx "$cxx" guarded_bad.cpp bad \
     "guarded_bad.cpp:11:5: error: writing variable 'y' requires holding mutex 'l' exclusively \[-Werror,-Wthread-safety-analysis\]"
