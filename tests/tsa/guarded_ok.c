@@ -25,6 +25,10 @@ int main(void)
         x++;
         fx_mutex_unlock(&m);
     }
+    if (!fx_mutex_trylock(&m)) {
+        x++;
+        fx_mutex_unlock(&m);
+    }
     int t = fx_mutex_timedlock(&m, NULL);
     if (t == 0) {
         x++;
