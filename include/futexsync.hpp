@@ -117,6 +117,11 @@ inline int until(const std::chrono::time_point<Clock, Duration> &tp, F attempt)
     }
 }
 
+// true when the call r took the object (0), false for the one "not now"
+// result `no` (EBUSY, ETIMEDOUT, EAGAIN), owner_dead for EOWNERDEAD (the
+// robust_mutex is then held), std::system_error for anything else.
+inline bool tried(int r, int no, const char *what);
+
 } // namespace detail
 
 // Takes m in the constructor and releases it in the destructor, like
@@ -150,14 +155,14 @@ public:
     }
     [[nodiscard]] bool try_lock() FX_TRY_ACQUIRE_SELF(true) FX_NO_THREAD_SAFETY_ANALYSIS
     {
-        return result(fx_mutex_trylock(&m_), EBUSY, "fx_mutex_trylock");
+        return detail::tried(fx_mutex_trylock(&m_), EBUSY, "fx_mutex_trylock");
     }
     template <class Rep, class Period>
     [[nodiscard]] bool try_lock_for(const std::chrono::duration<Rep, Period> &rel)
         FX_TRY_ACQUIRE_SELF(true) FX_NO_THREAD_SAFETY_ANALYSIS
     {
         struct timespec d = detail::deadline_in(rel);
-        return result(fx_mutex_timedlock(&m_, &d), ETIMEDOUT, "fx_mutex_timedlock");
+        return detail::tried(fx_mutex_timedlock(&m_, &d), ETIMEDOUT, "fx_mutex_timedlock");
     }
     template <class Clock, class Duration>
     [[nodiscard]] bool try_lock_until(const std::chrono::time_point<Clock, Duration> &tp)
@@ -166,7 +171,7 @@ public:
         int r = detail::until(tp, [this](const struct timespec *d) {
             return fx_mutex_timedlock(&m_, d);
         });
-        return result(r, ETIMEDOUT, "fx_mutex_timedlock");
+        return detail::tried(r, ETIMEDOUT, "fx_mutex_timedlock");
     }
     void unlock() FX_RELEASE() FX_NO_THREAD_SAFETY_ANALYSIS
     {
@@ -176,14 +181,6 @@ public:
     native_handle_type native_handle() noexcept { return &m_; }
 
 private:
-    static bool result(int r, int no, const char *what)
-    {
-        if (r == 0)
-            return true;
-        if (r == no)
-            return false;
-        detail::throw_errno(r, what);
-    }
     fx_mutex m_;
 };
 
@@ -199,6 +196,17 @@ public:
     }
 };
 
+inline bool detail::tried(int r, int no, const char *what)
+{
+    if (r == 0)
+        return true;
+    if (r == no)
+        return false;
+    if (r == EOWNERDEAD)
+        throw owner_dead(what);
+    throw_errno(r, what);
+}
+
 // fx_rmutex: recursive, owner-tracked, survives the death of its owner.
 class FX_CAPABILITY("mutex") robust_mutex {
 public:
@@ -210,17 +218,20 @@ public:
 
     // Throws owner_dead (mutex held), or std::system_error (not held) with
     // ENOTRECOVERABLE, EAGAIN (too deep) or EINVAL.
-    void lock() FX_ACQUIRE() FX_NO_THREAD_SAFETY_ANALYSIS { result(fx_rmutex_lock(&m_), -1, "fx_rmutex_lock"); }
+    void lock() FX_ACQUIRE() FX_NO_THREAD_SAFETY_ANALYSIS
+    {
+        detail::tried(fx_rmutex_lock(&m_), 0, "fx_rmutex_lock");
+    }
     [[nodiscard]] bool try_lock() FX_TRY_ACQUIRE_SELF(true) FX_NO_THREAD_SAFETY_ANALYSIS
     {
-        return result(fx_rmutex_trylock(&m_), EBUSY, "fx_rmutex_trylock");
+        return detail::tried(fx_rmutex_trylock(&m_), EBUSY, "fx_rmutex_trylock");
     }
     template <class Rep, class Period>
     [[nodiscard]] bool try_lock_for(const std::chrono::duration<Rep, Period> &rel)
         FX_TRY_ACQUIRE_SELF(true) FX_NO_THREAD_SAFETY_ANALYSIS
     {
         struct timespec d = detail::deadline_in(rel);
-        return result(fx_rmutex_timedlock(&m_, &d), ETIMEDOUT, "fx_rmutex_timedlock");
+        return detail::tried(fx_rmutex_timedlock(&m_, &d), ETIMEDOUT, "fx_rmutex_timedlock");
     }
     template <class Clock, class Duration>
     [[nodiscard]] bool try_lock_until(const std::chrono::time_point<Clock, Duration> &tp)
@@ -229,7 +240,7 @@ public:
         int r = detail::until(tp, [this](const struct timespec *d) {
             return fx_rmutex_timedlock(&m_, d);
         });
-        return result(r, ETIMEDOUT, "fx_rmutex_timedlock");
+        return detail::tried(r, ETIMEDOUT, "fx_rmutex_timedlock");
     }
     void unlock() FX_RELEASE() FX_NO_THREAD_SAFETY_ANALYSIS
     {
@@ -245,16 +256,6 @@ public:
     native_handle_type native_handle() noexcept { return &m_; }
 
 private:
-    static bool result(int r, int no, const char *what)
-    {
-        if (r == 0)
-            return true;
-        if (r == no)
-            return false;
-        if (r == EOWNERDEAD)
-            throw owner_dead(what);
-        detail::throw_errno(r, what);
-    }
     fx_rmutex m_;
 };
 
@@ -274,14 +275,14 @@ public:
     }
     [[nodiscard]] bool try_lock() FX_TRY_ACQUIRE_SELF(true) FX_NO_THREAD_SAFETY_ANALYSIS
     {
-        return result(fx_rwlock_trywrlock(&l_), EBUSY, "fx_rwlock_trywrlock");
+        return detail::tried(fx_rwlock_trywrlock(&l_), EBUSY, "fx_rwlock_trywrlock");
     }
     template <class Rep, class Period>
     [[nodiscard]] bool try_lock_for(const std::chrono::duration<Rep, Period> &rel)
         FX_TRY_ACQUIRE_SELF(true) FX_NO_THREAD_SAFETY_ANALYSIS
     {
         struct timespec d = detail::deadline_in(rel);
-        return result(fx_rwlock_timedwrlock(&l_, &d), ETIMEDOUT, "fx_rwlock_timedwrlock");
+        return detail::tried(fx_rwlock_timedwrlock(&l_, &d), ETIMEDOUT, "fx_rwlock_timedwrlock");
     }
     template <class Clock, class Duration>
     [[nodiscard]] bool try_lock_until(const std::chrono::time_point<Clock, Duration> &tp)
@@ -290,7 +291,7 @@ public:
         int r = detail::until(tp, [this](const struct timespec *d) {
             return fx_rwlock_timedwrlock(&l_, d);
         });
-        return result(r, ETIMEDOUT, "fx_rwlock_timedwrlock");
+        return detail::tried(r, ETIMEDOUT, "fx_rwlock_timedwrlock");
     }
     void unlock() FX_RELEASE() FX_NO_THREAD_SAFETY_ANALYSIS
     {
@@ -304,16 +305,17 @@ public:
         if (int r = fx_rwlock_rdlock(&l_))
             detail::throw_errno(r, "fx_rwlock_rdlock");
     }
-    [[nodiscard]] bool try_lock_shared() FX_TRY_ACQUIRE_SHARED_SELF(true) FX_NO_THREAD_SAFETY_ANALYSIS
+    [[nodiscard]] bool try_lock_shared()
+        FX_TRY_ACQUIRE_SHARED_SELF(true) FX_NO_THREAD_SAFETY_ANALYSIS
     {
-        return result(fx_rwlock_tryrdlock(&l_), EBUSY, "fx_rwlock_tryrdlock");
+        return detail::tried(fx_rwlock_tryrdlock(&l_), EBUSY, "fx_rwlock_tryrdlock");
     }
     template <class Rep, class Period>
     [[nodiscard]] bool try_lock_shared_for(const std::chrono::duration<Rep, Period> &rel)
         FX_TRY_ACQUIRE_SHARED_SELF(true) FX_NO_THREAD_SAFETY_ANALYSIS
     {
         struct timespec d = detail::deadline_in(rel);
-        return result(fx_rwlock_timedrdlock(&l_, &d), ETIMEDOUT, "fx_rwlock_timedrdlock");
+        return detail::tried(fx_rwlock_timedrdlock(&l_, &d), ETIMEDOUT, "fx_rwlock_timedrdlock");
     }
     template <class Clock, class Duration>
     [[nodiscard]] bool try_lock_shared_until(const std::chrono::time_point<Clock, Duration> &tp)
@@ -322,7 +324,7 @@ public:
         int r = detail::until(tp, [this](const struct timespec *d) {
             return fx_rwlock_timedrdlock(&l_, d);
         });
-        return result(r, ETIMEDOUT, "fx_rwlock_timedrdlock");
+        return detail::tried(r, ETIMEDOUT, "fx_rwlock_timedrdlock");
     }
     void unlock_shared() FX_RELEASE_SHARED() FX_NO_THREAD_SAFETY_ANALYSIS
     {
@@ -332,14 +334,6 @@ public:
     native_handle_type native_handle() noexcept { return &l_; }
 
 private:
-    static bool result(int r, int no, const char *what)
-    {
-        if (r == 0)
-            return true;
-        if (r == no)
-            return false;
-        detail::throw_errno(r, what);
-    }
     fx_rwlock l_;
 };
 
@@ -496,12 +490,15 @@ public:
         if (int r = fx_sem_wait(&s_))
             detail::throw_errno(r, "fx_sem_wait");
     }
-    [[nodiscard]] bool try_acquire() { return result(fx_sem_trywait(&s_), EAGAIN, "fx_sem_trywait"); }
+    [[nodiscard]] bool try_acquire()
+    {
+        return detail::tried(fx_sem_trywait(&s_), EAGAIN, "fx_sem_trywait");
+    }
     template <class Rep, class Period>
     [[nodiscard]] bool try_acquire_for(const std::chrono::duration<Rep, Period> &rel)
     {
         struct timespec d = detail::deadline_in(rel);
-        return result(fx_sem_timedwait(&s_, &d), ETIMEDOUT, "fx_sem_timedwait");
+        return detail::tried(fx_sem_timedwait(&s_, &d), ETIMEDOUT, "fx_sem_timedwait");
     }
     template <class Clock, class Duration>
     [[nodiscard]] bool try_acquire_until(const std::chrono::time_point<Clock, Duration> &tp)
@@ -509,7 +506,7 @@ public:
         int r = detail::until(tp, [this](const struct timespec *d) {
             return fx_sem_timedwait(&s_, d);
         });
-        return result(r, ETIMEDOUT, "fx_sem_timedwait");
+        return detail::tried(r, ETIMEDOUT, "fx_sem_timedwait");
     }
     native_handle_type native_handle() noexcept { return &s_; }
 
@@ -519,14 +516,6 @@ private:
         if (v < 0 || v > FX_SEM_VALUE_MAX)
             detail::throw_errno(EINVAL, "futexsync::counting_semaphore");
         return static_cast<std::int32_t>(v);
-    }
-    static bool result(int r, int no, const char *what)
-    {
-        if (r == 0)
-            return true;
-        if (r == no)
-            return false;
-        detail::throw_errno(r, what);
     }
     fx_sem s_;
 };
