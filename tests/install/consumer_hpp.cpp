@@ -22,9 +22,10 @@ int main()
     futexsync::shared_mutex sm;
     futexsync::condition_variable cv;
     std::condition_variable_any cva;
-    long count = 0, reads = 0;
-    int stage = 0;
+    long count = 0, both = 0; // count under m, both under rm + sm
+    int stage = 0, backwards = 0; // under m
     auto work = [&] {
+        long last = 0, went_back = 0; // this thread's reads of both
         for (int i = 0; i < 20000; i++) {
             {
                 std::lock_guard<futexsync::mutex> g(m);
@@ -32,12 +33,14 @@ int main()
             }
             {
                 std::scoped_lock s(rm, sm);
-                count++;
+                both++;
             }
             std::shared_lock<futexsync::shared_mutex> r(sm);
-            reads += 0; // readers only look
+            went_back += both < last; // both only grows
+            last = both;
         }
         std::unique_lock<futexsync::mutex> l(m);
+        backwards += went_back;
         stage++;
         cv.notify_all();
         cva.notify_all();
@@ -50,7 +53,7 @@ int main()
         cva.wait(l, [&] { return stage == 2; });
     }
     t.join();
-    bool ok = count == 80000 && stage == 2 && reads == 0;
-    std::printf("consumer (futexsync.hpp): %ld %s\n", count, ok ? "ok" : "WRONG");
+    bool ok = count == 40000 && both == 40000 && stage == 2 && backwards == 0;
+    std::printf("consumer (futexsync.hpp): %ld %ld %s\n", count, both, ok ? "ok" : "WRONG");
     return ok ? 0 : 1;
 }
