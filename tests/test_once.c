@@ -214,7 +214,8 @@ struct exiting {
 static void *exiting_main(void *p)
 {
     struct exiting *e = p;
-    fx_once_call(e->o, exit_inside, e->calls);
+    if (fx_once_call(e->o, exit_inside, e->calls) != 0)
+        return (void *)2;
     return (void *)1; /* not reached: the initialiser exits the thread */
 }
 
@@ -250,8 +251,7 @@ static void block_inside(void *p)
 static void *cancelled_main(void *p)
 {
     struct cancelled *c = p;
-    fx_once_call(&c->o, block_inside, c);
-    return NULL;
+    return (void *)(intptr_t)fx_once_call(&c->o, block_inside, c);
 }
 
 struct second {
@@ -342,8 +342,7 @@ static void hang_inside(void *p)
 static int hanging_child(void *p)
 {
     struct shared_once *sh = p;
-    fx_once_call(&sh->o, hang_inside, sh);
-    return 1; /* not reached */
+    return fx_once_call(&sh->o, hang_inside, sh) == 0 ? 1 : 2; /* not reached */
 }
 
 static void test_initialiser_process_dying_lets_a_waiter_run_it(void **state)
@@ -383,8 +382,7 @@ static void gated_init(void *p)
 static void *gated_main(void *p)
 {
     struct gated *g = p;
-    fx_once_call(&g->o, gated_init, g);
-    return NULL;
+    return (void *)(intptr_t)fx_once_call(&g->o, gated_init, g);
 }
 
 struct storm_waiter {

@@ -76,6 +76,7 @@
 #include "counter.h"
 #include "mutex.h"
 #include "rmutex.h"
+#include "futexsync/annotations.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -94,7 +95,7 @@ typedef struct fx_async fx_async;
  * or FUTEXSYNC_ASYNC=uring with FX_ASYNC_AUTO, where io_uring's futex
  * operations are unavailable); or the errno of the resource that could not be
  * had (EMFILE, ENFILE, ENOMEM, EAGAIN for a thread). */
-int fx_async_create(fx_async **waiter, int backend);
+int fx_async_create(fx_async **waiter, int backend) FX_WARN_UNUSED;
 
 /* Cancels the armed wait if there is one (see fx_async_cancel), closes the
  * fd, ends the helper thread or ring, and frees the waiter. Returns 0, EINVAL
@@ -130,7 +131,8 @@ int fx_async_futex_wait(fx_async *waiter, int32_t *slot, int32_t expected,
  * passed), EINVAL (bad m or state, bad tv_nsec), EBUSY (already armed), EPERM
  * (not the creating thread, and m was held). fx_async_complete then gives 0
  * (m is held by the caller), EINPROGRESS, ETIMEDOUT or EINVAL. */
-int fx_async_mutex_lock(fx_async *waiter, fx_mutex *m, const struct timespec *deadline);
+int fx_async_mutex_lock(fx_async *waiter, fx_mutex *m, const struct timespec *deadline)
+    FX_WARN_UNUSED;
 
 /* executeLocked: acquires m like fx_async_mutex_lock and, once it is held,
  * calls fn(arg) on the calling thread with m held, then unlocks m. When m is
@@ -179,7 +181,8 @@ int fx_async_mutex_run(fx_async *waiter, fx_mutex *m, const struct timespec *dea
  * readable about 1000 / FX_RMUTEX_RECHECK_MS times a second while a live
  * owner keeps m. A release, a recovery or the switch to not-recoverable
  * wakes the waiter at once. */
-int fx_async_rmutex_lock(fx_async *waiter, fx_rmutex *m, const struct timespec *deadline);
+int fx_async_rmutex_lock(fx_async *waiter, fx_rmutex *m, const struct timespec *deadline)
+    FX_WARN_UNUSED;
 
 /* executeLocked for an fx_rmutex: acquires m like fx_async_rmutex_lock and,
  * once it is held, calls fn(arg, status) on the acquiring thread, where

@@ -36,6 +36,7 @@
 #define FUTEXSYNC_ONCE_H
 
 #include <stdint.h>
+#include "futexsync/annotations.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,7 +63,7 @@ typedef struct fx_once {
  * when called by the thread that is running the initialiser of o, or EINVAL
  * (NULL or misaligned o, NULL fn, or a state the library never writes).
  * Never EINTR. */
-int fx_once_call(fx_once *o, void (*fn)(void *), void *arg);
+int fx_once_call(fx_once *o, void (*fn)(void *), void *arg) FX_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

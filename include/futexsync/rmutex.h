@@ -41,12 +41,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include "futexsync/annotations.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct fx_rmutex {
+typedef struct FX_CAPABILITY("mutex") fx_rmutex {
     int32_t owner; /* TID | FX_RMUTEX_WAITERS, or a special value (above) */
     int32_t depth; /* recursion depth | FX_RMUTEX_INCONSISTENT; owner-only */
 } fx_rmutex;
@@ -78,31 +79,32 @@ void fx_rmutex_init(fx_rmutex *m);
  * depth 1: repair the data, then fx_rmutex_consistent); ENOTRECOVERABLE (not
  * acquired); EAGAIN when re-entry would pass FX_RMUTEX_DEPTH_MAX; EINVAL for a
  * NULL or misaligned m or a slot value the library never writes. Never EINTR. */
-int fx_rmutex_lock(fx_rmutex *m);
+int fx_rmutex_lock(fx_rmutex *m) FX_ACQUIRE(m) FX_WARN_UNUSED;
 
 /* As fx_rmutex_lock, without waiting: EBUSY when another live thread owns m. It
  * checks the owner's liveness when it finds m held (at most once per
  * FX_RMUTEX_RECHECK_MS per calling thread for the same owner; a few
  * microseconds), so a dead owner's mutex is taken with EOWNERDEAD at once. */
-int fx_rmutex_trylock(fx_rmutex *m);
+int fx_rmutex_trylock(fx_rmutex *m) FX_TRY_ACQUIRE(0, m) FX_WARN_UNUSED;
 
 /* As fx_rmutex_lock, giving up at the absolute CLOCK_MONOTONIC deadline (NULL:
  * none) with ETIMEDOUT. Succeeds even with a past deadline when m can be taken
  * at once (free, re-entry, or a dead owner, as trylock). EINVAL also for a
  * tv_nsec outside [0, 999999999] when it would wait. */
-int fx_rmutex_timedlock(fx_rmutex *m, const struct timespec *deadline);
+int fx_rmutex_timedlock(fx_rmutex *m, const struct timespec *deadline)
+    FX_TRY_ACQUIRE(0, m) FX_WARN_UNUSED;
 
 /* Leaves one level; at depth 0 releases m and wakes one sleeper if any. If the
  * caller acquired m with EOWNERDEAD and did not call fx_rmutex_consistent, the
  * final unlock makes m not recoverable and wakes every sleeper (they return
  * ENOTRECOVERABLE). Returns 0, EPERM when the caller does not own m, or EINVAL
  * (bad m, or a depth slot the library never writes: nothing is released). */
-int fx_rmutex_unlock(fx_rmutex *m);
+int fx_rmutex_unlock(fx_rmutex *m) FX_RELEASE(m);
 
 /* Marks the state protected by m repaired after an EOWNERDEAD acquisition.
  * Returns 0, EPERM when the caller does not own m, EINVAL when m is not
  * inconsistent (or for bad m / slot values). */
-int fx_rmutex_consistent(fx_rmutex *m);
+int fx_rmutex_consistent(fx_rmutex *m) FX_REQUIRES(m);
 
 /* The explicit recovery path: a parent that has reaped dead_tid releases m at
  * once if dead_tid owns it, and wakes a sleeper; the next acquirer gets
