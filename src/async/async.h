@@ -162,30 +162,24 @@ struct fx_async {
     struct fx_async_thread thread;
 };
 
-/* System calls with errno kept --------------------------------------------- */
+/* System calls with errno kept (fx_syscall) -------------------------------- */
 
+/* Clears the eventfd; non-blocking: EAGAIN when it was clear already. */
 static inline void fx_efd_clear(int efd)
 {
-    int saved = errno;
     uint64_t v;
-    /* Non-blocking: EAGAIN when it was clear already. */
-    (void)!read(efd, &v, sizeof v);
-    errno = saved;
+    (void)fx_syscall(SYS_read, efd, (long)(uintptr_t)&v, (long)sizeof v, 0, 0, 0);
 }
 
 static inline void fx_efd_signal(int efd)
 {
-    int saved = errno;
     uint64_t one = 1;
-    (void)!write(efd, &one, sizeof one);
-    errno = saved;
+    (void)fx_syscall(SYS_write, efd, (long)(uintptr_t)&one, (long)sizeof one, 0, 0, 0);
 }
 
 static inline void fx_close(int fd)
 {
-    int saved = errno;
-    close(fd);
-    errno = saved;
+    (void)fx_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
 }
 
 #endif /* FX_ASYNC_ASYNC_H */

@@ -124,9 +124,7 @@ static bool fx_async_bound(const fx_async *w, struct fx_sleep *s)
 {
     if (!w->has_deadline)
         return s->has_until;
-    if (s->has_until && (s->until.tv_sec < w->deadline.tv_sec ||
-                         (s->until.tv_sec == w->deadline.tv_sec &&
-                          s->until.tv_nsec < w->deadline.tv_nsec)))
+    if (s->has_until && fx_ts_before(&s->until, &w->deadline))
         return true;
     s->has_until = true;
     s->until = w->deadline;
@@ -208,20 +206,17 @@ int fx_async_create(fx_async **waiter, int backend)
 
     int saved = errno;
     fx_async *w = calloc(1, sizeof *w);
-    if (w == NULL) {
-        errno = saved;
+    errno = saved; /* calloc is no system call: fx_syscall cannot keep it */
+    if (w == NULL)
         return ENOMEM;
-    }
     w->owner = gettid();
     w->uring.ring.fd = -1;
-    w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (w->efd < 0) {
-        int r = errno;
-        errno = saved;
+    long efd = fx_syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK, 0, 0, 0, 0);
+    if (efd < 0) {
         free(w);
-        return r;
+        return (int)-efd;
     }
-    errno = saved;
+    w->efd = (int)efd;
 
     int r = ENOTSUP;
     if (backend != FX_ASYNC_THREAD &&

@@ -37,6 +37,7 @@
 #include <time.h>
 
 #include "async/async.h"
+#include "internal/deadline.h"
 #include "internal/futex.h"
 
 static void *fx_async_helper(void *arg)
@@ -142,11 +143,7 @@ static void fx_thread_wait_quiet(struct fx_async_thread *t, int32_t req, bool ki
              * look again within 1 ms in case it was not asleep yet. */
             fx_futex_wake_raw(t->word, INT32_MAX, FX_BITSET_ANY);
             clock_gettime(CLOCK_MONOTONIC, &d);
-            d.tv_nsec += 1000000;
-            if (d.tv_nsec >= 1000000000L) {
-                d.tv_nsec -= 1000000000L;
-                d.tv_sec += 1;
-            }
+            d = fx_ts_add_ns(d, 1000000);
             dl = &d;
         }
         fx_futex_wait_raw(&t->quiet, before, dl, FX_BITSET_ANY);

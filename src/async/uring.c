@@ -71,10 +71,9 @@
 #endif
 
 /* enum io_uring_op after IORING_OP_SENDMSG_ZC (48), the last one Linux 6.1
- * knows: READ_MULTISHOT 49, WAITID 50, FUTEX_WAIT 51, FUTEX_WAKE 52. */
+ * knows: READ_MULTISHOT 49, WAITID 50, FUTEX_WAIT 51. */
 _Static_assert(IORING_OP_SENDMSG_ZC == 48, "io_uring opcode numbering");
 #define FX_IORING_OP_FUTEX_WAIT 51
-#define FX_IORING_OP_FUTEX_WAKE 52
 
 /* futex2 flags (include/uapi/linux/futex.h, Linux 6.7), passed in sqe->fd.
  * futexsync never sets FX_FUTEX2_PRIVATE: its words may be in MAP_SHARED
@@ -93,15 +92,13 @@ _Static_assert(IORING_OP_SENDMSG_ZC == 48, "io_uring opcode numbering");
 
 static void fx_uring_unmap(struct fx_uring *r)
 {
-    int saved = errno;
     if (r->sqe_map != NULL)
-        munmap(r->sqe_map, r->sqe_map_len);
+        fx_syscall(SYS_munmap, (long)(uintptr_t)r->sqe_map, (long)r->sqe_map_len, 0, 0, 0, 0);
     if (r->cq_map != NULL && r->cq_map != r->sq_map)
-        munmap(r->cq_map, r->cq_map_len);
+        fx_syscall(SYS_munmap, (long)(uintptr_t)r->cq_map, (long)r->cq_map_len, 0, 0, 0, 0);
     if (r->sq_map != NULL)
-        munmap(r->sq_map, r->sq_map_len);
+        fx_syscall(SYS_munmap, (long)(uintptr_t)r->sq_map, (long)r->sq_map_len, 0, 0, 0, 0);
     r->sq_map = r->cq_map = r->sqe_map = NULL;
-    errno = saved;
 }
 
 /* Closes the ring. The kernel cancels whatever is still in flight, but
@@ -110,20 +107,16 @@ static void fx_uring_unmap(struct fx_uring *r)
 static void fx_uring_close(struct fx_uring *r)
 {
     fx_uring_unmap(r);
-    if (r->fd >= 0) {
-        int saved = errno;
-        close(r->fd);
-        errno = saved;
-    }
+    if (r->fd >= 0)
+        fx_close(r->fd);
     r->fd = -1;
 }
 
 static void *fx_uring_map(int fd, size_t len, long long offset)
 {
-    int saved = errno;
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, offset);
-    errno = saved;
-    return p == MAP_FAILED ? NULL : p;
+    long p = fx_syscall(SYS_mmap, 0, (long)len, PROT_READ | PROT_WRITE,
+                        MAP_SHARED | MAP_POPULATE, fd, (long)offset);
+    return p < 0 && p > -4096 ? NULL : (void *)(uintptr_t)p;
 }
 
 /* Sets up a ring of `entries` submission entries with the setup `flags`.
@@ -409,9 +402,21 @@ static bool fx_uring_submit_cancel(struct fx_async_uring *u)
         if (r == 0)
             return true;
         struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
+        fx_syscall(SYS_nanosleep, (long)(uintptr_t)&ms, 0, 0, 0, 0, 0);
     }
     return false;
+}
+
+/* The one error path: the kernel will not take a cancellation or will not
+ * wait for a completion. Closes the ring, which cancels everything in flight
+ * (the next arm opens a new one), and clears the eventfd. The caller assumes
+ * the worst: a consumed wake. */
+static int fx_uring_give_up(fx_async *w)
+{
+    fx_uring_close(&w->uring.ring);
+    w->uring.inflight = 0;
+    fx_efd_clear(w->efd);
+    return LAST_WOKEN;
 }
 
 /* Stops the wait in flight and reports how it ended (LAST_*). */
@@ -419,20 +424,8 @@ static int fx_uring_stop(fx_async *w)
 {
     struct fx_async_uring *u = &w->uring;
     fx_uring_flush(u);
-    if (!u->futex_done && !fx_uring_submit_cancel(u)) {
-        /* The kernel will not take a cancellation: close the ring, which
-         * cancels everything, and assume the worst (a consumed wake). */
-        fx_uring_close(&u->ring);
-        u->inflight = 0;
-        fx_efd_clear(w->efd);
-        return LAST_WOKEN;
-    }
-    if (!fx_uring_drain(u)) {
-        fx_uring_close(&u->ring);
-        u->inflight = 0;
-        fx_efd_clear(w->efd);
-        return LAST_WOKEN;
-    }
+    if ((!u->futex_done && !fx_uring_submit_cancel(u)) || !fx_uring_drain(u))
+        return fx_uring_give_up(w);
     fx_efd_clear(w->efd); /* nothing in flight: only stale signals remain */
     return fx_uring_last(u, LAST_CANCELED);
 }
@@ -496,8 +489,9 @@ static int fx_uring_poll(fx_async *w, int *last)
         return EINPROGRESS;
     /* The other completion follows promptly. */
     if (!fx_uring_drain(u)) {
-        fx_uring_close(&u->ring);
-        u->inflight = 0;
+        int worst = fx_uring_give_up(w);
+        *last = u->futex_done ? fx_uring_last(u, LAST_TIMEDOUT) : worst;
+        return 0;
     }
     fx_efd_clear(w->efd); /* nothing in flight: only stale signals remain */
     *last = fx_uring_last(u, LAST_TIMEDOUT);
