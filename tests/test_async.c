@@ -1062,6 +1062,73 @@ static void test_forked_child_gets_eperm(void **state)
     fxt_shared_free(m, sizeof *m);
 }
 
+/* The thread rule holds for an idle waiter too: another thread's complete
+ * and cancel are refused before the waiter's state is looked at. */
+struct idle_other {
+    fx_async *w;
+    int complete, cancel, destroy;
+};
+
+static void *idle_other_main(void *p)
+{
+    struct idle_other *o = p;
+    o->complete = fx_async_complete(o->w);
+    o->cancel = fx_async_cancel(o->w);
+    o->destroy = fx_async_destroy(o->w);
+    return NULL;
+}
+
+static struct idle_other *idle_other_run(fx_async *w)
+{
+    struct idle_other *o = fxt_arena(sizeof *o);
+    o->w = w;
+    join_within(fxt_thread(idle_other_main, o));
+    return o;
+}
+
+static void test_cancel_of_an_idle_waiter_from_another_thread_is_eperm(void **state)
+{
+    fx_async *w = new_waiter(state);
+    struct idle_other *o = idle_other_run(w);
+    assert_int_equal(o->cancel, EPERM);
+    /* Nothing happened: the creator still uses and destroys it. */
+    int32_t word = 0;
+    assert_int_equal(fx_async_futex_wait(w, &word, 1, NULL), EAGAIN);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+static void test_complete_of_an_idle_waiter_from_another_thread_is_eperm(void **state)
+{
+    fx_async *w = new_waiter(state);
+    struct idle_other *o = idle_other_run(w);
+    assert_int_equal(o->complete, EPERM);
+    assert_int_equal(fx_async_complete(w), EINVAL); /* the creator: nothing armed */
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+static void test_destroy_of_an_idle_waiter_from_another_thread_is_eperm(void **state)
+{
+    fx_async *w = new_waiter(state);
+    struct idle_other *o = idle_other_run(w);
+    assert_int_equal(o->destroy, EPERM);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+static int forked_child_cancels_parent_idle_waiter(void *p)
+{
+    fx_async *w = p;
+    FXT_CHILD_CHECK(fx_async_cancel(w) == EPERM, 2);
+    FXT_CHILD_CHECK(fx_async_complete(w) == EPERM, 3);
+    return 0;
+}
+
+static void test_cancel_of_the_parents_idle_waiter_in_a_forked_child_is_eperm(void **state)
+{
+    fx_async *w = new_waiter(state);
+    assert_int_equal(fxt_run_child(forked_child_cancels_parent_idle_waiter, w), 0);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
 static void test_null_waiter_is_einval(void **state)
 {
     (void)state;
@@ -2193,6 +2260,10 @@ static void test_seccomp_enosys_on_io_uring_falls_back_to_thread(void **state)
         cmocka_unit_test_prestate(test_mutex_bad_arguments_are_einval, be),                 \
         cmocka_unit_test_prestate(test_other_threads_get_eperm, be),                        \
         cmocka_unit_test_prestate(test_forked_child_gets_eperm, be),                        \
+        cmocka_unit_test_prestate(test_cancel_of_an_idle_waiter_from_another_thread_is_eperm, be), \
+        cmocka_unit_test_prestate(test_complete_of_an_idle_waiter_from_another_thread_is_eperm, be), \
+        cmocka_unit_test_prestate(test_destroy_of_an_idle_waiter_from_another_thread_is_eperm, be), \
+        cmocka_unit_test_prestate(test_cancel_of_the_parents_idle_waiter_in_a_forked_child_is_eperm, be), \
         cmocka_unit_test_prestate(test_waits_absorb_a_signal_storm_on_the_loop_thread, be), \
         cmocka_unit_test_prestate(test_async_and_blocking_lockers_exclude_each_other, be),  \
         cmocka_unit_test_prestate(test_fd_becomes_readable_soon_after_unlock, be), \

@@ -49,8 +49,9 @@
  * Rules:
  * - A waiter belongs to the thread that created it: arming a wait that must
  *   wait, completing, cancelling and destroying from another thread give
- *   EPERM and do nothing (an io_uring ring has a single issuer). A forked
- *   child must not use its parent's waiters.
+ *   EPERM and do nothing (an io_uring ring has a single issuer). Complete,
+ *   cancel and destroy check this first, whether or not a wait is armed. A
+ *   forked child is another thread: its parent's waiters give it EPERM.
  * - A mutex acquired through a waiter is held like any fx_mutex: release it
  *   with fx_mutex_unlock (an fx_rmutex: fx_rmutex_unlock, by the thread that
  *   acquired it). The words waited on may be in MAP_SHARED memory and be

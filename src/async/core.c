@@ -70,10 +70,24 @@
 #include "internal/futex.h"
 #include "internal/mutex.h"
 #include "internal/rmutex.h"
+#include "internal/tid.h"
 
+/* The thread rule (async.h): a waiter is used only by the thread that
+ * created it. fx_tid() is right in a fork child from its first instruction
+ * (src/internal/tid.h), so a child never passes for its parent's thread. */
 static bool fx_async_is_owner(const fx_async *w)
 {
-    return gettid() == w->owner;
+    return fx_tid() == w->owner;
+}
+
+/* The first check of complete, cancel and destroy, whatever the waiter's
+ * state: EINVAL for NULL, EPERM for any thread but the creator (another
+ * thread, or a fork child on its parent's waiter), then nothing is done. */
+static int fx_async_check(const fx_async *w)
+{
+    if (w == NULL)
+        return EINVAL;
+    return fx_async_is_owner(w) ? 0 : EPERM;
 }
 
 /* Set when the kernel refused io_uring or its futex operations, so that
@@ -209,7 +223,7 @@ int fx_async_create(fx_async **waiter, int backend)
     errno = saved; /* calloc is no system call: fx_syscall cannot keep it */
     if (w == NULL)
         return ENOMEM;
-    w->owner = gettid();
+    w->owner = fx_tid();
     w->uring.ring.fd = -1;
     long efd = fx_syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK, 0, 0, 0, 0);
     if (efd < 0) {
@@ -248,12 +262,11 @@ int fx_async_create(fx_async **waiter, int backend)
 
 int fx_async_cancel(fx_async *w)
 {
-    if (w == NULL)
-        return EINVAL;
+    int c = fx_async_check(w);
+    if (c != 0)
+        return c;
     if (w->state == STATE_IDLE)
         return 0;
-    if (!fx_async_is_owner(w))
-        return EPERM;
     int last = w->be->stop(w);
     w->kind->abandon(w, last);
     fx_async_drop_callback(w);
@@ -263,10 +276,9 @@ int fx_async_cancel(fx_async *w)
 
 int fx_async_destroy(fx_async *w)
 {
-    if (w == NULL)
-        return EINVAL;
-    if (!fx_async_is_owner(w))
-        return EPERM;
+    int c = fx_async_check(w);
+    if (c != 0)
+        return c;
     fx_async_cancel(w);
     w->be->close(w);
     fx_close(w->efd);
@@ -286,10 +298,11 @@ int fx_async_backend(const fx_async *w)
 
 int fx_async_complete(fx_async *w)
 {
-    if (w == NULL || w->state == STATE_IDLE)
+    int c = fx_async_check(w);
+    if (c != 0)
+        return c;
+    if (w->state == STATE_IDLE)
         return EINVAL;
-    if (!fx_async_is_owner(w))
-        return EPERM;
     int last;
     if (w->be->poll(w, &last) == EINPROGRESS)
         return EINPROGRESS;
