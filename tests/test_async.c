@@ -2224,6 +2224,174 @@ static void test_seccomp_enosys_on_io_uring_falls_back_to_thread(void **state)
     assert_int_equal(fxt_run_child(fallback_child, &err), 0);
 }
 
+/* Deadlines racing wakes ----------------------------------------------------------
+ *
+ * Waits whose deadline is 5-50 us ahead, against a thread that keeps waking
+ * the word (a raw futex wake, a mutex or rmutex release, a counter change),
+ * so that the wait's timer fires at about the moment its wait is woken. Every
+ * armed wait must make the fd readable again (a generous RACE_LOST_MS
+ * later at worst) until fx_async_complete finishes it; a mutex wake the
+ * waiter consumed must reach the other sleepers: a raw futex sleeper on the
+ * mutex, which nothing but an unlock's wake brings back, never times out. */
+
+#define RACE_MS 400       /* how long each race runs */
+#define RACE_LOST_MS 3000 /* an fd unreadable this long has lost its readiness */
+
+enum { RACE_FUTEX, RACE_MUTEX, RACE_RMUTEX, RACE_COUNTER };
+
+struct race {
+    int kind;
+    int32_t word;
+    fx_mutex m;
+    fx_rmutex rm;
+    fx_counter c;
+    int32_t stop;       /* 1: the helper threads end */
+    int32_t stranded;   /* raw mutex sleeps that no wake ended */
+    int32_t sleeper_rounds;
+};
+
+static bool race_stopped(struct race *r)
+{
+    return __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Wakes the word the loop waits on, as fast as it can. */
+static void *race_waker_main(void *p)
+{
+    struct race *r = p;
+    while (!race_stopped(r)) {
+        switch (r->kind) {
+        case RACE_FUTEX:
+            fx_futex_wake(&r->word, INT32_MAX);
+            break;
+        case RACE_MUTEX:
+            if (fx_mutex_lock(&r->m) == 0)
+                fx_mutex_unlock(&r->m);
+            break;
+        case RACE_RMUTEX:
+            if (fx_rmutex_lock(&r->rm) == 0)
+                fx_rmutex_unlock(&r->rm);
+            break;
+        default:
+            fx_counter_add(&r->c, 1);
+            fx_counter_add(&r->c, -1);
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* A mutex locker that sleeps with a plain futex wait ("Futexes Are Tricky",
+ * mutex2, the protocol fx_mutex shares): only an unlock's wake ends its
+ * sleep, so a wake that the async waiter consumed and kept strands it. */
+static void *race_sleeper_main(void *p)
+{
+    struct race *r = p;
+    while (!race_stopped(r)) {
+        int32_t c = FX_MUTEX_UNLOCKED;
+        if (!__atomic_compare_exchange_n(&r->m.state, &c, FX_MUTEX_LOCKED, false,
+                                         __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            if (c != FX_MUTEX_CONTENDED)
+                c = __atomic_exchange_n(&r->m.state, FX_MUTEX_CONTENDED, __ATOMIC_ACQUIRE);
+            while (c != FX_MUTEX_UNLOCKED) {
+                struct timespec limit = fx_deadline_in(RACE_LOST_MS * MS);
+                if (fx_futex_wait(&r->m.state, FX_MUTEX_CONTENDED, &limit) == ETIMEDOUT)
+                    __atomic_fetch_add(&r->stranded, 1, __ATOMIC_RELAXED);
+                c = __atomic_exchange_n(&r->m.state, FX_MUTEX_CONTENDED, __ATOMIC_ACQUIRE);
+            }
+        }
+        fx_mutex_unlock(&r->m);
+        __atomic_fetch_add(&r->sleeper_rounds, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static int race_arm(fx_async *w, struct race *r, const struct timespec *dl)
+{
+    switch (r->kind) {
+    case RACE_FUTEX:
+        return fx_async_futex_wait(w, &r->word, 0, dl);
+    case RACE_MUTEX:
+        return fx_async_mutex_lock(w, &r->m, dl);
+    case RACE_RMUTEX:
+        return fx_async_rmutex_lock(w, &r->rm, dl);
+    default:
+        return fx_async_counter_wait(w, &r->c, 1, dl);
+    }
+}
+
+/* Runs the race for one kind; fails on the first lost readiness. */
+static void race_deadlines_against_wakes(void **state, int kind)
+{
+    fx_async *w = new_waiter(state);
+    struct race *r = fxt_arena(sizeof *r);
+    r->kind = kind;
+    pthread_t waker = fxt_thread(race_waker_main, r);
+    pthread_t sleeper = 0;
+    if (kind == RACE_MUTEX)
+        sleeper = fxt_thread(race_sleeper_main, r);
+    uint32_t seed = 12345;
+    long ops = 0, lost = 0;
+    int64_t end = fxt_now_ns() + RACE_MS * MS;
+    int late = EINPROGRESS, bad = 0;
+    while (fxt_now_ns() < end && lost == 0 && bad == 0) {
+        seed = seed * 1103515245u + 12345u;
+        struct timespec dl = fx_deadline_in((5 + (int64_t)((seed >> 16) % 46)) * 1000);
+        int res = race_arm(w, r, &dl);
+        while (res == EINPROGRESS) {
+            if (!wait_readable(fx_async_fd(w), RACE_LOST_MS)) {
+                /* Lost: would complete have finished at once? */
+                late = fx_async_complete(w);
+                lost++;
+                if (late == EINPROGRESS)
+                    fx_async_cancel(w);
+                res = late;
+                break;
+            }
+            res = fx_async_complete(w);
+        }
+        if (res == 0 && kind == RACE_MUTEX)
+            fx_mutex_unlock(&r->m);
+        else if (res == 0 && kind == RACE_RMUTEX)
+            fx_rmutex_unlock(&r->rm);
+        if (res != 0 && res != ETIMEDOUT && !(kind == RACE_FUTEX && res == EAGAIN))
+            bad = res;
+        ops++;
+    }
+    __atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+    join_within(waker);
+    if (kind == RACE_MUTEX)
+        join_within(sleeper);
+    assert_int_equal(fx_async_destroy(w), 0);
+    if (lost != 0)
+        fail_msg("the fd stayed unreadable %d ms after a deadline 5-50 us ahead "
+                 "(op %ld); fx_async_complete then gave %d",
+                 RACE_LOST_MS, ops, late);
+    assert_int_equal(bad, 0);
+    assert_true(ops > 0);
+    assert_int_equal(r->stranded, 0);
+}
+
+static void test_futex_wait_racing_its_deadline_never_loses_readiness(void **state)
+{
+    race_deadlines_against_wakes(state, RACE_FUTEX);
+}
+
+static void test_mutex_wait_racing_its_deadline_never_loses_readiness_or_a_wake(void **state)
+{
+    race_deadlines_against_wakes(state, RACE_MUTEX);
+}
+
+static void test_rmutex_wait_racing_its_deadline_never_loses_readiness(void **state)
+{
+    race_deadlines_against_wakes(state, RACE_RMUTEX);
+}
+
+static void test_counter_wait_racing_its_deadline_never_loses_readiness(void **state)
+{
+    race_deadlines_against_wakes(state, RACE_COUNTER);
+}
+
 /* Groups ------------------------------------------------------------------------------------- */
 
 #define BACKEND_TESTS(be)                                                                   \
@@ -2264,6 +2432,10 @@ static void test_seccomp_enosys_on_io_uring_falls_back_to_thread(void **state)
         cmocka_unit_test_prestate(test_complete_of_an_idle_waiter_from_another_thread_is_eperm, be), \
         cmocka_unit_test_prestate(test_destroy_of_an_idle_waiter_from_another_thread_is_eperm, be), \
         cmocka_unit_test_prestate(test_cancel_of_the_parents_idle_waiter_in_a_forked_child_is_eperm, be), \
+        cmocka_unit_test_prestate(test_futex_wait_racing_its_deadline_never_loses_readiness, be), \
+        cmocka_unit_test_prestate(test_mutex_wait_racing_its_deadline_never_loses_readiness_or_a_wake, be), \
+        cmocka_unit_test_prestate(test_rmutex_wait_racing_its_deadline_never_loses_readiness, be), \
+        cmocka_unit_test_prestate(test_counter_wait_racing_its_deadline_never_loses_readiness, be), \
         cmocka_unit_test_prestate(test_waits_absorb_a_signal_storm_on_the_loop_thread, be), \
         cmocka_unit_test_prestate(test_async_and_blocking_lockers_exclude_each_other, be),  \
         cmocka_unit_test_prestate(test_fd_becomes_readable_soon_after_unlock, be), \

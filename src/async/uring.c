@@ -20,21 +20,32 @@
  *   Closing a ring (fx_async_destroy) is the one interruption: the kernel
  *   finishes the teardown in a worker (io_ring_exit_work), which queues a
  *   TWA_SIGNAL task-work item on every task that submitted to the ring, so
- *   the creating thread's next blocking system call returns EINTR once
- *   (measured: 46 of 50 epoll_wait calls made right after a destroy). The
+ *   the creating thread's next blocking system call returns EINTR once,
+ *   shortly after the destroy. The
  *   thread is on that list because it submitted; short of keeping rings
  *   open, we know of no way to leave it early. Documented in async.h.
  *
- *   eventfd discipline: complete() clears the eventfd *before* running the
- *   deferred work (io_uring_enter GETEVENTS), so work queued after that run
- *   signals it again and nothing is lost; the signals that become stale
- *   (those of the work we just ran) are cleared once nothing is in flight,
- *   when no signal can be lost. When the linked timeout fires, its
+ *   eventfd discipline (fx_uring_settle, the one place that clears it):
+ *   the kernel signals the eventfd only when it queues deferred work on an
+ *   empty list, and a run of that work can leave work queued (a fired
+ *   timeout cancels the futex wait, whose completion is queued while the run
+ *   goes on; a wake races the timer), with IORING_SQ_TASKRUN set again. So
+ *   the eventfd is cleared *before* the deferred work is run
+ *   (io_uring_enter GETEVENTS), and runs repeat until IORING_SQ_TASKRUN is
+ *   clear: from then on any work queued finds an empty list and signals
+ *   again, and nothing is lost. Work left queued behind a cleared eventfd
+ *   would never signal, for this wait and every later one. The signals that
+ *   become stale (those of the work we just ran) are cleared, the same way,
+ *   once nothing is in flight. When the linked timeout fires, its
  *   completion comes first and the cancelled wait's a moment later:
  *   complete() waits for the latter (io_uring_enter with min_complete 1;
  *   it is already on its way) instead of returning EINPROGRESS, so a timer
- *   costs the loop one readiness, not two.
- *
+ *   costs the loop one readiness, not two. A consumed wake is never
+ *   dropped: the kernel either wakes the futex request (result 0, even when
+ *   its timeout fired at the same moment: the cancellation then finds it
+ *   dequeued) or cancels it (-ECANCELED, nothing consumed), and a result 0
+ *   reaches the kind as WOKEN, whose step takes the mutex or marks it
+ *   CONTENDED, or whose abandon passes the wake on.
  *
  * The ring. futexsync depends on libc and system calls only, so there is no
  * liburing: the ring is set up with io_uring_setup(2), its three regions are
@@ -360,6 +371,31 @@ static void fx_uring_flush(struct fx_async_uring *u)
     fx_uring_reap(u);
 }
 
+/* The one way the eventfd is cleared: clear it, then run the deferred work
+ * until none is left queued. The kernel signals the eventfd only when work is
+ * queued on an empty list, and a run can leave work queued (work queued while
+ * it runs: a fired timeout's cancellation of the futex wait, a wake racing
+ * the timer). Work left queued when the eventfd is cleared would never signal
+ * again, for this wait and every later one. So: the eventfd is cleared first,
+ * then each run starts from the flag IORING_SQ_TASKRUN (which the kernel
+ * clears as it starts a run and sets again when work is left or queued), and
+ * the loop ends only when the flag is clear: any work queued after that finds
+ * an empty list and signals. Should the flag stay set after FX_URING_RUNS
+ * runs, the eventfd is signalled here, so that the loop comes back. */
+#define FX_URING_RUNS 64
+static void fx_uring_settle(fx_async *w)
+{
+    struct fx_async_uring *u = &w->uring;
+    fx_efd_clear(w->efd);
+    for (int runs = 0; runs < FX_URING_RUNS; runs++) {
+        fx_uring_flush(u);
+        /* Acquire: pairs with the kernel's setting of the flag. */
+        if (!(__atomic_load_n(u->ring.sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN))
+            return;
+    }
+    fx_efd_signal(w->efd);
+}
+
 /* Waits until every request has completed. Called only when each one will
  * complete promptly (the futex wait has ended or is being cancelled), so this
  * never waits for the word. False if the kernel refused to wait. */
@@ -426,7 +462,7 @@ static int fx_uring_stop(fx_async *w)
     fx_uring_flush(u);
     if ((!u->futex_done && !fx_uring_submit_cancel(u)) || !fx_uring_drain(u))
         return fx_uring_give_up(w);
-    fx_efd_clear(w->efd); /* nothing in flight: only stale signals remain */
+    fx_uring_settle(w); /* nothing in flight: only stale signals remain */
     return fx_uring_last(u, LAST_CANCELED);
 }
 
@@ -479,8 +515,7 @@ static int fx_uring_arm(fx_async *w, const struct fx_sleep *s, int *failed_last)
 static int fx_uring_poll(fx_async *w, int *last)
 {
     struct fx_async_uring *u = &w->uring;
-    fx_efd_clear(w->efd); /* first: work queued after the flush signals again */
-    fx_uring_flush(u);
+    fx_uring_settle(w); /* work queued after it signals again */
     /* The linked timeout completes after the futex wait (-ECANCELED) or by
      * firing, which cancels the wait (or finds it woken): either way the
      * futex wait's completion is there or follows promptly, and is drained
@@ -493,7 +528,7 @@ static int fx_uring_poll(fx_async *w, int *last)
         *last = u->futex_done ? fx_uring_last(u, LAST_TIMEDOUT) : worst;
         return 0;
     }
-    fx_efd_clear(w->efd); /* nothing in flight: only stale signals remain */
+    fx_uring_settle(w); /* nothing in flight: only stale signals remain */
     *last = fx_uring_last(u, LAST_TIMEDOUT);
     return 0;
 }
