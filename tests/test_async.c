@@ -17,6 +17,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2255,22 +2256,37 @@ static bool race_stopped(struct race *r)
     return __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) != 0;
 }
 
+/* Holds a lock for 0-40 us, so that the loop's wait is often armed and its
+ * deadline falls near the release. */
+static void race_hold(uint32_t *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    int64_t until = fxt_now_ns() + (int64_t)((*seed >> 16) % 41) * 1000;
+    while (fxt_now_ns() < until)
+        ;
+}
+
 /* Wakes the word the loop waits on, as fast as it can. */
 static void *race_waker_main(void *p)
 {
     struct race *r = p;
+    uint32_t seed = 777;
     while (!race_stopped(r)) {
         switch (r->kind) {
         case RACE_FUTEX:
             fx_futex_wake(&r->word, INT32_MAX);
             break;
         case RACE_MUTEX:
-            if (fx_mutex_lock(&r->m) == 0)
+            if (fx_mutex_lock(&r->m) == 0) {
+                race_hold(&seed);
                 fx_mutex_unlock(&r->m);
+            }
             break;
         case RACE_RMUTEX:
-            if (fx_rmutex_lock(&r->rm) == 0)
+            if (fx_rmutex_lock(&r->rm) == 0) {
+                race_hold(&seed);
                 fx_rmutex_unlock(&r->rm);
+            }
             break;
         default:
             fx_counter_add(&r->c, 1);
@@ -2331,13 +2347,20 @@ static void race_deadlines_against_wakes(void **state, int kind)
     if (kind == RACE_MUTEX)
         sleeper = fxt_thread(race_sleeper_main, r);
     uint32_t seed = 12345;
-    long ops = 0, lost = 0;
+    long ops = 0, lost = 0, armed = 0;
     int64_t end = fxt_now_ns() + RACE_MS * MS;
     int late = EINPROGRESS, bad = 0;
     while (fxt_now_ns() < end && lost == 0 && bad == 0) {
         seed = seed * 1103515245u + 12345u;
+        /* A lock is armed for only when it is held: let the waker take it. */
+        while ((kind == RACE_MUTEX || kind == RACE_RMUTEX) && fxt_now_ns() < end &&
+               __atomic_load_n(kind == RACE_MUTEX ? &r->m.state : &r->rm.owner,
+                               __ATOMIC_RELAXED) == 0)
+            sched_yield();
         struct timespec dl = fx_deadline_in((5 + (int64_t)((seed >> 16) % 46)) * 1000);
         int res = race_arm(w, r, &dl);
+        if (res == EINPROGRESS)
+            armed++;
         while (res == EINPROGRESS) {
             if (!wait_readable(fx_async_fd(w), RACE_LOST_MS)) {
                 /* Lost: would complete have finished at once? */
@@ -2363,6 +2386,7 @@ static void race_deadlines_against_wakes(void **state, int kind)
     if (kind == RACE_MUTEX)
         join_within(sleeper);
     assert_int_equal(fx_async_destroy(w), 0);
+    print_message("%ld waits, %ld armed\n", ops, armed);
     if (lost != 0)
         fail_msg("the fd stayed unreadable %d ms after a deadline 5-50 us ahead "
                  "(op %ld); fx_async_complete then gave %d",
