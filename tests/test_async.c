@@ -2225,6 +2225,74 @@ static void test_seccomp_enosys_on_io_uring_falls_back_to_thread(void **state)
     assert_int_equal(fxt_run_child(fallback_child, &err), 0);
 }
 
+/* Bounded recheck: a wake lost in shared memory -------------------------------
+ *
+ * The word is released without a wake, as when the releaser (or the process
+ * its wake picked) was killed in the wake window: the waiter re-reads its word
+ * at its next recheck (FX_RECHECK_NS, 250 ms) and finishes. */
+
+/* Returns once a thread of this process sleeps in the futex system call on
+ * addr (its /proc/self/task/<tid>/syscall reads "202 0x<addr> ..."): the
+ * thread back end's helper, which sleeps after the arm call returns. The
+ * io_uring back end queues its wait inside the arm call: nothing to wait for.
+ * Fails after LIMIT_MS. */
+static void wait_for_helper_asleep_on(void **state, const void *addr)
+{
+    if (backend_of(state) != FX_ASYNC_THREAD)
+        return;
+    char want[64];
+    snprintf(want, sizeof want, "%ld 0x%lx ", (long)SYS_futex, (unsigned long)(uintptr_t)addr);
+    int64_t limit = fxt_now_ns() + LIMIT_MS * MS;
+    while (fxt_now_ns() < limit) {
+        DIR *d = opendir("/proc/self/task");
+        assert_non_null(d);
+        struct dirent *e;
+        bool found = false;
+        while (!found && (e = readdir(d)) != NULL) {
+            char path[300], line[256];
+            snprintf(path, sizeof path, "/proc/self/task/%s/syscall", e->d_name);
+            FILE *f = fopen(path, "r");
+            if (f == NULL)
+                continue;
+            found = fgets(line, sizeof line, f) != NULL && strncmp(line, want, strlen(want)) == 0;
+            fclose(f);
+        }
+        closedir(d);
+        if (found)
+            return;
+        sched_yield();
+    }
+    fail_msg("the helper thread never slept on the word");
+}
+
+static void test_mutex_wait_whose_wake_was_lost_rereads_the_word(void **state)
+{
+    fx_async *w = new_waiter(state);
+    fx_mutex *m = arena_mutex();
+    /* Held by a process that will die in its release's wake window. */
+    __atomic_store_n(&m->state, FX_MUTEX_CONTENDED, __ATOMIC_RELEASE);
+    assert_int_equal(fx_async_mutex_lock(w, m, NULL), EINPROGRESS);
+    wait_for_helper_asleep_on(state, &m->state);
+    __atomic_store_n(&m->state, FX_MUTEX_UNLOCKED, __ATOMIC_RELEASE); /* no wake */
+    assert_int_equal(complete_within(w, 5000), 0);
+    assert_int_equal(m->state, FX_MUTEX_CONTENDED); /* taken as a sleeper takes it */
+    assert_int_equal(fx_mutex_unlock(m), 0);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+static void test_counter_wait_whose_wake_was_lost_rereads_the_word(void **state)
+{
+    fx_async *w = new_waiter(state);
+    fx_counter *c = fxt_arena(sizeof *c);
+    assert_int_equal(fx_async_counter_wait(w, c, 1, NULL), EINPROGRESS);
+    wait_for_helper_asleep_on(state, &c->value);
+    /* The writer stored the target and was killed before its wake. */
+    __atomic_store_n(&c->value, 1, __ATOMIC_SEQ_CST);
+    assert_int_equal(complete_within(w, 5000), 0);
+    assert_int_equal(c->waiters, 0);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
 /* Deadlines racing wakes ----------------------------------------------------------
  *
  * Waits whose deadline is 5-50 us ahead, against a thread that keeps waking
@@ -2456,6 +2524,8 @@ static void test_counter_wait_racing_its_deadline_never_loses_readiness(void **s
         cmocka_unit_test_prestate(test_complete_of_an_idle_waiter_from_another_thread_is_eperm, be), \
         cmocka_unit_test_prestate(test_destroy_of_an_idle_waiter_from_another_thread_is_eperm, be), \
         cmocka_unit_test_prestate(test_cancel_of_the_parents_idle_waiter_in_a_forked_child_is_eperm, be), \
+        cmocka_unit_test_prestate(test_mutex_wait_whose_wake_was_lost_rereads_the_word, be), \
+        cmocka_unit_test_prestate(test_counter_wait_whose_wake_was_lost_rereads_the_word, be), \
         cmocka_unit_test_prestate(test_futex_wait_racing_its_deadline_never_loses_readiness, be), \
         cmocka_unit_test_prestate(test_mutex_wait_racing_its_deadline_never_loses_readiness_or_a_wake, be), \
         cmocka_unit_test_prestate(test_rmutex_wait_racing_its_deadline_never_loses_readiness, be), \

@@ -136,6 +136,8 @@ struct fx_async {
     const struct fx_async_kind *kind;
     bool has_deadline;
     struct timespec deadline;
+    struct timespec recheck; /* a mutex or counter wait's next re-read of its
+                                word (src/async/kinds.c) */
     bool own_bound; /* the wait in flight is bounded by the kind's `until`,
                        which comes before the deadline */
     /* The operation's arguments. */

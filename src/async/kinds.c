@@ -12,9 +12,10 @@
  *   mutex    ready: fx_mutex_trylock (0 -> LOCKED, no system call).
  *            step: fx_mutex_acquire_step (src/mutex.c), which takes a free
  *            lock as CONTENDED or marks a held one CONTENDED so that its
- *            unlock wakes a sleeper; EBUSY -> sleep on (state, CONTENDED),
- *            or ETIMEDOUT after TIMEDOUT (a last try first). abandon: after
- *            WOKEN, fx_mutex_abandon_wait passes the consumed wake on.
+ *            unlock wakes a sleeper; EBUSY -> sleep on (state, CONTENDED)
+ *            until the next recheck (below), or ETIMEDOUT after TIMEDOUT (a
+ *            last try first). RECHECK steps again. abandon: after WOKEN,
+ *            fx_mutex_abandon_wait passes the consumed wake on.
  *   rmutex   ready: fx_rmutex_trylock, by the calling thread: free -> 0,
  *            its own -> re-entry (0, or EAGAIN at the depth limit),
  *            ORPHANED or a dead owner (checked at once, memo permitting)
@@ -40,8 +41,17 @@
  *   counter  ready: value == target -> 0. step(FIRST): R1 waiters += 1,
  *            then R2 look (src/internal/counter_wait.h, the protocol of
  *            src/counter.c); value == target -> leave, 0; else sleep on
- *            (value, v). TIMEDOUT: a last look, leave. abandon: leave.
- *            The waiter stays counted while WAITING, so writers wake it.
+ *            (value, v) until the next recheck; RECHECK looks again.
+ *            TIMEDOUT: a last look, leave. abandon: leave. The waiter stays
+ *            counted while WAITING, so writers wake it.
+ *
+ *   Recheck (mutex, counter): the library's bounded-recheck rule. Their
+ *   sleeps end by an absolute recheck time FX_RECHECK_NS after the first
+ *   sleep, moved on by FX_RECHECK_NS only once it has passed: a wake lost
+ *   in shared memory (a waker killed before its FUTEX_WAKE, a woken process
+ *   killed before it took its step) delays the waiter by FX_RECHECK_NS at
+ *   most instead of stranding it. The futex kind is a raw wait, as
+ *   fx_futex_wait, and the rmutex is bounded by its owner's liveness checks.
  *
  *   Run kinds (fx_async_mutex_run, fx_async_rmutex_run): when the result
  *   means "held" (mutex: 0; rmutex: 0 or EOWNERDEAD) the callback runs on
@@ -58,8 +68,26 @@
 #include "async/async.h"
 #include "internal/annotate.h"
 #include "internal/counter_wait.h"
+#include "internal/deadline.h"
+#include "internal/futex.h"
 #include "internal/mutex.h"
 #include "internal/rmutex.h"
+
+/* The library's bounded-recheck rule (src/internal/futex.h), for the kinds
+ * that sleep on a shared protocol (mutex, counter): a sleeper whose wake was
+ * lost in shared memory (a waker or a woken process killed in the wake
+ * window) re-reads its word within FX_RECHECK_NS. Bounds the sleep s by the
+ * next recheck time, which is absolute and moves on only once it has passed,
+ * so that spurious readiness cannot postpone it. */
+static void fx_kind_recheck(fx_async *w, int last, struct fx_sleep *s)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (last == LAST_FIRST || !fx_ts_before(&now, &w->recheck))
+        w->recheck = fx_ts_add_ns(now, FX_RECHECK_NS);
+    s->has_until = true;
+    s->until = w->recheck;
+}
 
 /* Kind: raw futex word ------------------------------------------------------- */
 
@@ -124,6 +152,7 @@ static int fx_kind_mutex_step(fx_async *w, int last, struct fx_sleep *s)
         return ETIMEDOUT; /* the word stays CONTENDED: its unlock wakes */
     s->word = &m->state;
     s->expected = sleep_on;
+    fx_kind_recheck(w, last, s);
     return EINPROGRESS;
 }
 
@@ -217,6 +246,7 @@ static int fx_kind_counter_step(fx_async *w, int last, struct fx_sleep *s)
     }
     s->word = &c->value;
     s->expected = v;
+    fx_kind_recheck(w, last, s);
     return EINPROGRESS;
 }
 
