@@ -38,6 +38,12 @@
  *                                            unlocked)
  *   WAITING -> IDLE     cancel               the back end stops the wait and
  *                                            says how it ended; kind.abandon
+ *   any -> same         complete, cancel or  EPERM, nothing done: checked
+ *                       destroy by another   first, whatever the state
+ *                       thread (or a fork
+ *                       child)
+ *   IDLE -> IDLE        arm by another       EPERM once ready has failed
+ *                       thread               (no resource of the waiter used)
  *
  *   How a wait ended (`last`): WOKEN (0; a wake may have been consumed),
  *   CHANGED (EAGAIN: the word differed when the kernel looked), RECHECK (the
