@@ -2384,7 +2384,11 @@ static void *race_sleeper_main(void *p)
                 c = __atomic_exchange_n(&r->m.state, FX_MUTEX_CONTENDED, __ATOMIC_ACQUIRE);
             }
         }
-        fx_mutex_unlock(&r->m);
+        /* Released as mutex2 releases (fx_mutex_unlock would tell a race
+         * detector of an unlock without its lock). */
+        if (__atomic_exchange_n(&r->m.state, FX_MUTEX_UNLOCKED, __ATOMIC_RELEASE) ==
+            FX_MUTEX_CONTENDED)
+            fx_futex_wake(&r->m.state, 1);
         __atomic_fetch_add(&r->sleeper_rounds, 1, __ATOMIC_RELAXED);
     }
     return NULL;
