@@ -76,9 +76,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "counter.h"
-#include "mutex.h"
-#include "rmutex.h"
+#include "futexsync/counter.h"
+#include "futexsync/mutex.h"
+#include "futexsync/rmutex.h"
 
 #ifdef __cplusplus
 extern "C" {
