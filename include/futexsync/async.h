@@ -27,8 +27,10 @@
  *     fx_async_destroy(w);                     cancels, closes the fd
  *
  * The fd is readable when the word may have changed, when the deadline has
- * passed, when an fx_rmutex owner's liveness is due for a check, or
- * spuriously; fx_async_complete() never blocks (it may make a few
+ * passed, when an fx_rmutex owner's liveness is due for a check, every
+ * 250 ms of an fx_mutex or fx_counter wait (the library's bounded recheck: a
+ * wake lost when a process died in the wake window delays the waiter, never
+ * strands it), or spuriously; fx_async_complete() never blocks (it may make a few
  * non-blocking system calls) and either finishes the operation or re-arms.
  * It leaves the fd unreadable unless there is more to do. No wake-up is lost
  * between arming and the kernel's wait: the kernel compares the word with the
@@ -49,8 +51,9 @@
  * Rules:
  * - A waiter belongs to the thread that created it: arming a wait that must
  *   wait, completing, cancelling and destroying from another thread give
- *   EPERM and do nothing (an io_uring ring has a single issuer). A forked
- *   child must not use its parent's waiters.
+ *   EPERM and do nothing (an io_uring ring has a single issuer). Complete,
+ *   cancel and destroy check this first, whether or not a wait is armed. A
+ *   forked child is another thread: its parent's waiters give it EPERM.
  * - A mutex acquired through a waiter is held like any fx_mutex: release it
  *   with fx_mutex_unlock (an fx_rmutex: fx_rmutex_unlock, by the thread that
  *   acquired it). The words waited on may be in MAP_SHARED memory and be
@@ -73,10 +76,10 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "counter.h"
-#include "mutex.h"
-#include "rmutex.h"
 #include "futexsync/annotations.h"
+#include "futexsync/counter.h"
+#include "futexsync/mutex.h"
+#include "futexsync/rmutex.h"
 
 #ifdef __cplusplus
 extern "C" {
