@@ -198,14 +198,15 @@ static struct timespec fx_rm_timespec(int64_t ns)
  * (no two live threads share a TID), which lock takes over with EOWNERDEAD and
  * unlock refuses with EPERM. A fork child's copy of the record is for another
  * TID and counts as empty. The first FX_RM_OWN acquisitions are recorded;
- * beyond them only counted (n > k), and a word naming us that is not among
+ * beyond them only counted (extra), and a word naming us that is not among
  * the recorded ones is then trusted as ours, as before the record existed.
- * Uncontended cost: lock appends (two stores), unlock drops the last entry. */
+ * Uncontended cost: lock appends (two stores), unlock drops the last entry
+ * (one store). */
 #define FX_RM_OWN 8
 static _Thread_local struct {
     uint32_t tid;            /* the thread the record is for; else it is empty */
-    uint32_t n;              /* rmutexes held (outermost levels) */
-    uint32_t k;              /* of which recorded in m[0..k), k <= FX_RM_OWN */
+    uint32_t k;              /* rmutexes held and recorded in m[0..k) */
+    uint32_t extra;          /* rmutexes held beyond the FX_RM_OWN recorded */
     fx_rmutex *m[FX_RM_OWN]; /* most recent last */
 } fx_rm_own __attribute__((tls_model("initial-exec")));
 
@@ -221,8 +222,8 @@ static inline void fx_rm_own_add(fx_rmutex *m, uint32_t self)
 {
     if (__builtin_expect(fx_rm_own.tid != self, 0)) {
         fx_rm_own.tid = self; /* first use in this thread, or a fork child */
-        fx_rm_own.n = 0;
         fx_rm_own.k = 0;
+        fx_rm_own.extra = 0;
     }
     uint32_t k = fx_rm_own.k;
     if (__builtin_expect(k < FX_RM_OWN, 1)) {
@@ -230,9 +231,9 @@ static inline void fx_rm_own_add(fx_rmutex *m, uint32_t self)
         fx_rm_own.k = k + 1;
         fx_rm_hint = m;
     } else {
+        fx_rm_own.extra++;
         fx_rm_hint = NULL;
     }
-    fx_rm_own.n++;
 }
 
 /* Whether the record says this thread holds m: 1 yes, 0 no, -1 cannot tell
@@ -244,7 +245,7 @@ static int fx_rm_own_has(const fx_rmutex *m, uint32_t self)
     for (uint32_t i = fx_rm_own.k; i-- > 0;)
         if (fx_rm_own.m[i] == m)
             return 1;
-    return fx_rm_own.n > fx_rm_own.k ? -1 : 0;
+    return fx_rm_own.extra != 0 ? -1 : 0;
 }
 
 /* Forgets the outermost acquisition of m by self (final unlock). */
@@ -252,7 +253,7 @@ static void fx_rm_own_del(const fx_rmutex *m, uint32_t self)
 {
     if (fx_rm_hint == m)
         fx_rm_hint = NULL;
-    if (fx_rm_own.tid != self || fx_rm_own.n == 0)
+    if (fx_rm_own.tid != self)
         return;
     uint32_t k = fx_rm_own.k;
     for (uint32_t i = k; i-- > 0;) {
@@ -260,12 +261,11 @@ static void fx_rm_own_del(const fx_rmutex *m, uint32_t self)
             for (; i + 1 < k; i++)
                 fx_rm_own.m[i] = fx_rm_own.m[i + 1];
             fx_rm_own.k = k - 1;
-            fx_rm_own.n--;
             return;
         }
     }
-    if (fx_rm_own.n > k)
-        fx_rm_own.n--; /* one of the unrecorded ones */
+    if (fx_rm_own.extra != 0)
+        fx_rm_own.extra--; /* one of the unrecorded ones */
 }
 
 /* The word names self (v & ~W == self): does self own m? Unknown counts as yes. */
@@ -291,7 +291,7 @@ static void fx_rm_exit(void *unused)
         __tsan_mutex_post_unlock(fx_rm_own.m[i], 0);
     }
     fx_rm_own.k = 0;
-    fx_rm_own.n = 0;
+    fx_rm_own.extra = 0;
 }
 
 static void fx_rm_exit_init(void)
@@ -691,7 +691,6 @@ int fx_rmutex_unlock(fx_rmutex *m)
             /* The hint is the record's last entry: drop it. */
             fx_rm_hint = NULL;
             fx_rm_own.k--;
-            fx_rm_own.n--;
             return 0;
         }
     }
