@@ -42,7 +42,8 @@
  * the word back to NOT_RUN at once and wakes the waiters to race for it.
  *
  * Recursion: each thread keeps a record of the initialisers it is running (a
- * thread-local chain of frames on its stack, with its TID). A caller that
+ * thread-local array of flags, with its TID; a longjmp out of an initialiser
+ * leaves its entry behind, as it leaves the flag RUNNING). A caller that
  * finds its own TID in a RUNNING word and o in its record is inside its own
  * initialiser: EDEADLK instead of sleeping forever. Its own TID without the
  * record means the thread that had this TID before (no two live threads share
