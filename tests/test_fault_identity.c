@@ -187,9 +187,11 @@ struct lost {
     int32_t n_locked;   /* N holds m */
     int32_t n_release;  /* N may unlock */
     int32_t n_result;   /* N's lock result */
-    int32_t hook_done;  /* the hook returned */
+    int32_t hook_entered; /* W reached the fault point */
+    int32_t hook_done;  /* the controller has done the hook's work */
     int32_t w_result;   /* W's lock result, -1 while it waits */
     int32_t n_unlocked; /* N unlocked (before W's return, if W waited) */
+    pthread_t n;        /* N, joined by the test */
     bool hook_ok;
 };
 static struct lost *lost;
@@ -214,15 +216,16 @@ static void *n_thread(void *p)
     return NULL;
 }
 
-void fxi_fault_point(const char *step);
-void fxi_fault_point(const char *step)
+/* The controller does the hook's work in a thread the test created before W
+ * (code run inside the hook is inside W's lock attempt, where race detectors
+ * ignore synchronization, so it must not create the threads itself). */
+static void *controller(void *p)
 {
-    struct lost *l = lost;
-    if (l == NULL || strcmp(step, "rmutex.takeover") != 0 || fxt_gettid() != l->waiter ||
-        !__atomic_exchange_n(&l->armed, 0, __ATOMIC_ACQ_REL))
-        return;
+    struct lost *l = p;
+    if (!fxt_flag_wait(&l->hook_entered, 1, 60000))
+        return NULL;
     /* Another acquirer recovers and releases m (it finds T dead too). */
-    l->hook_ok = fxt_join(fxt_thread(recover_and_release, l->m)) != NULL;
+    l->hook_ok = recover_and_release(l->m) != NULL;
     /* T's TID goes to N, which locks m and holds it. */
     pthread_t n = 0;
     for (int i = 0; l->hook_ok && i < 2000; i++) {
@@ -241,8 +244,20 @@ void fxi_fault_point(const char *step)
         l->n_unlocked = 0;
     }
     l->hook_ok = l->hook_ok && n != 0;
-    (void)n;
+    l->n = n;
     fxt_flag_set(&l->hook_done, 1);
+    return NULL;
+}
+
+void fxi_fault_point(const char *step);
+void fxi_fault_point(const char *step)
+{
+    struct lost *l = lost;
+    if (l == NULL || strcmp(step, "rmutex.takeover") != 0 || fxt_gettid() != l->waiter ||
+        !__atomic_exchange_n(&l->armed, 0, __ATOMIC_ACQ_REL))
+        return;
+    fxt_flag_set(&l->hook_entered, 1);
+    fxt_flag_wait(&l->hook_done, 1, 90000);
 }
 
 static void *w_thread(void *p)
@@ -275,11 +290,15 @@ static void rmutex_waiter_that_lost_the_takeover_does_not_recover_a_live_reused_
      * Mark WAITERS now so that its CAS is from T|WAITERS in any case. */
     l->m->owner = (int32_t)((uint32_t)t | (uint32_t)FX_RMUTEX_WAITERS);
     lost = l;
+    pthread_t c = fxt_thread(controller, l);
     pthread_t w = fxt_thread(w_thread, l);
     assert_true(fxt_flag_wait(&l->hook_done, 1, 60000));
     if (!l->hook_ok) {
         fxt_flag_set(&l->n_release, 1);
         fxt_join(w);
+        fxt_join(c);
+        if (l->n != 0)
+            fxt_join(l->n);
         lost = NULL;
         print_message("skipped: TID %d was not handed out again in 2000 tries\n", (int)t);
         return;
@@ -298,6 +317,8 @@ static void rmutex_waiter_that_lost_the_takeover_does_not_recover_a_live_reused_
     int32_t early = __atomic_load_n(&l->w_result, __ATOMIC_ACQUIRE);
     fxt_flag_set(&l->n_release, 1);
     fxt_join(w);
+    fxt_join(c);
+    fxt_join(l->n);
     lost = NULL;
     assert_int_equal(l->n_result, 0);
     assert_int_equal(early, -1); /* W did not get m while N held it */
