@@ -29,7 +29,7 @@ _Thread_local uint64_t fx_tid_cache __attribute__((tls_model("initial-exec"))) =
 /* Where fx_tid_epoch points until the wiped page exists, and for ever when it
  * cannot exist: 0 matches no cache, so nothing is cached. */
 static const int32_t fx_tid_never = 0;
-const int32_t *fx_tid_epoch = &fx_tid_never;
+__attribute__((visibility("hidden"))) const int32_t *fx_tid_epoch = &fx_tid_never;
 
 static pthread_once_t fx_tid_once = PTHREAD_ONCE_INIT;
 static int32_t *fx_tid_page; /* the MADV_WIPEONFORK page, or NULL */

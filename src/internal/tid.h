@@ -41,8 +41,9 @@
 extern _Thread_local uint64_t fx_tid_cache __attribute__((tls_model("initial-exec")));
 
 /* The process's fork epoch: its PID once a thread has cached its TID, 0 in a
- * fork child until then (and for ever where nothing can be cached). */
-extern const int32_t *fx_tid_epoch;
+ * fork child until then (and for ever where nothing can be cached). Hidden:
+ * read PC-relative, not through the GOT, on every fx_tid(). */
+extern const int32_t *fx_tid_epoch __attribute__((visibility("hidden")));
 
 /* Fills the cache (setting the epoch page up first); returns the TID. */
 pid_t fx_tid_slow(void);
