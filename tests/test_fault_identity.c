@@ -327,6 +327,68 @@ static void rmutex_waiter_that_lost_the_takeover_does_not_recover_a_live_reused_
     assert_int_equal(l->n_unlocked, 1);
 }
 
+/* --- fx_once and a reused TID (class 5) ------------------------------------------ */
+
+static void exit_inside(void *p)
+{
+    (void)p;
+    _exit(0); /* the process dies inside the initialiser: the flag stays RUNNING */
+}
+
+static int run_and_die(void *p)
+{
+    fx_once_call(p, exit_inside, NULL);
+    return 1;
+}
+
+static void mark_run(void *p)
+{
+    *(int32_t *)((fx_once *)p + 1) = 1;
+}
+
+static int call_once_again(void *p)
+{
+    fx_once *o = p;
+    int r = fx_once_call(o, mark_run, o);
+    FXT_CHILD_CHECK(r == 0, 20 + (r & 7));
+    FXT_CHILD_CHECK(*(int32_t *)(o + 1) == 1, 30);
+    FXT_CHILD_CHECK(o->state == FX_ONCE_DONE, 31);
+    return 0;
+}
+
+/* A process dies inside the initialiser; the kernel gives its PID (= TID) to
+ * a new process, which calls fx_once_call on the flag: it is not inside the
+ * initialiser, so it runs it (main: EDEADLK on every call, for ever). */
+static void once_new_process_with_a_dead_initialisers_tid_runs_the_initialiser(void **state)
+{
+    (void)state;
+    if (!can_force_tids())
+        return;
+    fx_once *o = fxt_shared_alloc(2 * sizeof(fx_once));
+    pid_t dead = fxt_fork(run_and_die, o);
+    assert_int_equal(fxt_wait_child(dead, 60000), 0);
+    assert_int_equal(o->state & FX_ONCE_TID_MASK, dead);
+    /* A child with another PID waits one check period (100 ms) before it
+     * takes over: at most 200 tries. */
+    for (int i = 0; i < 200; i++) {
+        if (!set_last_pid(dead - 1))
+            break;
+        pid_t c = fxt_fork(call_once_again, o);
+        int st = fxt_wait_child(c, 60000);
+        if (c == dead) {
+            assert_int_equal(st, 0);
+            fxt_shared_free(o, 2 * sizeof(fx_once));
+            return;
+        }
+        /* Another PID: that child took the dead thread's flag over too. */
+        assert_int_equal(st, 0);
+        o->state = FX_ONCE_RUNNING | dead;
+        *(int32_t *)(o + 1) = 0;
+    }
+    print_message("skipped: PID %d was not handed out again in 200 tries\n", (int)dead);
+    fxt_shared_free(o, 2 * sizeof(fx_once));
+}
+
 /* --- fx_rmutex_timedlock with a bad tv_nsec (class 13) ---------------------------- */
 
 /* A dead owner's mutex is taken at once with EOWNERDEAD, as trylock does; EINVAL
@@ -524,6 +586,7 @@ int main(void)
         cmocka_unit_test(rmutex_unlock_of_a_word_naming_our_tid_without_our_acquisition_is_eperm),
         cmocka_unit_test(rmutex_new_thread_with_a_dead_owners_tid_takes_the_mutex_over),
         cmocka_unit_test(rmutex_waiter_that_lost_the_takeover_does_not_recover_a_live_reused_tid),
+        cmocka_unit_test(once_new_process_with_a_dead_initialisers_tid_runs_the_initialiser),
         cmocka_unit_test(rmutex_timedlock_with_bad_nsec_takes_a_dead_owners_mutex),
         cmocka_unit_test(
             rmutex_timedlock_with_bad_nsec_on_a_live_owner_is_einval_leaving_no_waiters_bit),
