@@ -399,8 +399,9 @@ static bool fx_rm_dead_now(const fx_rmutex *m, uint32_t t)
 
 /*
  * One acquisition step by `self`, which is not the owner (callers recognise a
- * re-entry first; only this thread puts its TID in the word, so the step never
- * finds it there later): takes FREE (0) or ORPHANED (EOWNERDEAD), recovers
+ * re-entry first, by the word and the record; only this thread puts its TID in
+ * the word, so a word naming self that the step finds was left by a dead
+ * thread that had this TID): takes FREE (0) or ORPHANED (EOWNERDEAD), recovers
  * from a dead owner (EOWNERDEAD), or marks W and reports EBUSY with the value
  * to sleep on. The caller installs the depth (fx_rm_acquired). `nowait`: a
  * non-waiting attempt (liveness checked at once, memo permitting, and W not
