@@ -24,7 +24,7 @@
 
 #include <stddef.h>
 
-int fxi_ann_mode = FX_ANN_UNKNOWN;
+FX_ANN_HIDDEN int fxi_ann_mode = FX_ANN_UNKNOWN;
 
 /* ThreadSanitizer ------------------------------------------------------------
  * The entry points of <sanitizer/tsan_interface.h> (GCC's and LLVM's are the
@@ -115,8 +115,13 @@ static int fx_ann_probe(void)
     int m = 0;
     if (fx_tsan_linked())
         m |= FX_ANN_TSAN_ON;
-    if (fx_vg_request(0, VG_RUNNING_ON_VALGRIND, 0, 0) != 0)
+    if (fx_vg_request(0, VG_RUNNING_ON_VALGRIND, 0, 0) != 0) {
         m |= FX_ANN_VG_ON;
+        /* Helgrind and DRD do not know atomics either: this word's accesses
+         * from several threads are ours, not the program's races. */
+        fx_vg_request(0, VG_HG_ARANGE_UNTRACKED, (unsigned long)&fxi_ann_mode,
+                      sizeof fxi_ann_mode);
+    }
     if (m == 0)
         m = FX_ANN_NONE;
     /* Relaxed: see fx_ann_on; every thread stores the same value. */

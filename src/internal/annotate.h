@@ -84,7 +84,10 @@ static inline unsigned fx_ann_tsan_flags(unsigned f)
 #define FX_ANN_NONE    1
 #define FX_ANN_TSAN_ON 2
 #define FX_ANN_VG_ON   4
-extern int fxi_ann_mode;
+/* Hidden: the library's own, read with one PC-relative load (no GOT
+ * indirection), in a static or a shared build. */
+#define FX_ANN_HIDDEN __attribute__((visibility("hidden")))
+extern FX_ANN_HIDDEN int fxi_ann_mode;
 
 /* True unless the program is known to run under no race detector (the first
  * call of a hook then probes). Relaxed: the word goes once from UNKNOWN to
@@ -95,7 +98,7 @@ static inline __attribute__((always_inline)) int fx_ann_on(void)
 }
 
 /* The announcements (src/annotate.c); each probes first if need be. */
-#define FX_ANN_COLD __attribute__((cold))
+#define FX_ANN_COLD __attribute__((cold)) FX_ANN_HIDDEN
 FX_ANN_COLD void fxi_ann_pre_lock(const void *a, unsigned f);
 FX_ANN_COLD void fxi_ann_post_lock(const void *a, unsigned f, int rec);
 FX_ANN_COLD void fxi_ann_pre_unlock(const void *a, unsigned f);
