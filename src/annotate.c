@@ -7,13 +7,13 @@
  *
  *   value                        meaning                      set by
  *   FX_ANN_UNKNOWN (0)           not probed yet               (static init)
- *   FX_ANN_NONE (1)              no detector: hooks skipped   fxi_ann_probe
- *   FX_ANN_TSAN_ON | FX_ANN_VG_ON  the detectors found        fxi_ann_probe
+ *   FX_ANN_NONE (1)              no detector: hooks skipped   fx_ann_probe
+ *   FX_ANN_TSAN_ON | FX_ANN_VG_ON  the detectors found        fx_ann_probe
  *
  *   UNKNOWN -> NONE or TSAN_ON|VG_ON (any combination but 0), once; never
  *   changes after that.
  *
- * Invariant: a value other than UNKNOWN is what fxi_ann_probe computes in
+ * Invariant: a value other than UNKNOWN is what fx_ann_probe computes in
  * any thread of the process (the TSan runtime is linked in or not; the
  * process runs under Valgrind from its first instruction or not), so two
  * threads probing at once store the same value.

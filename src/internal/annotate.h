@@ -14,10 +14,15 @@
  *   Valgrind.
  *
  * Which of the two is there is found out once per process (src/annotate.c,
- * fxi_ann_probe) and kept in fxi_ann_mode. Each hook costs the fast paths
+ * fx_ann_probe) and kept in fxi_ann_mode. Each hook costs the fast paths
  * one relaxed load of that word and a branch that is not taken when no
  * detector is there; the announcements themselves are out of line
  * (fxi_ann_*, cold).
+ *
+ * The CMake option FUTEXSYNC_HELGRIND (off by default) adds what only
+ * Helgrind and DRD need: the objects' own words marked as such
+ * (fx_ann_own_words below), and checked unlock paths in fx_rmutex and
+ * fx_rwlock (FX_RM_ANNOTATED, FX_RWLOCK_CHECK_FIRST).
  *
  * Built with -fsanitize=thread (the library's own TSan build, FX_TSAN), the
  * hooks call the TSan entry points directly, as the runtime is always there.
@@ -78,7 +83,7 @@ static inline unsigned fx_ann_tsan_flags(unsigned f)
 
 #else /* the release library: whichever detector the program runs under */
 
-/* fxi_ann_mode: FX_ANN_UNKNOWN until fxi_ann_probe has run, then
+/* fxi_ann_mode: FX_ANN_UNKNOWN until fx_ann_probe has run, then
  * FX_ANN_NONE, or FX_ANN_TSAN_ON and/or FX_ANN_VG_ON. */
 #define FX_ANN_UNKNOWN 0
 #define FX_ANN_NONE    1
@@ -119,13 +124,20 @@ FX_ANN_COLD void fxi_ann_happens_after(const void *a);
 #define fx_ann_post_unlock(a, f) \
     (fx_ann_on() ? fxi_ann_post_unlock((const void *)(a), (f)) : (void)0)
 /* Helgrind and DRD do not know atomic instructions. They ignore the accesses
- * to a word they know as a lock (or as a happens-before address), but would
+ * to a word they know as a lock (or as a happens-before address), but may
  * report the library's atomics on an object's other words (an rwlock's
  * writer sequence, a semaphore's waiter count, a barrier's party count, a
  * condition variable's slots) as races between the threads using it. TSan
- * knows atomics: this tells it nothing. */
+ * knows atomics and needs nothing here. Marking those words is a hook on
+ * paths that have no other (fx_cond_signal with nobody waiting, a done
+ * fx_once), where its check costs measurably: it is compiled only with the
+ * CMake option FUTEXSYNC_HELGRIND (-DFUTEXSYNC_HELGRIND). */
+#if defined(FUTEXSYNC_HELGRIND)
 #define fx_ann_own_words(p, size) \
     (fx_ann_on() ? fxi_ann_own_words((const void *)(p), (size)) : (void)0)
+#else
+#define fx_ann_own_words(p, size) ((void)(p), (void)(size))
+#endif
 #endif
 
 #endif /* FX_INTERNAL_ANNOTATE_H */
