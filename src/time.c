@@ -47,9 +47,9 @@ struct timespec fx_deadline_in(int64_t timeout_ns)
 
 /* The clocks fx_deadline_from converts from: those that keep time at the
  * rate of real time (the CPU-time clocks do not). */
-static bool fx_clock_convertible(int clock)
+static bool fx_clock_convertible(int clock_id)
 {
-    switch (clock) {
+    switch (clock_id) {
     case CLOCK_REALTIME:
     case CLOCK_REALTIME_COARSE:
     case CLOCK_TAI:
@@ -72,12 +72,12 @@ static int64_t fx_add_sat(int64_t a, int64_t b)
     return r;
 }
 
-int fx_deadline_from(int clock, const struct timespec *abs, struct timespec *deadline)
+int fx_deadline_from(int clock_id, const struct timespec *abs, struct timespec *deadline)
 {
     if (abs == NULL || deadline == NULL || abs->tv_nsec < 0 || abs->tv_nsec >= FX_NSEC_PER_SEC ||
-        !fx_clock_convertible(clock))
+        !fx_clock_convertible(clock_id))
         return EINVAL;
-    if (clock == CLOCK_MONOTONIC) {
+    if (clock_id == CLOCK_MONOTONIC) {
         *deadline = *abs;
         return 0;
     }
@@ -86,7 +86,7 @@ int fx_deadline_from(int clock, const struct timespec *abs, struct timespec *dea
      * the reads shifts the result by at most half of it. */
     struct timespec m0, c, m1;
     clock_gettime(CLOCK_MONOTONIC, &m0);
-    if (clock_gettime((clockid_t)clock, &c) != 0)
+    if (clock_gettime((clockid_t)clock_id, &c) != 0)
         return EINVAL; /* a clock this kernel does not have */
     clock_gettime(CLOCK_MONOTONIC, &m1);
     int64_t span = ((int64_t)m1.tv_sec - (int64_t)m0.tv_sec) * FX_NSEC_PER_SEC +

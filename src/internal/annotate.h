@@ -131,7 +131,9 @@ FX_ANN_COLD void fxi_ann_happens_after(const void *a);
  * knows atomics and needs nothing here. Marking those words is a hook on
  * paths that have no other (fx_cond_signal with nobody waiting, a done
  * fx_once), where its check costs measurably: it is compiled only with the
- * CMake option FUTEXSYNC_HELGRIND (-DFUTEXSYNC_HELGRIND). */
+ * CMake option FUTEXSYNC_HELGRIND (-DFUTEXSYNC_HELGRIND). Helgrind is silent
+ * on tests/race without it; DRD reports the words of fx_cond, fx_barrier
+ * and fx_counter without it. */
 #if defined(FUTEXSYNC_HELGRIND)
 #define fx_ann_own_words(p, size) \
     (fx_ann_on() ? fxi_ann_own_words((const void *)(p), (size)) : (void)0)
