@@ -23,7 +23,8 @@
  *   free -> +WL, -WP (CAS)           writer; +WW if it has slept none
  *   -WL                              write unlock, wrunlock      see "wake"
  *   +WP (not free)                   writer waiting (spinning)   none
- *   -WP                              writer giving up (timeout)  see "wake"
+ *   -WP -WW                          writer giving up (timeout,  see "give-up"
+ *                                      bad deadline)
  *   +RW (not free, or WP/RW/WW set)  reader about to sleep       FUTEX_WAIT(state)
  *   +WW +WP (not free)               writer about to sleep       FUTEX_WAIT(seq)
  *   wake: whoever makes the lock free (read unlock, undo, write unlock) or
@@ -32,6 +33,9 @@
  *     WW set: -WW, writer_seq += 1, wake one on writer_seq; if nobody woke
  *       and RW is set, go on to the readers
  *     only RW set: -RW, wake all on state
+ *   give-up: if WW was set, writer_seq += 1 and wake one on writer_seq (that
+ *     writer sets WP and WW again, or takes the lock); if nobody woke and
+ *     neither WL, WP nor WW is set: -RW (if set), wake all on state
  *
  * Who waits, and who is responsible for waking them:
  * - WW set means writers may sleep. A writer sets it only while the lock is
@@ -56,6 +60,12 @@
  *   a lock it finds free), so a wake is never lost by a timeout; a writer's
  *   wake that found nobody asleep (the writers timed out) goes on to the
  *   readers.
+ * - A writer that gives up takes WP and WW away, its own or not: a gone
+ *   writer must not keep readers out (a reader inside may be waiting for a
+ *   reader outside). The writers that still wait put them back: a spinning
+ *   one at its next look, a sleeping one (it had set WW) because the give-up
+ *   wakes one of them, which looks and sets WP and WW again before it
+ *   sleeps; if it finds nobody asleep, the readers WP/WW kept out are woken.
  * - WP carries no wake-up duty (nobody sleeps on it), so the writer that
  *   acquires clears it even if other writers wait: each waiting writer sets
  *   it again whenever it finds the lock held (spinning, or before sleeping),
@@ -254,14 +264,36 @@ static inline int rdlock_common(fx_rwlock *l, const struct timespec *deadline)
     return rdlock_slow(l, deadline);
 }
 
-/* A writer that gives up: takes back its WP (spinning writers set it again)
- * and, if the lock is free, wakes the readers that WP kept out. */
+/* Wakes the readers sleeping on `state` if RW is set and no writer holds the
+ * lock or says it waits: they may enter now. s: the state the caller left. */
+static void wake_readers_if_open(fx_rwlock *l, uint32_t s)
+{
+    while ((s & RW) && !(s & (WL | WP | WW | BAD))) {
+        /* Relaxed: clearing the bit publishes no data; the readers re-read
+         * the state. On failure s is reloaded. */
+        if (cas_state(l, &s, s & ~RW, __ATOMIC_RELAXED)) {
+            fx_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
+            return;
+        }
+    }
+}
+
+/* A writer that gives up (timeout, bad deadline): takes back WP and WW, the
+ * bits that keep new readers out, whoever set them, so that no reader waits
+ * for a writer that is gone. Writers that still wait are not forgotten: a
+ * spinning one sets WP again at its next look; a sleeping one had set WW,
+ * and it is woken here (writer_seq advances) and sets WP and WW again when
+ * it finds the lock held. Only if no writer was asleep are the readers that
+ * WP/WW kept out woken, when nobody holds the lock for writing. */
 static void writer_give_up(fx_rwlock *l)
 {
-    /* Relaxed: publishes no data; the wake below reads the result. */
-    uint32_t s = (uint32_t)__atomic_and_fetch(&l->state, (int32_t)~WP, __ATOMIC_RELAXED);
-    if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
-        wake_waiters(l, s);
+    /* Relaxed: publishes no data; the wakes below read the result. */
+    uint32_t old = (uint32_t)__atomic_fetch_and(&l->state, (int32_t)~(WP | WW),
+                                                __ATOMIC_RELAXED);
+    uint32_t s = old & ~(WP | WW);
+    if ((old & WW) && wake_writer(l) > 0)
+        return; /* that writer sets WP and WW again, or takes the lock */
+    wake_readers_if_open(l, s);
 }
 
 __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
@@ -317,7 +349,6 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
             continue; /* freed, or a waker took our WW: do not sleep */
         int r = fx_futex_wait_raw(&l->writer_seq, seq, deadline, FX_BITSET_ANY);
         if (r == ETIMEDOUT) {
-            /* WW stays set on a held lock: its release wakes the others. */
             writer_give_up(l);
             return ETIMEDOUT;
         }

@@ -197,7 +197,7 @@ static void test_timedwrlock_times_out_while_read_held(void **state)
     assert_int_equal(fx_rwlock_timedwrlock(&l, &d), ETIMEDOUT);
     assert_true(fxt_now_ns() - t0 >= 30 * FX_NSEC_PER_MSEC);
     assert_int_equal(fx_rwlock_unlock(&l), 0);
-    /* The writer left its waiting bit; the unlock cleared it. */
+    /* The writer left no waiting bit behind. */
     assert_int_equal(l.state, 0);
     assert_int_equal(fx_rwlock_rdlock(&l), 0);
     assert_int_equal(fx_rwlock_unlock(&l), 0);
@@ -414,23 +414,99 @@ static void test_each_waiting_writer_gets_its_turn(void **state)
     assert_int_equal(l.state, 0);
 }
 
-static void test_timed_writer_leaving_does_not_strand_readers(void **state)
+#define WP_BIT FX_RWLOCK_WRITER_PENDING
+
+/* Issue 11, class 6: a writer that times out while readers hold the lock
+ * leaves no bit that keeps new readers out. */
+static void test_timed_out_writer_lets_new_readers_in(void **state)
 {
     (void)state;
     fx_rwlock l = FX_RWLOCK_INIT;
     assert_int_equal(fx_rwlock_rdlock(&l), 0);
     struct timespec d = fx_deadline_in(40 * FX_NSEC_PER_MSEC);
-    /* This thread's own timed writer gives up with WW set ... */
     assert_int_equal(fx_rwlock_timedwrlock(&l, &d), ETIMEDOUT);
-    assert_int_equal(l.state & WW_BIT, WW_BIT);
-    /* ... so a new reader waits; the last unlock must release it. */
-    struct locker r = locker(&l, 0, NULL);
-    pthread_t tr = fxt_thread(locker_main, &r);
-    fxt_wait_sleeping(&r.tid, &l.state);
+    assert_int_equal(l.state & (WP_BIT | WW_BIT), 0);
+    assert_int_equal(fx_rwlock_tryrdlock(&l), 0);
+    d = fx_deadline_in(40 * FX_NSEC_PER_MSEC);
+    assert_int_equal(fx_rwlock_timedrdlock(&l, &d), 0);
     assert_int_equal(fx_rwlock_unlock(&l), 0);
-    fxt_join(tr);
-    assert_int_equal(r.result, 0);
-    assert_int_equal(r.unlock_result, 0);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(l.state, 0);
+}
+
+/* The same when the deadline has already passed (ETIMEDOUT at once). */
+static void test_past_deadline_writer_lets_new_readers_in(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    struct timespec past = {0, 0};
+    assert_int_equal(fx_rwlock_timedwrlock(&l, &past), ETIMEDOUT);
+    struct timespec negative = {-1, 0};
+    assert_int_equal(fx_rwlock_timedwrlock(&l, &negative), ETIMEDOUT);
+    assert_int_equal(l.state & (WP_BIT | WW_BIT), 0);
+    assert_int_equal(fx_rwlock_tryrdlock(&l), 0);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(l.state, 0);
+}
+
+/* A writer that gives up on a bad tv_nsec leaves nothing behind either. */
+static void test_bad_deadline_writer_lets_new_readers_in(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    struct timespec bad = {0, 1000000000L};
+    assert_int_equal(fx_rwlock_timedwrlock(&l, &bad), EINVAL);
+    assert_int_equal(l.state & (WP_BIT | WW_BIT), 0);
+    assert_int_equal(fx_rwlock_tryrdlock(&l), 0);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    assert_int_equal(l.state, 0);
+}
+
+/* A reader that holds the lock and waits for another reader to get in does
+ * not deadlock because a writer timed out in between. */
+static void test_reader_waiting_for_reader_survives_timed_out_writer(void **state)
+{
+    (void)state;
+    fx_rwlock *l = fxt_arena(sizeof *l); /* a failed run leaves a thread on it */
+    assert_int_equal(fx_rwlock_rdlock(l), 0);
+    struct timespec d = fx_deadline_in(30 * FX_NSEC_PER_MSEC);
+    assert_int_equal(fx_rwlock_timedwrlock(l, &d), ETIMEDOUT);
+    struct locker *r = fxt_arena(sizeof *r);
+    *r = locker(l, 0, NULL); /* untimed rdlock */
+    pthread_t tr = fxt_thread(locker_main, r);
+    assert_true(fxt_join_timed(tr, 10000, NULL)); /* we hold: it must get in */
+    assert_int_equal(r->result, 0);
+    assert_int_equal(r->unlock_result, 0);
+    assert_int_equal(fx_rwlock_unlock(l), 0);
+    assert_int_equal(l->state, 0);
+}
+
+/* A writer that times out while another writer sleeps keeps the writer
+ * preference of the one still waiting: new readers stay out. */
+static void test_timed_out_writer_keeps_readers_out_for_a_waiting_writer(void **state)
+{
+    (void)state;
+    fx_rwlock l = FX_RWLOCK_INIT;
+    int32_t clock = 0;
+    assert_int_equal(fx_rwlock_rdlock(&l), 0);
+    struct locker w = locker(&l, 1, &clock);
+    pthread_t tw = fxt_thread(locker_main, &w);
+    fxt_wait_sleeping(&w.tid, &l.writer_seq);
+    struct timespec d = fx_deadline_in(30 * FX_NSEC_PER_MSEC);
+    assert_int_equal(fx_rwlock_timedwrlock(&l, &d), ETIMEDOUT);
+    /* The sleeping writer was woken and says again that it waits. */
+    fxt_wait_bits(&l.state, WP_BIT | WW_BIT, WP_BIT | WW_BIT);
+    assert_int_equal(fx_rwlock_tryrdlock(&l), EBUSY);
+    assert_int_equal(__atomic_load_n(&w.result, __ATOMIC_ACQUIRE), -1);
+    assert_int_equal(fx_rwlock_unlock(&l), 0);
+    fxt_join(tw);
+    assert_int_equal(w.result, 0);
+    assert_int_equal(w.unlock_result, 0);
     assert_int_equal(l.state, 0);
 }
 
@@ -748,7 +824,11 @@ int main(void)
         cmocka_unit_test(test_waiting_writer_blocks_new_readers),
         cmocka_unit_test(test_waiting_writer_goes_before_sleeping_readers),
         cmocka_unit_test(test_each_waiting_writer_gets_its_turn),
-        cmocka_unit_test(test_timed_writer_leaving_does_not_strand_readers),
+        cmocka_unit_test(test_timed_out_writer_lets_new_readers_in),
+        cmocka_unit_test(test_past_deadline_writer_lets_new_readers_in),
+        cmocka_unit_test(test_bad_deadline_writer_lets_new_readers_in),
+        cmocka_unit_test(test_reader_waiting_for_reader_survives_timed_out_writer),
+        cmocka_unit_test(test_timed_out_writer_keeps_readers_out_for_a_waiting_writer),
         cmocka_unit_test(test_timed_reader_leaving_does_not_strand_writers),
         cmocka_unit_test(test_threads_never_see_a_torn_value),
         cmocka_unit_test(test_processes_never_see_a_torn_value),
