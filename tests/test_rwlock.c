@@ -588,7 +588,6 @@ static int sleeping_writer(void *arg)
 }
 
 /* Runs fn in a child that is not pinned (the test pins itself). */
-static int unpinned(void *arg);
 struct unpinned_call {
     int (*fn)(void *);
     void *arg;
@@ -607,11 +606,10 @@ static int unpinned(void *arg)
  * releases (the wake goes to the victim, which sleeps first and is the only
  * one woken) and kills the victim before it runs. `other` must still get
  * the lock, although no later release will wake it. */
-static void kill_woken_writer(int (*other)(void *), const void *other_word_of_bed_offset)
+static void kill_woken_writer(int (*other)(void *), size_t other_word_offset)
 {
     struct deathbed *b = fxt_shared_alloc(sizeof *b);
     g_bed = b;
-    size_t off = (size_t)(uintptr_t)other_word_of_bed_offset;
     cpu_set_t saved;
     assert_int_equal(sched_getaffinity(0, sizeof saved, &saved), 0);
     int cpu = sched_getcpu();
@@ -626,7 +624,7 @@ static void kill_woken_writer(int (*other)(void *), const void *other_word_of_be
     bool asleep = fxt_wait_asleep(victim, &b->l.writer_seq, 10000);
     struct unpinned_call call = {other, b, saved};
     pid_t o = fxt_fork(unpinned, &call);
-    bool other_asleep = fxt_wait_asleep(o, (const char *)b + off, 10000);
+    bool other_asleep = fxt_wait_asleep(o, (const char *)b + other_word_offset, 10000);
     /* The victim re-reads the lock at its rechecks: make sure it sleeps. */
     asleep = asleep && fxt_wait_asleep(victim, &b->l.writer_seq, 10000);
     __atomic_store_n(&b->released, 1, __ATOMIC_RELEASE);
@@ -652,13 +650,13 @@ static void kill_woken_writer(int (*other)(void *), const void *other_word_of_be
 static void test_killed_woken_writer_does_not_strand_sleeping_reader(void **state)
 {
     (void)state;
-    kill_woken_writer(sleeping_reader, (const void *)offsetof(struct deathbed, l.state));
+    kill_woken_writer(sleeping_reader, offsetof(struct deathbed, l.state));
 }
 
 static void test_killed_woken_writer_does_not_strand_sleeping_writer(void **state)
 {
     (void)state;
-    kill_woken_writer(sleeping_writer, (const void *)offsetof(struct deathbed, l.writer_seq));
+    kill_woken_writer(sleeping_writer, offsetof(struct deathbed, l.writer_seq));
 }
 
 /* A writer that waits and is killed: its WP/WW must not keep readers out
