@@ -733,8 +733,10 @@ static const char *ck_zero_all(int32_t v, int r, const struct object *a)
     return slots_are(a, 0, 0, 0, 0, 0) ? NULL : "init did not zero the object";
 }
 
-/* writer_seq: any value. A writer that sleeps waits on it (and leaves WW);
- * the unlock that wakes a writer advances it, wrapping. */
+/* writer_seq: any value. A writer that sleeps renews its intent on it and
+ * waits on it; when it gives up it takes WP/WW away and advances it again for
+ * the wake of the writers it might leave asleep; the unlock that wakes a
+ * writer advances it; all wrapping. */
 static int op_rw_seq_timedwr(struct object *o, int32_t v)
 {
     (void)v;
@@ -743,9 +745,10 @@ static int op_rw_seq_timedwr(struct object *o, int32_t v)
 }
 static const char *ck_rw_seq_timedwr(int32_t v, int r, const struct object *a)
 {
-    return r == ETIMEDOUT && slots_are(a, (int32_t)(RW_WL | RW_WW), v, 0, 0, 0)
+    return r == ETIMEDOUT && slots_are(a, (int32_t)RW_WL, (int32_t)((uint32_t)v + 2u), 0, 0, 0)
                ? NULL
-               : "a writer on a held lock did not time out leaving WW and writer_seq";
+               : "a writer on a held lock did not time out leaving WL alone and writer_seq "
+                 "advanced twice (renewal, give-up)";
 }
 static int op_rw_seq_unlock(struct object *o, int32_t v)
 {
