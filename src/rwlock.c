@@ -23,7 +23,9 @@
  *   R += 1 (fetch_add); kept if no   reader, fast path           none
  *     WL/WP/RW/WW and R < MAXR, else
  *     R -= 1 at once ("undo")                                    see "wake"
- *   R += 1 (CAS), no WL/WP/WW        reader, slow path (or try)  none
+ *   R += 1, -RW (CAS), no WL/WP/WW   reader, slow path           FUTEX_WAKE(state)
+ *                                                                 if RW was set
+ *   R += 1 (CAS), no WL/WP/WW        tryrdlock                   none
  *   R -= 1                           read unlock, rdunlock       see "wake"
  *   free -> +WL, -WP (CAS)           writer; +WW if it has slept none
  *   -WL                              write unlock, wrunlock      see "wake"
@@ -290,14 +292,19 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
         if (s & BAD)
             return EINVAL;
         if (!(s & (WL | WP | WW))) {
-            /* RW alone keeps no reader out: readers asleep behind a writer
-             * that is gone (it gave up, or died after a wake picked it)
-             * re-read the state at their next recheck and come in too. */
+            /* RW alone keeps no reader out: it is left by readers asleep
+             * behind a writer that is gone (it gave up, or died after a
+             * wake picked it), or a release is about to clear it. */
             if ((s & READERS) >= MAXR)
                 return EAGAIN;
-            /* Acquire: the reader sees what the last writer wrote. */
-            if (cas_state(l, &s, s + 1, __ATOMIC_ACQUIRE))
+            /* Acquire: the reader sees what the last writer wrote. RW goes
+             * with our entry, and we wake the readers it stands for: nothing
+             * keeps them out either (and the fast path opens again). */
+            if (cas_state(l, &s, (s + 1) & ~RW, __ATOMIC_ACQUIRE)) {
+                if (s & RW)
+                    fx_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
                 return 0;
+            }
             continue;
         }
         if (spins < FX_RWLOCK_SPIN) {

@@ -49,7 +49,8 @@ static inline uint32_t fxspec_rw_wake(uint32_t s, uint32_t *seq)
 }
 
 /* A read lock (rdlock, timedrdlock): returns the result; *s, *seq after.
- * RW alone keeps no slow-path reader out; WL, WP and WW do. */
+ * RW alone keeps no slow-path reader out (it clears RW as it enters and
+ * wakes the readers); WL, WP and WW do. */
 static inline int fxspec_rw_rdlock(uint32_t *s, uint32_t *seq, int dl)
 {
     uint32_t v = *s;
@@ -65,7 +66,7 @@ static inline int fxspec_rw_rdlock(uint32_t *s, uint32_t *seq, int dl)
     if (!(v & (FXSPEC_RW_WL | FXSPEC_RW_WP | FXSPEC_RW_WW))) {
         if ((v & FXSPEC_RW_R) >= FXSPEC_RW_MAXR)
             return EAGAIN;
-        *s = v + 1;
+        *s = (v + 1) & ~FXSPEC_RW_RW; /* a reader that enters clears RW */
         return 0;
     }
     if (dl == FXSPEC_DL_BAD)
