@@ -537,6 +537,8 @@ struct deathbed {
     fx_rwlock l;
     int32_t released;  /* set just before the release that wakes the victim */
     pid_t victim;
+    int32_t go_victim; /* the children start only once the test holds the */
+    int32_t go_other;  /* lock (forked before it: race detectors' state) */
 };
 
 static struct deathbed *g_bed; /* for the fault point, in every process */
@@ -565,6 +567,8 @@ static int victim_writer(void *arg)
     if (sched_setscheduler(0, SCHED_IDLE, &sp) != 0)
         return 2;
     __atomic_store_n(&b->victim, getpid(), __ATOMIC_RELEASE);
+    if (!fxt_flag_wait(&b->go_victim, 1, 30000))
+        return 5;
     if (fx_rwlock_wrlock(&b->l) != 0)
         return 3;
     fx_rwlock_unlock(&b->l);
@@ -596,8 +600,11 @@ struct unpinned_call {
 static int unpinned(void *arg)
 {
     struct unpinned_call *c = arg;
+    struct deathbed *b = c->arg;
     if (sched_setaffinity(0, sizeof c->mask, &c->mask) != 0)
         return 5;
+    if (!fxt_flag_wait(&b->go_other, 1, 30000))
+        return 6;
     return c->fn(c->arg);
 }
 
@@ -619,11 +626,13 @@ static void kill_woken_writer(int (*other)(void *), size_t other_word_offset)
     CPU_SET(cpu, &one);
     assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
 
-    assert_int_equal(fx_rwlock_wrlock(&b->l), 0);
     pid_t victim = fxt_fork(victim_writer, b); /* inherits the pin */
-    bool asleep = fxt_wait_asleep(victim, &b->l.writer_seq, 10000);
     struct unpinned_call call = {other, b, saved};
     pid_t o = fxt_fork(unpinned, &call);
+    assert_int_equal(fx_rwlock_wrlock(&b->l), 0);
+    fxt_flag_set(&b->go_victim, 1);
+    bool asleep = fxt_wait_asleep(victim, &b->l.writer_seq, 10000);
+    fxt_flag_set(&b->go_other, 1);
     bool other_asleep = fxt_wait_asleep(o, (const char *)b + other_word_offset, 10000);
     /* The victim re-reads the lock at its rechecks: make sure it sleeps. */
     asleep = asleep && fxt_wait_asleep(victim, &b->l.writer_seq, 10000);
