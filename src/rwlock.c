@@ -32,7 +32,7 @@
  *   +WP (not free)                   writer waiting (spinning)   none
  *   -WP -WW                          writer giving up (timeout,  see "give-up"
  *                                      bad deadline)
- *   +RW (not free, or WP/RW/WW set)  reader about to sleep       FUTEX_WAIT(state)
+ *   +RW (WL, WP or WW set)           reader about to sleep       FUTEX_WAIT(state)
  *   +WW +WP (not free)               writer about to sleep       FUTEX_WAIT(seq)
  *   writer_seq += 1                  writer about to sleep, when none
  *                                      it set WP/WW or its renewal is due
@@ -41,8 +41,8 @@
  *   every FUTEX_WAIT is bounded: the sleeper re-reads the word at least
  *   every FX_RECHECK_NS (FX_RWLOCK_WATCH_NS for a reader kept out by
  *   WP/WW alone), absolute times that signals cannot postpone
- *   wake: whoever makes the lock free (read unlock, undo, write unlock) or
- *   drops WP on a free lock (give-up) and sees RW or WW runs this loop:
+ *   wake: whoever makes the lock free (read unlock, undo, write unlock) and
+ *   sees RW or WW runs this loop:
  *     not free any more: stop (the new holder's release will wake)
  *     WW set: -WW, writer_seq += 1, wake one on writer_seq; if nobody woke
  *       and RW is set, go on to the readers
@@ -56,11 +56,13 @@
  *   not free, so whoever makes it free sees it. The waker clears WW and wakes
  *   one writer; others may still sleep, so a writer that has slept sets WW
  *   again when it acquires, and its own unlock then wakes the next.
- * - RW set means readers may sleep. A reader sets it only while the lock is
- *   not free (its release wakes), or WW is set (as above), or WP is set: the
- *   spinning writer either acquires (its unlock wakes) or gives up and runs
- *   the wake itself. Readers woken while a writer still waits find WP or WW
- *   and sleep again; the writer's unlock wakes them.
+ * - RW set means readers may sleep. A reader sets it only while WL is set
+ *   (the writer's release wakes), or WW is set (as above), or WP is set: the
+ *   spinning writer either acquires (its unlock wakes) or gives up and wakes
+ *   them itself (give-up). Readers woken while a writer still waits find WP
+ *   or WW and sleep again; the writer's unlock wakes them. Every sleeper also
+ *   re-reads the word at its recheck, so these duties bound the latency of
+ *   a wake-up; a duty lost to a death costs at most a recheck period.
  * - A fast-path reader that adds itself and must take it back is, for this
  *   purpose, a holder: if its undo makes the lock free it runs the wake, so
  *   an unlocker that saw R != 0 because of it may leave the wake to it.
