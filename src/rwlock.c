@@ -357,9 +357,11 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
             return ETIMEDOUT; /* not woken: no wake is lost by leaving */
         FX_FAULT("rwlock.rdlock.slept");
         /* Woken, the state changed, a signal, or a recheck: look again with
-         * the same absolute deadline, spinning first. */
-        spins = 0;
+         * the same absolute deadline, spinning first only if the state
+         * moved (a recheck that finds nothing new costs no spin). */
+        uint32_t slept_on = s;
         s = load_state(l);
+        spins = s == slept_on ? FX_RWLOCK_SPIN : 0;
     }
 }
 
@@ -480,8 +482,12 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
             return ETIMEDOUT;
         }
         FX_FAULT("rwlock.wrlock.slept");
-        spins = 0;
+        /* Spin again first only if something moved (as for readers). */
+        uint32_t slept_on = s;
         s = load_state(l);
+        spins = s == slept_on && __atomic_load_n(&l->writer_seq, __ATOMIC_RELAXED) == seq
+                    ? FX_RWLOCK_SPIN
+                    : 0;
     }
 }
 
