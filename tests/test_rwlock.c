@@ -923,7 +923,11 @@ static void test_signal_storm_never_interrupts_blocked_locks(void **state)
         pthread_t t = fxt_thread(locker_main, &k);
         fxt_wait_sleeping(&k.tid, write ? (void *)&l.writer_seq : (void *)&l.state);
         struct fxt_storm *storm = fxt_storm_start(t);
-        sleep_ms(40); /* signals hit the sleeper: duration, not sync */
+        /* Until signals have hit the sleeper (a loaded machine may start
+         * the storm late: wait for the handler runs, not for a time). */
+        int64_t limit = fxt_now_ns() + 10 * FX_NSEC_PER_SEC;
+        while (fxt_signal_count() < 20 && fxt_now_ns() < limit)
+            sleep_ms(1);
         assert_int_equal(__atomic_load_n(&k.result, __ATOMIC_ACQUIRE), -1);
         assert_int_equal(fx_rwlock_unlock(&l), 0);
         fxt_join(t);
