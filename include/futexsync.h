@@ -11,10 +11,8 @@
 #ifndef FUTEXSYNC_H
 #define FUTEXSYNC_H
 
-#define FUTEXSYNC_VERSION_MAJOR 1
-#define FUTEXSYNC_VERSION_MINOR 0
-#define FUTEXSYNC_VERSION_PATCH 0
-
+#include "futexsync/version.h"
+#include "futexsync/annotations.h"
 #include "futexsync/time.h"
 #include "futexsync/futex.h"
 #include "futexsync/mutex.h"

@@ -10,6 +10,8 @@
 #   fuzz     clang, -DFUTEXSYNC_FUZZ=ON: the libFuzzer targets (tests/fuzz)
 #   install  cmake --install, then a separate CMake project (find_package) and
 #            a plain pkg-config build, in C and C++
+#   package  tests/package/check.sh: add_subdirectory installs nothing by
+#            default, the shared library's SONAME and exports, man pages
 # Installs what is missing (Debian). Exits non-zero at the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,5 +77,13 @@ gcc -std=c11 -Wall -Wextra -Werror tests/install/consumer.c -o "$prefix/pc_c" $(
 g++ -std=c++17 -Wall -Wextra -Werror tests/install/consumer.cpp -o "$prefix/pc_cxx" $(pkg-config --cflags --libs futexsync)
 "$prefix/pc_c"
 "$prefix/pc_cxx"
+# futexsync.hpp: the C++ types with the standard lock wrappers, both ways.
+"$prefix/consumer/consumer_hpp"
+# shellcheck disable=SC2046
+g++ -std=c++17 -Wall -Wextra -Werror tests/install/consumer_hpp.cpp -o "$prefix/pc_hpp" $(pkg-config --cflags --libs futexsync)
+"$prefix/pc_hpp"
+
+stage "package: vendored install, shared library, man pages"
+tests/package/check.sh "$prefix/package"
 
 stage "all checks passed"

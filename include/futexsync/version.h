@@ -1,0 +1,45 @@
+/*
+ * futexsync/version.h - which futexsync a program was built with, and which
+ * one it runs with.
+ *
+ * Versions follow semantic versioning (CHANGELOG.md). FUTEXSYNC_LAYOUT is the
+ * version of the objects' memory layout, the contract between separately built
+ * binaries that share an object in MAP_SHARED memory: two programs may use the
+ * same object when their FUTEXSYNC_LAYOUT is equal, whatever their library
+ * versions. It changes only with a major version (see "Stability" in
+ * README.md), and has never changed.
+ */
+#ifndef FUTEXSYNC_VERSION_H
+#define FUTEXSYNC_VERSION_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FUTEXSYNC_VERSION_MAJOR 1
+#define FUTEXSYNC_VERSION_MINOR 1
+#define FUTEXSYNC_VERSION_PATCH 0
+
+/* MAJOR * 10000 + MINOR * 100 + PATCH: compare with #if. */
+#define FUTEXSYNC_VERSION                                                                \
+    (FUTEXSYNC_VERSION_MAJOR * 10000 + FUTEXSYNC_VERSION_MINOR * 100 + FUTEXSYNC_VERSION_PATCH)
+
+/* The layout version of every object (fx_mutex, fx_rmutex, ...). */
+#define FUTEXSYNC_LAYOUT 1
+
+/* The FUTEXSYNC_VERSION of the library the program runs with; differs from the
+ * macro when a program is linked against another build (a shared library
+ * replaced after the program was built). */
+int fx_version(void);
+
+/* The same as "MAJOR.MINOR.PATCH", a static string. */
+const char *fx_version_string(void);
+
+/* The FUTEXSYNC_LAYOUT of the library the program runs with. */
+int fx_layout_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUTEXSYNC_VERSION_H */

@@ -1,0 +1,108 @@
+#!/bin/sh
+# tests/docs/check_docs.sh [SOURCE_DIR] - where two places must agree, check it:
+#  1. README.md is at most 300 lines (the landing page; the rest lives in docs/).
+#  2. Every public function declared in include/futexsync/*.h is named in the
+#     README's "API at a glance" section, or on its docs/ page
+#     (docs/design/<header>.md or docs/<header>.md).
+#  3. Every relative link in README.md, docs/**/*.md and bench/README.md points
+#     at a file or directory that exists.
+# Prints one line per problem and exits 1 if there is any. POSIX sh, grep, sed,
+# awk and find only.
+set -u
+root=${1:-$(dirname "$0")/../..}
+cd "$root" || exit 2
+fail=0
+problem() {
+    printf 'docs_check: %s\n' "$*"
+    fail=1
+}
+
+# 1. README length.
+max_lines=300
+lines=$(wc -l < README.md)
+if [ "$lines" -gt "$max_lines" ]; then
+    problem "README.md has $lines lines, more than $max_lines: move the details to docs/"
+fi
+
+# 2. Public functions. A declaration is a line outside comments and preprocessor
+# lines that names fx_<name>( ; the first such name on the line is the function.
+api=$(awk '/^## API at a glance/ {on = 1; next} /^## / {on = 0} on' README.md)
+if [ -z "$api" ]; then
+    problem "README.md has no '## API at a glance' section"
+fi
+nfun=0
+for h in include/futexsync/*.h; do
+    base=$(basename "$h" .h)
+    funcs=$(awk '
+        {
+            # Drop comments, which may span lines.
+            line = $0; out = ""
+            while (1) {
+                if (incomment) {
+                    p = index(line, "*/")
+                    if (p == 0) { line = ""; break }
+                    line = substr(line, p + 2); incomment = 0
+                }
+                p = index(line, "/*")
+                if (p == 0) { out = out line; break }
+                out = out substr(line, 1, p - 1); line = substr(line, p + 2); incomment = 1
+            }
+            sub(/\/\/.*/, "", out)
+            # Declarations start in column 0; skip the preprocessor and the
+            # indented continuation lines.
+            if (out ~ /^[ \t#]/ || out == "") next
+            if (match(out, /fx_[a-z0-9_]+\(/)) print substr(out, RSTART, RLENGTH - 1)
+        }
+    ' "$h" | sort -u)
+    for f in $funcs; do
+        nfun=$((nfun + 1))
+        if printf '%s\n' "$api" | grep -q "\`$f("; then
+            continue
+        fi
+        if printf '%s\n' "$api" | grep -q "\`$f\`"; then
+            continue
+        fi
+        found=0
+        for page in "docs/design/$base.md" "docs/$base.md"; do
+            if [ -f "$page" ] && grep -q "$f" "$page"; then
+                found=1
+            fi
+        done
+        if [ "$found" -eq 0 ]; then
+            problem "$f (declared in $h) is in neither the README's API at a glance nor docs/design/$base.md or docs/$base.md"
+        fi
+    done
+done
+if [ "$nfun" -eq 0 ]; then
+    problem "found no public function in include/futexsync/*.h: the declaration pattern no longer matches"
+fi
+
+# 3. Relative links: [text](target) with target not a URL nor a bare #anchor.
+# Code spans are removed first, so that `a[i](x)` in code is not a link.
+nlinks=0
+for md in README.md bench/README.md $(find docs -name '*.md' 2>/dev/null | sort); do
+    [ -f "$md" ] || continue
+    dir=$(dirname "$md")
+    # shellcheck disable=SC2016 # the backquotes are sed's, not the shell's
+    targets=$(sed -e 's/`[^`]*`//g' "$md" |
+        grep -o '\]([^)[:space:]]*)' |
+        sed -e 's/^](//' -e 's/)$//' -e 's/#.*$//')
+    for t in $targets; do
+        case "$t" in
+        '' | *://* | mailto:*) continue ;;
+        esac
+        nlinks=$((nlinks + 1))
+        case "$t" in
+        /*) path=".$t" ;;
+        *) path="$dir/$t" ;;
+        esac
+        if [ ! -e "$path" ]; then
+            problem "$md links to $t, which does not exist"
+        fi
+    done
+done
+
+if [ "$fail" -eq 0 ]; then
+    echo "docs_check: ok (README.md $lines lines, $nfun public functions, $nlinks relative links)"
+fi
+exit "$fail"
