@@ -153,15 +153,11 @@
 #define FX_RWLOCK_WATCH_NS (100 * 1000000LL)
 #define FX_RWLOCK_STALE_NS (600 * 1000000LL)
 
-/* Race-detector builds announce every release to the detector before making
- * it, so the mode-specific unlocks must check the mode before, too (with a
- * load the fast builds skip): a wrong call then reports EPERM without being
- * announced as an unlock. */
-#if defined(FX_TSAN) || defined(FUTEXSYNC_HELGRIND)
-#define FX_RWLOCK_CHECK_FIRST 1
-#else
-#define FX_RWLOCK_CHECK_FIRST 0
-#endif
+/* Under a race detector every release is announced before it is made, so
+ * the mode-specific unlocks check the mode first, too (a load the fast path
+ * skips otherwise): a wrong call then reports EPERM without being announced
+ * as an unlock. */
+#define FX_RWLOCK_CHECK_FIRST FX_ANN_ACTIVE
 
 #define READERS 0x007fffffu
 #define MAXR    0x00400000u /* FX_RWLOCK_MAX_READERS; R above it: undo room */
