@@ -28,7 +28,9 @@
  *   W4a   spin (adaptive, per thread) while  waiter                       -
  *         seq == v; a change releases it
  *         ("hot": the notifier is running)
- *   W4    sleep while seq == v (not if hot)  waiter                       FUTEX_WAIT(seq, v)
+ *   W4    sleep while seq == v (not if hot), waiter                       FUTEX_WAIT(seq, v)
+ *         at most until the next recheck
+ *         (FX_RECHECK_NS), then look again
  *   W5    flagged := b in seq                waiter, released             -
  *   W6    re-acquire the mutex, as a         waiter                       mutex's
  *         sleeper if flagged, by a plain
@@ -50,9 +52,11 @@
  *         else back to B1 (B2 then sets b
  *         only: one advance per broadcast)
  *
- * A waiter is released when a wake finds it asleep (W4 returns 0), or when
- * the counter differs from counter(v) (W4 returns EAGAIN, or a signal handler
- * or the deadline interrupted it). While the waiter is counted, a stays set at
+ * A waiter is released when a wake finds it asleep (W4 returns 0, woken), or
+ * when the counter differs from counter(v) (W4 returns EAGAIN, or a signal
+ * handler, its recheck or the deadline interrupted it). A recheck that finds
+ * the counter unchanged sleeps again, so an idle waiter is not released on
+ * every tick. While the waiter is counted, a stays set at
  * its counter, so seq changes without an advance only in b: a broadcast's
  * retry sets it (B3), or W8 of a previous population clears it just after
  * this waiter's W1. Neither releases anyone: the waiter sleeps again on the
@@ -148,11 +152,24 @@
  * release it, not recoverable (POSIX; every sleeper is woken), and the wait
  * returns ENOTRECOVERABLE at once instead of sleeping with a mutex nobody can
  * take again. A waiter whose process dies between W1 and W8 stays counted
- * (signals keep making their FUTEX_WAKE, b stays set), and if it dies after a
- * broadcast woke it but before W7, the waiters parked behind it wait for the
- * next broadcast, whose woken waiter drives them: the same for fx_mutex
- * waiters. Repairing waiter deaths would need periodic wake-ups of every
- * waiter; we do not poll.
+ * (signals keep making their FUTEX_WAKE, b stays set).
+ *
+ * Death in the wake window. Invariant: while a waiter sleeps (on seq, park
+ * or the mutex word) and the counter has advanced since its W1, a notifier
+ * between S2/B2 and S3/B3, a woken waiter before W7 or a holder about to
+ * unlock is responsible for waking it, or its recheck is due within
+ * FX_RECHECK_NS. Any of those threads can be a process that dies: a
+ * notifier killed after S2/B2 but before its wake, a waiter killed after
+ * S3 or B3 woke it but before it returned to user space (the wake is
+ * consumed), a driver killed before W7 (the parked waiters behind it are
+ * never moved on). The bounded sleep of W4 (fx_futex_sleep) covers them all:
+ * each sleeper looks at the counter at its recheck, finds it advanced and
+ * returns, as a spurious wake-up that POSIX allows (a signal whose woken
+ * waiter survives also releases the other sleepers of its counter, at their
+ * next recheck, not at once). Sleepers that find the counter unchanged sleep
+ * again: an idle waiter costs one wake-up per FX_RECHECK_NS. W6 re-acquires
+ * through the mutex's own bounded loops (fx_mutex_lock_slept, or the rmutex
+ * acquire step bounded by its liveness recheck).
  *
  * Memory order. Every access to seq and waiters is seq_cst: the arguments
  * above then need no further case analysis, and on x86 a read-modify-write is
@@ -169,6 +186,7 @@
 
 #include "internal/annotate.h"
 #include "internal/deadline.h"
+#include "internal/fault.h"
 #include "internal/futex.h"
 #include "internal/mutex.h"
 #include "internal/spin.h"
@@ -446,6 +464,7 @@ static void fx_cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *op
     } else {
         /* Unknown mutexes, or an fx_rmutex (whose waiters must sleep bounded):
          * wake one, which takes its own mutex and drives on. */
+        FX_FAULT("cond.drive.before_wake");
         fx_futex_wake_raw(&c->park, 1, FX_BITSET_ANY);
     }
 }
@@ -494,9 +513,12 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
         fx_spin_lost(&fx_cond_spin, 0);
 
     int res = 0;
+    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     while (!hot) { /* W4 */
-        int w = fx_futex_wait_raw(&c->seq, v, deadline, FX_BITSET_ANY);
-        if (w == 0)
+        /* A bounded sleep: on seq, or on park or the mutex word once a
+         * broadcast moved us (the kernel keeps our timeout). */
+        int w = fx_futex_sleep(&c->seq, v, deadline, &rc);
+        if (w == 0 && rc.woken)
             break; /* a wake: signal (S3), broadcast (B3) or a mutex unlock */
         /* seq_cst: pairs with S2/B2 (and keeps the W5 load after it). */
         int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
@@ -506,8 +528,9 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
             res = ETIMEDOUT;
             break;
         }
-        /* EINTR (absorbed), or EAGAIN because only b changed (see above):
-         * sleep again, on the current value, with the same absolute deadline. */
+        /* A signal (absorbed), a recheck with nothing published, a spurious
+         * wake, or EAGAIN because only b changed (see above): sleep again, on
+         * the current value, with the same absolute deadline. */
         v = s;
     }
 
@@ -581,6 +604,7 @@ int fx_cond_signal(fx_cond *c)
            !__atomic_compare_exchange_n(&c->seq, &s, fx_cond_advance(s), false,
                                         __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         ;
+    FX_FAULT("cond.signal.before_wake");
     fx_futex_wake_raw(&c->seq, 1, FX_BITSET_ANY); /* S3 */
     return 0;
 }
@@ -610,6 +634,7 @@ int fx_cond_broadcast(fx_cond *c)
         } while (ns != s && !__atomic_compare_exchange_n(&c->seq, &s, ns, false,
                                                          __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
         advanced = true;
+        FX_FAULT("cond.broadcast.before_wake");
         /* B3: fails only if seq changed since B2: a new waiter armed it (at
          * most once per counter value), another signal or broadcast advanced
          * it, or W8 cleared b. The sleepers from before the call are then

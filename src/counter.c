@@ -13,7 +13,8 @@
  *   W1 value := new        (seq_cst)     R1 waiters += 1          (seq_cst)
  *   W2 if waiters != 0     (seq_cst)     R2 v := value            (seq_cst)
  *        wake all                        R3 if v == target: done
- *                                        R4 futex_wait(value, v)  kernel re-checks
+ *                                        R4 futex_wait(value, v)  kernel re-checks;
+ *                                           at most FX_RECHECK_NS, then R2 again
  *                                        R5 waiters -= 1          (relaxed)
  *
  * No lost wake-up (the Dekker pattern): W1, W2, R1 and R2 are seq_cst, so in
@@ -24,6 +25,15 @@
  * someone waits, and then wakes everyone, because each waiter may wait for a
  * different target. The waiter's steps R1, R2 and R5 are the inline helpers
  * of src/internal/counter_wait.h, shared with the asynchronous waiters.
+ *
+ * Invariant: while a waiter sleeps in R4 and the value meets its target, a
+ * writer between W1 and W2 is about to wake it, or a recheck is due within
+ * FX_RECHECK_NS. A writer killed between W1 and W2 wakes nobody; R4 is a
+ * bounded sleep (fx_futex_sleep), so each sleeper re-reads the value at its
+ * recheck and returns if it meets the target. (W2 wakes all, so a woken
+ * waiter that dies before returning to user space costs nobody else.) An
+ * idle waiter costs one wake-up per FX_RECHECK_NS; add, store and a wait
+ * that finds its target are unchanged.
  */
 #include "futexsync/counter.h"
 
@@ -33,6 +43,7 @@
 #include "internal/annotate_hb.h"
 #include "internal/counter_wait.h"
 #include "internal/deadline.h"
+#include "internal/fault.h"
 #include "internal/futex.h"
 
 void fx_counter_init(fx_counter *c, int32_t value)
@@ -47,8 +58,10 @@ void fx_counter_init(fx_counter *c, int32_t value)
 static void fx_counter_wake_waiters(fx_counter *c)
 {
     /* W2, seq_cst: ordered after W1 in the total order (see the table). */
-    if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) != 0)
+    if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) != 0) {
+        FX_FAULT("counter.before_wake");
         fx_futex_wake_raw(&c->value, INT32_MAX, FX_BITSET_ANY);
+    }
 }
 
 int32_t fx_counter_add(fx_counter *c, int32_t delta)
@@ -105,6 +118,7 @@ int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadli
         return EINVAL;
 
     fx_counter_waiter_enter(c); /* R1, seq_cst */
+    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     int r;
     for (;;) {
         v = fx_counter_waiter_look(c); /* R2, seq_cst */
@@ -112,13 +126,13 @@ int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadli
             r = 0;
             break;
         }
-        r = fx_futex_wait_raw(&c->value, v, deadline, FX_BITSET_ANY); /* R4 */
+        r = fx_futex_sleep(&c->value, v, deadline, &rc); /* R4 */
         if (r == ETIMEDOUT) {
             /* One last look: a change that raced with the timeout counts. */
             r = fx_counter_waiter_look(c) == target ? 0 : ETIMEDOUT;
             break;
         }
-        /* 0 (woken), EAGAIN (changed before we slept), EINTR (signal): the
+        /* Woken, changed before we slept, a signal or a recheck: the
          * deadline is absolute, so simply look again. */
     }
     /* R5, relaxed (see counter_wait.h). The seq_cst load R2 that saw the

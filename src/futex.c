@@ -77,6 +77,7 @@ int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadl
     }
     bool mine = deadline != NULL && fx_ts_before(deadline, &s->tick);
     int r = fx_futex_wait_raw(word, expected, mine ? deadline : &s->tick, FX_BITSET_ANY);
+    s->woken = r == 0;
     if (r != ETIMEDOUT)
         return 0; /* woken, EAGAIN (the word changed) or EINTR */
     if (mine || fx_deadline_passed(deadline))

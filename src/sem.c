@@ -20,9 +20,10 @@
  *   T  value v -> v-1 (CAS, only if v > 0)    trywait, wait      none
  *   W1 waiters += 1                           wait, slow path    none
  *   W2 v := value; v > 0: T, then W5          wait
- *   W3 sleep while value == 0                 wait               FUTEX_WAIT(0)
- *   W4 woken, EAGAIN, EINTR: back to W2;      wait
- *      ETIMEDOUT: one last T, then W5
+ *   W3 sleep while value == 0, at most        wait               FUTEX_WAIT(0)
+ *      until the next recheck (FX_RECHECK_NS)
+ *   W4 woken, EAGAIN, EINTR, recheck: back    wait
+ *      to W2; ETIMEDOUT: one last T, then W5
  *   W5 waiters -= 1                           wait               none
  *
  * A post at the maximum adds a token for an instant and takes one back: a
@@ -45,6 +46,17 @@
  * means every registered waiter is between W1 and W3 and sees the token at W2
  * or W3. (models/sem.pml checks this with three waiters and timeouts.)
  *
+ * Invariant: while a waiter sleeps in W3 and a token is there, some thread is
+ * responsible for taking it or waking a sleeper (a poster between P1 and P2,
+ * a woken waiter before its W2), or a recheck of every sleeper is due within
+ * FX_RECHECK_NS. In shared memory the first two can die: a poster killed
+ * between P1 and P2 leaves a token and no wake, and a waiter killed after
+ * P2's wake picked it but before it returned to user space consumes the wake
+ * and leaves the token. The bounded sleep of W3 (fx_futex_sleep) makes every
+ * sleeper go back to W2 at its recheck, find the token and take it. An idle
+ * sleeper costs one wake-up per FX_RECHECK_NS; trywait, post and a wait that
+ * finds a token are unchanged.
+ *
  * Spin policy (adaptive, per thread: struct fx_spin of src/internal/spin.h):
  * before registering, a waiter spins watching for a token, so a post arriving
  * within a few hundred nanoseconds costs neither side a system call. Each
@@ -61,6 +73,7 @@
 
 #include "internal/annotate_hb.h"
 #include "internal/deadline.h"
+#include "internal/fault.h"
 #include "internal/futex.h"
 #include "internal/spin.h"
 
@@ -117,8 +130,10 @@ int fx_sem_post(fx_sem *s)
     }
     /* P2, seq_cst: ordered after P1 in the total order. A garbage negative
      * count only costs a wake nobody needed. */
-    if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0)
+    if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0) {
+        FX_FAULT("sem.post.before_wake");
         fx_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
+    }
     return 0;
 }
 
@@ -147,6 +162,7 @@ __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
         return EINVAL;
 
     __atomic_fetch_add(&s->waiters, 1, __ATOMIC_SEQ_CST); /* W1 */
+    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     int r;
     for (;;) {
         int32_t v = __atomic_load_n(&s->value, __ATOMIC_SEQ_CST); /* W2 */
@@ -164,7 +180,7 @@ __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
             }
             continue;
         }
-        r = fx_futex_wait_raw(&s->value, 0, deadline, FX_BITSET_ANY); /* W3 */
+        r = fx_futex_sleep(&s->value, 0, deadline, &rc); /* W3 */
         if (r == ETIMEDOUT) {
             /* Not woken (a wake makes the futex return 0). A token posted
              * as the deadline passed still counts: POSIX lets a wait that
@@ -174,8 +190,8 @@ __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
                 r = ETIMEDOUT;
             break;
         }
-        /* W4: 0 (woken), EAGAIN (a token arrived before we slept), EINTR
-         * (a signal): look again with the same absolute deadline. */
+        /* W4: woken, a token arrived before we slept, a signal, or the
+         * recheck is due: look again with the same absolute deadline. */
     }
     /* W5, relaxed: the count only tells posters whether to call the kernel;
      * a poster that still sees us costs one wake nobody needs. */

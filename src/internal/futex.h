@@ -39,8 +39,9 @@ int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *de
 struct fx_recheck {
     struct timespec tick; /* the next recheck; tv_nsec < 0 before the first sleep */
     int64_t period_ns;    /* the recheck period, > 0 */
+    int woken;            /* set by each fx_futex_sleep: 1 if a FUTEX_WAKE ended it */
 };
-#define FX_RECHECK_INIT(period_ns) { {0, -1}, (period_ns) }
+#define FX_RECHECK_INIT(period_ns) { {0, -1}, (period_ns), 0 }
 
 /* The recheck period of the primitives that have no period of their own: a
  * sleeper whose wake was lost re-reads its word within this time. */
@@ -50,7 +51,9 @@ struct fx_recheck {
  * CLOCK_MONOTONIC deadline (NULL: none; tv_nsec already checked) or the next
  * recheck of s. Returns ETIMEDOUT only when the caller's deadline has passed;
  * 0 otherwise (woken, the word changed, a signal, or a recheck is due): the
- * caller re-reads its word and calls again with the same s and deadline. */
+ * caller re-reads its word and calls again with the same s and deadline.
+ * s->woken tells a wake (1) from the other reasons (0), for a caller whose
+ * word does not show everything a wake means (fx_cond). */
 int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
                    struct fx_recheck *s);
 
