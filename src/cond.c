@@ -9,7 +9,8 @@
  *              BCAST    b: a broadcast may have moved waiters to park or to
  *                       the mutex word since waiters was last 0
  *              ARMED    a: a waiter registered at counter c
- *   waiters  n >= 0: threads between W1 and W8       n < 0
+ *   waiters  n >= 0: threads between W1 and W8       n < 0; W1 also refuses
+ *                                                    INT32_MAX (would wrap)
  *   mutex    NONE 0 | MIXED 2 | RMUTEX 3 | token     = 3 (mod 4), != 3;
  *            of an fx_mutex (offset from the cond,   = 2 (mod 4), != 2
  *            = 0 mod 4, or address tag, = 1 mod 4)
@@ -483,8 +484,19 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
         return r;
     int32_t token = ops->token(c, m);
 
-    /* W1, seq_cst; ordered before any notifier by W3's release (see the top). */
-    bool first = __atomic_fetch_add(&c->waiters, 1, __ATOMIC_SEQ_CST) == 0;
+    /* W1, seq_cst; ordered before any notifier by W3's release (see the top).
+     * A CAS, not a fetch_add: a count the increment would wrap (INT32_MAX, or
+     * a negative value written meanwhile) is a slot the library never wrote,
+     * refused before anything changes instead of turned negative under a
+     * sleeper that signals would then refuse to wake. On failure n is
+     * reloaded (seq_cst as the CAS). */
+    int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
+    do {
+        if (n < 0 || n == INT32_MAX)
+            return EINVAL;
+    } while (!__atomic_compare_exchange_n(&c->waiters, &n, n + 1, true, __ATOMIC_SEQ_CST,
+                                          __ATOMIC_SEQ_CST));
+    bool first = n == 0;
     int32_t v = __atomic_fetch_or(&c->seq, ARMED, __ATOMIC_SEQ_CST) | ARMED;
     fx_cond_bind(c, token, first); /* W2 */
 

@@ -9,7 +9,8 @@
  *                             about to take their increment back
  *            negative         never written by the library -> EINVAL
  *   waiters  0 .. threads     threads registered in the slow path of a wait
- *            negative         never written by the library -> EINVAL
+ *            negative         never written by the library -> EINVAL from
+ *                             every operation but fx_sem_value, token or not
  *   (MAX = FX_SEM_VALUE_MAX = 2^30 - 1: the room above it absorbs any number
  *   of concurrent posts at the maximum without reaching the sign bit.)
  *
@@ -97,6 +98,17 @@ int fx_sem_init(fx_sem *s, int32_t value)
     return 0;
 }
 
+/* 1 when the waiters slot holds a value the library never writes (negative).
+ * Every operation but fx_sem_value checks it first, so a bad slot gives
+ * EINVAL whether or not a token is there. Relaxed: a plausibility check of
+ * the slot, not synchronization; the load touches the value's cache line, so
+ * the uncontended paths pay no miss for it. (A count W1 wraps, from
+ * INT32_MAX, only makes posts wake while it is negative: W5 restores it.) */
+static inline bool fx_sem_waiters_bad(const fx_sem *s)
+{
+    return __atomic_load_n(&s->waiters, __ATOMIC_RELAXED) < 0;
+}
+
 /* T: takes a token if there is one. Returns 0, EAGAIN (value 0) or EINVAL. */
 static inline int fx_sem_take(fx_sem *s)
 {
@@ -115,7 +127,7 @@ static inline int fx_sem_take(fx_sem *s)
 
 int fx_sem_post(fx_sem *s)
 {
-    if (fx_bad_slot(s))
+    if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
     fx_ann_happens_before(s);
@@ -154,8 +166,7 @@ __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
         fx_cpu_relax();
     }
     fx_spin_lost(&fx_sem_spin, 0);
-    /* Relaxed: only a plausibility check of the slot. */
-    if (__atomic_load_n(&s->waiters, __ATOMIC_RELAXED) < 0)
+    if (fx_sem_waiters_bad(s))
         return EINVAL;
     /* tv_nsec is checked only now that we would block (POSIX). */
     if (fx_deadline_check(deadline))
@@ -201,7 +212,7 @@ __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
 
 int fx_sem_wait(fx_sem *s)
 {
-    if (fx_bad_slot(s))
+    if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
     int r = fx_sem_take(s);
@@ -214,7 +225,7 @@ int fx_sem_wait(fx_sem *s)
 
 int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
 {
-    if (fx_bad_slot(s))
+    if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
     int r = fx_sem_take(s);
@@ -227,7 +238,7 @@ int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
 
 int fx_sem_trywait(fx_sem *s)
 {
-    if (fx_bad_slot(s))
+    if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
     int r = fx_sem_take(s);

@@ -1095,6 +1095,60 @@ static void test_rmutex_wait_bad_pointers_and_overlap_give_einval(void **state)
     assert_int_equal(runlock_n(m, 2), 0);
 }
 
+/* Issue 11, class 9: a waiters count the wait's increment would wrap
+ * (INT32_MAX) is a slot the library never writes. Each wait runs in a child,
+ * so that a wait that sleeps instead (the old increment wrapped the count
+ * negative, and signals then refused it) shows as a hang, not a stuck test. */
+struct wrap_args {
+    fx_cond c;
+    fx_mutex m;
+    fx_rmutex rm;
+};
+
+static int child_wait_on_wrapping_count(void *arg)
+{
+    struct wrap_args *a = arg;
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    FXT_CHILD_CHECK(fx_mutex_lock(&a->m) == 0, 1);
+    a->c.waiters = INT32_MAX;
+    FXT_CHILD_CHECK(fx_cond_wait(&a->c, &a->m) == EINVAL, 2);
+    FXT_CHILD_CHECK(fx_cond_timedwait(&a->c, &a->m, &d) == EINVAL, 3);
+    FXT_CHILD_CHECK(fx_cond_timedwait(&a->c, &a->m, NULL) == EINVAL, 4);
+    FXT_CHILD_CHECK(a->c.waiters == INT32_MAX && a->c.seq == 0 && a->c.mutex == 0, 5);
+    FXT_CHILD_CHECK(fx_mutex_unlock(&a->m) == 0, 6); /* still held: never released */
+    return 0;
+}
+
+static void test_wait_with_waiters_slot_that_would_wrap_gives_einval_at_once(void **state)
+{
+    (void)state;
+    struct wrap_args *a = fxt_shared_alloc(sizeof *a);
+    assert_int_equal(fxt_wait_child(fxt_fork(child_wait_on_wrapping_count, a), 10000), 0);
+    fxt_shared_free(a, sizeof *a);
+}
+
+static int child_rmutex_wait_on_wrapping_count(void *arg)
+{
+    struct wrap_args *a = arg;
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    FXT_CHILD_CHECK(fx_rmutex_lock(&a->rm) == 0, 1);
+    a->c.waiters = INT32_MAX;
+    FXT_CHILD_CHECK(fx_cond_wait_rmutex(&a->c, &a->rm) == EINVAL, 2);
+    FXT_CHILD_CHECK(fx_cond_timedwait_rmutex(&a->c, &a->rm, &d) == EINVAL, 3);
+    FXT_CHILD_CHECK(a->c.waiters == INT32_MAX && a->c.seq == 0 && a->c.mutex == 0, 4);
+    FXT_CHILD_CHECK(fx_rmutex_owner(&a->rm) == tid_self(), 5);
+    FXT_CHILD_CHECK(fx_rmutex_unlock(&a->rm) == 0, 6);
+    return 0;
+}
+
+static void test_rmutex_wait_with_waiters_slot_that_would_wrap_gives_einval_at_once(void **state)
+{
+    (void)state;
+    struct wrap_args *a = fxt_shared_alloc(sizeof *a);
+    assert_int_equal(fxt_wait_child(fxt_fork(child_rmutex_wait_on_wrapping_count, a), 10000), 0);
+    fxt_shared_free(a, sizeof *a);
+}
+
 static void test_rmutex_wait_garbage_slot_values_give_einval(void **state)
 {
     (void)state;
@@ -1927,6 +1981,8 @@ int main(void)
         cmocka_unit_test(test_broadcast_releases_waiters_in_other_processes),
         cmocka_unit_test(test_signal_releases_a_waiter_in_another_process),
         cmocka_unit_test(test_rmutex_wait_bad_pointers_and_overlap_give_einval),
+        cmocka_unit_test(test_wait_with_waiters_slot_that_would_wrap_gives_einval_at_once),
+        cmocka_unit_test(test_rmutex_wait_with_waiters_slot_that_would_wrap_gives_einval_at_once),
         cmocka_unit_test(test_rmutex_wait_garbage_slot_values_give_einval),
         cmocka_unit_test(test_rmutex_wait_without_owning_gives_eperm),
         cmocka_unit_test(test_rmutex_timedwait_bad_nsec_gives_einval_and_keeps_depth),

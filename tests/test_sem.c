@@ -212,6 +212,28 @@ static void test_negative_waiters_slot_gives_einval_when_blocking(void **state)
     assert_int_equal(s.waiters, -1);
 }
 
+/* Issue 11, class 9: the check does not depend on whether a token is there. */
+static void test_negative_waiters_slot_gives_einval_with_a_token_there(void **state)
+{
+    (void)state;
+    fx_sem s = {3, -1};
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    assert_int_equal(fx_sem_wait(&s), EINVAL);
+    assert_int_equal(fx_sem_timedwait(&s, &d), EINVAL);
+    assert_int_equal(fx_sem_trywait(&s), EINVAL);
+    assert_int_equal(s.value, 3); /* no token taken */
+    assert_int_equal(s.waiters, -1);
+}
+
+static void test_post_with_negative_waiters_slot_gives_einval_and_adds_nothing(void **state)
+{
+    (void)state;
+    fx_sem s = {0, INT32_MIN};
+    assert_int_equal(fx_sem_post(&s), EINVAL);
+    assert_int_equal(s.value, 0);
+    assert_int_equal(s.waiters, INT32_MIN);
+}
+
 /* --- threads --------------------------------------------------------------- */
 
 struct waiter {
@@ -590,6 +612,8 @@ int main(void)
         cmocka_unit_test(test_null_and_misaligned_give_einval),
         cmocka_unit_test(test_negative_value_slot_gives_einval),
         cmocka_unit_test(test_negative_waiters_slot_gives_einval_when_blocking),
+        cmocka_unit_test(test_negative_waiters_slot_gives_einval_with_a_token_there),
+        cmocka_unit_test(test_post_with_negative_waiters_slot_gives_einval_and_adds_nothing),
         cmocka_unit_test(test_wait_blocks_until_post),
         cmocka_unit_test(test_each_post_releases_exactly_one_waiter),
         cmocka_unit_test(test_threads_consume_every_post_exactly_once),

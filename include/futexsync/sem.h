@@ -10,7 +10,8 @@
  *              operation returns EINVAL.
  *     waiters  how many threads (in any process) are inside a blocking wait
  *              and may sleep in the kernel; 0 .. number of threads. Negative:
- *              never written, EINVAL.
+ *              never written, EINVAL from every operation (post, trywait, and
+ *              a wait that finds a token included) except fx_sem_value.
  *
  * All-zero bytes (FX_SEM_INIT(0)) are a semaphore holding 0 tokens: the first
  * wait blocks until a post. FX_SEM_INIT(v) and fx_sem_init() start it at v.
