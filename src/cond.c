@@ -43,6 +43,9 @@
  *         in mutex moves all onto its                                      WAKE(park, 1)
  *         mutex; any other wakes one
  *   W8    n -= 1; if n == 0: seq &= ~b       waiter                       -
+ *   C     cancelled in W4: W5..W8 in the     waiter's cleanup handler     as W6, W7;
+ *         cleanup handler, and a wake of                                   WAKE(seq, 1)
+ *         one sleeper if the counter moved
  *   S1    n == 0: done                       signal                       -
  *   S2    a set: c += 1, a := 0              signal                       -
  *   S3    wake one sleeper                   signal                       FUTEX_WAKE(seq, 1)
@@ -182,6 +185,7 @@
 #include "futexsync/cond.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -470,10 +474,70 @@ static void fx_cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *op
     }
 }
 
+/* W4: sleeps until released. 0 (released) or ETIMEDOUT. */
+static int fx_cond_sleep(fx_cond *c, int32_t v, const struct timespec *deadline)
+{
+    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    for (;;) {
+        /* A bounded sleep: on seq, or on park or the mutex word once a
+         * broadcast moved us (the kernel keeps our timeout); a cancellation
+         * point. */
+        int w = fx_futex_sleep_cancel(&c->seq, v, deadline, &rc);
+        if (w == 0 && rc.woken)
+            return 0; /* a wake: signal (S3), broadcast (B3) or a mutex unlock */
+        /* seq_cst: pairs with S2/B2 (and keeps the W5 load after it). */
+        int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+        if (!fx_cond_same_counter(s, v))
+            return 0; /* the counter advanced after W1: released */
+        if (w == ETIMEDOUT)
+            return ETIMEDOUT;
+        /* A signal (absorbed), a recheck with nothing published, a spurious
+         * wake, or EAGAIN because only b changed (see above): sleep again, on
+         * the current value, with the same absolute deadline. */
+        v = s;
+    }
+}
+
+/* What the cleanup handler of a waiter cancelled in W4 needs. */
+struct fx_cond_cancel {
+    fx_cond *c;
+    void *m;
+    const struct fx_cond_lock_ops *ops;
+    int32_t token;
+    int32_t saved;
+    int32_t v; /* the value W1 armed: its counter is the waiter's */
+};
+
+/* C: a waiter cancelled in W4 finishes as a released one (W5..W8), so that
+ * the caller's cleanup handlers run with the mutex held (POSIX), a driver's
+ * duty (W7) is done, and the count is left. A signal whose wake picked this
+ * thread just before the cancellation acted must not be lost to the other
+ * waiters (POSIX: a cancelled waiter consumes no signal): if the counter
+ * moved since W1, one sleeper is woken (a spurious wake-up at worst). W6 is
+ * not a cancellation point (glibc runs handlers with cancellation disabled
+ * anyway). An fx_rmutex whose owner died comes back held and INCONSISTENT:
+ * the error cannot be returned from here, the state shows it. */
+static void fx_cond_cancelled(void *arg)
+{
+    struct fx_cond_cancel *cc = arg;
+    /* seq_cst: as W5. */
+    int32_t s = __atomic_load_n(&cc->c->seq, __ATOMIC_SEQ_CST);
+    bool flagged = (s & BCAST) != 0;
+    int r = flagged ? cc->ops->relock_slept(cc->m, cc->saved) : cc->ops->relock(cc->m, cc->saved);
+    if (flagged)
+        fx_cond_drive(cc->c, cc->m, cc->ops, cc->token, r == 0 || r == EOWNERDEAD);
+    if (!fx_cond_same_counter(s, cc->v))
+        fx_futex_wake_raw(&cc->c->seq, 1, FX_BITSET_ANY);
+    fx_cond_depart(cc->c);
+}
+
 /* W0..W8 for any mutex type. c, m and the deadline have been validated. */
 static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops *ops,
                              const struct timespec *deadline)
 {
+    /* A cancellation point, as pthread_cond_wait: a pending cancellation
+     * acts here, with the mutex held, or in W4. */
+    pthread_testcancel();
     /* Relaxed: plausibility checks of slots the library writes (EINVAL). */
     if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) < 0 ||
         __atomic_load_n(&c->park, __ATOMIC_RELAXED) != 0 ||
@@ -525,25 +589,13 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
         fx_spin_lost(&fx_cond_spin, 0);
 
     int res = 0;
-    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
-    while (!hot) { /* W4 */
-        /* A bounded sleep: on seq, or on park or the mutex word once a
-         * broadcast moved us (the kernel keeps our timeout). */
-        int w = fx_futex_sleep(&c->seq, v, deadline, &rc);
-        if (w == 0 && rc.woken)
-            break; /* a wake: signal (S3), broadcast (B3) or a mutex unlock */
-        /* seq_cst: pairs with S2/B2 (and keeps the W5 load after it). */
-        int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
-        if (!fx_cond_same_counter(s, v))
-            break; /* the counter advanced after W1: released */
-        if (w == ETIMEDOUT) {
-            res = ETIMEDOUT;
-            break;
-        }
-        /* A signal (absorbed), a recheck with nothing published, a spurious
-         * wake, or EAGAIN because only b changed (see above): sleep again, on
-         * the current value, with the same absolute deadline. */
-        v = s;
+    if (!hot) {
+        /* W4 is a cancellation point: the cleanup handler finishes the wait
+         * (W5..W8) before the caller's handlers run. */
+        struct fx_cond_cancel cc = {c, m, ops, token, saved, v};
+        pthread_cleanup_push(fx_cond_cancelled, &cc);
+        res = fx_cond_sleep(c, v, deadline);
+        pthread_cleanup_pop(0);
     }
 
     /* W5, seq_cst: after the wake; b cannot be cleared while we are counted. */

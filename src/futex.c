@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 
@@ -83,6 +84,18 @@ int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadl
     if (mine || fx_deadline_passed(deadline))
         return ETIMEDOUT;
     return 0; /* the recheck is due */
+}
+
+int fx_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
+                          struct fx_recheck *s)
+{
+    int type;
+    /* Acts at once on a pending cancellation (glibc); otherwise a
+     * pthread_cancel during the sleep interrupts it with SIGCANCEL. */
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
+    int r = fx_futex_sleep(word, expected, deadline, s);
+    pthread_setcanceltype(type, &type);
+    return r;
 }
 
 int fx_futex_wake_raw(int32_t *word, int count, uint32_t bitset)

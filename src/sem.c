@@ -26,6 +26,8 @@
  *   W4 woken, EAGAIN, EINTR, recheck: back    wait
  *      to W2; ETIMEDOUT: one last T, then W5
  *   W5 waiters -= 1                           wait               none
+ *   C  cancelled in W3: W5, then wake one     wait's cleanup     FUTEX_WAKE(1)
+ *      if a token is there and waiters != 0   handler
  *
  * A post at the maximum adds a token for an instant and takes one back: a
  * waiter may take the passing token meanwhile, which is the same as taking
@@ -69,6 +71,7 @@
 #include "futexsync/sem.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -149,6 +152,51 @@ int fx_sem_post(fx_sem *s)
     return 0;
 }
 
+/* Cancellation (fx_sem_wait and fx_sem_timedwait are cancellation points,
+ * as sem_wait): the cleanup handler of a waiter cancelled in W3, after W1.
+ * W5; then, since a post's wake may have picked this thread just before the
+ * cancellation acted, a token still there is passed on to another counted
+ * waiter (a wake it may not need costs one system call). Seq_cst: the count
+ * and the value are read after our decrement, in the order of P1/P2. */
+static void fx_sem_cancelled(void *arg)
+{
+    fx_sem *s = arg;
+    __atomic_fetch_sub(&s->waiters, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&s->value, __ATOMIC_SEQ_CST) > 0 &&
+        __atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0)
+        fx_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
+}
+
+/* W2..W4 after W1: 0 (a token taken), ETIMEDOUT or EINVAL. */
+static int fx_sem_sleep(fx_sem *s, const struct timespec *deadline)
+{
+    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    for (;;) {
+        int32_t v = __atomic_load_n(&s->value, __ATOMIC_SEQ_CST); /* W2 */
+        if (v < 0)
+            return EINVAL;
+        if (v > 0) {
+            /* T, acquire on success as in fx_sem_take; a failed CAS means
+             * another thread changed the value: look again. */
+            if (__atomic_compare_exchange_n(&s->value, &v, v - 1, true, __ATOMIC_ACQUIRE,
+                                            __ATOMIC_RELAXED))
+                return 0;
+            continue;
+        }
+        /* W3, a cancellation point (see fx_sem_cancelled). */
+        int r = fx_futex_sleep_cancel(&s->value, 0, deadline, &rc);
+        if (r == ETIMEDOUT) {
+            /* Not woken (a wake makes the futex return 0). A token posted
+             * as the deadline passed still counts: POSIX lets a wait that
+             * can succeed succeed. */
+            r = fx_sem_take(s);
+            return r == EAGAIN ? ETIMEDOUT : r;
+        }
+        /* W4: woken, a token arrived before we slept, a signal, or the
+         * recheck is due: look again with the same absolute deadline. */
+    }
+}
+
 /* The slow path of wait and timedwait: spin, then W1..W5. */
 __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
                                                             const struct timespec *deadline)
@@ -173,37 +221,10 @@ __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
         return EINVAL;
 
     __atomic_fetch_add(&s->waiters, 1, __ATOMIC_SEQ_CST); /* W1 */
-    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     int r;
-    for (;;) {
-        int32_t v = __atomic_load_n(&s->value, __ATOMIC_SEQ_CST); /* W2 */
-        if (v < 0) {
-            r = EINVAL;
-            break;
-        }
-        if (v > 0) {
-            /* T, acquire on success as in fx_sem_take; a failed CAS means
-             * another thread changed the value: look again. */
-            if (__atomic_compare_exchange_n(&s->value, &v, v - 1, true, __ATOMIC_ACQUIRE,
-                                            __ATOMIC_RELAXED)) {
-                r = 0;
-                break;
-            }
-            continue;
-        }
-        r = fx_futex_sleep(&s->value, 0, deadline, &rc); /* W3 */
-        if (r == ETIMEDOUT) {
-            /* Not woken (a wake makes the futex return 0). A token posted
-             * as the deadline passed still counts: POSIX lets a wait that
-             * can succeed succeed. */
-            r = fx_sem_take(s);
-            if (r == EAGAIN)
-                r = ETIMEDOUT;
-            break;
-        }
-        /* W4: woken, a token arrived before we slept, a signal, or the
-         * recheck is due: look again with the same absolute deadline. */
-    }
+    pthread_cleanup_push(fx_sem_cancelled, s);
+    r = fx_sem_sleep(s, deadline);
+    pthread_cleanup_pop(0);
     /* W5, relaxed: the count only tells posters whether to call the kernel;
      * a poster that still sees us costs one wake nobody needs. */
     __atomic_fetch_sub(&s->waiters, 1, __ATOMIC_RELAXED);
@@ -212,6 +233,7 @@ __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
 
 int fx_sem_wait(fx_sem *s)
 {
+    pthread_testcancel(); /* a cancellation point, as sem_wait */
     if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
@@ -225,6 +247,7 @@ int fx_sem_wait(fx_sem *s)
 
 int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
 {
+    pthread_testcancel(); /* a cancellation point, as sem_wait */
     if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);

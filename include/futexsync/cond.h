@@ -59,6 +59,18 @@
  * Otherwise they keep waiting: signal handlers are absorbed and EINTR never
  * returns. As always, call them in a loop that re-checks the predicate.
  *
+ * Cancellation. The four waits are cancellation points, as pthread_cond_wait
+ * and pthread_cond_timedwait: a deferred pthread_cancel pending at the call
+ * acts there (m still held), and one that arrives while the thread sleeps
+ * acts in the sleep. Either way m is held again by the cancelled thread
+ * before its cleanup handlers run (an fx_rmutex at the depth it had; held
+ * INCONSISTENT if its owner died meanwhile, which the handler cannot be
+ * told), and the wait leaves no trace in c. A signal whose wake reached a
+ * thread as it was cancelled is passed on to another waiter (POSIX: a
+ * cancelled waiter consumes no signal). Signal and broadcast are not
+ * cancellation points. Only the sleep runs with asynchronous cancellation
+ * enabled, as in glibc.
+ *
  * Wrap-around. The counter advances only when a waiter has registered since
  * the previous advance, so no number of signals can bring the word back to a
  * value a waiter is about to sleep on: 2^32 signals in a row across one waiter

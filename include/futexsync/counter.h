@@ -50,7 +50,11 @@ void fx_counter_store(fx_counter *c, int32_t value);
 /* Blocks until the value equals target, or the absolute CLOCK_MONOTONIC deadline
  * (NULL: none) passes. Returns 0 (at once if it already equals target),
  * ETIMEDOUT, or EINVAL (bad c, negative waiters slot, or tv_nsec out of range
- * when it would block). Never EINTR. */
+ * when it would block). Never EINTR.
+ * Not a cancellation point, like pthread_barrier_wait (the counter is the
+ * library's latch and wait group): a pending pthread_cancel waits until the
+ * thread reaches one. To stop a waiter, give it a deadline, or store or add
+ * a value it waits for. */
 int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadline);
 
 #ifdef __cplusplus

@@ -42,7 +42,8 @@ typedef struct fx_mutex {
 void fx_mutex_init(fx_mutex *m);
 
 /* Acquires m, sleeping as long as needed. Returns 0, or EINVAL for a NULL or
- * misaligned m or a state the library never writes. Never EINTR. */
+ * misaligned m or a state the library never writes. Never EINTR. Not a
+ * cancellation point (as pthread_mutex_lock), nor is fx_mutex_timedlock. */
 int fx_mutex_lock(fx_mutex *m);
 
 /* Acquires m only if it is free now. Returns 0, EBUSY when it is held, or EINVAL. */

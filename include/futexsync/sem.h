@@ -55,17 +55,21 @@ int fx_sem_init(fx_sem *s, int32_t value);
 int fx_sem_post(fx_sem *s);
 
 /* Takes one token, sleeping until one is posted. Returns 0 or EINVAL (bad s,
- * or a slot holding a value the library never writes). Never EINTR. */
+ * or a slot holding a value the library never writes). Never EINTR.
+ * A cancellation point, as sem_wait: a deferred pthread_cancel pending at the
+ * call, or arriving while the thread sleeps, acts there; a cancelled wait
+ * takes no token and leaves no trace in s (a post's wake that reached it is
+ * passed on to another waiter). */
 int fx_sem_wait(fx_sem *s);
 
 /* Takes one token only if one is available now. Returns 0, EAGAIN when the
- * value is 0 (as POSIX sem_trywait), or EINVAL. */
+ * value is 0 (as POSIX sem_trywait), or EINVAL. Not a cancellation point. */
 int fx_sem_trywait(fx_sem *s);
 
 /* fx_sem_wait that gives up at the absolute CLOCK_MONOTONIC deadline (NULL:
  * none). Returns 0 (also when a token is available and the deadline already
  * passed), ETIMEDOUT, or EINVAL (bad s or slot, or tv_nsec out of range when
- * it would block). Never EINTR. */
+ * it would block). Never EINTR. A cancellation point, as fx_sem_wait. */
 int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline);
 
 /* The current value (>= 0; a snapshot that may change at once), or -EINVAL

@@ -57,6 +57,18 @@ struct fx_recheck {
 int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
                    struct fx_recheck *s);
 
+/* fx_futex_sleep as a cancellation point: asynchronous cancellation of the
+ * calling thread is enabled around the sleep only (as glibc does around the
+ * futex wait of pthread_cond_wait), so a deferred pthread_cancel that is
+ * pending, or arrives while the thread sleeps, acts there. Only the waits
+ * whose pthread counterparts are cancellation points use it (fx_cond and
+ * fx_sem waits); their callers push a cleanup handler (pthread_cleanup_push)
+ * that restores the object's invariants before the caller's handlers run.
+ * The sleep itself touches no lock and no allocation, so it is safe to
+ * cancel anywhere inside it. */
+int fx_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
+                          struct fx_recheck *s);
+
 /* Wakes up to count (> 0) sleepers on word whose bitset intersects `bitset`;
  * returns how many were woken. */
 int fx_futex_wake_raw(int32_t *word, int count, uint32_t bitset);
