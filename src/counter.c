@@ -12,7 +12,8 @@
  *   writer (add / store)                 waiter (wait for target)
  *   W1 value := new        (seq_cst)     R1 waiters += 1          (seq_cst)
  *   W2 if waiters != 0     (seq_cst)     R2 v := value            (seq_cst)
- *        wake all                        R3 if v == target: done
+ *        wake all                        R3 if v meets the target (==, >= or <=,
+ *                                           by the call): done
  *                                        R4 futex_wait(value, v)  kernel re-checks;
  *                                           at most FX_RECHECK_NS, then R2 again
  *                                        R5 waiters -= 1          (relaxed)
@@ -38,6 +39,7 @@
 #include "futexsync/counter.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "internal/annotate_hb.h"
@@ -99,7 +101,17 @@ void fx_counter_store(fx_counter *c, int32_t value)
     fx_counter_wake_waiters(c);
 }
 
-int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadline)
+/* What a wait waits for: value == target, >= target or <= target. */
+enum fx_counter_until { UNTIL_EQ, UNTIL_GE, UNTIL_LE };
+
+static inline bool fx_counter_met(int32_t v, int32_t target, enum fx_counter_until until)
+{
+    return until == UNTIL_EQ ? v == target : until == UNTIL_GE ? v >= target : v <= target;
+}
+
+/* R1..R5 for any of the three conditions. */
+static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct timespec *deadline,
+                                 enum fx_counter_until until)
 {
     if (fx_bad_slot(c))
         return EINVAL;
@@ -107,7 +119,7 @@ int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadli
     /* Fast path, acquire: the value is the target, and what its writer did
      * before is visible to the caller. No waiter registration, no kernel. */
     int32_t v = __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
-    if (v == target) {
+    if (fx_counter_met(v, target, until)) {
         fx_ann_happens_after(c);
         return 0;
     }
@@ -122,14 +134,14 @@ int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadli
     int r;
     for (;;) {
         v = fx_counter_waiter_look(c); /* R2, seq_cst */
-        if (v == target) {
+        if (fx_counter_met(v, target, until)) {
             r = 0;
             break;
         }
         r = fx_futex_sleep(&c->value, v, deadline, &rc); /* R4 */
         if (r == ETIMEDOUT) {
             /* One last look: a change that raced with the timeout counts. */
-            r = fx_counter_waiter_look(c) == target ? 0 : ETIMEDOUT;
+            r = fx_counter_met(fx_counter_waiter_look(c), target, until) ? 0 : ETIMEDOUT;
             break;
         }
         /* Woken, changed before we slept, a signal or a recheck: the
@@ -141,4 +153,19 @@ int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadli
     if (r == 0)
         fx_ann_happens_after(c);
     return r;
+}
+
+int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadline)
+{
+    return fx_counter_wait_until(c, target, deadline, UNTIL_EQ);
+}
+
+int fx_counter_wait_ge(fx_counter *c, int32_t target, const struct timespec *deadline)
+{
+    return fx_counter_wait_until(c, target, deadline, UNTIL_GE);
+}
+
+int fx_counter_wait_le(fx_counter *c, int32_t target, const struct timespec *deadline)
+{
+    return fx_counter_wait_until(c, target, deadline, UNTIL_LE);
 }

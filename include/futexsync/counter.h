@@ -11,7 +11,8 @@
  *
  * add, load and store make no system call while waiters is 0. Waiting for 0
  * turns the counter into a latch or wait group: N workers each add(-1), the
- * coordinator waits for 0. All-zero bytes are a counter holding 0; the counter
+ * coordinator waits for 0 (fx_counter_wait_le(c, 0, ...) also when a worker
+ * may count down twice). All-zero bytes are a counter holding 0; the counter
  * works across processes in MAP_SHARED memory.
  *
  * A NULL or misaligned counter makes add/load return 0 and store do nothing
@@ -56,6 +57,16 @@ void fx_counter_store(fx_counter *c, int32_t value);
  * thread reaches one. To stop a waiter, give it a deadline, or store or add
  * a value it waits for. */
 int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadline);
+
+/* Latch-style waits that cannot miss their target: fx_counter_wait_ge blocks
+ * until value >= target, fx_counter_wait_le until value <= target (signed
+ * 32-bit comparison; a value that wraps past INT32_MAX or INT32_MIN is
+ * compared as what it wraps to). A counter that overshoots (a wait group
+ * counting down past 0, a progress counter stepping over a milestone) still
+ * releases them, where fx_counter_wait, waiting for equality, would sleep on.
+ * Deadline, return values, cancellation and cost as fx_counter_wait. */
+int fx_counter_wait_ge(fx_counter *c, int32_t target, const struct timespec *deadline);
+int fx_counter_wait_le(fx_counter *c, int32_t target, const struct timespec *deadline);
 
 #ifdef __cplusplus
 }
