@@ -475,7 +475,7 @@ static void fx_cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *op
 }
 
 /* W4: sleeps until released. 0 (released) or ETIMEDOUT. */
-static int fx_cond_sleep(fx_cond *c, int32_t v, const struct timespec *deadline)
+FX_CANCEL_FRAME static int fx_cond_sleep(fx_cond *c, int32_t v, const struct timespec *deadline)
 {
     struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     for (;;) {
@@ -532,8 +532,9 @@ static void fx_cond_cancelled(void *arg)
 }
 
 /* W0..W8 for any mutex type. c, m and the deadline have been validated. */
-static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops *ops,
-                             const struct timespec *deadline)
+FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
+                                             const struct fx_cond_lock_ops *ops,
+                                             const struct timespec *deadline)
 {
     /* A cancellation point, as pthread_cond_wait: a pending cancellation
      * acts here, with the mutex held, or in W4. */
@@ -619,13 +620,13 @@ static int fx_cond_check_args(fx_cond *c, void *m, size_t size)
     return 0;
 }
 
-int fx_cond_wait(fx_cond *c, fx_mutex *m)
+FX_CANCEL_FRAME int fx_cond_wait(fx_cond *c, fx_mutex *m)
 {
     int r = fx_cond_check_args(c, m, sizeof *m);
     return r ? r : fx_cond_wait_core(c, m, &fx_cond_mutex_ops, NULL);
 }
 
-int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline)
+FX_CANCEL_FRAME int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline)
 {
     int r = fx_cond_check_args(c, m, sizeof *m);
     if (r)
@@ -636,13 +637,13 @@ int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline)
     return fx_cond_wait_core(c, m, &fx_cond_mutex_ops, deadline);
 }
 
-int fx_cond_wait_rmutex(fx_cond *c, fx_rmutex *m)
+FX_CANCEL_FRAME int fx_cond_wait_rmutex(fx_cond *c, fx_rmutex *m)
 {
     int r = fx_cond_check_args(c, m, sizeof *m);
     return r ? r : fx_cond_wait_core(c, m, &fx_cond_rmutex_ops, NULL);
 }
 
-int fx_cond_timedwait_rmutex(fx_cond *c, fx_rmutex *m, const struct timespec *deadline)
+FX_CANCEL_FRAME int fx_cond_timedwait_rmutex(fx_cond *c, fx_rmutex *m, const struct timespec *deadline)
 {
     int r = fx_cond_check_args(c, m, sizeof *m);
     if (r)

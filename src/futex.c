@@ -65,7 +65,7 @@ int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *de
     }
 }
 
-int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
+FX_CANCEL_FRAME int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
                    struct fx_recheck *s)
 {
     struct timespec now;
@@ -86,7 +86,7 @@ int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadl
     return 0; /* the recheck is due */
 }
 
-int fx_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
+FX_CANCEL_FRAME int fx_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
                           struct fx_recheck *s)
 {
     int type;

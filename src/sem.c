@@ -168,7 +168,7 @@ static void fx_sem_cancelled(void *arg)
 }
 
 /* W2..W4 after W1: 0 (a token taken), ETIMEDOUT or EINVAL. */
-static int fx_sem_sleep(fx_sem *s, const struct timespec *deadline)
+FX_CANCEL_FRAME static int fx_sem_sleep(fx_sem *s, const struct timespec *deadline)
 {
     struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     for (;;) {
@@ -198,8 +198,8 @@ static int fx_sem_sleep(fx_sem *s, const struct timespec *deadline)
 }
 
 /* The slow path of wait and timedwait: spin, then W1..W5. */
-__attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
-                                                            const struct timespec *deadline)
+__attribute__((noinline, cold)) FX_CANCEL_FRAME static int
+fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
 {
     int budget = fx_spin_start(&fx_sem_spin, FX_SEM_PROBE);
     for (int i = 0; i < budget; i++) {
@@ -231,7 +231,7 @@ __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
     return r;
 }
 
-int fx_sem_wait(fx_sem *s)
+FX_CANCEL_FRAME int fx_sem_wait(fx_sem *s)
 {
     pthread_testcancel(); /* a cancellation point, as sem_wait */
     if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
@@ -245,7 +245,7 @@ int fx_sem_wait(fx_sem *s)
     return r;
 }
 
-int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
+FX_CANCEL_FRAME int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
 {
     pthread_testcancel(); /* a cancellation point, as sem_wait */
     if (fx_bad_slot(s) || fx_sem_waiters_bad(s))

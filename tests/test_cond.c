@@ -11,6 +11,7 @@
  * Those polls observe; they never stand in for synchronization.
  */
 #define _GNU_SOURCE
+#include "fxfault.h"
 #include "fxtest.h"
 
 #include <errno.h>
@@ -1176,7 +1177,7 @@ static void cancel_handler(void *arg)
     }
 }
 
-static void *cancel_waiter(void *arg)
+FXF_CANCELLED_FRAME static void *cancel_waiter(void *arg)
 {
     struct cancel_case *k = arg;
     struct timespec far = fx_deadline_in(3600 * FX_NSEC_PER_SEC);
@@ -1246,7 +1247,7 @@ static void test_rmutex_cancelled_timedwait_runs_cleanup_with_mutex_held(void **
 }
 
 /* A cancellation requested before the call acts at the call, mutex held. */
-static void *pending_cancel_waiter(void *arg)
+FXF_CANCELLED_FRAME static void *pending_cancel_waiter(void *arg)
 {
     struct cancel_case *k = arg;
     int old;

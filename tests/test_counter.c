@@ -9,6 +9,7 @@
  * before the process has threads.
  */
 #define _GNU_SOURCE
+#include "fxfault.h"
 #include "fxtest.h"
 
 #include <errno.h>
@@ -510,7 +511,7 @@ static void counter_wait_ge_returns_when_count_steps_over_target(void **state)
 /* fx_counter_wait is not a cancellation point (counter.h): a cancelled
  * waiter keeps waiting, returns normally when its target comes, and the
  * cancellation acts at the next cancellation point. */
-static void *uncancellable_waiter(void *p)
+FXF_CANCELLED_FRAME static void *uncancellable_waiter(void *p)
 {
     struct waiter *w = p;
     w->tid = fxt_gettid();

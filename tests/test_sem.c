@@ -1,6 +1,7 @@
 /* tests/test_sem.c - fx_sem: every return code, threads, processes, signals,
  * bad input, and the no-system-call promise. */
 #define _GNU_SOURCE
+#include "fxfault.h"
 #include "fxtest.h"
 
 #include <errno.h>
@@ -244,7 +245,7 @@ struct cancel_case {
     int result;
 };
 
-static void *cancel_waiter(void *arg)
+FXF_CANCELLED_FRAME static void *cancel_waiter(void *arg)
 {
     struct cancel_case *k = arg;
     struct timespec far = fx_deadline_in(3600 * FX_NSEC_PER_SEC);
@@ -287,7 +288,7 @@ static void test_cancelled_timedwait_is_joined_and_leaves_no_waiter(void **state
 }
 
 /* A cancellation pending at the call acts there, and takes no token. */
-static void *pending_cancel_waiter(void *arg)
+FXF_CANCELLED_FRAME static void *pending_cancel_waiter(void *arg)
 {
     struct cancel_case *k = arg;
     int old;

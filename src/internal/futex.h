@@ -15,6 +15,27 @@
 /* Waits with every bitset bit: an ordinary wake reaches the sleeper. */
 #define FX_BITSET_ANY 0xffffffffu
 
+/* For every library function whose frame a cancellation unwinds (those
+ * between fx_futex_sleep_cancel or a pthread_testcancel and the caller's own
+ * frames, the one that pushed the library's cleanup handler included): no
+ * AddressSanitizer redzones. glibc's unwinder reaches each cleanup handler
+ * with an internal longjmp that AddressSanitizer does not see, so the
+ * redzones of the frames it leaves stay poisoned, and the next calls, which
+ * reuse that stack, are reported as overflows (a false report, which the
+ * sanitizer's own hint attributes to custom unwinding). Those functions are
+ * then not checked by AddressSanitizer; UndefinedBehaviorSanitizer and
+ * ThreadSanitizer still see them. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FX_CANCEL_FRAME_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(FX_CANCEL_FRAME_ASAN)
+#define FX_CANCEL_FRAME __attribute__((no_sanitize_address))
+#else
+#define FX_CANCEL_FRAME
+#endif
+
 /* Sleeps while *word == expected, until woken by a wake whose bitset intersects
  * `bitset`, or the absolute CLOCK_MONOTONIC deadline (NULL: none).
  * Returns 0 (woken, perhaps spuriously), EAGAIN (*word != expected), ETIMEDOUT
