@@ -287,7 +287,7 @@ static void test_cancelled_timedwait_is_joined_and_leaves_no_waiter(void **state
     run_cancel_case(1);
 }
 
-/* A cancellation pending at the call acts there, and takes no token. */
+/* A cancellation pending when the wait would block acts at the call. */
 FXF_CANCELLED_FRAME static void *pending_cancel_waiter(void *arg)
 {
     struct cancel_case *k = arg;
@@ -297,15 +297,16 @@ FXF_CANCELLED_FRAME static void *pending_cancel_waiter(void *arg)
     fxt_flag_wait(&k->ready, 2, 10000); /* the cancellation is pending now */
     pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
     k->result = fx_sem_wait(&k->s);
+    if (k->result == 0)
+        k->result = fx_sem_wait(&k->s); /* after taking a token: this one blocks */
     return NULL;
 }
 
-static void test_pending_cancellation_acts_at_wait_and_takes_no_token(void **state)
+static void run_pending_cancel_case(int32_t tokens, int result)
 {
-    (void)state;
     struct cancel_case *k = fxt_arena(sizeof *k);
     k->result = -1;
-    assert_int_equal(fx_sem_init(&k->s, 1), 0);
+    assert_int_equal(fx_sem_init(&k->s, tokens), 0);
     pthread_t t = fxt_thread(pending_cancel_waiter, k);
     assert_true(fxt_flag_wait(&k->ready, 1, 10000));
     assert_int_equal(pthread_cancel(t), 0);
@@ -313,8 +314,23 @@ static void test_pending_cancellation_acts_at_wait_and_takes_no_token(void **sta
     void *ret = NULL;
     assert_true(fxt_join_timed(t, 10000, &ret));
     assert_ptr_equal(ret, PTHREAD_CANCELED);
-    assert_int_equal(k->result, -1);
-    assert_int_equal(fx_sem_value(&k->s), 1);
+    assert_int_equal(k->result, result);
+    assert_int_equal(fx_sem_value(&k->s), 0);
+    assert_int_equal(k->s.waiters, 0);
+}
+
+static void test_pending_cancellation_acts_at_a_wait_that_would_block(void **state)
+{
+    (void)state;
+    run_pending_cancel_case(0, -1); /* cancelled in the first call */
+}
+
+/* sem.h: a wait that finds a token takes it without looking for a pending
+ * cancellation; the next wait, which would block, acts on it. */
+static void test_pending_cancellation_lets_a_wait_take_a_token_there(void **state)
+{
+    (void)state;
+    run_pending_cancel_case(1, 0); /* the first call took the token */
 }
 
 /* --- threads --------------------------------------------------------------- */
@@ -697,7 +713,8 @@ int main(void)
         cmocka_unit_test(test_negative_waiters_slot_gives_einval_when_blocking),
         cmocka_unit_test(test_cancelled_wait_is_joined_and_leaves_no_waiter),
         cmocka_unit_test(test_cancelled_timedwait_is_joined_and_leaves_no_waiter),
-        cmocka_unit_test(test_pending_cancellation_acts_at_wait_and_takes_no_token),
+        cmocka_unit_test(test_pending_cancellation_acts_at_a_wait_that_would_block),
+        cmocka_unit_test(test_pending_cancellation_lets_a_wait_take_a_token_there),
         cmocka_unit_test(test_negative_waiters_slot_gives_einval_with_a_token_there),
         cmocka_unit_test(test_post_with_negative_waiters_slot_gives_einval_and_adds_nothing),
         cmocka_unit_test(test_wait_blocks_until_post),

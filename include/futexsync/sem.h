@@ -56,10 +56,14 @@ int fx_sem_post(fx_sem *s);
 
 /* Takes one token, sleeping until one is posted. Returns 0 or EINVAL (bad s,
  * or a slot holding a value the library never writes). Never EINTR.
- * A cancellation point, as sem_wait: a deferred pthread_cancel pending at the
- * call, or arriving while the thread sleeps, acts there; a cancelled wait
- * takes no token and leaves no trace in s (a post's wake that reached it is
- * passed on to another waiter). */
+ * A cancellation point when it would block, as sem_wait: a deferred
+ * pthread_cancel pending when the call finds no token, or arriving while the
+ * thread sleeps, acts there; a cancelled wait takes no token and leaves no
+ * trace in s (a post's wake that reached it is passed on to another waiter).
+ * A call that finds a token takes it and returns without looking for a
+ * pending cancellation (POSIX asks sem_wait to look even then; the look
+ * would cost the uncontended wait half its time again): the next
+ * cancellation point acts on it. */
 int fx_sem_wait(fx_sem *s);
 
 /* Takes one token only if one is available now. Returns 0, EAGAIN when the
