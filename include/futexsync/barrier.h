@@ -27,6 +27,9 @@
  * A timed wait that times out withdraws its arrival, so the round still needs
  * `parties` arrivals; if the round ends at the same moment, the wait returns 0
  * instead. A process that dies inside a wait leaves its arrival counted.
+ * A sleeper re-reads the word at least every quarter second, so a last
+ * arrival killed between ending the round and its wake leaves no sleeper
+ * asleep for longer; an idle sleeper costs one wake-up per period.
  */
 #ifndef FUTEXSYNC_BARRIER_H
 #define FUTEXSYNC_BARRIER_H

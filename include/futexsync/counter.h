@@ -13,7 +13,10 @@
  * turns the counter into a latch or wait group: N workers each add(-1), the
  * coordinator waits for 0 (fx_counter_wait_le(c, 0, ...) also when a worker
  * may count down twice). All-zero bytes are a counter holding 0; the counter
- * works across processes in MAP_SHARED memory.
+ * works across processes in MAP_SHARED memory. A sleeping waiter re-reads
+ * the value at least every quarter second, so a writer killed between its
+ * change and its wake leaves no waiter asleep for longer while the value
+ * meets its target; an idle waiter costs one wake-up per period.
  *
  * A NULL or misaligned counter makes add/load return 0 and store do nothing
  * (they have no error channel); fx_counter_wait returns EINVAL for it.

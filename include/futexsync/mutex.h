@@ -16,6 +16,10 @@
  * MAP_SHARED memory. It does not track its owner: any thread may unlock it (use
  * fx_rmutex for ownership, recursion and owner-death recovery). An uncontended
  * lock, trylock and unlock make no system call.
+ * A sleeper re-reads the word at least every quarter second, so a
+ * process killed between an unlock and its wake, or killed after a wake
+ * picked it but before it returned, leaves no sleeper asleep for longer while
+ * the mutex is free; an idle sleeper costs one wake-up per period.
  */
 #ifndef FUTEXSYNC_MUTEX_H
 #define FUTEXSYNC_MUTEX_H

@@ -23,6 +23,10 @@
  * thread arriving while a woken one is on its way may take the token first
  * (the woken one then sleeps again). A process killed inside a wait leaves
  * waiters one too high, which only costs later posts one futex wake each.
+ * A sleeper re-reads the word at least every quarter second, so a
+ * process killed between a post and its wake, or killed after a wake
+ * picked it but before it returned, leaves no sleeper asleep for longer while
+ * a token is there; an idle sleeper costs one wake-up per period.
  */
 #ifndef FUTEXSYNC_SEM_H
 #define FUTEXSYNC_SEM_H
