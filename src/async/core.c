@@ -158,6 +158,7 @@ static int fx_async_advance(fx_async *w, int last)
     for (;;) {
         struct fx_sleep s;
         s.has_until = false;
+        s.recheck_ns = 0;
         int r = w->kind->step(w, last, &s);
         if (r != EINPROGRESS)
             return fx_async_finish(w, r);

@@ -76,7 +76,7 @@
 /* The library's bounded-recheck rule (src/internal/futex.h), for the kinds
  * that sleep on a shared protocol (mutex, counter): a sleeper whose wake was
  * lost in shared memory (a waker or a woken process killed in the wake
- * window) re-reads its word within FX_RECHECK_NS. Bounds the sleep s by the
+ * window) re-reads its word within FX_ASYNC_RECHECK_NS (src/async/async.h). Bounds the sleep s by the
  * next recheck time, which is absolute and moves on only once it has passed,
  * so that spurious readiness cannot postpone it. */
 static void fx_kind_recheck(fx_async *w, int last, struct fx_sleep *s)
@@ -84,9 +84,12 @@ static void fx_kind_recheck(fx_async *w, int last, struct fx_sleep *s)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (last == LAST_FIRST || !fx_ts_before(&now, &w->recheck))
-        w->recheck = fx_ts_add_ns(now, FX_RECHECK_NS);
+        w->recheck = fx_ts_add_ns(now, FX_ASYNC_RECHECK_NS);
     s->has_until = true;
     s->until = w->recheck;
+    /* Only a re-read of the word: the back end repeats it while the word
+     * holds its value (the step would name the same sleep). */
+    s->recheck_ns = FX_ASYNC_RECHECK_NS;
 }
 
 /* Kind: raw futex word ------------------------------------------------------- */
