@@ -47,6 +47,14 @@
  *   reaches the kind as WOKEN, whose step takes the mutex or marks it
  *   CONTENDED, or whose abandon passes the wake on.
  *
+ *   Idle recheck (fx_uring_recheck): when the linked timeout of a mutex or
+ *   counter recheck (fx_sleep.recheck_ns) fires before the deadline,
+ *   complete() drains both completions, finds the word still holding its
+ *   value and submits the same futex wait and a linked timeout at the next
+ *   recheck (or the deadline, whichever comes first), returning EINPROGRESS
+ *   without a step of the kind; a changed word is CHANGED for the kind, a
+ *   bound moved onto a deadline that has passed is TIMEDOUT.
+ *
  * The ring. futexsync depends on libc and system calls only, so there is no
  * liburing: the ring is set up with io_uring_setup(2), its three regions are
  * mapped here, and entries are submitted and reaped with io_uring_enter(2).
