@@ -80,9 +80,9 @@
 /* The library's bounded-recheck rule (src/internal/futex.h), for the kinds
  * that sleep on a shared protocol (mutex, counter): a sleeper whose wake was
  * lost in shared memory (a waker or a woken process killed in the wake
- * window) re-reads its word within FX_ASYNC_RECHECK_NS (src/async/async.h). Bounds the sleep s by the
- * next recheck time, which is absolute and moves on only once it has passed,
- * so that spurious readiness cannot postpone it. */
+ * window) re-reads its word within FX_ASYNC_RECHECK_NS (src/async/async.h).
+ * Bounds the sleep s by the next recheck time, which is absolute and moves
+ * on only once it has passed, so that spurious readiness cannot postpone it. */
 static void fx_kind_recheck(fx_async *w, int last, struct fx_sleep *s)
 {
     struct timespec now;
