@@ -61,9 +61,10 @@ static void fx_tid_setup(void)
      * ordered as the comments say. Once per process, so not behind the
      * FUTEXSYNC_HELGRIND option. */
     fx_ann_own_words_once(p, (size_t)size);
-    /* Relaxed: the page reads 0 (matches no cache) until fxi_tid_slow, which
+    /* Release: a thread that loads the pointer (acquire, in fxi_tid) reads
+     * the page as mapped, 0 (matches no cache), until fxi_tid_slow, which
      * pthread_once orders after this function, stores the epoch. */
-    __atomic_store_n(&fxi_tid_epoch, (const int32_t *)p, __ATOMIC_RELAXED);
+    __atomic_store_n(&fxi_tid_epoch, (const int32_t *)p, __ATOMIC_RELEASE);
 }
 
 pid_t fxi_tid_slow(void)

@@ -52,8 +52,10 @@ pid_t fxi_tid_slow(void);
 static inline pid_t fxi_tid(void)
 {
     uint64_t c = fxi_tid_cache;
-    /* Relaxed: the epoch guards only this thread's own cache (tid.c). */
-    int32_t epoch = __atomic_load_n(__atomic_load_n(&fxi_tid_epoch, __ATOMIC_RELAXED),
+    /* Acquire on the pointer: the page it names was mapped (zeroed) before
+     * it was published (a plain load on x86). Relaxed on the epoch: it
+     * guards only this thread's own cache (tid.c). */
+    int32_t epoch = __atomic_load_n(__atomic_load_n(&fxi_tid_epoch, __ATOMIC_ACQUIRE),
                                     __ATOMIC_RELAXED);
     return __builtin_expect((int32_t)(c >> 32) == epoch, 1) ? (pid_t)(uint32_t)c : fxi_tid_slow();
 }
