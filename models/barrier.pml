@@ -18,18 +18,19 @@
  * Futex semantics as in models/sem.pml: compare-and-queue in one step, then
  * leave by a wake (dequeued by the waker), a timeout (timed party) or a
  * signal. A CAS loop is one atomic step (see models/rwlock.pml for why this
- * is sound). The adaptive spin before sleeping (wait_round, barrier.c:119-128:
+ * is sound). The adaptive spin before sleeping (wait_round, @barrier.wait_round.spin:
  * at most a thread-local budget of acquire loads of the word, struct fx_spin
  * of src/internal/spin.h, returning 0 as soon as the round number changed)
  * only reads: each of its loads is the first look of the sleeping loop
- * (barrier.c:130-132) without the S update, so a run that leaves during the
+ * (@barrier.wait_round.look) without the S update, so a run that leaves during the
  * spin is a run that leaves at that first look, and the spin is left out.
  * The budget bookkeeping (fx_spin_start/won/lost) is thread-private.
  *
- * Every step names the line(s) of src/barrier.c it mirrors as
- * "barrier.c:LINE".
+ * Every step names the step tag of src/barrier.c it mirrors as
+ * "@barrier.<step>" (a "/* @step barrier.<step> */" comment in the C).
  */
-//@source src/barrier.c sha256=1777e37145529e3da191f7b4c0fa17ad45c58087ca85dbc1deeb3456c01a99f7
+//@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw sha256=63ac0a2caa4fed035e281ed64d653f70fc889d31a41c51e1a1d710227a0c6292
+//@mirrors src/barrier.c barrier_wait wait_round sha256=9213cc4ce63f9c283693f0f6637e01c8ec4c3a0b0d0ebad6e2287c47e47e7413
 //@check safety
 
 #define N 3               /* parties */
@@ -55,24 +56,24 @@ proctype party(byte me; bool timed; byte signals)
     int s; byte mine; byte r; byte round = 0; bit serial; bit wake;
     do
     :: round < ROUNDS ->
-arrive: /* barrier_wait, barrier.c:156-194: one arrival (CAS loop, barrier.c:165-189) */
+arrive: /* barrier_wait, barrier.c: one arrival (CAS loop, @barrier.arrive.load) */
         atomic {
             s = st;
-            assert((s & AMASK) < N);                           /* barrier.c:167-169 */
+            assert((s & AMASK) < N);                           /* @barrier.arrive.count */
             arrived[me]++;
             if
-            :: (s & AMASK) + 1 == N ->                         /* barrier.c:170-175 last, CAS */
+            :: (s & AMASK) + 1 == N ->                         /* @barrier.arrive.last last, CAS */
                 st = ((s / G + 1) % GENS) * G;
                 serial = 1; wake = (s & SB) != 0;
                 serials[round]++
             :: else ->
-                st = s + 1; mine = s / G; serial = 0           /* barrier.c:187-190 */
+                st = s + 1; mine = s / G; serial = 0           /* @barrier.arrive.cas */
             fi
         };
         if
         :: serial ->
             if
-            :: wake ->                                         /* barrier.c:176-177 [M:wake] */
+            :: wake ->                                         /* @barrier.arrive.wake [M:wake] */
                 atomic {
                     if :: q[0] -> q[0] = 0 :: else -> skip fi;
                     if :: q[1] -> q[1] = 0 :: else -> skip fi;
@@ -83,14 +84,14 @@ arrive: /* barrier_wait, barrier.c:156-194: one arrival (CAS loop, barrier.c:165
             goto passed
         :: else -> skip
         fi;
-look:   /* wait_round, barrier.c:129-139: the round still ours? set S */
+look:   /* wait_round, @barrier.wait_round.loop: the round still ours? set S */
         atomic {
             s = st;
             if
-            :: s / G != mine -> r = WOKEN                      /* barrier.c:130-132: passed */
+            :: s / G != mine -> r = WOKEN                      /* @barrier.wait_round.look: passed */
             :: else ->
                 if
-                :: (s & SB) == 0 -> st = s | SB; s = s | SB    /* barrier.c:133-139 [M:sleepers] */
+                :: (s & SB) == 0 -> st = s | SB; s = s | SB    /* @barrier.wait_round.mark_sleepers [M:sleepers] */
                 :: else -> skip
                 fi;
                 r = SLEEPING
@@ -100,7 +101,7 @@ look:   /* wait_round, barrier.c:129-139: the round still ours? set S */
         :: r == WOKEN -> goto passed
         :: else -> skip
         fi;
-        atomic {                                               /* futex wait, barrier.c:140 */
+        atomic {                                               /* futex wait, @barrier.wait_round.sleep */
             if
             :: st != s -> r = EAGAIN
             :: else -> q[me] = 1; r = SLEEPING
@@ -120,14 +121,14 @@ look:   /* wait_round, barrier.c:129-139: the round still ours? set S */
         :: else -> skip
         fi;
         if
-        :: r != ETIMEDOUT -> r = 0; goto look                  /* barrier.c:141-142 */
+        :: r != ETIMEDOUT -> r = 0; goto look                  /* @barrier.wait_round.woken */
         :: else -> skip
         fi;
-        atomic {                                               /* withdraw, barrier.c:143-152 */
+        atomic {                                               /* withdraw, @barrier.wait_round.timed_out */
             s = st;
             if
-            :: s / G != mine -> r = WOKEN                      /* barrier.c:145-147: passed [M:withdraw-check] */
-            :: else -> st = s - 1; arrived[me]--; r = ETIMEDOUT /* barrier.c:150-151 */
+            :: s / G != mine -> r = WOKEN                      /* @barrier.wait_round.withdraw_look: passed [M:withdraw-check] */
+            :: else -> st = s - 1; arrived[me]--; r = ETIMEDOUT /* @barrier.wait_round.withdraw */
             fi
         };
         if

@@ -2,9 +2,9 @@
  * models/counter.pml - the wait/wake protocol of src/counter.c, for spin.
  *
  * Mirrors src/counter.c and the waiter's steps R1, R2 and R5 in
- * src/internal/counter_wait.h at the versions pinned by the //@source lines
- * (see models/README.md); each step names the line it mirrors as
- * "counter.c:LINE" (and "counter_wait.h:LINE").
+ * src/internal/counter_wait.h as pinned by the //@mirrors lines (see
+ * models/README.md); each step names the step tag it mirrors as
+ * "@counter.<step>".
  *
  * The protocol (the table at the top of src/counter.c):
  *
@@ -44,8 +44,9 @@
  *   all_return  <> every process done, under weak fairness.
  */
 
-//@source src/counter.c sha256=e7de47009c36d98ecef0e2dc4f71610d2e7bc46081f6228e0dc600e5c5cde485
-//@source src/internal/counter_wait.h sha256=d238c6fd5af91c682bca0000f148595d52c87ea5dce67b585192474c3ce297a8
+//@mirrors src/counter.c fx_counter_add fx_counter_wait fx_counter_wake_waiters sha256=289212685e8979b244e9c36dfe2a8e9a766f7ce5284cca90fb227ba9233075ef
+//@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw sha256=63ac0a2caa4fed035e281ed64d653f70fc889d31a41c51e1a1d710227a0c6292
+//@mirrors src/internal/counter_wait.h fx_counter_waiter_enter fx_counter_waiter_leave fx_counter_waiter_look sha256=3c0d9f7f2c8d756e34b54ead3b832dc803b4a30e207bcb0f728aefd0af906315
 
 //@check safety
 //@check ltl all_return -DNFAIR=3 -DSPURIOUS=0
@@ -71,7 +72,7 @@ byte spurious = SPURIOUS;
 
 byte done = 0;                  /* processes finished (observer) */
 
-/* fx_futex_wait_raw(&c->value, expected, deadline) (futex.c:33-57). */
+/* fx_futex_wait_raw(&c->value, expected, deadline) (futex.c fx_futex_wait_raw()). */
 inline futex_wait(expected, timed, r)
 {
     atomic {
@@ -91,7 +92,7 @@ inline futex_wait(expected, timed, r)
     fi
 }
 
-/* fx_futex_wake_raw(&c->value, INT32_MAX) (futex.c:59-64): dequeues all. */
+/* fx_futex_wake_raw(&c->value, INT32_MAX) (futex.c fx_futex_wake_raw()): dequeues all. */
 inline futex_wake_all()
 {
     d_step {
@@ -120,22 +121,22 @@ inline futex_wake_one()
     }
 }
 
-/* fx_counter_add(c, 1) (counter.c:54-65) and its fx_counter_wake_waiters
- * (counter.c:47-52). */
+/* fx_counter_add(c, 1) (counter.c fx_counter_add()) and its fx_counter_wake_waiters
+ * (counter.c fx_counter_wake_waiters()). */
 proctype writer()
 {
     byte w, i;
 
-    atomic { value++ };                                  /* counter.c:62 W1 fetch_add [M:W1] */
-    atomic { w = waiters };                              /* counter.c:50 W2 [M:W2] */
+    atomic { value++ };                                  /* @counter.add.W1 W1 fetch_add [M:W1] */
+    atomic { w = waiters };                              /* @counter.wake_waiters.W2 W2 [M:W2] */
     if
-    :: w != 0 -> futex_wake_all()                        /* counter.c:51 [M:wake] */
+    :: w != 0 -> futex_wake_all()                        /* @counter.wake_waiters.W3 [M:wake] */
     :: else
     fi;
     done++
 }
 
-/* fx_counter_wait(c, target, deadline) (counter.c:89-130); R1, R2 and R5 are
+/* fx_counter_wait(c, target, deadline) (counter.c fx_counter_wait()); R1, R2 and R5 are
  * the helpers of src/internal/counter_wait.h. */
 proctype waiter(byte target; bool timed)
 {
@@ -143,33 +144,33 @@ proctype waiter(byte target; bool timed)
     mtype r;
 
     atomic {
-        v = value;                                       /* counter.c:96 fast path (acquire) */
+        v = value;                                       /* @counter.wait.fast_load fast path (acquire) */
         if
-        :: v == target -> r = OK; goto out               /* counter.c:97-100 */
+        :: v == target -> r = OK; goto out               /* @counter.wait.fast_hit */
         :: else
         fi
     };
-    /* counter.c:102-105: the plausibility and deadline checks (EINVAL) only
+    /* @counter.wait.check: the plausibility and deadline checks (EINVAL) only
      * read the waiters slot and the caller's deadline; not modelled. */
-    atomic { waiters++ };                                /* counter.c:107 R1, counter_wait.h:28 [M:R1] */
-    atomic { v = value };                                /* counter.c:110 R2, counter_wait.h:35 [M:R2] */
+    atomic { waiters++ };                                /* @counter.wait.R1 R1, @counter.waiter_enter.add [M:R1] */
+    atomic { v = value };                                /* @counter.wait.R2 R2, @counter.waiter_look.load [M:R2] */
     do
-    :: v == target -> r = OK; break                      /* counter.c:111-113 */
+    :: v == target -> r = OK; break                      /* @counter.wait.R3 */
     :: else ->
-        futex_wait(v, timed, r);                         /* counter.c:115 R4 */
+        futex_wait(v, timed, r);                         /* @counter.wait.R4 R4 */
         if
         :: r == ETIMEDOUT ->
-            atomic {                                     /* counter.c:116-119 last look */
+            atomic {                                     /* @counter.wait.timed_out last look */
                 if
                 :: value == target -> r = OK; v = target
                 :: else
                 fi
             };
             break
-        :: else -> atomic { v = value }                  /* counter.c:110 R2 again */
+        :: else -> atomic { v = value }                  /* @counter.wait.R2 R2 again */
         fi
     od;
-    atomic { waiters-- };                                /* counter.c:126 R5, counter_wait.h:42 [M:R5] */
+    atomic { waiters-- };                                /* @counter.wait.R5 R5, @counter.waiter_leave.sub [M:R5] */
 out:
     assert(r == ETIMEDOUT || v == target);               /* 0 only after seeing the target */
     assert(timed || r == OK);                            /* no deadline: never fails */

@@ -1,10 +1,10 @@
 /*
  * models/mutex.pml - the fx_mutex protocol of src/mutex.c, for spin.
  *
- * Mirrors src/mutex.c at the version pinned by the //@source line below
- * (models/check.sh reports the model STALE once that file changes, until the
+ * Mirrors the functions of src/mutex.c pinned by the //@mirrors line below
+ * (models/check.sh reports the model STALE once their code changes, until the
  * model has been reviewed against it and the pin refreshed). Every step names
- * the source line it mirrors as "mutex.c:LINE".
+ * the step tag it mirrors as "@mutex.<step>".
  *
  * What is modelled
  *   - the word m->state (0 UNLOCKED, 1 LOCKED, 2 CONTENDED) and every atomic
@@ -64,7 +64,8 @@
  *                   schedule; the check passes only if it does.
  */
 
-//@source src/mutex.c sha256=5a1f9d81b5a3593d17a953240fc3e40cba00ebcfd9891904f40a5851f4e7abe7
+//@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw sha256=63ac0a2caa4fed035e281ed64d653f70fc889d31a41c51e1a1d710227a0c6292
+//@mirrors src/mutex.c fx_mutex_acquire fx_mutex_acquire_step fx_mutex_lock fx_mutex_lock_contended fx_mutex_lock_slept fx_mutex_spin fx_mutex_timedlock fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=de12cd1a5b9d9be82fdca424a4345e913a80e8282af6a19925f5d30636f1aaf7
 
 //@check safety
 //@check safety -DITER=0 -m2000000
@@ -84,7 +85,7 @@
 
 #define MAXPROC 4       /* size of the per-thread arrays (NPROC <= MAXPROC) */
 
-/* The word's states (mutex.c:50-54). */
+/* The word's states (@mutex.states). */
 #define UNLOCKED  0
 #define LOCKED    1
 #define CONTENDED 2
@@ -131,7 +132,7 @@ inline cas(expect, desired, ok)
     fi
 }
 
-/* fx_futex_wait_raw(&m->state, expected, deadline) (futex.c:33-57): FUTEX_WAIT
+/* fx_futex_wait_raw(&m->state, expected, deadline) (futex.c fx_futex_wait_raw()): FUTEX_WAIT
  * compares and queues in one step. r: OK (woken by a wake, or spuriously),
  * EAGAIN, ETIMEDOUT (timed only, and only while still queued) or EINTR. */
 inline futex_wait(expected, r)
@@ -155,7 +156,7 @@ inline futex_wait(expected, r)
     fi
 }
 
-/* fx_futex_wake_raw(&m->state, 1) (futex.c:59-64): dequeues any one sleeper
+/* fx_futex_wake_raw(&m->state, 1) (futex.c fx_futex_wake_raw()): dequeues any one sleeper
  * (no assumption about the kernel's order); the woken thread becomes
  * responsible in place of the waker. */
 #define WAKE(t) :: t < NPROC && queued[t] -> queued[t] = false; nqueued--; resp[t] = true
@@ -173,105 +174,105 @@ inline futex_wake_one()
     }
 }
 
-/* fx_mutex_acquire_step (mutex.c:88-115). r: OK (acquired as CONTENDED) or
+/* fx_mutex_acquire_step (mutex.c). r: OK (acquired as CONTENDED) or
  * EBUSY (held; the word is CONTENDED, sleep on sleep_on). */
 inline acquire_step()
 {
-    atomic { v = state; assert(v <= CONTENDED) };        /* mutex.c:91-94 relaxed load */
+    atomic { v = state; assert(v <= CONTENDED) };        /* @mutex.acquire_step.load relaxed load */
     do
     :: v == UNLOCKED ->
-        atomic { cas(v, CONTENDED, ok);                  /* mutex.c:99 CAS 0->2 [M:slept-as-contended] */
+        atomic { cas(v, CONTENDED, ok);                  /* @mutex.acquire_step.take CAS 0->2 [M:slept-as-contended] */
             if
-            :: ok -> r = OK; break                       /* mutex.c:101 */
-            :: else -> assert(v <= CONTENDED)            /* v reloaded, mutex.c:93 */
+            :: ok -> r = OK; break                       /* @mutex.acquire_step.taken */
+            :: else -> assert(v <= CONTENDED)            /* v reloaded, @mutex.acquire_step.valid */
             fi }
     :: v == LOCKED ->
-        atomic { cas(v, CONTENDED, ok); sleep_on = CONTENDED; /* mutex.c:105 CAS 1->2 [M:mark-contended] */
+        atomic { cas(v, CONTENDED, ok); sleep_on = CONTENDED; /* @mutex.acquire_step.mark CAS 1->2 [M:mark-contended] */
             if
-            :: ok -> r = EBUSY; break                    /* mutex.c:106-108 */
-            :: else -> assert(v <= CONTENDED)            /* v reloaded, mutex.c:93 */
+            :: ok -> r = EBUSY; break                    /* @mutex.acquire_step.marked */
+            :: else -> assert(v <= CONTENDED)            /* v reloaded, @mutex.acquire_step.valid */
             fi }
     :: v == CONTENDED ->
-        sleep_on = CONTENDED; r = EBUSY; break           /* mutex.c:110-112 */
+        sleep_on = CONTENDED; r = EBUSY; break           /* @mutex.acquire_step.contended */
     od
 }
 
-/* fx_mutex_lock_slept (mutex.c:137-156). r: OK or ETIMEDOUT. */
+/* fx_mutex_lock_slept (mutex.c). r: OK or ETIMEDOUT. */
 inline lock_slept()
 {
     do
-    :: acquire_step();                                   /* mutex.c:142 */
+    :: acquire_step();                                   /* @mutex.lock_slept.step */
         if
-        :: r != EBUSY -> break                           /* mutex.c:143-144 */
+        :: r != EBUSY -> break                           /* @mutex.lock_slept.done */
         :: else
         fi;
-        futex_wait(sleep_on, r);                         /* mutex.c:151 */
+        futex_wait(sleep_on, r);                         /* @mutex.lock_slept.sleep */
         if
-        :: r == ETIMEDOUT -> break                       /* mutex.c:152-153 [M:timed-exit] */
+        :: r == ETIMEDOUT -> break                       /* @mutex.lock_slept.timed_out [M:timed-exit] */
         :: else -> r = OK                                /* woken, EAGAIN, EINTR: step again */
         fi
     od
 }
 
-/* fx_mutex_lock (mutex.c:192-195) and fx_mutex_timedlock (mutex.c:197-200,
- * timed), both fx_mutex_acquire (mutex.c:177-190): the fast path, then
- * fx_mutex_lock_contended (mutex.c:159-173): spin, one CAS 0->1 as an
+/* fx_mutex_lock (mutex.c) and fx_mutex_timedlock (mutex.c,
+ * timed), both fx_mutex_acquire (mutex.c): the fast path, then
+ * fx_mutex_lock_contended (mutex.c): spin, one CAS 0->1 as an
  * ordinary locker, then sleep. */
 inline lock()
 {
-    atomic { v = UNLOCKED; cas(v, LOCKED, ok) };         /* mutex.c:184 fast path 0->1 [M:fast-path] */
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok) };         /* @mutex.acquire.fast fast path 0->1 [M:fast-path] */
     if
     :: ok -> r = OK
     :: else ->
-        /* fx_mutex_spin (mutex.c:74-86): relaxed loads while LOCKED, any
+        /* fx_mutex_spin (mutex.c): relaxed loads while LOCKED, any
          * number of them (the real loop stops after FX_MUTEX_SPIN). */
         do
-        :: atomic { v = state;                           /* mutex.c:79 */
+        :: atomic { v = state;                           /* @mutex.spin.load */
             if
-            :: v != LOCKED -> break                      /* mutex.c:80-81 */
-            :: else -> if :: break :: skip fi            /* budget exhausted, or mutex.c:82 pause */
+            :: v != LOCKED -> break                      /* @mutex.spin.not_locked */
+            :: else -> if :: break :: skip fi            /* budget exhausted, or @mutex.spin.pause pause */
             fi }
         od;
         if
         :: v == UNLOCKED ->
-            atomic { cas(v, LOCKED, ok) }                /* mutex.c:168-170 CAS 0->1 */
+            atomic { cas(v, LOCKED, ok) }                /* @mutex.lock_contended.cas CAS 0->1 */
         :: else -> ok = false
         fi;
         if
-        :: ok -> r = OK                                  /* mutex.c:171 */
-        :: else -> lock_slept()                          /* mutex.c:172 */
+        :: ok -> r = OK                                  /* @mutex.lock_contended.taken */
+        :: else -> lock_slept()                          /* @mutex.lock_contended.slept */
         fi
     fi
 }
 
-/* fx_mutex_trylock (mutex.c:202-216). */
+/* fx_mutex_trylock (mutex.c). */
 inline trylock()
 {
-    atomic { v = UNLOCKED; cas(v, LOCKED, ok);           /* mutex.c:211 */
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok);           /* @mutex.trylock.cas */
         if
         :: ok -> r = OK
-        :: else -> assert(v <= CONTENDED); r = EBUSY     /* mutex.c:213 */
+        :: else -> assert(v <= CONTENDED); r = EBUSY     /* @mutex.trylock.busy */
         fi }
 }
 
-/* fx_mutex_unlock (mutex.c:237-262) and fx_mutex_unlock_slow (mutex.c:220-235);
+/* fx_mutex_unlock (mutex.c) and fx_mutex_unlock_slow (mutex.c);
  * also leaves the critical section. In race-detector builds a relaxed first
- * look (mutex.c:241-250) sorts out EPERM and EINVAL before the release is
+ * look (@mutex.unlock.annotate) sorts out EPERM and EINVAL before the release is
  * announced: it changes nothing and those never happen here, so it is left
  * out. */
 inline unlock()
 {
-    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok) }; /* mutex.c:252-259 CAS 1->0 [M:unlock] */
+    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok) }; /* @mutex.unlock.fast CAS 1->0 [M:unlock] */
     do
     :: ok -> break
     :: else ->
         atomic {
-            assert(v != UNLOCKED && v <= CONTENDED);     /* mutex.c:223-226 EPERM, EINVAL: never, we hold it */
-            cas(v, UNLOCKED, ok);                        /* mutex.c:228-229 CAS v->0 */
+            assert(v != UNLOCKED && v <= CONTENDED);     /* @mutex.unlock_slow.check EPERM, EINVAL: never, we hold it */
+            cas(v, UNLOCKED, ok);                        /* @mutex.unlock_slow.cas CAS v->0 */
             resp[me] = (ok && v == CONTENDED)            /* (observer) */
         };
         if
-        :: ok && v == CONTENDED -> futex_wake_one()      /* mutex.c:230-231 [M:unlock-wake] */
+        :: ok && v == CONTENDED -> futex_wake_one()      /* @mutex.unlock_slow.wake [M:unlock-wake] */
         :: else
         fi
     od

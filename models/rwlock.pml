@@ -1,9 +1,9 @@
 /*
  * models/rwlock.pml - the fx_rwlock protocol of src/rwlock.c, with the futex.
  *
- * Mirrors src/rwlock.c at the version pinned by the //@source line (see
- * models/README.md); each step names the line(s) of src/rwlock.c it mirrors
- * as "rwlock.c:LINE".
+ * Mirrors the functions of src/rwlock.c pinned by the //@mirrors line (see
+ * models/README.md); each step names the step tag of src/rwlock.c it mirrors
+ * as "@rwlock.<step>".
  *
  * Scenarios (one per check, chosen by a macro):
  *   default           an untimed and a timed reader take the lock once each,
@@ -51,9 +51,9 @@
  * holds what was read, and a failed one only repeats the decision, so the
  * two have the same outcomes. Loads whose value is used by something other
  * than a CAS (the futex compare, the writer's re-check after reading
- * writer_seq) stay separate steps. A reader's spin (rwlock.c:217-222) is
+ * writer_seq) stay separate steps. A reader's spin (@rwlock.rdlock_slow.spin) is
  * relaxed loads only: it only repeats the look of the step after it (enter,
- * or set RW and sleep) and is left out. A writer's spin (rwlock.c:284-293)
+ * or set RW and sleep) and is left out. A writer's spin (@rwlock.wrlock_slow.spin)
  * also writes: each pass sets WP again if it is clear (a writer that acquired,
  * or one that gave up, cleared it), so it is not left out but bounded: the
  * model makes SPIN_W passes where the source makes FX_RWLOCK_SPIN = 100
@@ -71,7 +71,8 @@
  * writer_release (fx_rwlock_unlock, and fx_rwlock_wrunlock, whose first CAS
  * from WL to 0 is the same step when no bit is set).
  */
-//@source src/rwlock.c sha256=254d5e44b5bb5facd8bd0d2de0f147eafed3d20690c210f3759adfab308b152b
+//@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw sha256=63ac0a2caa4fed035e281ed64d653f70fc889d31a41c51e1a1d710227a0c6292
+//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock rdlock_common rdlock_slow reader_release wake_waiters wake_writer writer_give_up writer_release wrlock_slow sha256=f33b78e81780dddc38e45955eacddfd3c815866c022216af53660d1241346ab2
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3
@@ -112,7 +113,7 @@ byte nr = 0;              /* readers inside a critical section (observer) */
 bool wants[NR + NW];      /* process p is inside a lock call (observer) */
 bool nw = 0;              /* a writer inside a critical section (observer) */
 
-/* Leaves a futex wait (fx_futex_wait_raw, futex.c:33-57): by a wake (queue
+/* Leaves a futex wait (fx_futex_wait_raw, futex.c): by a wake (queue
  * flag cleared by the waker), a timeout or a signal. */
 inline futex_leave(q)
 {
@@ -127,7 +128,7 @@ inline futex_leave(q)
     fi
 }
 
-/* wake_waiters (rwlock.c:163-188), called when the caller's release left the
+/* wake_waiters (rwlock.c), called when the caller's release left the
  * lock free with RW or WW set. */
 inline wake_waiters()
 {
@@ -135,19 +136,19 @@ inline wake_waiters()
     :: atomic {
            s = st;
            if
-           :: (s & HELD) != 0 -> act = DONE                    /* rwlock.c:166-167 */
+           :: (s & HELD) != 0 -> act = DONE                    /* @rwlock.wake_waiters.held */
            :: (s & HELD) == 0 && (s & WW) != 0 ->
-               st = s & ~WW; act = WAKE_W                      /* rwlock.c:168-172 */
+               st = s & ~WW; act = WAKE_W                      /* @rwlock.wake_waiters.clear_ww */
            :: (s & HELD) == 0 && (s & WW) == 0 && (s & RW) != 0 ->
-               st = s & ~RW; act = WAKE_R                      /* rwlock.c:178-181 */
-           :: else -> act = DONE                               /* rwlock.c:184-185 */
+               st = s & ~RW; act = WAKE_R                      /* @rwlock.wake_waiters.clear_rw */
+           :: else -> act = DONE                               /* @rwlock.wake_waiters.nobody */
            fi
        };
        if
        :: act == DONE -> break
        :: act == WAKE_W ->
-           atomic { seqchg[0] = 1; seqchg[1] = 1 };            /* wake_writer, rwlock.c:157 */
-           atomic {                                            /* rwlock.c:158: wake one */
+           atomic { seqchg[0] = 1; seqchg[1] = 1 };            /* wake_writer, @rwlock.wake_writer.seq */
+           atomic {                                            /* @rwlock.wake_writer.wake: wake one */
                n = 0;
                if
                :: qseq[0] -> qseq[0] = 0; n = 1
@@ -156,37 +157,37 @@ inline wake_waiters()
                fi
            };
            if
-           :: n > 0 || (s & RW) == 0 -> break                  /* rwlock.c:173-174 */
-           :: else -> skip                       /* rwlock.c:175-177: readers [M:hand-to-readers] */
+           :: n > 0 || (s & RW) == 0 -> break                  /* @rwlock.wake_waiters.writer_woken */
+           :: else -> skip                       /* @rwlock.wake_waiters.no_writer: readers [M:hand-to-readers] */
            fi
        :: act == WAKE_R ->
-           atomic {                                            /* rwlock.c:182: wake all */
+           atomic {                                            /* @rwlock.wake_waiters.wake_readers: wake all */
                if :: qst[0] -> qst[0] = 0 :: else -> skip fi;
                if :: qst[1] -> qst[1] = 0 :: else -> skip fi
            };
-           break                                               /* rwlock.c:183 */
+           break                                               /* @rwlock.wake_waiters.done */
        fi
     od;
     n = 0; act = DONE
 }
 
-/* reader_release (rwlock.c:191-198): read unlock (also fx_rwlock_rdunlock,
- * rwlock.c:473 and 479-481), or a fast-path reader's undo. */
+/* reader_release (rwlock.c): read unlock (also fx_rwlock_rdunlock,
+ * @rwlock.rdunlock.sub and 479-481), or a fast-path reader's undo. */
 inline reader_release()
 {
-    atomic { st = st - 1; s = st };                            /* rwlock.c:195 */
+    atomic { st = st - 1; s = st };                            /* @rwlock.reader_release.sub */
     if
-    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:196-197 */
+    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* @rwlock.reader_release.wake */
     :: else -> skip
     fi
 }
 
-/* writer_give_up (rwlock.c:259-265). */
+/* writer_give_up (rwlock.c). */
 inline writer_give_up()
 {
-    atomic { st = st & ~WP; s = st };                          /* rwlock.c:262 */
+    atomic { st = st & ~WP; s = st };                          /* @rwlock.writer_give_up.clear_wp */
     if
-    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:263-264 [M:give-up-wake] */
+    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* @rwlock.writer_give_up.wake [M:give-up-wake] */
     :: else -> skip
     fi
 }
@@ -201,26 +202,26 @@ proctype reader(byte me; bool timed; byte signals; byte iters)
         :: else -> skip
         fi;
         wants[me] = 1;
-        /* rdlock_common, rwlock.c:247-255: fetch_add, then read_lockable */
+        /* rdlock_common, rwlock.c: fetch_add, then read_lockable */
         atomic {
-            s = st; st = st + 1;                               /* rwlock.c:250 */
+            s = st; st = st + 1;                               /* @rwlock.rdlock.add */
             if
             :: (s & ~RMASK) == 0 -> nr++; assert(!nw); wants[me] = 0; act = ENTER /* [M:fast-check] */
-            :: else -> act = DONE                              /* rwlock.c:251 */
+            :: else -> act = DONE                              /* @rwlock.rdlock.lockable */
             fi
         };
         if
         :: act == ENTER -> act = DONE; goto inside
-        :: else -> reader_release(); s = 0                     /* the undo, rwlock.c:253 */
+        :: else -> reader_release(); s = 0                     /* the undo, @rwlock.rdlock.undo */
         fi;
-slow:   /* rdlock_slow, rwlock.c:200-244 (the spin, rwlock.c:217-222, only repeats the look) */
+slow:   /* rdlock_slow, rwlock.c (the spin, @rwlock.rdlock_slow.spin, only repeats the look) */
         atomic {
             s = st;
             if
-            :: (s & (WL | WP | RW | WW)) == 0 ->               /* rwlock.c:209-215 */
+            :: (s & (WL | WP | RW | WW)) == 0 ->               /* @rwlock.rdlock_slow.enter */
                 st = s + 1; nr++; assert(!nw); wants[me] = 0; act = ENTER
             :: else ->
-                if                                             /* rwlock.c:229-235 */
+                if                                             /* @rwlock.rdlock_slow.mark_rw */
                 :: (s & RW) == 0 -> st = s | RW; s = s | RW
                 :: else -> skip
                 fi;
@@ -231,7 +232,7 @@ slow:   /* rdlock_slow, rwlock.c:200-244 (the spin, rwlock.c:217-222, only repea
         :: act == ENTER -> act = DONE; goto inside
         :: else -> act = DONE
         fi;
-        atomic {                                               /* futex wait, rwlock.c:236 */
+        atomic {                                               /* futex wait, @rwlock.rdlock_slow.sleep */
             if
             :: st != s -> r = EAGAIN
             :: else -> qst[me] = 1; r = SLEEPING
@@ -242,15 +243,15 @@ slow:   /* rdlock_slow, rwlock.c:200-244 (the spin, rwlock.c:217-222, only repea
         :: else -> skip
         fi;
         if
-        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; goto next   /* rwlock.c:237-238 */
-        :: else -> r = 0; s = 0                                /* rwlock.c:241-242 */
+        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; goto next   /* @rwlock.rdlock_slow.timed_out */
+        :: else -> r = 0; s = 0                                /* @rwlock.rdlock_slow.again */
         fi;
         goto slow;
 inside: /* the critical section: nr counts it from the acquiring step */
         s = 0;
-        atomic { nr--; st = st - 1; s = st };                  /* reader_release, rwlock.c:195 */
+        atomic { nr--; st = st - 1; s = st };                  /* reader_release, @rwlock.reader_release.sub */
         if
-        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:196-197 */
+        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* @rwlock.reader_release.wake */
         :: else -> skip
         fi;
 next:
@@ -270,27 +271,27 @@ proctype writer(byte me; bool timed; byte signals; byte iters)
         :: else -> skip
         fi;
         wants[me] = 1;
-        /* The fast path of fx_rwlock_wracquire (rwlock.c:383-385, CAS
-         * 0 -> WL; fx_rwlock_wrlock and fx_rwlock_timedwrlock, rwlock.c:390-398)
+        /* The fast path of fx_rwlock_wracquire (@rwlock.wracquire.fast, CAS
+         * 0 -> WL; fx_rwlock_wrlock and fx_rwlock_timedwrlock, rwlock.c fx_rwlock_wrlock())
          * is the first step below with slept = 0: it takes a free lock, and a
          * free lock with waiting bits goes on to that step. */
         slept = 0; spins = 0;
-slow:   /* wrlock_slow, rwlock.c:267-327 */
+slow:   /* wrlock_slow, rwlock.c */
         atomic {
             s = st;
             if
-            :: (s & HELD) == 0 ->                      /* rwlock.c:277-282 */
+            :: (s & HELD) == 0 ->                      /* @rwlock.wrlock_slow.take */
                 st = (s & ~WP) | WL | slept; assert(nr == 0 && !nw); nw = 1; wants[me] = 0;
                 act = ENTER
             :: else ->
                 if
-                :: spins < SPIN_W ->                   /* rwlock.c:284-293 */
+                :: spins < SPIN_W ->                   /* @rwlock.wrlock_slow.spin */
                     if
                     :: (s & WP) == 0 -> st = s | WP
                     :: else -> skip
                     fi;
                     spins++; act = SPIN
-                :: else ->                             /* rwlock.c:302-310 */
+                :: else ->                             /* @rwlock.wrlock_slow.mark_ww */
                     if
                     :: (s & (WP | WW)) != (WP | WW) -> st = s | WP | WW /* [M:sleep-bits] */
                     :: else -> skip
@@ -304,13 +305,13 @@ slow:   /* wrlock_slow, rwlock.c:267-327 */
         :: act == SPIN -> act = DONE; s = 0; goto slow
         :: else -> act = DONE
         fi;
-        seqchg[w] = 0;                                 /* load writer_seq, rwlock.c:314 */
-        s = st;                                        /* rwlock.c:315 */
+        seqchg[w] = 0;                                 /* load writer_seq, @rwlock.wrlock_slow.seq */
+        s = st;                                        /* @rwlock.wrlock_slow.recheck */
         if
-        :: (s & HELD) == 0 || (s & WW) == 0 -> s = 0; goto slow /* rwlock.c:316-317 [M:recheck] */
+        :: (s & HELD) == 0 || (s & WW) == 0 -> s = 0; goto slow /* @rwlock.wrlock_slow.no_sleep [M:recheck] */
         :: else -> skip
         fi;
-        atomic {                                       /* futex wait, rwlock.c:318 */
+        atomic {                                       /* futex wait, @rwlock.wrlock_slow.sleep */
             if
             :: seqchg[w] -> r = EAGAIN
             :: else -> qseq[w] = 1; r = SLEEPING
@@ -321,16 +322,16 @@ slow:   /* wrlock_slow, rwlock.c:267-327 */
         :: else -> skip
         fi;
         if
-        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; writer_give_up(); goto next /* rwlock.c:319-322 */
+        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; writer_give_up(); goto next /* @rwlock.wrlock_slow.timed_out */
         :: else -> r = 0; s = 0
         fi;
-        spins = 0;                                     /* rwlock.c:324-325 */
+        spins = 0;                                     /* @rwlock.wrlock_slow.again */
         goto slow;
 inside: /* the critical section: nw is set from the acquiring step */
         s = 0; slept = 0; spins = 0;
-        atomic { nw = 0; st = st - WL; s = st };       /* writer_release, rwlock.c:430 */
+        atomic { nw = 0; st = st - WL; s = st };       /* writer_release, @rwlock.writer_release.sub */
         if
-        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:431-432 */
+        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* @rwlock.writer_release.wake */
         :: else -> skip
         fi;
 next:

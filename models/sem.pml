@@ -20,7 +20,7 @@
  * W2) and CASes; a relaxed load that only guesses a CAS operand is folded
  * into the CAS (a CAS loop is one atomic conditional update).
  *
- * The adaptive spin of the slow path (sem.c:129-141, a thread-local budget,
+ * The adaptive spin of the slow path (@sem.wait_slow.spin, a thread-local budget,
  * struct fx_spin of src/internal/spin.h) runs before W1: relaxed loads of the
  * value and, when one sees a token, T (fx_sem_take). A failed T and a load
  * change nothing, and before W1 the waiter is invisible to everyone else, so
@@ -29,9 +29,10 @@
  * which covers every run of the spin, however long its budget.
  *
  * Step names refer to the table at the top of src/sem.c; every step names the
- * line(s) it mirrors as "sem.c:LINE".
+ * step tag it mirrors as "@sem.<step>".
  */
-//@source src/sem.c sha256=9761aee083a71f7ba463abd3b00f62c29c2a4c4e4202f5add2c817a80a214db9
+//@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw sha256=63ac0a2caa4fed035e281ed64d653f70fc889d31a41c51e1a1d710227a0c6292
+//@mirrors src/sem.c fx_sem_post fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_slow sha256=ae5b4791b56965eb4f9c242caa415aaf435d6b73f922e8e9e034dba4e81de308
 //@check safety
 
 #define NW 3          /* waiters */
@@ -48,7 +49,7 @@ bool queued[NW];      /* the futex queue of &value */
 byte posted = 0;      /* tokens posted (observer) */
 byte taken = 0;       /* tokens taken (observer) */
 
-/* T (fx_sem_take, sem.c:88-101; the W2 CAS, sem.c:157-165): one conditional
+/* T (fx_sem_take, sem.c; the W2 CAS, @sem.wait_slow.take): one conditional
  * decrement; got = 1 when a token was taken. */
 inline take(got)
 {
@@ -60,7 +61,7 @@ inline take(got)
     }
 }
 
-/* fx_futex_wait_raw(&value, expected) (futex.c:33-57): compare-and-queue, then
+/* fx_futex_wait_raw(&value, expected) (futex.c fx_futex_wait_raw()): compare-and-queue, then
  * leave by a wake, a timeout (if timed) or a signal. */
 inline futex_wait(me, expected, timed, signals, r)
 {
@@ -85,7 +86,7 @@ inline futex_wait(me, expected, timed, signals, r)
     fi
 }
 
-/* fx_futex_wake_raw(&value, 1) (futex.c:59-64): dequeue one queued waiter,
+/* fx_futex_wake_raw(&value, 1) (futex.c fx_futex_wake_raw()): dequeue one queued waiter,
  * if any. */
 inline futex_wake_one()
 {
@@ -99,16 +100,16 @@ inline futex_wake_one()
     }
 }
 
-/* fx_sem_post, sem.c:103-123. The post at the maximum (EOVERFLOW,
- * sem.c:113-117) is not modelled: it adds and removes a token with the value
+/* fx_sem_post, sem.c. The post at the maximum (EOVERFLOW,
+ * @sem.post.overflow) is not modelled: it adds and removes a token with the value
  * far from 0, so no waiter sleeps meanwhile. */
 proctype poster(byte tokens)
 {
     do
     :: tokens > 0 ->
-        atomic { value++; posted++ };       /* P1, sem.c:112 (seq_cst fetch_add) [M:P1] */
+        atomic { value++; posted++ };       /* P1, @sem.post.add (seq_cst fetch_add) [M:P1] */
         if
-        :: waiters != 0 -> futex_wake_one() /* P2, sem.c:120-121 [M:P2] */
+        :: waiters != 0 -> futex_wake_one() /* P2, @sem.post.wake [M:P2] */
         :: else -> skip
         fi;
         tokens--
@@ -116,35 +117,35 @@ proctype poster(byte tokens)
     od
 }
 
-/* fx_sem_wait / fx_sem_timedwait, sem.c:186-210, and the slow path
- * fx_sem_wait_slow, sem.c:126-184 (the spin, sem.c:129-141, only repeats the
+/* fx_sem_wait / fx_sem_timedwait, sem.c fx_sem_wait(), and the slow path
+ * fx_sem_wait_slow, sem.c (the spin, @sem.wait_slow.spin, only repeats the
  * fast-path T; see the header). */
 proctype waiter(byte me; bool timed)
 {
     bit got = 0;
     byte r;
     byte signals = SIGNALS;
-    take(got);                              /* fast path T, sem.c:191 / sem.c:204 */
+    take(got);                              /* fast path T, @sem.wait.take / @sem.timedwait.take */
     if
     :: got -> goto done
     :: else -> skip
     fi;
-    waiters++;                              /* W1, sem.c:149 */
+    waiters++;                              /* W1, @sem.wait_slow.W1 */
     do
-    :: take(got);                           /* W2 + T, sem.c:152-165 */
+    :: take(got);                           /* W2 + T, @sem.wait_slow.W2 */
        if
        :: got -> break
        :: else -> skip
        fi;
-       futex_wait(me, 0, timed, signals, r); /* W3, sem.c:167 */
+       futex_wait(me, 0, timed, signals, r); /* W3, @sem.wait_slow.W3 */
        if
        :: r == ETIMEDOUT ->
-           take(got);                       /* the last T, sem.c:168-176 */
+           take(got);                       /* the last T, @sem.wait_slow.timed_out */
            break
-       :: else -> skip                      /* W4, sem.c:177-178: woken, EAGAIN, EINTR */
+       :: else -> skip                      /* W4, @sem.wait_slow.W4: woken, EAGAIN, EINTR */
        fi
     od;
-    waiters--;                              /* W5, sem.c:182 */
+    waiters--;                              /* W5, @sem.wait_slow.W5 */
 done:
     assert(timed || got)                    /* only a timed wait may fail */
 }

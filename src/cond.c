@@ -324,6 +324,7 @@ static int fx_cond_rmutex_check(void *p)
          * not recoverable (as fx_rmutex_unlock, and POSIX); nobody can take it
          * again, so do not sleep. */
         int32_t depth;
+        /* @step cond.rmutex_check.release_all */
         int r = fx_rmutex_release_all(m, &depth);
         return r ? r : ENOTRECOVERABLE;
     }
@@ -361,6 +362,7 @@ static int fx_cond_rmutex_relock(void *p, int32_t saved)
         if (r != EBUSY)
             return r;
         /* Woken, re-check time, EAGAIN or EINTR: all mean step again. */
+        /* @step cond.rmutex_relock.sleep */
         fx_futex_wait_raw(word, sleep_on, &recheck_at, FX_BITSET_ANY);
     }
 }
@@ -417,15 +419,19 @@ static void fx_cond_bind(fx_cond *c, int32_t token, bool first)
 static void fx_cond_depart(fx_cond *c)
 {
     /* seq_cst: the count is what S1/B1 and the b clearing below read. */
+    /* @step cond.depart.W8 */
     if (__atomic_fetch_sub(&c->waiters, 1, __ATOMIC_SEQ_CST) != 1)
         return;
+    /* @step cond.depart.load */
     int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+    /* @step cond.depart.no_bcast */
     if (!(s & BCAST))
         return;
     /* We hold the mutex, so no waiter of it registered since our decrement;
      * the re-check and the CAS cover waiters with other mutexes (a new W1
      * shows in the count, or its a makes the CAS fail, or its v holds b and
      * it only sleeps again, see W4). */
+    /* @step cond.depart.clear_bcast */
     if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) == 0)
         __atomic_compare_exchange_n(&c->seq, &s, s & ~BCAST, false, __ATOMIC_SEQ_CST,
                                     __ATOMIC_RELAXED);
@@ -442,10 +448,12 @@ static void fx_cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *op
     if (holding && word != NULL && __atomic_load_n(&c->mutex, __ATOMIC_RELAXED) == token) {
         /* All parked waiters use our mutex: sleep on its word, woken one by
          * one by the unlocks. park is always 0, so the compare cannot fail. */
+        /* @step cond.drive.requeue */
         fx_futex_requeue_raw(&c->park, 0, 0, word, INT32_MAX);
     } else {
         /* Unknown mutexes, or an fx_rmutex (whose waiters must sleep bounded):
          * wake one, which takes its own mutex and drives on. */
+        /* @step cond.drive.wake */
         fx_futex_wake_raw(&c->park, 1, FX_BITSET_ANY);
     }
 }
@@ -459,17 +467,21 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
         __atomic_load_n(&c->park, __ATOMIC_RELAXED) != 0 ||
         !fx_cond_token_valid(__atomic_load_n(&c->mutex, __ATOMIC_RELAXED)))
         return EINVAL;
+    /* @step cond.wait_core.W0 */
     int r = ops->check(m); /* W0 */
     if (r)
         return r;
     int32_t token = ops->token(c, m);
 
     /* W1, seq_cst; ordered before any notifier by W3's release (see the top). */
+    /* @step cond.wait_core.W1 */
     bool first = __atomic_fetch_add(&c->waiters, 1, __ATOMIC_SEQ_CST) == 0;
+    /* @step cond.wait_core.W2 */
     int32_t v = __atomic_fetch_or(&c->seq, ARMED, __ATOMIC_SEQ_CST) | ARMED;
     fx_cond_bind(c, token, first); /* W2 */
 
     int32_t saved = 0;
+    /* @step cond.wait_core.W3 */
     r = ops->release(m, &saved); /* W3 */
     if (r) {
         /* The mutex was not held after all (EPERM) or is corrupt (EINVAL):
@@ -478,6 +490,7 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
         return r;
     }
 
+    /* @step cond.wait_core.W4a */
     /* W4a: before sleeping, spin (adaptive, per thread) watching the counter.
      * Released meanwhile is the kernel's EAGAIN of W4 without the system
      * call, and means the notifier runs on another CPU right now. */
@@ -494,33 +507,45 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
         fx_spin_lost(&fx_cond_spin, 0);
 
     int res = 0;
+    /* @step cond.wait_core.W4 */
     while (!hot) { /* W4 */
+        /* @step cond.wait_core.sleep */
         int w = fx_futex_wait_raw(&c->seq, v, deadline, FX_BITSET_ANY);
+        /* @step cond.wait_core.woken */
         if (w == 0)
             break; /* a wake: signal (S3), broadcast (B3) or a mutex unlock */
         /* seq_cst: pairs with S2/B2 (and keeps the W5 load after it). */
+        /* @step cond.wait_core.reload */
         int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+        /* @step cond.wait_core.advanced */
         if (!fx_cond_same_counter(s, v))
             break; /* the counter advanced after W1: released */
+        /* @step cond.wait_core.timed_out */
         if (w == ETIMEDOUT) {
             res = ETIMEDOUT;
             break;
         }
         /* EINTR (absorbed), or EAGAIN because only b changed (see above):
          * sleep again, on the current value, with the same absolute deadline. */
+        /* @step cond.wait_core.again */
         v = s;
     }
 
     /* W5, seq_cst: after the wake; b cannot be cleared while we are counted. */
+    /* @step cond.wait_core.W5 */
     bool flagged = (__atomic_load_n(&c->seq, __ATOMIC_SEQ_CST) & BCAST) != 0;
+    /* @step cond.wait_core.W6 */
     r = flagged ? ops->relock_slept(m, saved)
         : hot   ? ops->relock_hot(m, saved)
                 : ops->relock(m, saved); /* W6 */
+    /* @step cond.wait_core.W7 */
     if (flagged)
         fx_cond_drive(c, m, ops, token, r == 0 || r == EOWNERDEAD); /* W7 */
+    /* @step cond.wait_core.W8 */
     fx_cond_depart(c);                                              /* W8 */
     /* EOWNERDEAD and the errors of W6 before ETIMEDOUT: the caller must know
      * it has to repair the data, or that it does not hold the mutex. */
+    /* @step cond.wait_core.ret */
     return r ? r : res;
 }
 
@@ -572,15 +597,18 @@ int fx_cond_signal(fx_cond *c)
     fx_ann_own_words(c, sizeof *c);
     /* S1, seq_cst: sees W1 of every waiter whose W3 preceded the caller's
      * taking of the mutex (see the top of the file). */
+    /* @step cond.signal.waiters */
     int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
     if (n <= 0)
         return n == 0 ? 0 : EINVAL;
     /* S2, seq_cst: advance only over an armed value; a CAS failure reloads s. */
+    /* @step cond.signal.advance */
     int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
     while ((s & ARMED) &&
            !__atomic_compare_exchange_n(&c->seq, &s, fx_cond_advance(s), false,
                                         __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         ;
+    /* @step cond.signal.S3 */
     fx_futex_wake_raw(&c->seq, 1, FX_BITSET_ANY); /* S3 */
     return 0;
 }
@@ -596,6 +624,7 @@ int fx_cond_broadcast(fx_cond *c)
     bool advanced = false;
     for (;;) {
         /* B1, seq_cst as S1. */
+        /* @step cond.broadcast.waiters */
         int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
         if (n <= 0)
             return n == 0 ? 0 : EINVAL;
@@ -603,6 +632,7 @@ int fx_cond_broadcast(fx_cond *c)
          * first pass advances the counter, which releases every waiter that
          * registered before the call; a retry must not advance again, or a
          * waiter that keeps re-registering could make it advance forever. */
+        /* @step cond.broadcast.advance */
         int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
         int32_t ns;
         do {
@@ -615,6 +645,7 @@ int fx_cond_broadcast(fx_cond *c)
          * it, or W8 cleared b. The sleepers from before the call are then
          * still on seq: set b on the current value and requeue again. A new
          * waiter moved along was waiting during this call (policy (a)). */
+        /* @step cond.broadcast.requeue */
         if (fx_futex_requeue_raw(&c->seq, ns, 1, &c->park, INT32_MAX) != -EAGAIN)
             return 0;
     }

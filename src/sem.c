@@ -109,7 +109,9 @@ int fx_sem_post(fx_sem *s)
     /* P1, seq_cst: release for the taker, and the first half of the Dekker
      * pair with W1/W2 (see the table). A fetch_add rather than a load and a
      * CAS: one atomic operation, which never fails under contention. */
+    /* @step sem.post.add */
     int32_t v = __atomic_fetch_add(&s->value, 1, __ATOMIC_SEQ_CST);
+    /* @step sem.post.overflow */
     if (v < 0 || v >= FX_SEM_VALUE_MAX) {
         /* Relaxed: taking back our own increment publishes nothing. */
         __atomic_fetch_sub(&s->value, 1, __ATOMIC_RELAXED);
@@ -117,6 +119,7 @@ int fx_sem_post(fx_sem *s)
     }
     /* P2, seq_cst: ordered after P1 in the total order. A garbage negative
      * count only costs a wake nobody needed. */
+    /* @step sem.post.wake */
     if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0)
         fx_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
     return 0;
@@ -126,6 +129,7 @@ int fx_sem_post(fx_sem *s)
 __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
                                                             const struct timespec *deadline)
 {
+    /* @step sem.wait_slow.spin */
     int budget = fx_spin_start(&fx_sem_spin, FX_SEM_PROBE);
     for (int i = 0; i < budget; i++) {
         /* Relaxed: a hint for when to try T, which synchronizes. */
@@ -146,14 +150,17 @@ __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
     if (fx_deadline_check(deadline))
         return EINVAL;
 
+    /* @step sem.wait_slow.W1 */
     __atomic_fetch_add(&s->waiters, 1, __ATOMIC_SEQ_CST); /* W1 */
     int r;
     for (;;) {
+        /* @step sem.wait_slow.W2 */
         int32_t v = __atomic_load_n(&s->value, __ATOMIC_SEQ_CST); /* W2 */
         if (v < 0) {
             r = EINVAL;
             break;
         }
+        /* @step sem.wait_slow.take */
         if (v > 0) {
             /* T, acquire on success as in fx_sem_take; a failed CAS means
              * another thread changed the value: look again. */
@@ -164,7 +171,9 @@ __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
             }
             continue;
         }
+        /* @step sem.wait_slow.W3 */
         r = fx_futex_wait_raw(&s->value, 0, deadline, FX_BITSET_ANY); /* W3 */
+        /* @step sem.wait_slow.timed_out */
         if (r == ETIMEDOUT) {
             /* Not woken (a wake makes the futex return 0). A token posted
              * as the deadline passed still counts: POSIX lets a wait that
@@ -174,11 +183,13 @@ __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
                 r = ETIMEDOUT;
             break;
         }
+        /* @step sem.wait_slow.W4 */
         /* W4: 0 (woken), EAGAIN (a token arrived before we slept), EINTR
          * (a signal): look again with the same absolute deadline. */
     }
     /* W5, relaxed: the count only tells posters whether to call the kernel;
      * a poster that still sees us costs one wake nobody needs. */
+    /* @step sem.wait_slow.W5 */
     __atomic_fetch_sub(&s->waiters, 1, __ATOMIC_RELAXED);
     return r;
 }
@@ -188,6 +199,7 @@ int fx_sem_wait(fx_sem *s)
     if (fx_bad_slot(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
+    /* @step sem.wait.take */
     int r = fx_sem_take(s);
     if (r == EAGAIN)
         r = fx_sem_wait_slow(s, NULL);
@@ -201,6 +213,7 @@ int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
     if (fx_bad_slot(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
+    /* @step sem.timedwait.take */
     int r = fx_sem_take(s);
     if (r == EAGAIN)
         r = fx_sem_wait_slow(s, deadline);
