@@ -191,6 +191,10 @@ mutation barrier-withdraw-any-round barrier.pml \
     "a timed-out waiter withdraws without checking that its round is still open" \
     withdraw-check '            :: false -> skip /* MUTANT */'
 
+mutation mutex-no-recheck mutex.pml \
+    "sleeps are unbounded again (fx_futex_wait_raw, no recheck): a process killed between the unlock's CAS 2->0 and its FUTEX_WAKE, or after the wake picked it, strands a sleeper of a free lock (issue 11, class 7)" \
+    recheck '        :: atomic { false -> skip } /* MUTANT */'
+
 # --- fx_rmutex (models/rmutex.pml, src/rmutex.c) ---------------------------
 
 mutation rm-unlock-no-wake rmutex.pml \

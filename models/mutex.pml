@@ -72,6 +72,8 @@
 //@check ltl all_finish
 //@check ltl someone_acquires -DITER=0 -DSPURIOUS=0 -m2000000
 //@check ltl locker_acquires -DITER=0 -DSPURIOUS=0 -m2000000 expect-fail
+//@check safety -DDEATHS=1 -DONLY_LOCK=1
+//@check ltl live_finish -DDEATHS=1 -DONLY_LOCK=1 -DSPURIOUS=0
 
 #ifndef NPROC
 #define NPROC 3         /* threads */
@@ -81,6 +83,16 @@
 #endif
 #ifndef SPURIOUS
 #define SPURIOUS 1      /* spurious futex returns (signals) in a run, at most */
+#endif
+
+#ifndef DEATHS
+#define DEATHS 0        /* processes killed in a run, at most (see "Death") */
+#endif
+#ifndef ONLY_LOCK
+#define ONLY_LOCK 0     /* 1: every operation is fx_mutex_lock */
+#endif
+#ifndef BOUNDED
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fx_futex_sleep) */
 #endif
 
 #define MAXPROC 4       /* size of the per-thread arrays (NPROC <= MAXPROC) */
@@ -109,6 +121,28 @@ bool resp[MAXPROC];             /* thread t is responsible for the sleepers: it
                                  * released a CONTENDED lock and has not yet
                                  * called FUTEX_WAKE, or a FUTEX_WAKE dequeued
                                  * it and it has not finished its next step */
+#if DEATHS
+/* Death: a killer process SIGKILLs at most DEATHS threads, each at any step
+ * at which it does not hold the lock (fx_mutex promises nothing for a holder
+ * that dies): while spinning, after marking the word CONTENDED, asleep,
+ * between the kernel's dequeue of a FUTEX_WAKE and its return to user space
+ * (the woken side: the wake is consumed), between the release CAS 2->0 and
+ * its FUTEX_WAKE (the notifier side). The kernel drops a dying thread from
+ * the futex queue. With deaths, the invariant NO_SLEEPER_FORGOTTEN does not
+ * hold (a dead thread was responsible) and the property is live_finish:
+ * every live thread finishes, i.e. no sleeper of a lock that could let it
+ * through stays asleep, which needs the bounded sleep (BOUNDED): the
+ * mutation no-recheck removes it and a dead waker or wakee strands a
+ * sleeper (invalid end state in safety, and live_finish fails). */
+byte deaths = DEATHS;           /* deaths left */
+bool kill[MAXPROC];             /* the killer chose thread t: it dies at once */
+bool holds[MAXPROC];            /* (observer) thread t holds the lock */
+bool fin[MAXPROC];              /* (observer) thread t finished */
+byte ndead = 0;                 /* (observer) threads killed */
+#define HOLDS(b) holds[me] = b
+#else
+#define HOLDS(b) skip
+#endif
 
 /* No lost wake-up, as an invariant: while a thread sleeps in the kernel, the
  * word is CONTENDED (so the holder's unlock will wake one), or some thread is
@@ -132,9 +166,13 @@ inline cas(expect, desired, ok)
     fi
 }
 
-/* fx_futex_wait_raw(&m->state, expected, deadline) (futex.c fx_futex_wait_raw()): FUTEX_WAIT
- * compares and queues in one step. r: OK (woken by a wake, or spuriously),
- * EAGAIN, ETIMEDOUT (timed only, and only while still queued) or EINTR. */
+/* fx_futex_sleep(&m->state, expected, deadline, &rc) (src/futex.c
+ * fx_futex_sleep(), fx_futex_wait_raw()): FUTEX_WAIT compares and queues in
+ * one step. r: OK (woken by a wake, spuriously, or at the recheck time),
+ * EAGAIN, ETIMEDOUT (timed only, and only while still queued) or EINTR. The
+ * recheck (BOUNDED) ends any sleep: FX_RECHECK_NS is absolute, so a signal
+ * cannot postpone it, and it is always enabled while the thread is queued;
+ * under weak fairness a sleeper therefore always wakes up again. */
 inline futex_wait(expected, r)
 {
     atomic {
@@ -151,6 +189,7 @@ inline futex_wait(expected, r)
         :: atomic { !queued[me] -> r = OK }             /* dequeued by a wake */
         :: atomic { timed && queued[me] -> queued[me] = false; nqueued--; r = ETIMEDOUT }
         :: atomic { spurious > 0 && queued[me] -> spurious--; queued[me] = false; nqueued--; r = EINTR }
+        :: atomic { BOUNDED && queued[me] -> queued[me] = false; nqueued--; r = OK } /* recheck [M:recheck] */
         fi
     :: else
     fi
@@ -183,7 +222,7 @@ inline acquire_step()
     :: v == UNLOCKED ->
         atomic { cas(v, CONTENDED, ok);                  /* @mutex.acquire_step.take CAS 0->2 [M:slept-as-contended] */
             if
-            :: ok -> r = OK; break                       /* @mutex.acquire_step.taken */
+            :: ok -> r = OK; HOLDS(true); break          /* @mutex.acquire_step.taken */
             :: else -> assert(v <= CONTENDED)            /* v reloaded, @mutex.acquire_step.valid */
             fi }
     :: v == LOCKED ->
@@ -220,7 +259,7 @@ inline lock_slept()
  * ordinary locker, then sleep. */
 inline lock()
 {
-    atomic { v = UNLOCKED; cas(v, LOCKED, ok) };         /* @mutex.acquire.fast fast path 0->1 [M:fast-path] */
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok); if :: ok -> HOLDS(true) :: else fi }; /* @mutex.acquire.fast fast path 0->1 [M:fast-path] */
     if
     :: ok -> r = OK
     :: else ->
@@ -235,7 +274,7 @@ inline lock()
         od;
         if
         :: v == UNLOCKED ->
-            atomic { cas(v, LOCKED, ok) }                /* @mutex.lock_contended.cas CAS 0->1 */
+            atomic { cas(v, LOCKED, ok); if :: ok -> HOLDS(true) :: else fi } /* @mutex.lock_contended.cas CAS 0->1 */
         :: else -> ok = false
         fi;
         if
@@ -250,7 +289,7 @@ inline trylock()
 {
     atomic { v = UNLOCKED; cas(v, LOCKED, ok);           /* @mutex.trylock.cas */
         if
-        :: ok -> r = OK
+        :: ok -> r = OK; HOLDS(true)
         :: else -> assert(v <= CONTENDED); r = EBUSY     /* @mutex.trylock.busy */
         fi }
 }
@@ -262,14 +301,15 @@ inline trylock()
  * out. */
 inline unlock()
 {
-    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok) }; /* @mutex.unlock.fast CAS 1->0 [M:unlock] */
+    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok); if :: ok -> HOLDS(false) :: else fi }; /* @mutex.unlock.fast CAS 1->0 [M:unlock] */
     do
     :: ok -> break
     :: else ->
         atomic {
             assert(v != UNLOCKED && v <= CONTENDED);     /* @mutex.unlock_slow.check EPERM, EINVAL: never, we hold it */
             cas(v, UNLOCKED, ok);                        /* @mutex.unlock_slow.cas CAS v->0 */
-            resp[me] = (ok && v == CONTENDED)            /* (observer) */
+            resp[me] = (ok && v == CONTENDED);           /* (observer) */
+            if :: ok -> HOLDS(false) :: else fi
         };
         if
         :: ok && v == CONTENDED -> futex_wake_one()      /* @mutex.unlock_slow.wake [M:unlock-wake] */
@@ -289,6 +329,9 @@ active [NPROC] proctype thread()
 #endif
 
     assert(NPROC <= MAXPROC && _pid < NPROC);
+#if DEATHS
+    {
+#endif
     do
 #if ITER
     :: n == ITER -> break
@@ -300,8 +343,10 @@ active [NPROC] proctype thread()
         :: atomic { locking[me] = true; nlocking++ };    /* fx_mutex_lock */
             lock();
             assert(r == OK)                              /* lock never fails */
+#if !ONLY_LOCK
         :: timed = true; lock()                          /* fx_mutex_timedlock */
         :: trylock()                                     /* fx_mutex_trylock */
+#endif
         fi;
         if
         :: r == OK ->
@@ -321,17 +366,60 @@ active [NPROC] proctype thread()
         fi;
         atomic { r = OK; v = 0; sleep_on = 0; ok = false; timed = false }
     od;
+#if DEATHS
+    atomic { done++; fin[me] = true }
+    } unless {
+        /* Killed (see "Death"): the kernel drops it from the futex queue;
+         * whatever it was responsible for is not done. */
+        atomic { kill[me] ->
+            if
+            :: queued[me] -> queued[me] = false; nqueued--
+            :: else
+            fi;
+            if
+            :: locking[me] -> locking[me] = false; nlocking--
+            :: else
+            fi;
+            assert(!holds[me]);
+            resp[me] = false; ndead++;
+            r = OK; v = 0; sleep_on = 0; ok = false; timed = false
+        }
+    }
+#else
     done++
+#endif
 }
+
+#if DEATHS
+/* Kills a thread that does not hold the lock, at any step of it: the victim
+ * takes its escape (the unless above) before its next statement, asleep or
+ * not. */
+#define KILL(t) :: atomic { deaths > 0 && t < NPROC && !holds[t] && !fin[t] -> kill[t] = true; deaths-- }
+active proctype killer()
+{
+end:
+    do
+    KILL(0)
+    KILL(1)
+    KILL(2)
+    KILL(3)
+    od
+}
+#endif
 
 /* Checks NO_SLEEPER_FORGOTTEN in every reachable state: this process is
  * blocked (and a valid end state) unless the invariant is broken. */
+#if DEATHS == 0
 active proctype monitor()
 {
 end:
     atomic { !NO_SLEEPER_FORGOTTEN -> assert(NO_SLEEPER_FORGOTTEN) }
 }
+#endif
 
 ltl all_finish { <> (done == NPROC) }
+#if DEATHS
+ltl live_finish { <> (done + ndead == NPROC) }
+#endif
 ltl someone_acquires { [] ((nlocking > 0) -> <> (incs > 0)) }
 ltl locker_acquires { [] (locking[0] -> <> !locking[0]) }
