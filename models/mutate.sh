@@ -174,8 +174,16 @@ mutation rwlock-readers-left-asleep rwlock.pml \
     hand-to-readers '           :: else -> break /* MUTANT */'
 
 mutation rwlock-give-up-no-wake rwlock.pml \
-    "a writer that times out drops WP without waking the readers WP kept out" \
-    give-up-wake '    :: false -> skip /* MUTANT */'
+    "a writer that times out drops WP and WW without waking the readers they kept out" \
+    give-up-wake '        :: act == WAKE_R -> skip /* MUTANT */'
+
+mutation rwlock-give-up-keeps-ww rwlock.pml \
+    "a writer that times out takes back WP only (main before the fix): its WW keeps new readers out while readers hold the lock (issue 11, class 6)" \
+    give-up-bits '    atomic { s = st & ~WW; st = st & ~WP }; /* MUTANT */'
+
+mutation rwlock-give-up-keeps-wp rwlock.pml \
+    "a writer that times out takes back WW only: its WP keeps new readers out (issue 11, class 6)" \
+    give-up-bits '    atomic { s = st & ~WP; st = st & ~WW }; /* MUTANT */'
 
 # --- fx_barrier (models/barrier.pml, src/barrier.c) ------------------------
 

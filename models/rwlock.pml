@@ -16,6 +16,10 @@
  *                     writer_seq (WW set again by a writer that has slept), WP
  *                     taken back by a writer that gives up, a wake handed from
  *                     writers to readers when no writer was asleep.
+ *   SCENARIO_GIVEUP   reader 0 holds the lock until reader 1 has been
+ *                     inside too, while a timed writer waits and gives up at
+ *                     any moment: a writer that gave up must not keep
+ *                     reader 1 out (issue 11, class 6; see writer_give_up).
  *   SCENARIO_STREAM   two readers take and release the lock forever (their
  *                     holds may overlap without end), a writer takes it twice;
  *                     no timeouts, no signals.
@@ -77,6 +81,7 @@
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3
 //@check safety -DSCENARIO_STREAM
+//@check safety -DSCENARIO_GIVEUP
 //@check ltl writer_progress -DSCENARIO_STREAM
 
 #define NR 2              /* readers: processes 0 .. NR-1 */
@@ -112,6 +117,9 @@ bool qseq[NW];            /* futex queue of &writer_seq */
 byte nr = 0;              /* readers inside a critical section (observer) */
 bool wants[NR + NW];      /* process p is inside a lock call (observer) */
 bool nw = 0;              /* a writer inside a critical section (observer) */
+#ifdef SCENARIO_GIVEUP
+bool met = 0;             /* reader 1 has been inside (SCENARIO_GIVEUP) */
+#endif
 
 /* Leaves a futex wait (fx_futex_wait_raw, futex.c): by a wake (queue
  * flag cleared by the waker), a timeout or a signal. */
@@ -182,14 +190,51 @@ inline reader_release()
     fi
 }
 
-/* writer_give_up (rwlock.c). */
+/* writer_give_up (rwlock.c), as fixed on branch rwsem (6b7f462, issue 11
+ * class 6): a writer that gives up takes WP and WW away, whoever set them,
+ * so that no reader waits for a writer that is gone (before the fix only WP
+ * was taken back, and only a lock found free woke anyone: a timed-out
+ * writer's WW kept new readers out while readers held the lock, the
+ * mutation rwlock-give-up-keeps-ww). If WW was set it wakes one sleeping
+ * writer (wake_writer), which sets WP and WW again at its next look; if
+ * nobody woke, wake_readers_if_open: while RW is set and none of WL, WP, WW,
+ * the CAS -RW, then FUTEX_WAKE(state, all). The CAS loop, whose first
+ * decision is on the value the fetch_and left, is one atomic step on the
+ * current word when that value passes (a CAS from a stale value fails and
+ * decides again on the reloaded one). */
 inline writer_give_up()
 {
-    atomic { st = st & ~WP; s = st };                          /* @rwlock.writer_give_up.clear_wp */
+    atomic { s = st; st = st & ~(WP | WW) };                   /* @rwlock.writer_give_up.clear_wp: fetch_and ~(WP|WW) [M:give-up-bits] */
+    n = 0;
     if
-    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* @rwlock.writer_give_up.wake [M:give-up-wake] */
+    :: (s & WW) != 0 ->
+        atomic { seqchg[0] = 1; seqchg[1] = 1 };               /* wake_writer: writer_seq += 1 */
+        atomic {                                               /* wake_writer: wake one */
+            if
+            :: qseq[0] -> qseq[0] = 0; n = 1
+            :: qseq[1] -> qseq[1] = 0; n = 1
+            :: else -> skip
+            fi
+        }
     :: else -> skip
-    fi
+    fi;
+    s = s & ~(WP | WW);
+    if
+    :: n == 0 && (s & RW) != 0 && (s & (WL | WP | WW)) == 0 ->
+        atomic {                                               /* wake_readers_if_open: CAS -RW */
+            s = st;
+            if
+            :: (s & RW) != 0 && (s & (WL | WP | WW)) == 0 -> st = s & ~RW; act = WAKE_R
+            :: else -> act = DONE
+            fi
+        };
+        if
+        :: act == WAKE_R -> atomic { if :: qst[0] -> qst[0] = 0 :: else fi; if :: qst[1] -> qst[1] = 0 :: else fi } /* wake all [M:give-up-wake] */
+        :: else -> skip
+        fi
+    :: else -> skip
+    fi;
+    n = 0; act = DONE
 }
 
 proctype reader(byte me; bool timed; byte signals; byte iters)
@@ -249,6 +294,15 @@ slow:   /* rdlock_slow, rwlock.c (the spin, @rwlock.rdlock_slow.spin, only repea
         goto slow;
 inside: /* the critical section: nr counts it from the acquiring step */
         s = 0;
+#ifdef SCENARIO_GIVEUP
+        /* Reader 0 waits inside until reader 1 has been inside too (a reader
+         * waiting for another reader, which a writer that is gone must not
+         * keep out). */
+        if
+        :: me == 0 -> met
+        :: else -> met = 1
+        fi;
+#endif
         atomic { nr--; st = st - 1; s = st };                  /* reader_release, @rwlock.reader_release.sub */
         if
         :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* @rwlock.reader_release.wake */
@@ -351,6 +405,10 @@ init {
         run reader(0, 0, 1, 1);     /* me, timed, signals, iterations */
         run writer(2, 0, 1, 2);
         run writer(3, 1, 0, 1)
+#elif defined(SCENARIO_GIVEUP)
+        run reader(0, 0, 0, 1);
+        run reader(1, 0, 0, 1);
+        run writer(2, 1, 0, 1)
 #elif defined(SCENARIO_STREAM)
         run reader(0, 0, 0, FOREVER);
         run reader(1, 0, 0, FOREVER);
