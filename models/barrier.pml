@@ -27,7 +27,7 @@
  * The budget bookkeeping (fx_spin_start/won/lost) is thread-private.
  *
  * Every step names the step tag of src/barrier.c it mirrors as
- * "@barrier.<step>" (a "/* @step barrier.<step> */" comment in the C).
+ * "@barrier.<step>" (an "@step barrier.<step>" comment in the C).
  */
 //@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw sha256=63ac0a2caa4fed035e281ed64d653f70fc889d31a41c51e1a1d710227a0c6292
 //@mirrors src/barrier.c barrier_wait wait_round sha256=9213cc4ce63f9c283693f0f6637e01c8ec4c3a0b0d0ebad6e2287c47e47e7413
