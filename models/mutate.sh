@@ -203,6 +203,10 @@ mutation mutex-no-recheck mutex.pml \
     "sleeps are unbounded again (fx_futex_wait_raw, no recheck): a process killed between the unlock's CAS 2->0 and its FUTEX_WAKE, or after the wake picked it, strands a sleeper of a free lock (issue 11, class 7)" \
     recheck '        :: atomic { false -> skip } /* MUTANT */'
 
+mutation sem-no-recheck sem.pml \
+    "sleeps are unbounded again (fx_futex_wait_raw, no recheck): a poster killed between P1 and P2, or a waiter killed after P2's wake picked it, leaves a token there and a waiter asleep for ever (issue 11, class 7)" \
+    recheck '        :: atomic { false -> skip } /* MUTANT */'
+
 # --- fx_rmutex (models/rmutex.pml, src/rmutex.c) ---------------------------
 
 mutation rm-unlock-no-wake rmutex.pml \

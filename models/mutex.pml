@@ -135,7 +135,7 @@ bool resp[MAXPROC];             /* thread t is responsible for the sleepers: it
  * mutation no-recheck removes it and a dead waker or wakee strands a
  * sleeper (invalid end state in safety, and live_finish fails). */
 byte deaths = DEATHS;           /* deaths left */
-bool kill[MAXPROC];             /* the killer chose thread t: it dies at once */
+bool doom[MAXPROC];             /* the killer chose thread t: it dies at once */
 bool holds[MAXPROC];            /* (observer) thread t holds the lock */
 bool fin[MAXPROC];              /* (observer) thread t finished */
 byte ndead = 0;                 /* (observer) threads killed */
@@ -371,7 +371,7 @@ active [NPROC] proctype thread()
     } unless {
         /* Killed (see "Death"): the kernel drops it from the futex queue;
          * whatever it was responsible for is not done. */
-        atomic { kill[me] ->
+        atomic { doom[me] ->
             if
             :: queued[me] -> queued[me] = false; nqueued--
             :: else
@@ -394,7 +394,7 @@ active [NPROC] proctype thread()
 /* Kills a thread that does not hold the lock, at any step of it: the victim
  * takes its escape (the unless above) before its next statement, asleep or
  * not. */
-#define KILL(t) :: atomic { deaths > 0 && t < NPROC && !holds[t] && !fin[t] -> kill[t] = true; deaths-- }
+#define KILL(t) :: atomic { deaths > 0 && t < NPROC && !holds[t] && !fin[t] -> doom[t] = true; deaths-- }
 active proctype killer()
 {
 end:

@@ -34,6 +34,7 @@
 //@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw sha256=63ac0a2caa4fed035e281ed64d653f70fc889d31a41c51e1a1d710227a0c6292
 //@mirrors src/sem.c fx_sem_post fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_slow sha256=ae5b4791b56965eb4f9c242caa415aaf435d6b73f922e8e9e034dba4e81de308
 //@check safety
+//@check ltl token_taken -DDEATHS=1
 
 #define NW 3          /* waiters */
 #define WOKEN 0
@@ -41,7 +42,40 @@
 #define EAGAIN 2
 #define ETIMEDOUT 3
 #define EINTR 4
+#ifndef DEATHS
+#define DEATHS 0      /* processes killed in a run, at most */
+#endif
+#ifndef BOUNDED
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fx_futex_sleep) */
+#endif
+#if DEATHS
+#define SIGNALS 0     /* EINTRs per waiter (a recheck is the same step) */
+#else
 #define SIGNALS 1     /* EINTRs per waiter */
+#endif
+
+/* Death (DEATHS > 0; the fix on branch wake, f1260f2): a killer process
+ * SIGKILLs at most DEATHS processes, waiters or posters, each at any step:
+ * a poster between P1 and P2 (the token is there, its wake never comes: the
+ * notifier side), a waiter after P2's wake dequeued it and before it
+ * returned to user space (the wake is consumed: the woken side), asleep,
+ * anywhere. The kernel drops a dying process from the futex queue; a waiter
+ * killed after W1 leaves the waiters count raised (harmless: posters only
+ * make a needless FUTEX_WAKE). Every sleep is bounded (fx_futex_sleep): it
+ * ends at the recheck at the latest, always enabled for a sleeper.
+ * Property token_taken (weak fairness): whenever a token is there while a
+ * live waiter is in the slow path, eventually the token is taken or no live
+ * waiter waits. The mutation sem-no-recheck (unbounded sleeps) is caught. */
+byte deaths = DEATHS;
+bool doom[8];         /* the killer chose process p (by _pid): it dies */
+bool fin[8];          /* (observer) process p finished */
+bool alive[8];        /* (observer) process p is a waiter or poster */
+byte nwait = 0;       /* (observer) live waiters between W1 and W5 */
+#if DEATHS
+#define NWAIT(d) nwait = nwait + d
+#else
+#define NWAIT(d) skip
+#endif
 
 int value = 0;        /* fx_sem.value */
 int waiters = 0;      /* fx_sem.waiters */
@@ -81,6 +115,7 @@ inline futex_wait(me, expected, timed, signals, r)
                :: else -> r = WOKEN /* the wake won the race */
                fi }
         :: atomic { signals > 0 && queued[me] -> queued[me] = 0; signals--; r = EINTR }
+        :: atomic { BOUNDED && queued[me] -> queued[me] = 0; r = WOKEN } /* recheck [M:recheck] */
         fi
     :: else -> skip
     fi
@@ -105,6 +140,10 @@ inline futex_wake_one()
  * far from 0, so no waiter sleeps meanwhile. */
 proctype poster(byte tokens)
 {
+#if DEATHS
+    alive[_pid] = 1;
+    {
+#endif
     do
     :: tokens > 0 ->
         atomic { value++; posted++ };       /* P1, @sem.post.add (seq_cst fetch_add) [M:P1] */
@@ -114,7 +153,11 @@ proctype poster(byte tokens)
         fi;
         tokens--
     :: else -> break
-    od
+    od;
+#if DEATHS
+    fin[_pid] = 1
+    } unless { doom[_pid] }
+#endif
 }
 
 /* fx_sem_wait / fx_sem_timedwait, sem.c fx_sem_wait(), and the slow path
@@ -125,12 +168,21 @@ proctype waiter(byte me; bool timed)
     bit got = 0;
     byte r;
     byte signals = SIGNALS;
+#if DEATHS
+    bool reg = 0;
+    alive[_pid] = 1;
+    {
+#endif
     take(got);                              /* fast path T, @sem.wait.take / @sem.timedwait.take */
     if
     :: got -> goto done
     :: else -> skip
     fi;
-    waiters++;                              /* W1, @sem.wait_slow.W1 */
+    atomic { waiters++; NWAIT(1);           /* W1, @sem.wait_slow.W1 */
+#if DEATHS
+        reg = 1
+#endif
+    };
     do
     :: take(got);                           /* W2 + T, @sem.wait_slow.W2 */
        if
@@ -145,22 +197,69 @@ proctype waiter(byte me; bool timed)
        :: else -> skip                      /* W4, @sem.wait_slow.W4: woken, EAGAIN, EINTR */
        fi
     od;
-    waiters--;                              /* W5, @sem.wait_slow.W5 */
+    atomic { waiters--; NWAIT(-1);          /* W5, @sem.wait_slow.W5 */
+#if DEATHS
+        reg = 0
+#endif
+    };
 done:
-    assert(timed || got)                    /* only a timed wait may fail */
+    assert(timed || got);                   /* only a timed wait may fail */
+#if DEATHS
+    fin[_pid] = 1
+    } unless {
+        atomic { doom[_pid] ->              /* killed: out of the queue */
+            queued[me] = 0;
+            if :: reg -> nwait-- :: else fi
+        }
+    }
+#endif
 }
+
+#if DEATHS
+/* Kills a live process (waiter or poster) at any step of it: the victim
+ * takes its escape before its next statement, asleep or not. */
+#define KILL(p) :: atomic { deaths > 0 && alive[p] && !fin[p] -> doom[p] = 1; deaths-- }
+active proctype killer()
+{
+end:
+    do
+    KILL(0)
+    KILL(1)
+    KILL(2)
+    KILL(3)
+    KILL(4)
+    KILL(5)
+    KILL(6)
+    KILL(7)
+    od
+}
+
+ltl token_taken { [] ((value > 0 && nwait > 0) -> <> (value == 0 || nwait == 0)) }
+#endif
 
 init {
     atomic {
+#if DEATHS
+        /* Enough for both sides of the wake window: a poster killed between
+         * P1 and P2, a woken waiter killed with the other one asleep. */
+        run waiter(0, 0);
+        run waiter(1, 0);
+        run poster(2)
+#else
         run waiter(0, 1);
         run waiter(1, 0);
         run waiter(2, 0);
         run poster(2);
         run poster(1)
+#endif
     };
+#if DEATHS
+    skip
+#else
     (_nr_pr == 1);                          /* everyone finished */
     assert(posted == 3);
     assert(posted == taken + value);
     assert(waiters == 0);
     assert(!queued[0] && !queued[1] && !queued[2])
+#endif
 }
