@@ -50,15 +50,42 @@
 
 //@check safety
 //@check ltl all_return -DNFAIR=3 -DSPURIOUS=0
+//@check ltl all_return -DDEATHS=1 -DSPURIOUS=0 -DNFAIR=3
 
 #define NWRITERS 2      /* init below runs this many writers */
 #ifndef SPURIOUS
 #define SPURIOUS 1      /* spurious futex returns (signals) in a run, at most */
 #endif
 
+#ifndef DEATHS
+#define DEATHS 0        /* processes killed in a run, at most */
+#endif
+#ifndef BOUNDED
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fx_futex_sleep) */
+#endif
+
+/* Death (DEATHS > 0; the fix on branch wake, f1260f2): a killer SIGKILLs at
+ * most DEATHS processes: a writer at any step after its W1 (the value
+ * changed, and its wake may never come: the notifier side; a writer killed
+ * before W1 changes nothing, and the waiters would rightly wait for ever
+ * for a value nobody writes), or a waiter at any step. Every sleep is
+ * bounded (fx_futex_sleep): the recheck, always enabled for a sleeper, ends
+ * it. all_return then says: every live process returns. The mutation
+ * counter-no-recheck (unbounded sleeps) is caught. The timed waiter is left
+ * out of this scenario (its timeout is checked by the others). */
+#if DEATHS
+#define NWAITERS 2
+#else
 #define NWAITERS 3
+#endif
 #define NPROCS (NWRITERS + NWAITERS)
 #define MAXPROC 8
+
+byte deaths = DEATHS;
+bool doom[MAXPROC];             /* the killer chose process p: it dies */
+bool killable[MAXPROC];         /* (observer) p may be killed now */
+byte ndead = 0;                 /* (observer) processes killed */
+
 
 mtype = { OK, ETIMEDOUT, EAGAIN, EINTR };
 
@@ -87,6 +114,7 @@ inline futex_wait(expected, timed, r)
         :: atomic { !queued[_pid] -> r = OK }            /* dequeued by a wake */
         :: atomic { timed && queued[_pid] -> queued[_pid] = false; nqueued--; r = ETIMEDOUT }
         :: atomic { spurious > 0 && queued[_pid] -> spurious--; queued[_pid] = false; nqueued--; r = EINTR }
+        :: atomic { BOUNDED && queued[_pid] -> queued[_pid] = false; nqueued--; r = OK } /* recheck [M:recheck] */
         fi
     :: else
     fi
@@ -127,13 +155,19 @@ proctype writer()
 {
     byte w, i;
 
-    atomic { value++ };                                  /* @counter.add.W1 W1 fetch_add [M:W1] */
+#if DEATHS
+    {
+#endif
+    atomic { value++; killable[_pid] = DEATHS };         /* @counter.add.W1 W1 fetch_add [M:W1] */
     atomic { w = waiters };                              /* @counter.wake_waiters.W2 W2 [M:W2] */
     if
     :: w != 0 -> futex_wake_all()                        /* @counter.wake_waiters.W3 [M:wake] */
     :: else
     fi;
-    done++
+    atomic { done++; killable[_pid] = false }
+#if DEATHS
+    } unless { atomic { doom[_pid] -> ndead++ } }
+#endif
 }
 
 /* fx_counter_wait(c, target, deadline) (counter.c fx_counter_wait()); R1, R2 and R5 are
@@ -143,6 +177,10 @@ proctype waiter(byte target; bool timed)
     byte v;
     mtype r;
 
+#if DEATHS
+    killable[_pid] = true;
+    {
+#endif
     atomic {
         v = value;                                       /* @counter.wait.fast_load fast path (acquire) */
         if
@@ -174,8 +212,34 @@ proctype waiter(byte target; bool timed)
 out:
     assert(r == ETIMEDOUT || v == target);               /* 0 only after seeing the target */
     assert(timed || r == OK);                            /* no deadline: never fails */
-    done++
+    atomic { done++; killable[_pid] = false }
+#if DEATHS
+    } unless {
+        atomic { doom[_pid] ->                           /* killed: out of the queue */
+            if :: queued[_pid] -> queued[_pid] = false; nqueued-- :: else fi;
+            ndead++
+        }
+    }
+#endif
 }
+
+#if DEATHS
+#define KILL(p) :: atomic { deaths > 0 && killable[p] -> doom[p] = true; killable[p] = false; deaths-- }
+active proctype killer()
+{
+end:
+    do
+    KILL(0)
+    KILL(1)
+    KILL(2)
+    KILL(3)
+    KILL(4)
+    KILL(5)
+    KILL(6)
+    KILL(7)
+    od
+}
+#endif
 
 init
 {
@@ -184,10 +248,15 @@ init
         run writer();
         run waiter(NWRITERS, false);
         run waiter(NWRITERS, false);
+#if DEATHS
+    };
+    (done + ndead == NPROCS)
+#else
         run waiter(1, true)
     };
     (done == NPROCS);
     assert(value == NWRITERS && waiters == 0 && nqueued == 0)
+#endif
 }
 
-ltl all_return { <> (done == NPROCS) }
+ltl all_return { <> (done + ndead == NPROCS) }

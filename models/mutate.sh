@@ -207,6 +207,10 @@ mutation sem-no-recheck sem.pml \
     "sleeps are unbounded again (fx_futex_wait_raw, no recheck): a poster killed between P1 and P2, or a waiter killed after P2's wake picked it, leaves a token there and a waiter asleep for ever (issue 11, class 7)" \
     recheck '        :: atomic { false -> skip } /* MUTANT */'
 
+mutation counter-no-recheck counter.pml \
+    "sleeps are unbounded again (fx_futex_wait_raw, no recheck): a writer killed between its W1 and its wake leaves the waiters asleep although the counter reached their target (issue 11, class 7)" \
+    recheck '        :: atomic { false -> skip } /* MUTANT */'
+
 # --- fx_rmutex (models/rmutex.pml, src/rmutex.c) ---------------------------
 
 mutation rm-unlock-no-wake rmutex.pml \
