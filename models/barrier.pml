@@ -32,9 +32,20 @@
 //@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw sha256=63ac0a2caa4fed035e281ed64d653f70fc889d31a41c51e1a1d710227a0c6292
 //@mirrors src/barrier.c barrier_wait wait_round sha256=9213cc4ce63f9c283693f0f6637e01c8ec4c3a0b0d0ebad6e2287c47e47e7413
 //@check safety
+//@check ltl late_pass -DDEATHS=1
 
+#ifndef DEATHS
+#define DEATHS 0          /* parties killed in a run, at most */
+#endif
+#ifndef BOUNDED
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fx_futex_sleep) */
+#endif
 #define N 3               /* parties */
+#if DEATHS
+#define ROUNDS 1
+#else
 #define ROUNDS 3
+#endif
 #define GENS 2            /* round numbers kept modulo 2 */
 #define AMASK 31          /* arrivals: bits 0..4 */
 #define SB 32             /* FX_BARRIER_SLEEPERS */
@@ -51,9 +62,29 @@ bool q[N];                /* the futex queue of &state */
 byte arrived[N];          /* rounds party p has arrived in, not withdrawn (observer) */
 byte serials[ROUNDS];     /* serial parties per round (observer) */
 
+/* Death (DEATHS > 0; the fix on branch wake, f1260f2): a killer SIGKILLs at
+ * most DEATHS parties, each at any step: in particular the last arrival
+ * between its CAS that opens the next round and its FUTEX_WAKE (the notifier
+ * side). The kernel drops a dying party from the futex queue. A party killed
+ * before it arrives keeps the others out of that round for good, rightly;
+ * the property is about the rounds that did end: late_pass (weak fairness),
+ * a live party still waiting in a round that has ended eventually passes.
+ * Every sleep is bounded (fx_futex_sleep): the recheck, always enabled for a
+ * sleeper, ends it. The mutation barrier-no-recheck is caught. No timeouts
+ * or signals in this scenario (the safety check has them). */
+byte deaths = DEATHS;
+bool doom[N];             /* the killer chose party p: it dies */
+bool killable[N];         /* (observer) party p is alive and not done */
+byte waitgen[N];          /* (observer) 1 + the round number party p waits in, 0: none */
+#define LATE(p) (waitgen[p] != 0 && waitgen[p] != st / G + 1)
+
 proctype party(byte me; bool timed; byte signals)
 {
     int s; byte mine; byte r; byte round = 0; bit serial; bit wake;
+#if DEATHS
+    killable[me] = 1;
+    {
+#endif
     do
     :: round < ROUNDS ->
 arrive: /* barrier_wait, barrier.c: one arrival (CAS loop, @barrier.arrive.load) */
@@ -67,7 +98,12 @@ arrive: /* barrier_wait, barrier.c: one arrival (CAS loop, @barrier.arrive.load)
                 serial = 1; wake = (s & SB) != 0;
                 serials[round]++
             :: else ->
-                st = s + 1; mine = s / G; serial = 0           /* @barrier.arrive.cas */
+                st = s + 1; mine = s / G; serial = 0;          /* @barrier.arrive.cas */
+#if DEATHS
+                waitgen[me] = mine + 1
+#else
+                skip
+#endif
             fi
         };
         if
@@ -117,6 +153,7 @@ look:   /* wait_round, @barrier.wait_round.loop: the round still ours? set S */
                    :: else -> r = WOKEN
                    fi }
             :: atomic { signals > 0 && q[me] -> q[me] = 0; signals--; r = EINTR }
+            :: atomic { BOUNDED && q[me] -> q[me] = 0; r = WOKEN } /* recheck [M:recheck] */
             fi
         :: else -> skip
         fi;
@@ -138,19 +175,55 @@ look:   /* wait_round, @barrier.wait_round.loop: the round still ours? set S */
 passed:
         /* Everyone has arrived in this round: nobody is left behind. */
         assert(arrived[0] > round && arrived[1] > round && arrived[2] > round);
-        round++; s = 0; mine = 0; serial = 0; wake = 0
+        atomic { round++; s = 0; mine = 0; serial = 0; wake = 0;
+#if DEATHS
+            waitgen[me] = 0
+#else
+            skip
+#endif
+        }
     :: else -> break
+    od;
+#if DEATHS
+    killable[me] = 0
+    } unless {
+        atomic { doom[me] -> q[me] = 0; waitgen[me] = 0 }
+    }
+#endif
+}
+
+#if DEATHS
+#define KILL(p) :: atomic { deaths > 0 && killable[p] -> doom[p] = 1; killable[p] = 0; deaths-- }
+active proctype killer()
+{
+end:
+    do
+    KILL(0)
+    KILL(1)
+    KILL(2)
     od
 }
 
+ltl late_pass { [] ((LATE(0) || LATE(1) || LATE(2)) -> <> !(LATE(0) || LATE(1) || LATE(2))) }
+#endif
+
 init {
     atomic {
+#if DEATHS
+        run party(0, 0, 0);       /* me, timed, signals */
+        run party(1, 0, 0);
+#else
         run party(0, 0, 1);       /* me, timed, signals */
         run party(1, 1, 0);
+#endif
         run party(2, 0, 0)
     };
+#if DEATHS
+    skip
+#else
     (_nr_pr == 1);
     assert(serials[0] == 1 && serials[1] == 1 && serials[2] == 1);
     assert(st == (ROUNDS % GENS) * G);
     assert(!q[0] && !q[1] && !q[2])
+#endif
 }

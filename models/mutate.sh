@@ -211,6 +211,10 @@ mutation counter-no-recheck counter.pml \
     "sleeps are unbounded again (fx_futex_wait_raw, no recheck): a writer killed between its W1 and its wake leaves the waiters asleep although the counter reached their target (issue 11, class 7)" \
     recheck '        :: atomic { false -> skip } /* MUTANT */'
 
+mutation barrier-no-recheck barrier.pml \
+    "sleeps are unbounded again (fx_futex_wait_raw, no recheck): the last arrival killed between the CAS that opens the next round and its FUTEX_WAKE leaves the others asleep in a round that has ended (issue 11, class 7)" \
+    recheck '            :: atomic { false -> skip } /* MUTANT */'
+
 # --- fx_rmutex (models/rmutex.pml, src/rmutex.c) ---------------------------
 
 mutation rm-unlock-no-wake rmutex.pml \
