@@ -185,6 +185,12 @@ mutation rwlock-give-up-keeps-wp rwlock.pml \
     "a writer that times out takes back WW only: its WP keeps new readers out (issue 11, class 6)" \
     give-up-bits '    atomic { s = st & ~WP; st = st & ~WW }; /* MUTANT */'
 
+# --- TID reuse (models/rmutex_tid.pml, src/rmutex.c) -----------------------
+
+mutation rm-verdict-kept rmutex_tid.pml \
+    "a waiter keeps its verdict 'TID T is dead' after losing the take-over CAS; T comes back as a live owner and the waiter recovers the mutex from it (issue 11, class 1)" \
+    verdict-drop '                :: !got -> skip /* MUTANT */'
+
 # --- fx_barrier (models/barrier.pml, src/barrier.c) ------------------------
 
 mutation barrier-no-sleepers-bit barrier.pml \
