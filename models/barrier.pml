@@ -29,7 +29,7 @@
  * Every step names the step tag of src/barrier.c it mirrors as
  * "@barrier.<step>" (an "@step barrier.<step>" comment in the C).
  */
-//@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw sha256=63ac0a2caa4fed035e281ed64d653f70fc889d31a41c51e1a1d710227a0c6292
+//@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw fx_futex_sleep sha256=5baa2431fdf9ef5ecc09ab7e7af1ff48c6106e18ace611d66c96ed4ad560d8a0
 //@mirrors src/barrier.c barrier_wait wait_round sha256=9213cc4ce63f9c283693f0f6637e01c8ec4c3a0b0d0ebad6e2287c47e47e7413
 //@check safety
 //@check ltl late_pass -DDEATHS=1

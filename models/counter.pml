@@ -45,7 +45,7 @@
  */
 
 //@mirrors src/counter.c fx_counter_add fx_counter_wait fx_counter_wake_waiters sha256=289212685e8979b244e9c36dfe2a8e9a766f7ce5284cca90fb227ba9233075ef
-//@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw sha256=63ac0a2caa4fed035e281ed64d653f70fc889d31a41c51e1a1d710227a0c6292
+//@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw fx_futex_sleep sha256=5baa2431fdf9ef5ecc09ab7e7af1ff48c6106e18ace611d66c96ed4ad560d8a0
 //@mirrors src/internal/counter_wait.h fx_counter_waiter_enter fx_counter_waiter_leave fx_counter_waiter_look sha256=3c0d9f7f2c8d756e34b54ead3b832dc803b4a30e207bcb0f728aefd0af906315
 
 //@check safety

@@ -64,7 +64,7 @@
  *                   schedule; the check passes only if it does.
  */
 
-//@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw sha256=63ac0a2caa4fed035e281ed64d653f70fc889d31a41c51e1a1d710227a0c6292
+//@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw fx_futex_sleep sha256=5baa2431fdf9ef5ecc09ab7e7af1ff48c6106e18ace611d66c96ed4ad560d8a0
 //@mirrors src/mutex.c fx_mutex_acquire fx_mutex_acquire_step fx_mutex_lock fx_mutex_lock_contended fx_mutex_lock_slept fx_mutex_spin fx_mutex_timedlock fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=de12cd1a5b9d9be82fdca424a4345e913a80e8282af6a19925f5d30636f1aaf7
 
 //@check safety

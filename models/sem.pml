@@ -31,7 +31,7 @@
  * Step names refer to the table at the top of src/sem.c; every step names the
  * step tag it mirrors as "@sem.<step>".
  */
-//@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw sha256=63ac0a2caa4fed035e281ed64d653f70fc889d31a41c51e1a1d710227a0c6292
+//@mirrors src/futex.c fx_futex_wait_raw fx_futex_wake_raw fx_futex_sleep sha256=5baa2431fdf9ef5ecc09ab7e7af1ff48c6106e18ace611d66c96ed4ad560d8a0
 //@mirrors src/sem.c fx_sem_post fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_slow sha256=ae5b4791b56965eb4f9c242caa415aaf435d6b73f922e8e9e034dba4e81de308
 //@check safety
 //@check ltl token_taken -DDEATHS=1
