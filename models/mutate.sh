@@ -191,6 +191,21 @@ mutation rm-verdict-kept rmutex_tid.pml \
     "a waiter keeps its verdict 'TID T is dead' after losing the take-over CAS; T comes back as a live owner and the waiter recovers the mutex from it (issue 11, class 1)" \
     verdict-drop '                :: !got -> skip /* MUTANT */'
 
+# --- TID reuse (models/once_tid.pml, src/once.c) ---------------------------
+
+mutation once-verdict-kept once_tid.pml \
+    "a waiter keeps its verdict 'TID t is dead' (by TID) after losing the take-over CAS; t comes back running the initialiser and the waiter takes the word over from it: two initialisers (issue 11, class 1)" \
+    verdict-drop '                :: !mine -> skip /* MUTANT */' \
+    verdict-use '            :: verdict == vt + 1 -> atomic { d = 1; checking++ } /* MUTANT */'
+
+mutation once-tid-deadlk once_tid.pml \
+    "the recursion check compares the TID alone: a new thread with the dead initialiser's TID is told EDEADLK (issue 11, class 5)" \
+    deadlk '        :: vs == RUN && vt == me -> /* MUTANT */'
+
+mutation once-tid-liveness once_tid.pml \
+    "the liveness check asks about the TID alone: the dead initialiser's TID back in a live thread makes it look alive, its waiters never take over" \
+    liveness '#define DEAD(t, g) (!alive[t]) /* MUTANT */'
+
 # --- fx_barrier (models/barrier.pml, src/barrier.c) ------------------------
 
 mutation barrier-no-sleepers-bit barrier.pml \
