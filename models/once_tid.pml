@@ -6,16 +6,18 @@
  * The word is NOT_RUN, DONE or RUNNING|t (WAITERS is left out: no wake-up is
  * modelled, waiters block until the word changes or their recheck finds the
  * initialiser dead). The initialiser is named by its identity: its TID t and
- * (the fix, branch ident) the incarnation of that TID, e.g. the thread's
+ * (the fix asked for by issue 11, to land on branch ident) the incarnation
+ * of that TID, e.g. the thread's
  * start time, here gen[t]: the kernel gives the TID of a dead thread to a
  * new one with a new incarnation. Main named it by TID alone, so
  *   - class 5: a new thread whose TID equals the dead initialiser's was told
  *     EDEADLK ("inside your own initialiser") on every call, and
  *   - a liveness check by TID alone sees the new thread and takes the dead
  *     initialiser for alive: its waiters never take over;
- *   - class 1 (as for fx_rmutex): a waiter that found t dead and lost the
- *     take-over CAS kept that verdict; with t back as a new initialiser, it
- *     took the word over from a live one: two initialisers at once.
+ *   - class 1's fault (found in fx_rmutex; the mutation checks that the
+ *     model would see it here too): a waiter that found t dead and lost the
+ *     take-over CAS keeps that verdict; with t back as a new initialiser, it
+ *     takes the word over from a live one: two initialisers at once.
  *
  * Processes: the ghost (TID 3, incarnation 0) died running the initialiser
  * (the word is RUNNING|3/0 at the start); waiters with TIDs 1 and 2, whose
@@ -23,7 +25,7 @@
  * NOT_RUN, and the thread is gone); the reborn thread, TID 3 in its next
  * incarnation, which calls fx_once. The recheck of a waiter
  * (every FX_ONCE_CHECK_MS, at an absolute time signals cannot postpone: the
- * fix of class 4 on wake/ident) is a transition enabled while the word names
+ * fix of class 4) is a transition enabled while the word names
  * a dead initialiser; a wait also ends when the word changes. As in
  * models/rmutex_tid.pml, a TID is not reused between one waiter's liveness
  * check and its CAS right after it.

@@ -10,7 +10,7 @@
  * waiter that found TID T dead but lost its take-over CAS (another waiter
  * took over first) kept the verdict "T is dead" for the rest of its
  * acquisition; once the new thread with TID T held the mutex, the waiter
- * "recovered" it from that live owner: two owners. The fix (branch ident):
+ * "recovered" it from that live owner: two owners. The fix (issue 11; to land on branch ident):
  * a liveness verdict is valid only for the exact owner-word value it was
  * made for, and a lost take-over CAS drops it, so the waiter checks again
  * and finds T alive.
@@ -32,7 +32,7 @@
  * within a few microseconds); the reborn thread appears only while no waiter
  * is between the two. Without it, the check-then-CAS of any design that
  * names owners by TID alone has that (ABA) window, which the owner's start
- * time (/proc/T/stat field 22, branch ident) narrows further.
+ * time (/proc/T/stat field 22, as issue 11 suggests) narrows further.
  *
  * Property: mutual exclusion (assertion at every acquisition), and every
  * thread finishes (no invalid end state). The mutation rm-verdict-kept (the
