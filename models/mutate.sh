@@ -206,6 +206,10 @@ mutation once-tid-liveness once_tid.pml \
     "the liveness check asks about the TID alone: the dead initialiser's TID back in a live thread makes it look alive, its waiters never take over" \
     liveness '#define DEAD(t, g) (!alive[t]) /* MUTANT */'
 
+mutation rwlock-intent-never-stale rwlock_intent.pml \
+    "readers never take a gone writer's WP/WW away: a writer killed while it waits closes the lock to new readers for good (issue 11, class 8)" \
+    intent-stale '                atomic { skip }; /* MUTANT */'
+
 # --- fx_barrier (models/barrier.pml, src/barrier.c) ------------------------
 
 mutation barrier-no-sleepers-bit barrier.pml \
