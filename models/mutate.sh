@@ -26,9 +26,12 @@ set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-names=() declare -A MODEL DESC SUBS EXPECT LONG
+names=() declare -A MODEL DESC SUBS EXPECT LONG ONLY
 
 # mutation <name> <model> <description> <tag> <replacement> [<tag> <replacement>]...
+#   only=REGEX mutation ...: run only the model's checks that match REGEX (as
+#   check.sh --only), for a mutation that only those checks can catch (e.g.
+#   the death checks, -DDEATHS): the others would only cost time.
 # equivalent ...: the same, for a change the checks must accept (SURVIVED).
 # long_equivalent ...: an equivalent mutation that runs only with --full.
 equivalent() { expect=SURVIVED mutation "$@"; }
@@ -40,6 +43,7 @@ mutation() {
     DESC[$n]=$3
     EXPECT[$n]=${expect:-CAUGHT}
     LONG[$n]=${long:-0}
+    ONLY[$n]=${only:-}
     shift 3
     SUBS[$n]=""
     while [ $# -ge 2 ]; do
@@ -177,11 +181,11 @@ mutation rwlock-give-up-no-wake rwlock.pml \
     "a writer that times out drops WP and WW without waking the readers they kept out" \
     give-up-wake '        :: act == WAKE_R -> skip /* MUTANT */'
 
-mutation rwlock-give-up-keeps-ww rwlock.pml \
+only=SCENARIO_GIVEUP mutation rwlock-give-up-keeps-ww rwlock.pml \
     "a writer that times out takes back WP only (main before the fix): its WW keeps new readers out while readers hold the lock (issue 11, class 6)" \
     give-up-bits '    atomic { s = st & ~WW; st = st & ~WP }; /* MUTANT */'
 
-mutation rwlock-give-up-keeps-wp rwlock.pml \
+only=SCENARIO_GIVEUP mutation rwlock-give-up-keeps-wp rwlock.pml \
     "a writer that times out takes back WW only: its WP keeps new readers out (issue 11, class 6)" \
     give-up-bits '    atomic { s = st & ~WP; st = st & ~WW }; /* MUTANT */'
 
@@ -224,19 +228,19 @@ mutation barrier-withdraw-any-round barrier.pml \
     "a timed-out waiter withdraws without checking that its round is still open" \
     withdraw-check '            :: false -> skip /* MUTANT */'
 
-mutation mutex-no-recheck mutex.pml \
+only=DEATHS mutation mutex-no-recheck mutex.pml \
     "sleeps are unbounded again (fx_futex_wait_raw, no recheck): a process killed between the unlock's CAS 2->0 and its FUTEX_WAKE, or after the wake picked it, strands a sleeper of a free lock (issue 11, class 7)" \
     recheck '        :: atomic { false -> skip } /* MUTANT */'
 
-mutation sem-no-recheck sem.pml \
+only=DEATHS mutation sem-no-recheck sem.pml \
     "sleeps are unbounded again (fx_futex_wait_raw, no recheck): a poster killed between P1 and P2, or a waiter killed after P2's wake picked it, leaves a token there and a waiter asleep for ever (issue 11, class 7)" \
     recheck '        :: atomic { false -> skip } /* MUTANT */'
 
-mutation counter-no-recheck counter.pml \
+only=DEATHS mutation counter-no-recheck counter.pml \
     "sleeps are unbounded again (fx_futex_wait_raw, no recheck): a writer killed between its W1 and its wake leaves the waiters asleep although the counter reached their target (issue 11, class 7)" \
     recheck '        :: atomic { false -> skip } /* MUTANT */'
 
-mutation barrier-no-recheck barrier.pml \
+only=DEATHS mutation barrier-no-recheck barrier.pml \
     "sleeps are unbounded again (fx_futex_wait_raw, no recheck): the last arrival killed between the CAS that opens the next round and its FUTEX_WAKE leaves the others asleep in a round that has ended (issue 11, class 7)" \
     recheck '            :: atomic { false -> skip } /* MUTANT */'
 
@@ -390,9 +394,11 @@ run_mutation() {
             "$dir/$model" >"$dir/$model.new" && mv "$dir/$model.new" "$dir/$model"
     done <<<"${SUBS[$n]}"
     t0=$(date +%s.%N)
+    local onlyarg=()
+    [ -z "${ONLY[$n]}" ] || onlyarg=(--only "${ONLY[$n]}")
     if [ -z "$status" ]; then
         TMPDIR="$dir" FX_SPIN_JOBS=1 "$here/check.sh" --quiet --no-source-check --stop-on-fail \
-            --tsv "$dir/result.tsv" "$dir/$model" >"$dir/check.log" 2>&1
+            "${onlyarg[@]}" --tsv "$dir/result.tsv" "$dir/$model" >"$dir/check.log" 2>&1
         # Caught: some check found a violation (not a build error, not a
         # check that is meant to fail anyway).
         by=$(awk -F'\t' '$3 == "FAIL" { print $2; exit }' "$dir/result.tsv")
