@@ -189,6 +189,14 @@ only=SCENARIO_GIVEUP mutation rwlock-give-up-keeps-wp rwlock.pml \
     "a writer that times out takes back WW only: its WP keeps new readers out (issue 11, class 6)" \
     give-up-bits '    atomic { s = st & ~WP; st = st & ~WW }; /* MUTANT */'
 
+only=DEATHS mutation rwlock-unbounded-sleep rwlock.pml \
+    "the sleeps of readers and writers have no recheck (fxi_futex_wait_raw until a wake): a process killed after a wake picked it, or before its wakes, strands the sleepers (issue 11, class 7)" \
+    recheck-bound '    :: false -> skip /* MUTANT */'
+
+only=DEATHS mutation rwlock-no-stale-clear rwlock.pml \
+    "readers never take a stale writer intent away: a writer killed while it waits keeps WP/WW set and readers out for good (issue 11, class 8)" \
+    stale '            :: false -> /* MUTANT */'
+
 # --- TID reuse (models/rmutex_tid.pml, src/rmutex.c) -----------------------
 
 mutation rm-verdict-kept rmutex_tid.pml \

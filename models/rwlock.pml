@@ -20,6 +20,15 @@
  *                     inside too, while a timed writer waits and gives up at
  *                     any moment: a writer that gave up must not keep
  *                     reader 1 out (issue 11, class 6; see writer_give_up).
+ *   SCENARIO_DEATH    two readers and a writer, once each, one of them killed
+ *                     at any step (DEATHS=1, see "Death"): a woken reader or
+ *                     writer killed before it returns (the wake consumed), a
+ *                     releaser killed before or inside its wakes, the writer
+ *                     killed while it waits with WP/WW set (issue 11,
+ *                     classes 7 and 8).
+ *   SCENARIO_DEATH_WRITERS  a reader and two writers, once each, one killed
+ *                     at any step: a writer woken through writer_seq killed
+ *                     before it returns, or killed while the other sleeps.
  *   SCENARIO_STREAM   two readers take and release the lock forever (their
  *                     holds may overlap without end), a writer takes it twice;
  *                     no timeouts, no signals.
@@ -29,6 +38,12 @@
  *   - no lost wake-up: in the finite scenarios every run ends with every
  *     process finished (one left asleep is an invalid end state, and init
  *     then blocks too), and the lock ends free with nobody queued;
+ *   - with deaths (live_finish, weak fairness): every process that is not
+ *     killed finishes, through the bounded sleeps' rechecks (BOUNDED, an
+ *     always-enabled way out of a futex wait that returns as a wake does)
+ *     and the readers' clearing of a stale writer intent (INTENT). The
+ *     mutations rwlock-unbounded-sleep and rwlock-no-stale-clear remove
+ *     them; each is caught;
  *   - writer progress under a stream of readers (writer_progress, weak
  *     fairness): each of the writer's calls ends with the writer holding the
  *     lock. (A writer looping forever too would make the search deeper than
@@ -70,14 +85,21 @@
  * change in the same atomic step as the acquiring and releasing operations,
  * so they cover exactly the holds.
  *
- * Not modelled here: the reader's clearing of a stale writer intent
- * (intent_is_stale in rdlock_slow: WP, WW and RW taken away when writer_seq
- * has not moved for FX_RWLOCK_STALE_NS; models/rwlock_intent.pml) and the
- * bounded sleeps' rechecks (fxi_futex_sleep): without them every wake duty
- * of the table must be met, which is what the safety checks show. The
- * writers' renewals of writer_seq are modelled (they make another writer's
- * sleep return EAGAIN), and so is the slow-path reader's entry past RW alone
- * (RW cleared with the entry, its readers woken).
+ * Without deaths the bounded sleeps' rechecks (fxi_futex_sleep) and the
+ * readers' clearing of a stale writer intent are off (BOUNDED = INTENT = 0):
+ * every wake duty of the table must then be met by wakes alone, which is
+ * what the checks without deaths show. With DEATHS they are on. Time is not
+ * modelled: the intent is stale (intent_is_stale: writer_seq unchanged for
+ * FX_RWLOCK_STALE_NS, while a waiting writer renews it every
+ * FX_RWLOCK_RENEW_NS) when no live writer is inside a lock call (STALE), and
+ * a reader kept out by WP/WW alone (no WL) then takes WP, WW and RW away
+ * (CAS) and wakes the readers RW stood for (models/rwlock_intent.pml has the
+ * timing abstraction: renewals against the readers' count of rechecks).
+ * A live writer that is merely slow is not taken for dead here; clearing
+ * its intent would cost it its turn, never mutual exclusion (only WL and R
+ * exclude). The writers' renewals of writer_seq are modelled (they make
+ * another writer's sleep return EAGAIN), and so is the slow-path reader's
+ * entry past RW alone (RW cleared with the entry, its readers woken).
  *
  * Releases: a reader's release is reader_release (fx_rwlock_unlock and
  * fx_rwlock_rdunlock both end in one fetch_sub), a writer's is
@@ -85,18 +107,29 @@
  * from WL to 0 is the same step when no bit is set).
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=9500660ba0a2a6565251915425783bb6f047f5a65fa49ed345ce83fc9c8f790b
-//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock rdlock_common rdlock_slow reader_release wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release wrlock_slow sha256=16499c1c00b60d70242405d8e89f28561bbab5c81c436ba9ef5c3aa8bfc7077d
+//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale rdlock_common rdlock_slow reader_release wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release wrlock_slow sha256=0d5b2f19fedd1061fbd85a197963413880557c8deaa565e1f13477fd9114ba31
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3
 //@check safety -DSCENARIO_STREAM
 //@check safety -DSCENARIO_GIVEUP
 //@check ltl writer_progress -DSCENARIO_STREAM
+//@check ltl live_finish -DDEATHS=1 -DSCENARIO_DEATH
+//@check ltl live_finish -DDEATHS=1 -DSCENARIO_DEATH_WRITERS -DCOLLAPSE
 
 #define NR 2              /* readers: processes 0 .. NR-1 */
 #define NW 2              /* writers: processes NR .. NR+NW-1 */
 #ifndef SPIN_W
 #define SPIN_W 1          /* spin passes of a writer (FX_RWLOCK_SPIN) */
+#endif
+#ifndef DEATHS
+#define DEATHS 0          /* processes killed in a run, at most (see "Death") */
+#endif
+#ifndef BOUNDED
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep) */
+#endif
+#ifndef INTENT
+#define INTENT (DEATHS > 0)  /* readers take a stale writer intent away */
 #endif
 #define RMASK 255
 #define WL 256
@@ -119,6 +152,8 @@
 #define WAKE_R 4
 #define WAKE_W 5
 #define RENEW 6
+#define AGAIN 7
+#define WAKE_S 8
 
 int st = 0;               /* fx_rwlock.state */
 bool seqchg[NW];          /* writer_seq changed since writer w loaded it */
@@ -129,6 +164,36 @@ bool wants[NR + NW];      /* process p is inside a lock call (observer) */
 bool nw = 0;              /* a writer inside a critical section (observer) */
 #ifdef SCENARIO_GIVEUP
 bool met = 0;             /* reader 1 has been inside (SCENARIO_GIVEUP) */
+#endif
+#if DEATHS
+/* Death: a killer SIGKILLs at most DEATHS processes, each at any step at
+ * which it is not counted in the word (R or WL: fx_rwlock promises nothing
+ * for a holder that dies, nor for a fast-path reader between its fetch_add
+ * and its undo): spinning, asleep, between a wake's dequeue and its return
+ * (the woken side: the wake is consumed), between a release and its wakes
+ * (the notifier side), inside wake_waiters or writer_give_up, and a writer
+ * while it waits with WP/WW set (issue 11, class 8). The kernel drops a
+ * dying process from the futex queue. The property is live_finish: every
+ * live process finishes, which needs the bounded sleeps (BOUNDED) and, for
+ * a dead waiting writer, the readers' clearing of its stale intent (INTENT). */
+byte deaths = DEATHS;     /* deaths left */
+bool doom[NR + NW];       /* the killer chose process p: it dies at once */
+bool dead[NR + NW];       /* (observer) process p was killed */
+bool holds[NR + NW];      /* (observer) p is counted in R or holds WL */
+bool fin[NR + NW];        /* (observer) p finished */
+byte ndead = 0;           /* (observer) */
+byte done = 0;            /* (observer) processes finished */
+#define HOLDS(b) holds[me] = b
+#else
+#define HOLDS(b) skip
+#endif
+/* A writer intent is stale when no live writer is inside a lock call (the
+ * source: writer_seq has not moved for FX_RWLOCK_STALE_NS, while a waiting
+ * writer renews it every FX_RWLOCK_RENEW_NS). */
+#if DEATHS
+#define STALE ((!wants[NR] || dead[NR]) && (!wants[NR + 1] || dead[NR + 1]))
+#else
+#define STALE (!wants[NR] && !wants[NR + 1])
 #endif
 
 /* Leaves a futex wait (fxi_futex_wait_raw, futex.c): by a wake (queue
@@ -143,6 +208,7 @@ inline futex_leave(q)
            :: else -> r = WOKEN
            fi }
     :: atomic { signals > 0 && q -> q = 0; signals--; r = EINTR }
+    :: atomic { BOUNDED && q -> q = 0; r = WOKEN }      /* the recheck (fxi_futex_sleep) [M:recheck-bound] */
     fi
 }
 
@@ -193,7 +259,7 @@ inline wake_waiters()
  * @rwlock.rdunlock.sub and 479-481), or a fast-path reader's undo. */
 inline reader_release()
 {
-    atomic { st = st - 1; s = st };                            /* @rwlock.reader_release.sub */
+    atomic { st = st - 1; s = st; HOLDS(0) };                 /* @rwlock.reader_release.sub */
     if
     :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* @rwlock.reader_release.wake */
     :: else -> skip
@@ -250,6 +316,9 @@ inline writer_give_up()
 proctype reader(byte me; bool timed; byte signals; byte iters)
 {
     int s; byte n; byte act; byte r;
+#if DEATHS
+    {
+#endif
     do
     :: iters > 0 ->
         if
@@ -259,7 +328,7 @@ proctype reader(byte me; bool timed; byte signals; byte iters)
         wants[me] = 1;
         /* rdlock_common, rwlock.c: fetch_add, then read_lockable */
         atomic {
-            s = st; st = st + 1;                               /* @rwlock.rdlock.add */
+            s = st; st = st + 1; HOLDS(1);                     /* @rwlock.rdlock.add */
             if
             :: (s & ~RMASK) == 0 -> nr++; assert(!nw); wants[me] = 0; act = ENTER /* [M:fast-check] */
             :: else -> act = DONE                              /* @rwlock.rdlock.lockable */
@@ -274,10 +343,16 @@ slow:   /* rdlock_slow, rwlock.c (the spin, @rwlock.rdlock_slow.spin, only repea
             s = st;
             if
             :: (s & (WL | WP | WW)) == 0 ->                    /* @rwlock.rdlock_slow.enter: CAS +1 -RW [M:slow-enter-rw] */
-                st = (s + 1) & ~RW; nr++; assert(!nw); wants[me] = 0;
+                st = (s + 1) & ~RW; nr++; assert(!nw); wants[me] = 0; HOLDS(1);
                 if
                 :: (s & RW) != 0 -> act = WAKE_R               /* the readers RW stands for */
                 :: else -> act = ENTER
+                fi
+            :: INTENT && (s & WL) == 0 && (s & (WP | WW)) != 0 && STALE -> /* @rwlock.rdlock_slow.stale [M:stale] */
+                st = s & ~(WP | WW | RW);
+                if
+                :: (s & RW) != 0 -> act = WAKE_S               /* and wake the readers RW stands for */
+                :: else -> act = AGAIN
                 fi
             :: else ->
                 if                                             /* @rwlock.rdlock_slow.mark_rw */
@@ -289,9 +364,13 @@ slow:   /* rdlock_slow, rwlock.c (the spin, @rwlock.rdlock_slow.spin, only repea
         };
         if
         :: act == ENTER -> act = DONE; goto inside
-        :: act == WAKE_R ->                                    /* @rwlock.rdlock_slow.wake_rw: wake all [M:slow-enter-wake] */
+        :: act == WAKE_R ->                                   /* @rwlock.rdlock_slow.wake_rw: wake all [M:slow-enter-wake] */
             atomic { if :: qst[0] -> qst[0] = 0 :: else fi; if :: qst[1] -> qst[1] = 0 :: else fi; act = DONE };
             goto inside
+        :: act == WAKE_S ->                                  /* @rwlock.rdlock_slow.stale_wake: wake all */
+            atomic { if :: qst[0] -> qst[0] = 0 :: else fi; if :: qst[1] -> qst[1] = 0 :: else fi; act = DONE };
+            goto slow
+        :: act == AGAIN -> act = DONE; goto slow
         :: else -> act = DONE
         fi;
         atomic {                                               /* futex wait, @rwlock.rdlock_slow.sleep */
@@ -320,7 +399,7 @@ inside: /* the critical section: nr counts it from the acquiring step */
         :: else -> met = 1
         fi;
 #endif
-        atomic { nr--; st = st - 1; s = st };                  /* reader_release, @rwlock.reader_release.sub */
+        atomic { nr--; st = st - 1; s = st; HOLDS(0) };        /* reader_release, @rwlock.reader_release.sub */
         if
         :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* @rwlock.reader_release.wake */
         :: else -> skip
@@ -328,13 +407,24 @@ inside: /* the critical section: nr counts it from the acquiring step */
 next:
         s = 0
     :: else -> break
-    od
+    od;
+#if DEATHS
+    atomic { done++; fin[me] = 1 }
+    } unless {
+        /* Killed (see "Death"): the kernel drops it from the futex queue;
+         * whatever it was to do (a wake, an undo) is not done. */
+        atomic { doom[me] -> qst[me] = 0; assert(!holds[me]); dead[me] = 1; ndead++; s = 0; n = 0; act = 0; r = 0 }
+    }
+#endif
 }
 
 proctype writer(byte me; bool timed; byte signals; byte iters)
 {
     int s; byte n; byte act; byte r; int slept; byte spins;
     byte w = me - NR;
+#if DEATHS
+    {
+#endif
     do
     :: iters > 0 ->
         if
@@ -352,7 +442,7 @@ slow:   /* wrlock_slow, rwlock.c */
             s = st;
             if
             :: (s & HELD) == 0 ->                      /* @rwlock.wrlock_slow.take */
-                st = (s & ~WP) | WL | slept; assert(nr == 0 && !nw); nw = 1; wants[me] = 0;
+                st = (s & ~WP) | WL | slept; assert(nr == 0 && !nw); nw = 1; wants[me] = 0; HOLDS(1);
                 act = ENTER
             :: else ->
                 if
@@ -416,7 +506,7 @@ slow:   /* wrlock_slow, rwlock.c */
         goto slow;
 inside: /* the critical section: nw is set from the acquiring step */
         s = 0; slept = 0; spins = 0;
-        atomic { nw = 0; st = st - WL; s = st };       /* writer_release, @rwlock.writer_release.sub */
+        atomic { nw = 0; st = st - WL; s = st; HOLDS(0) }; /* writer_release, @rwlock.writer_release.sub */
         if
         :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* @rwlock.writer_release.wake */
         :: else -> skip
@@ -424,12 +514,42 @@ inside: /* the critical section: nw is set from the acquiring step */
 next:
         s = 0; slept = 0; spins = 0
     :: else -> break
-    od
+    od;
+#if DEATHS
+    atomic { done++; fin[me] = 1 }
+    } unless {
+        atomic { doom[me] -> qseq[w] = 0; assert(!holds[me]); dead[me] = 1; ndead++; s = 0; n = 0; act = 0; r = 0; slept = 0; spins = 0 }
+    }
+#endif
 }
 
 
 #ifdef SCENARIO_STREAM
 ltl writer_progress { [] (wants[2] -> <> !wants[2]) }
+#endif
+
+#if DEATHS
+/* Kills a process that is not counted in the word, at any step of it: the
+ * victim takes its escape (the unless above) before its next statement. */
+#define KILL(p) :: atomic { deaths > 0 && !holds[p] && !fin[p] && !dead[p] -> doom[p] = 1; deaths-- }
+active proctype killer()
+{
+end:
+    do
+    KILL(0)
+#if !defined(SCENARIO_WRITERS) && !defined(SCENARIO_DEATH_WRITERS)
+    KILL(1)
+#endif
+    KILL(2)
+#if defined(SCENARIO_WRITERS) || defined(SCENARIO_DEATH_WRITERS)
+    KILL(3)
+#endif
+    od
+}
+#define NPROCS 3          /* readers and writers of every scenario but STREAM */
+/* Every live process finishes: no sleeper stays asleep while the lock could
+ * let it through (and no reader stays out behind a dead writer). */
+ltl live_finish { <> (done + ndead == NPROCS) }
 #endif
 
 init {
@@ -442,6 +562,14 @@ init {
         run reader(0, 0, 0, 1);
         run reader(1, 0, 0, 1);
         run writer(2, 1, 0, 1)
+#elif defined(SCENARIO_DEATH)
+        run reader(0, 0, 0, 1);
+        run reader(1, 0, 0, 1);
+        run writer(2, 0, 0, 1)
+#elif defined(SCENARIO_DEATH_WRITERS)
+        run reader(0, 0, 0, 1);
+        run writer(2, 0, 0, 1);
+        run writer(3, 0, 0, 1)
 #elif defined(SCENARIO_STREAM)
         run reader(0, 0, 0, FOREVER);
         run reader(1, 0, 0, FOREVER);
@@ -452,7 +580,11 @@ init {
         run writer(2, 0, 1, 2)
 #endif
     };
-#ifndef SCENARIO_STREAM
+#if DEATHS
+    (done + ndead == NPROCS);
+    assert((st & HELD) == 0);     /* a dead writer may leave WP/WW, a dead reader RW */
+    assert(!qst[0] && !qst[1] && !qseq[0] && !qseq[1])
+#elif !defined(SCENARIO_STREAM)
     (_nr_pr == 1);
     assert(st == 0);
     assert(!qst[0] && !qst[1] && !qseq[0] && !qseq[1])

@@ -344,7 +344,9 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                  * look; it loses its turn, never mutual exclusion (WL is
                  * what excludes, and it is taken by CAS on a free lock).
                  * Relaxed: clears bits, publishes no data. */
+                /* @step rwlock.rdlock_slow.stale */
                 if (cas_state(l, &s, s & ~(WP | WW | RW), __ATOMIC_RELAXED)) {
+                    /* @step rwlock.rdlock_slow.stale_wake */
                     if (s & RW)
                         fxi_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
                     s &= ~(WP | WW | RW);
