@@ -69,6 +69,9 @@
  *    e.g. a broadcast retrying forever);
  *  - ltl signalled_returns: a waiter whose predicate has become true while it
  *    waits eventually returns from the wait.
+ *    With -DDEATHS=1 (TOKENS, no signals or deadlines) the Signaller may be
+ *    killed in the wake windows (see "Death" below) and the sleeps have
+ *    their bounded recheck: signalled_returns still holds.
  *
  * Mutations (models/mutate.sh of the verify branch; tags [M:...] below).
  * Each must be caught:
@@ -85,6 +88,8 @@
  *   cond-bcast-gives-up     B3 gives up when the requeue's compare fails
  *   cond-requeue-no-compare B3 requeues whatever seq holds: after a W8 cleared
  *                           BCAST, the woken waiter is not flagged, never drives
+ *   cond-unbounded-sleep    no recheck on the sleeps (with -DDEATHS=1: a killed
+ *                           Signaller strands a released waiter)
  * Equivalent (must survive), each a freedom of the design:
  *   cond-arm-before-count   W1's two steps swapped: both precede W3's release,
  *                           which orders them before any notifier
@@ -106,6 +111,7 @@
 //@check ltl signalled_returns -DSCENARIO_BCAST
 //@check ltl all_finish
 //@check ltl signalled_returns
+//@check ltl signalled_returns -DDEATHS=1 -DCOLLAPSE
 
 #define M  4            /* counter modulus: 2^30 in src/cond.c */
 #define A  1            /* ARMED, seq bit 0 */
@@ -130,8 +136,13 @@ byte mstate = 0;        /* m->state */
 #define NP 3
 byte q[NP];             /* kernel: the word each process sleeps on */
 
+#if DEATHS
+byte intr = 0;          /* with a death: no signals, no deadline (the state space) */
+byte tmo = 0;
+#else
 byte intr = 1;          /* signal-handler interruptions left */
 byte tmo = 1;           /* deadlines left to expire */
+#endif
 
 #if defined(SCENARIO_BCAST)
 byte gen = 0;           /* the predicate, under the mutex */
@@ -146,6 +157,34 @@ byte want[NP];          /* (observer) the generation waiter p waits for */
 byte finished = 0;      /* (observer) */
 
 #define ME _pid
+
+#ifndef DEATHS
+#define DEATHS 0        /* the Signaller may be killed (TOKENS scenario) */
+#endif
+#ifndef BOUNDED
+#define BOUNDED (DEATHS > 0) /* sleeps end at a recheck (fxi_futex_sleep) */
+#endif
+#if DEATHS
+/* Death (TOKENS only): the Signaller is SIGKILLed at any step of two
+ * windows in which it holds nothing and every token it made has been
+ * signalled: between a signal's or broadcast's advance (S2/B2) and its
+ * wake (S3/B3) outside the mutex (the notifier side), and inside the
+ * mutex's lock_slept, asleep or woken by an unlock and not yet back (the
+ * woken side: the unlock's wake is consumed). The kernel drops it from the
+ * futex queue. Every sleep then has its bounded recheck (BOUNDED), and the
+ * property is signalled_returns. The mutation cond-unbounded-sleep removes
+ * the recheck and is caught. */
+bit holds[NP];          /* (observer) process p holds the mutex */
+bit killable = 0;       /* the Signaller is inside a death window */
+bit doom = 0;           /* the killer chose the Signaller */
+#define HOLD(b) holds[ME] = b
+#define KILLABLE if :: ME == 2 && !holds[ME] -> killable = 1 :: else -> skip fi
+#define UNKILLABLE if :: ME == 2 -> killable = 0 :: else -> skip fi
+#else
+#define HOLD(b) skip
+#define KILLABLE skip
+#define UNKILLABLE skip
+#endif
 
 /* the waiting[] observer, for the claims that name a waiter */
 #if defined(SCENARIO_BCAST) || defined(SCENARIO_WRAP)
@@ -182,7 +221,8 @@ inline futex_move_all(F, T)
 inline cs_enter()
 {
     incs++;
-    assert(incs == 1)   /* mutual exclusion */
+    assert(incs == 1);  /* mutual exclusion */
+    HOLD(1)
 }
 
 /* fxi_mutex_lock_slept's FUTEX_WAIT(state, 2), @mutex.lock_slept.sleep: EAGAIN unless 2,
@@ -190,15 +230,19 @@ inline cs_enter()
 inline futex_wait_mutex()
 {
     atomic { if :: mstate == 2 -> q[ME] = QMUTEX :: else -> skip fi };
-    (q[ME] == NONE)
+    if
+    :: (q[ME] == NONE)
+    :: atomic { BOUNDED && q[ME] != NONE -> q[ME] = NONE } /* the recheck [M:recheck-mutex] */
+    fi
 }
 
 /* fxi_mutex_lock_slept, mutex.c, with fxi_mutex_acquire_step,
  * mutex.c fxi_mutex_acquire_step() */
 inline lock_slept()
 {
+    KILLABLE;
     do
-    :: atomic { mstate == 0 -> mstate = 2; cs_enter() }; break  /* @mutex.acquire_step.take CAS 0->2 */
+    :: atomic { mstate == 0 -> mstate = 2; cs_enter(); UNKILLABLE }; break  /* @mutex.acquire_step.take CAS 0->2 */
     :: atomic { mstate == 1 -> mstate = 2 };                     /* @mutex.acquire_step.mark CAS 1->2 */
        futex_wait_mutex()
     :: atomic { mstate == 2 -> skip };                           /* @mutex.acquire_step.contended sees 2 */
@@ -238,7 +282,7 @@ inline relock()
 inline mutex_unlock()
 {
     atomic {
-        incs--;
+        incs--; HOLD(0);
         if
         :: mstate == 1 -> mstate = 0; lw = 0                      /* @mutex.unlock.cas CAS 1->0 */
         :: mstate == 2 -> mstate = 0; lw = 1                      /* @mutex.unlock_slow.cas CAS 2->0 */
@@ -273,6 +317,7 @@ inline cond_wait(timed)
           :: q[ME] == NONE                                         /* woken */
           :: atomic { q[ME] != NONE && intr > 0 -> q[ME] = NONE; intr--; w = EINTR }
           :: atomic { timed && q[ME] != NONE && tmo > 0 -> q[ME] = NONE; tmo--; w = ETIMEDOUT }
+          :: atomic { BOUNDED && q[ME] != NONE -> q[ME] = NONE; w = EINTR } /* the recheck, not woken [M:recheck-seq] */
           fi
        :: else -> skip
        fi;
@@ -338,8 +383,9 @@ inline cond_signal()
     if
     :: nw == 0 -> skip                                             /* S1 @cond.signal.waiters */
     :: nw > 0 ->
-       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 @cond.signal.advance [M:S2] */
-       futex_wake1(QSEQ)                                           /* S3 @cond.signal.S3 */
+       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi; KILLABLE };  /* S2 @cond.signal.advance [M:S2] */
+       futex_wake1(QSEQ);                                          /* S3 @cond.signal.S3 */
+       UNKILLABLE
     fi
 }
 
@@ -352,7 +398,8 @@ inline cond_broadcast()
        atomic {                                                    /* B2 @cond.broadcast.advance */
           if :: (!adv && (seq & A)) -> seq = ADV(seq) | B :: else -> seq = seq | B fi;  /* [M:B2] */
           ns = seq;
-          adv = 1
+          adv = 1;
+          KILLABLE
        };
        atomic {                                                    /* B3 @cond.broadcast.requeue CMP_REQUEUE */
           if
@@ -362,7 +409,8 @@ inline cond_broadcast()
        };
        if :: r == 0 -> break :: else -> skip fi                   /* @cond.broadcast.requeue [M:retry] */
     od;
-    ns = 0; r = 0; adv = 0
+    ns = 0; r = 0; adv = 0;
+    UNKILLABLE
 }
 
 /* ---- the processes --------------------------------------------------------- */
@@ -405,6 +453,9 @@ active proctype Signaller()
 {
     byte i, lw, ns, r;
     bit adv;
+#if DEATHS
+    {
+#endif
     do
     :: i < 3 ->
        mutex_lock();
@@ -419,7 +470,20 @@ active proctype Signaller()
     :: else -> break
     od;
     finished++
+#if DEATHS
+    } unless {
+        atomic { doom -> q[ME] = NONE; killable = 0; assert(!holds[ME]); lw = 0; ns = 0; r = 0; adv = 0 }
+    }
+#endif
 }
+
+#if DEATHS
+active proctype killer()
+{
+end:
+    atomic { killable -> doom = 1 }
+}
+#endif
 
 ltl all_finish { <> (finished == 3) }
 ltl signalled_returns { [] ((tokens > 0 && nw > 0) -> <> (tokens == 0 || nw == 0)) }

@@ -120,6 +120,11 @@ mutation cond-no-recheck cond.pml \
     "after EINTR/EAGAIN/timeout the waiter sleeps again without comparing the counter" \
     recheck '          :: false -> break /* MUTANT */'
 
+only=DEATHS mutation cond-unbounded-sleep cond.pml \
+    "the sleeps on the cond word and the mutex word have no recheck: a Signaller killed between its advance and its wake, or after an unlock's wake picked it, strands a waiter whose wait was released (issue 11, class 7)" \
+    recheck-seq '          :: false -> skip /* MUTANT */' \
+    recheck-mutex '    :: false -> skip /* MUTANT */'
+
 mutation cond-relock-locked cond.pml \
     "a possibly requeued waiter takes the mutex as LOCKED" \
     relock '    :: flagged -> mutex_lock() /* MUTANT */'
