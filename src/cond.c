@@ -430,7 +430,8 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
      * acts here, with the mutex held, or in W4. */
     pthread_testcancel();
     /* Relaxed: plausibility checks of slots the library writes (EINVAL). */
-    if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) < 0 ||
+    int32_t n0 = __atomic_load_n(&c->waiters, __ATOMIC_RELAXED);
+    if (n0 < 0 || n0 == INT32_MAX ||
         __atomic_load_n(&c->park, __ATOMIC_RELAXED) != 0 ||
         !fx_cond_token_valid(__atomic_load_n(&c->mutex, __ATOMIC_RELAXED)))
         return EINVAL;
