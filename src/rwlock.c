@@ -92,12 +92,6 @@
 #define FX_RWLOCK_WATCH_NS (100 * 1000000LL)
 #define FX_RWLOCK_STALE_NS (600 * 1000000LL)
 
-/* Under a race detector every release is announced before it is made, so
- * the mode-specific unlocks check the mode first, too (a load the fast path
- * skips otherwise): a wrong call then reports EPERM without being announced
- * as an unlock. */
-#define FX_RWLOCK_CHECK_FIRST FX_ANN_ACTIVE
-
 #define READERS 0x007fffffu
 #define MAXR    0x00400000u /* FX_RWLOCK_MAX_READERS; R above it: undo room */
 #define WL      0x00800000u
@@ -430,9 +424,12 @@ int fx_rwlock_rdlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    fx_ann_pre_lock(l, FX_ANN_SHARED);
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    if (on)
+        fx_ann_pre_lock(l, FX_ANN_SHARED);
     int r = rdlock_common(l, NULL);
-    fx_ann_post_lock(l, r ? FX_ANN_SHARED | FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_SHARED, 0);
+    if (on)
+        fx_ann_post_lock(l, r ? FX_ANN_SHARED | FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_SHARED, 0);
     return r;
 }
 
@@ -440,9 +437,12 @@ int fx_rwlock_timedrdlock(fx_rwlock *l, const struct timespec *deadline)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    fx_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    if (on)
+        fx_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
     int r = rdlock_common(l, deadline);
-    fx_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
+    if (on)
+        fx_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
     return r;
 }
 
@@ -450,7 +450,9 @@ int fx_rwlock_tryrdlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    fx_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    if (on)
+        fx_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
     uint32_t s = load_state(l);
     int r;
     for (;;) {
@@ -472,22 +474,26 @@ int fx_rwlock_tryrdlock(fx_rwlock *l)
             break;
         }
     }
-    fx_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
+    if (on)
+        fx_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
     return r;
 }
 
-/* wrlock and timedwrlock; `ann` is the race detector's view (a timed lock is
- * a try: it may fail). */
+/* wrlock and timedwrlock; `flags` is the race detector's view (a timed lock
+ * is a try: it may fail). */
 static inline int fx_rwlock_wracquire(fx_rwlock *l, const struct timespec *deadline,
-                                      unsigned ann)
+                                      unsigned flags)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    fx_ann_pre_lock(l, ann);
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    if (on)
+        fx_ann_pre_lock(l, flags);
     uint32_t s = 0;
     /* Fast path from the all-zero state, acquire on success. */
     int r = cas_state(l, &s, WL, __ATOMIC_ACQUIRE) ? 0 : wrlock_slow(l, deadline);
-    fx_ann_post_lock(l, r ? ann | FX_ANN_FAILED : ann, 0);
+    if (on)
+        fx_ann_post_lock(l, r ? flags | FX_ANN_FAILED : flags, 0);
     return r;
 }
 
@@ -505,7 +511,9 @@ int fx_rwlock_trywrlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    fx_ann_pre_lock(l, FX_ANN_TRY);
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    if (on)
+        fx_ann_pre_lock(l, FX_ANN_TRY);
     uint32_t s = load_state(l);
     int r;
     for (;;) {
@@ -523,7 +531,8 @@ int fx_rwlock_trywrlock(fx_rwlock *l)
             break;
         }
     }
-    fx_ann_post_lock(l, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+    if (on)
+        fx_ann_post_lock(l, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
     return r;
 }
 
@@ -540,6 +549,7 @@ int fx_rwlock_unlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
     uint32_t s = load_state(l);
     if (s & BAD)
         return EINVAL;
@@ -549,13 +559,17 @@ int fx_rwlock_unlock(fx_rwlock *l)
      * it releases: WL stays set for a writer, and never appears while a
      * reader holds (fast-path readers passing through only touch R). */
     if (s & WL) {
-        fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
+        if (on)
+            fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
         writer_release(l);
-        fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
+        if (on)
+            fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
     } else {
-        fx_ann_pre_unlock(l, FX_ANN_SHARED);
+        if (on)
+            fx_ann_pre_unlock(l, FX_ANN_SHARED);
         reader_release(l);
-        fx_ann_post_unlock(l, FX_ANN_SHARED);
+        if (on)
+            fx_ann_post_unlock(l, FX_ANN_SHARED);
     }
     return 0;
 }
@@ -564,14 +578,19 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    if (FX_RWLOCK_CHECK_FIRST) {
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    /* Under a race detector every release is announced before it is made,
+     * so the mode is checked first (a load the fast path skips otherwise):
+     * a wrong call then reports EPERM without being announced as an unlock. */
+    if (on) {
         uint32_t s = load_state(l);
         if (s & BAD)
             return EINVAL;
         if ((s & WL) || (s & READERS) == 0)
             return EPERM;
     }
-    fx_ann_pre_unlock(l, FX_ANN_SHARED);
+    if (on)
+        fx_ann_pre_unlock(l, FX_ANN_SHARED);
     /* One RMW and no load first: under read contention the load would cost
      * a second transfer of the cache line. Release, as in reader_release. */
     uint32_t old = (uint32_t)__atomic_fetch_sub(&l->state, 1, __ATOMIC_RELEASE);
@@ -586,7 +605,8 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
         if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
             wake_waiters(l, s);
     }
-    fx_ann_post_unlock(l, FX_ANN_SHARED);
+    if (on)
+        fx_ann_post_unlock(l, FX_ANN_SHARED);
     return r;
 }
 
@@ -594,14 +614,19 @@ int fx_rwlock_wrunlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    if (FX_RWLOCK_CHECK_FIRST) {
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    /* Under a race detector every release is announced before it is made,
+     * so the mode is checked first (a load the fast path skips otherwise):
+     * a wrong call then reports EPERM without being announced as an unlock. */
+    if (on) {
         uint32_t s = load_state(l);
         if (s & BAD)
             return EINVAL;
         if (!(s & WL))
             return EPERM;
     }
-    fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
+    if (on)
+        fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
     uint32_t s = WL;
     int r = 0;
     /* The common case in one CAS (release): held by us, nobody waiting. On
@@ -614,6 +639,7 @@ int fx_rwlock_wrunlock(fx_rwlock *l)
         else
             writer_release(l);
     }
-    fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
+    if (on)
+        fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
     return r;
 }
