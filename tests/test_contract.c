@@ -2250,6 +2250,176 @@ static int async_cancel_fork_idle(const struct row *r) { return async_other(r, f
 static int async_cancel_fork_armed(const struct row *r) { return async_other(r, true, in_forked_child, call_cancel); }
 static int async_destroy_fork_idle(const struct row *r) { return async_other(r, false, in_forked_child, call_destroy); }
 
+/* More async promises. */
+static int async_create_uring(const struct row *row)
+{
+    (void)row;
+    int r = CALL(fx_async_create(&W, FX_ASYNC_URING));
+    CHECK(r == 0 || r == ENOTSUP);
+    if (r == 0)
+        CHECK(fx_async_backend(W) == FX_ASYNC_URING);
+    WANT(r); /* which of the two depends on the kernel; the post-check holds */
+    return 0;
+}
+
+static int async_create_env_thread(const struct row *row)
+{
+    (void)row;
+    CHECK(setenv("FUTEXSYNC_ASYNC", "thread", 1) == 0);
+    CALL(fx_async_create(&W, FX_ASYNC_AUTO));
+    CHECK(fx_async_backend(W) == FX_ASYNC_THREAD);
+    return 0;
+}
+
+static int async_fd_idle_unreadable(const struct row *row)
+{
+    CHECK(make_waiter(row->backend) == 0);
+    int fd = CALL(fx_async_fd(W));
+    WANT(fd);
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    CHECK(poll(&p, 1, 0) == 0);
+    return 0;
+}
+
+static int async_mutex_lock_armed(const struct row *row)
+{
+    CHECK(make_waiter(row->backend) == 0);
+    CHECK(fx_async_counter_wait(W, &S->k, 3, NULL) == EINPROGRESS);
+    CALL(fx_async_mutex_lock(W, &S->m, NULL));
+    CHECK(S->m.state == FX_MUTEX_UNLOCKED); /* not taken */
+    CHECK(fx_async_cancel(W) == 0);
+    return 0;
+}
+
+static int async_counter_wait_armed(const struct row *row)
+{
+    CHECK(make_waiter(row->backend) == 0);
+    S->m.state = FX_MUTEX_LOCKED;
+    CHECK(fx_async_mutex_lock(W, &S->m, NULL) == EINPROGRESS);
+    CALL(fx_async_counter_wait(W, &S->k, 3, NULL));
+    CHECK(S->k.waiters == 0);
+    CHECK(fx_async_cancel(W) == 0);
+    return 0;
+}
+
+static int async_rmutex_lock_armed(const struct row *row)
+{
+    CHECK(make_waiter(row->backend) == 0);
+    CHECK(fx_async_counter_wait(W, &S->k, 3, NULL) == EINPROGRESS);
+    CALL(fx_async_rmutex_lock(W, &S->rm, NULL));
+    CHECK(S->rm.owner == 0);
+    CHECK(fx_async_cancel(W) == 0);
+    return 0;
+}
+
+static void unlock_m(void *arg)
+{
+    (void)arg;
+    fx_mutex_unlock(&S->m);
+}
+
+static int async_mutex_run_fn_unlocks(const struct row *row)
+{
+    CHECK(make_waiter(row->backend) == 0);
+    CALL(fx_async_mutex_run(W, &S->m, NULL, unlock_m, NULL));
+    return 0;
+}
+
+static void unlock_rm(void *arg, int status)
+{
+    (void)arg, (void)status;
+    fx_rmutex_unlock(&S->rm);
+}
+
+static int async_rmutex_run_fn_unlocks(const struct row *row)
+{
+    CHECK(make_waiter(row->backend) == 0);
+    CALL(fx_async_rmutex_run(W, &S->rm, NULL, unlock_rm, NULL));
+    return 0;
+}
+
+static int async_futex_wait_times_out(const struct row *row)
+{
+    CHECK(make_waiter(row->backend) == 0);
+    struct timespec d = fx_deadline_in(2 * FX_NSEC_PER_MSEC);
+    CHECK(fx_async_futex_wait(W, &S->word, 0, &d) == EINPROGRESS);
+    CHECK(complete_when_ready() == 0);
+    return 0;
+}
+
+/* More rmutex, rwlock, stats and deadline promises. */
+static int rmutex_recover_twice(const struct row *row)
+{
+    (void)row;
+    pid_t d = dead_tid();
+    S->rm.owner = d;
+    S->rm.depth = 1;
+    CHECK(fx_rmutex_recover(&S->rm, d) == 0);
+    CALL(fx_rmutex_recover(&S->rm, d));
+    return 0;
+}
+
+static int rmutex_owner_notrecoverable(const struct row *row)
+{
+    (void)row;
+    S->rm.owner = FX_RMUTEX_NOTRECOVERABLE;
+    CALL(fx_rmutex_owner(&S->rm));
+    return 0;
+}
+
+static int rwlock_unlock_writer(const struct row *row)
+{
+    (void)row;
+    rwlock_set(FX_RWLOCK_WRITE_LOCKED);
+    CALL(fx_rwlock_unlock(&S->l));
+    CHECK(S->l.state == 0);
+    return 0;
+}
+
+static int stats_reset_all(const struct row *row)
+{
+    (void)row;
+    WANT(fx_stats_enabled() ? 0 : ENOTSUP);
+    CALL(fx_stats_reset(NULL, 0));
+    return 0;
+}
+
+static int stats_enabled_is_0_or_1(const struct row *row)
+{
+    (void)row;
+    int r = CALL(fx_stats_enabled());
+    CHECK(r == 0 || r == 1);
+    WANT(r);
+    return 0;
+}
+
+static struct timespec neg_nsec(void) { return (struct timespec){.tv_sec = 0, .tv_nsec = -1}; }
+
+static int mutex_timedlock_held_neg_nsec(const struct row *row)
+{
+    (void)row;
+    S->m.state = FX_MUTEX_LOCKED;
+    struct timespec d = neg_nsec();
+    CALL(fx_mutex_timedlock(&S->m, &d));
+    return 0;
+}
+
+static int futex_wait_neg_nsec(const struct row *row)
+{
+    (void)row;
+    struct timespec d = neg_nsec();
+    CALL(fx_futex_wait(&S->word, 0, &d));
+    return 0;
+}
+
+static int sem_timedwait_empty_neg_nsec(const struct row *row)
+{
+    (void)row;
+    struct timespec d = neg_nsec();
+    CALL(fx_sem_timedwait(&S->s, &d));
+    return 0;
+}
+
 /* --- no EINTR: blocking calls under a signal storm --------------------------- */
 
 struct storm_case {
@@ -2467,6 +2637,8 @@ static const struct row rows[] = {
     ROW(stats_reset_size_0_gives_EINVAL, Q("stats.h", "fx_stats_reset", "EINVAL (obj given with size 0)"), stats_reset_size0, EINVAL),
     NULLPTR(stats_list, EINVAL, Q("stats.h", "fx_stats_list", "EINVAL (count is NULL, ...)")),
     ROW(stats_list_out_NULL_max_1_gives_EINVAL, Q("stats.h", "fx_stats_list", "EINVAL (... out is NULL with max > 0)"), stats_list_out_null, EINVAL),
+    ROW(stats_reset_all_gives_0_or_ENOTSUP, Q("stats.h", "fx_stats_reset", "Returns 0, ... or ENOTSUP in the default build"), stats_reset_all, 0),
+    ROW(stats_enabled_gives_0_or_1, Q("stats.h", "fx_stats_enabled", "1 when the library was built with FUTEXSYNC_STATS=ON, else 0"), stats_enabled_is_0_or_1, 0),
 
     /* futex.h */
     BADPTR(futex_wait, EINVAL, Q("futex.h", "fx_futex_wait", "EINVAL for a NULL or misaligned slot")),
@@ -2474,6 +2646,7 @@ static const struct row rows[] = {
     ROW(futex_wait_value_differs_bad_nsec_gives_EAGAIN, Q("futex.h", "fx_futex_wait", "a deadline with tv_nsec out of range when it would sleep"), futex_wait_differs_bad_nsec, EAGAIN),
     ROW(futex_wait_past_deadline_gives_ETIMEDOUT, Q("futex.h", "fx_futex_wait", "ETIMEDOUT once the deadline has passed"), futex_wait_past, ETIMEDOUT),
     ROW(futex_wait_bad_nsec_gives_EINVAL, Q("futex.h", "fx_futex_wait", "EINVAL for ... a deadline with tv_nsec out of range when it would sleep"), futex_wait_bad_nsec, EINVAL),
+    ROW(futex_wait_negative_nsec_gives_EINVAL, Q("time.h", "top", "A deadline whose tv_nsec is outside [0, 999999999] is invalid: an operation that would block on it returns EINVAL"), futex_wait_neg_nsec, EINVAL),
     ROW(futex_wait_woken_gives_0, Q("futex.h", "fx_futex_wait", "Returns 0 when woken"), futex_wait_woken, 0),
     ROW(futex_wait_signal_gives_EINTR, Q("futex.h", "fx_futex_wait", "EINTR if a signal handler ran"), futex_eintr_untimed, EINTR),
     ROW(futex_wait_signal_SA_RESTART_gives_EINTR, Q("futex.h", "fx_futex_wait", "EINTR if a signal handler ran (also under SA_RESTART)"), futex_eintr_untimed_restart, EINTR),
@@ -2499,6 +2672,7 @@ static const struct row rows[] = {
     ROW(mutex_timedlock_held_past_gives_ETIMEDOUT, Q("mutex.h", "fx_mutex_timedlock", "ETIMEDOUT"), mutex_timedlock_held_past, ETIMEDOUT),
     ROW(mutex_timedlock_held_short_gives_ETIMEDOUT, Q("mutex.h", "fx_mutex_timedlock", "giving up at the absolute CLOCK_MONOTONIC deadline"), mutex_timedlock_held_short, ETIMEDOUT),
     ROW(mutex_timedlock_held_bad_nsec_gives_EINVAL, Q("mutex.h", "fx_mutex_timedlock", "EINVAL (... tv_nsec out of range when it would block)"), mutex_timedlock_held_bad_nsec, EINVAL),
+    ROW(mutex_timedlock_held_negative_nsec_gives_EINVAL, Q("time.h", "top", "A deadline whose tv_nsec is outside [0, 999999999] is invalid"), mutex_timedlock_held_neg_nsec, EINVAL),
     ROW(mutex_unlock_held_gives_0, Q("mutex.h", "fx_mutex_unlock", "Releases m ... Returns 0"), mutex_unlock_held, 0),
     ROW(mutex_unlock_free_gives_EPERM, Q("mutex.h", "fx_mutex_unlock", "EPERM if m was not locked"), mutex_unlock_free, EPERM),
     ROW(mutex_init_makes_it_unlocked, Q("mutex.h", "fx_mutex_init", "Makes *m an unlocked mutex"), mutex_init_zeroes, 0),
@@ -2557,10 +2731,12 @@ static const struct row rows[] = {
     ROW(rmutex_recover_dead_owner_gives_0, Q("rmutex.h", "fx_rmutex_recover", "Returns 0 when it released m ... the next acquirer gets EOWNERDEAD"), rmutex_recover_dead, 0),
     ROW(rmutex_recover_not_owner_gives_EPERM, Q("rmutex.h", "fx_rmutex_recover", "EPERM when dead_tid is not the owner"), rmutex_recover_not_owner, EPERM),
     ROW(rmutex_recover_free_gives_EPERM, Q("rmutex.h", "fx_rmutex_recover", "EPERM when dead_tid is not the owner"), rmutex_recover_free, EPERM),
+    ROW(rmutex_recover_again_gives_EPERM, Q("rmutex.h", "fx_rmutex_recover", "EPERM ... (also when another thread already recovered m)"), rmutex_recover_twice, EPERM),
     ROW(rmutex_owner_held_gives_the_owner_tid, Q("rmutex.h", "fx_rmutex_owner", "The owner's TID"), rmutex_owner_held, 0),
     ROW(rmutex_owner_contended_gives_the_owner_tid, Q("rmutex.h", "fx_rmutex_owner", "The owner's TID"), rmutex_owner_contended, 0),
     ROW(rmutex_owner_free_gives_0, Q("rmutex.h", "fx_rmutex_owner", "0 when no thread owns m (free"), rmutex_owner_free, 0),
     ROW(rmutex_owner_orphaned_gives_0, Q("rmutex.h", "fx_rmutex_owner", "0 when no thread owns m (... orphaned"), rmutex_owner_orphaned, 0),
+    ROW(rmutex_owner_notrecoverable_gives_0, Q("rmutex.h", "fx_rmutex_owner", "0 when no thread owns m (... or not recoverable)"), rmutex_owner_notrecoverable, 0),
     ROW(rmutex_owner_bad_owner_gives_NEG_EINVAL, Q("rmutex.h", "fx_rmutex_owner", "-EINVAL for ... a value the library never writes"), rmutex_owner_bad, -EINVAL),
     ROW(rmutex_init_makes_it_free, Q("rmutex.h", "fx_rmutex_init", "Makes *m a free mutex"), rmutex_init_zeroes, 0),
 
@@ -2623,6 +2799,7 @@ static const struct row rows[] = {
     ROW(sem_timedwait_token_bad_nsec_gives_0, Q("sem.h", "fx_sem_timedwait", "tv_nsec out of range when it would block"), sem_timedwait_token_bad_nsec, 0),
     ROW(sem_timedwait_empty_past_gives_ETIMEDOUT, Q("sem.h", "fx_sem_timedwait", "ETIMEDOUT"), sem_timedwait_empty_past, ETIMEDOUT),
     ROW(sem_timedwait_empty_bad_nsec_gives_EINVAL, Q("sem.h", "fx_sem_timedwait", "EINVAL (... tv_nsec out of range when it would block)"), sem_timedwait_empty_bad_nsec, EINVAL),
+    ROW(sem_timedwait_empty_negative_nsec_gives_EINVAL, Q("time.h", "top", "A deadline whose tv_nsec is outside [0, 999999999] is invalid"), sem_timedwait_empty_neg_nsec, EINVAL),
     ROW(sem_timedwait_token_negative_waiters_gives_EINVAL, Q("sem.h", "top", "waiters ... Negative: never written, EINVAL"), sem_timedwait_token_negative_waiters, EINVAL),
     ROW(sem_value_gives_the_value, Q("sem.h", "fx_sem_value", "The current value (>= 0"), sem_value_value, 17),
     ROW(sem_value_negative_slot_gives_NEG_EINVAL, Q("sem.h", "fx_sem_value", "-EINVAL for ... a negative value slot"), sem_value_negative, -EINVAL),
@@ -2659,6 +2836,7 @@ static const struct row rows[] = {
     ROW(rwlock_timedwrlock_short_timeout_leaves_readers_admitted, Q("rwlock.h", "fx_rwlock_tryrdlock", "EBUSY when a writer holds it or waits for it (a timed-out writer does neither)"), rwlock_timedwrlock_readers_short, ETIMEDOUT),
     ROW(rwlock_unlock_free_gives_EPERM, Q("rwlock.h", "fx_rwlock_unlock", "EPERM if l was not locked"), rwlock_unlock_free, EPERM),
     ROW(rwlock_unlock_read_held_gives_0, Q("rwlock.h", "fx_rwlock_unlock", "Releases one hold of l, read or write ... Returns 0"), rwlock_unlock_reader, 0),
+    ROW(rwlock_unlock_write_held_gives_0, Q("rwlock.h", "fx_rwlock_unlock", "Releases one hold of l, read or write (the state tells which) ... Returns 0"), rwlock_unlock_writer, 0),
     ROW(rwlock_rdunlock_write_held_gives_EPERM, Q("rwlock.h", "fx_rwlock_rdunlock", "EPERM if l was not read-held (free or write-held: nothing changes)"), rwlock_rdunlock_writer, EPERM),
     ROW(rwlock_rdunlock_free_gives_EPERM, Q("rwlock.h", "fx_rwlock_rdunlock", "EPERM if l was not read-held (free"), rwlock_rdunlock_free, EPERM),
     ROW(rwlock_wrunlock_read_held_gives_EPERM, Q("rwlock.h", "fx_rwlock_wrunlock", "EPERM if l was not write-held (nothing changes)"), rwlock_wrunlock_reader, EPERM),
@@ -2708,8 +2886,11 @@ static const struct row rows[] = {
     BADPTR(async_counter_wait, EINVAL, Q("async.h", "fx_async_counter_wait", "EINVAL (bad c")),
     ROW(async_create_thread_gives_0, Q("async.h", "fx_async_create", "Creates an idle waiter with the given back end ... Returns 0"), async_create_thread, 0),
     ROW(async_create_unknown_backend_gives_EINVAL, Q("async.h", "fx_async_create", "EINVAL (... unknown back end)"), async_create_unknown, EINVAL),
+    ROW(async_create_uring_gives_0_or_ENOTSUP, Q("async.h", "fx_async_create", "ENOTSUP (FX_ASYNC_URING ... where io_uring's futex operations are unavailable)"), async_create_uring, 0),
+    ROW(async_create_env_thread_forces_thread, Q("async.h", "top", "the environment variable FUTEXSYNC_ASYNC=thread ... forces the choice made for FX_ASYNC_AUTO"), async_create_env_thread, 0),
     AROW(async_destroy_own_gives_0, Q("async.h", "fx_async_destroy", "Returns 0"), async_destroy_own, 0),
     AROW(async_fd_gives_the_fd, Q("async.h", "fx_async_fd", "The file descriptor to poll for reading"), async_fd_pollable, 0),
+    AROW(async_fd_idle_is_not_readable, Q("async.h", "fx_async_fd", "it is never readable while the waiter is idle"), async_fd_idle_unreadable, 0),
     AROW(async_backend_gives_the_backend, Q("async.h", "fx_async_backend", "The back end in use: FX_ASYNC_URING or FX_ASYNC_THREAD"), async_backend_named, 0),
     AROW(async_futex_wait_differs_gives_EAGAIN, Q("async.h", "fx_async_futex_wait", "EAGAIN at once if *slot != expected"), async_futex_wait_differs, EAGAIN),
     AROW(async_futex_wait_differs_bad_nsec_gives_EAGAIN, Q("async.h", "top", "tv_nsec out of range gives EINVAL when the call would wait"), async_futex_wait_differs_bad_nsec, EAGAIN),
@@ -2719,6 +2900,7 @@ static const struct row rows[] = {
     AROW(async_futex_wait_armed_gives_EBUSY, Q("async.h", "fx_async_futex_wait", "EBUSY (the waiter is already armed)"), async_futex_wait_armed, EBUSY),
     AROW(async_futex_wait_other_thread_gives_EPERM, Q("async.h", "fx_async_futex_wait", "EPERM (not the creating thread)"), async_futex_wait_other_thread, EPERM),
     AROW(async_futex_wait_woken_completes_0, Q("async.h", "fx_async_futex_wait", "fx_async_complete then gives 0 (woken ...), EAGAIN (the word no longer held expected"), async_futex_wait_woken, 0),
+    AROW(async_futex_wait_deadline_completes_ETIMEDOUT, Q("async.h", "fx_async_futex_wait", "fx_async_complete then gives ... or ETIMEDOUT"), async_futex_wait_times_out, ETIMEDOUT),
     AROW(async_mutex_lock_free_gives_0, Q("async.h", "fx_async_mutex_lock", "Returns 0 when m was free and is now held by the caller"), async_mutex_lock_free, 0),
     AROW(async_mutex_lock_free_past_gives_0, Q("async.h", "fx_async_mutex_lock", "(whatever the deadline; no fd involved)"), async_mutex_lock_free_past, 0),
     AROW(async_mutex_lock_free_bad_nsec_gives_0, Q("async.h", "top", "tv_nsec out of range gives EINVAL when the call would wait"), async_mutex_lock_free_bad_nsec, 0),
@@ -2726,11 +2908,13 @@ static const struct row rows[] = {
     AROW(async_mutex_lock_held_bad_nsec_gives_EINVAL, Q("async.h", "fx_async_mutex_lock", "EINVAL (... bad tv_nsec)"), async_mutex_lock_held_bad_nsec, EINVAL),
     AROW(async_mutex_lock_bad_state_gives_EINVAL, Q("async.h", "fx_async_mutex_lock", "EINVAL (bad m or state"), async_mutex_lock_bad_state, EINVAL),
     AROW(async_mutex_lock_held_gives_EINPROGRESS, Q("async.h", "fx_async_mutex_lock", "EINPROGRESS (armed)"), async_mutex_lock_held, EINPROGRESS),
+    AROW(async_mutex_lock_armed_gives_EBUSY, Q("async.h", "fx_async_mutex_lock", "EBUSY (already armed)"), async_mutex_lock_armed, EBUSY),
     AROW(async_mutex_lock_released_completes_0, Q("async.h", "fx_async_mutex_lock", "fx_async_complete then gives 0 (m is held by the caller)"), async_mutex_lock_completes, 0),
     AROW(async_mutex_lock_other_thread_held_gives_EPERM, Q("async.h", "fx_async_mutex_lock", "EPERM (not the creating thread, and m was held)"), async_mutex_lock_other_thread_held, EPERM),
     AROW(async_mutex_lock_other_thread_free_gives_0, Q("async.h", "top", "arming a wait that must wait ... from another thread give EPERM"), async_mutex_lock_other_thread_free, 0),
     AROW(async_mutex_run_free_runs_fn_gives_0, Q("async.h", "fx_async_mutex_run", "When m is free, fn runs before this call returns 0"), async_mutex_run_free, 0),
     AROW(async_mutex_run_NULL_fn_gives_EINVAL, Q("async.h", "fx_async_mutex_run", "EINVAL also for a NULL fn"), async_mutex_run_null_fn, EINVAL),
+    AROW(async_mutex_run_fn_unlocks_gives_EPERM, Q("async.h", "fx_async_mutex_run", "fn must not unlock m (EPERM from the unlock is then returned)"), async_mutex_run_fn_unlocks, EPERM),
     AROW(async_rmutex_lock_free_past_gives_0, Q("async.h", "fx_async_rmutex_lock", "0 m was free and is now held at depth 1 ...; whatever the deadline"), async_rmutex_lock_free, 0),
     AROW(async_rmutex_lock_reentry_gives_0, Q("async.h", "fx_async_rmutex_lock", "or the caller already held it (re-entry: depth + 1)"), async_rmutex_lock_reentry, 0),
     AROW(async_rmutex_lock_dead_owner_gives_EOWNERDEAD, Q("async.h", "fx_async_rmutex_lock", "EOWNERDEAD m's owner had died"), async_rmutex_lock_dead_owner, EOWNERDEAD),
@@ -2741,10 +2925,13 @@ static const struct row rows[] = {
     AROW(async_rmutex_lock_live_owner_gives_EINPROGRESS, Q("async.h", "fx_async_rmutex_lock", "EINPROGRESS armed: another live thread holds m"), async_rmutex_lock_live_owner, EINPROGRESS),
     AROW(async_rmutex_lock_live_owner_past_gives_ETIMEDOUT, Q("async.h", "fx_async_rmutex_lock", "ETIMEDOUT held by a live thread and the deadline has passed"), async_rmutex_lock_live_owner_past, ETIMEDOUT),
     AROW(async_rmutex_lock_other_thread_held_gives_EPERM, Q("async.h", "fx_async_rmutex_lock", "EPERM not the creating thread, and m is held by another"), async_rmutex_lock_other_thread_held, EPERM),
+    AROW(async_rmutex_lock_armed_gives_EBUSY, Q("async.h", "fx_async_rmutex_lock", "EBUSY the waiter is already armed"), async_rmutex_lock_armed, EBUSY),
     AROW(async_rmutex_run_dead_owner_gives_EOWNERDEAD, Q("async.h", "fx_async_rmutex_run", "Either returns the status fn was given (0 or EOWNERDEAD)"), async_rmutex_run_dead_owner, EOWNERDEAD),
+    AROW(async_rmutex_run_fn_unlocks_gives_EPERM, Q("async.h", "fx_async_rmutex_run", "or the error of the unlock after it (EPERM if fn unlocked m)"), async_rmutex_run_fn_unlocks, EPERM),
     AROW(async_counter_wait_equal_gives_0, Q("async.h", "fx_async_counter_wait", "Returns 0 at once when it does"), async_counter_wait_equal, 0),
     AROW(async_counter_wait_negative_waiters_gives_EINVAL, Q("async.h", "fx_async_counter_wait", "EINVAL (... negative waiters slot"), async_counter_wait_negative_waiters, EINVAL),
     AROW(async_counter_wait_past_gives_ETIMEDOUT, Q("async.h", "fx_async_counter_wait", "ETIMEDOUT"), async_counter_wait_past, ETIMEDOUT),
+    AROW(async_counter_wait_armed_gives_EBUSY, Q("async.h", "fx_async_counter_wait", "EBUSY"), async_counter_wait_armed, EBUSY),
     AROW(async_counter_wait_gives_EINPROGRESS_counted, Q("async.h", "fx_async_counter_wait", "EINPROGRESS (armed: the waiter is counted in c->waiters until it finishes or is cancelled"), async_counter_wait_arms, EINPROGRESS),
     AROW(async_counter_wait_stored_completes_0, Q("async.h", "fx_async_counter_wait", "fx_async_complete then gives 0"), async_counter_wait_completes, 0),
     AROW(async_complete_idle_gives_EINVAL, Q("async.h", "fx_async_complete", "EINVAL if nothing is armed"), async_complete_idle, EINVAL),
