@@ -595,7 +595,7 @@ static int mutex_timedlock_held_bad_nsec(const struct row *row)
 static int mutex_unlock_held(const struct row *row)
 {
     (void)row;
-    S->m.state = FX_MUTEX_LOCKED;
+    CHECK(fx_mutex_lock(&S->m) == 0);
     CALL(fx_mutex_unlock(&S->m));
     CHECK(S->m.state == FX_MUTEX_UNLOCKED);
     return 0;
@@ -1592,7 +1592,8 @@ static int rwlock_unlock_free(const struct row *row)
 static int rwlock_unlock_reader(const struct row *row)
 {
     (void)row;
-    rwlock_set(2);
+    CHECK(fx_rwlock_rdlock(&S->l) == 0);
+    CHECK(fx_rwlock_rdlock(&S->l) == 0);
     CALL(fx_rwlock_unlock(&S->l));
     CHECK(S->l.state == 1);
     return 0;
@@ -1627,7 +1628,7 @@ static int rwlock_wrunlock_reader(const struct row *row)
 static int rwlock_wrunlock_writer(const struct row *row)
 {
     (void)row;
-    rwlock_set(FX_RWLOCK_WRITE_LOCKED);
+    CHECK(fx_rwlock_wrlock(&S->l) == 0);
     CALL(fx_rwlock_wrunlock(&S->l));
     CHECK(S->l.state == 0);
     return 0;
@@ -1993,7 +1994,7 @@ static int async_mutex_lock_held(const struct row *row)
 static int async_mutex_lock_completes(const struct row *row)
 {
     CHECK(make_waiter(row->backend) == 0);
-    S->m.state = FX_MUTEX_LOCKED;
+    CHECK(fx_mutex_lock(&S->m) == 0);
     CHECK(fx_async_mutex_lock(W, &S->m, NULL) == EINPROGRESS);
     CHECK(fx_mutex_unlock(&S->m) == 0);
     CHECK(complete_when_ready() == 0);
@@ -2403,7 +2404,7 @@ static int rmutex_owner_notrecoverable(const struct row *row)
 static int rwlock_unlock_writer(const struct row *row)
 {
     (void)row;
-    rwlock_set(FX_RWLOCK_WRITE_LOCKED);
+    CHECK(fx_rwlock_wrlock(&S->l) == 0);
     CALL(fx_rwlock_unlock(&S->l));
     CHECK(S->l.state == 0);
     return 0;
@@ -2500,7 +2501,7 @@ static int run_storm(const struct row *row)
 
 static struct timespec storm_deadline(void) { return far(); }
 
-static void hold_mutex(void) { S->m.state = FX_MUTEX_LOCKED; }
+static void hold_mutex(void) { fx_mutex_lock(&S->m); }
 static void release_mutex(void) { fx_mutex_unlock(&S->m); }
 static void st_mutex_lock(void) { CALL(fx_mutex_lock(&S->m)); }
 static void st_mutex_timedlock(void)
