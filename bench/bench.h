@@ -264,7 +264,9 @@ void fxb_print_idle(const struct fxb_report *rep);
 int fxb_write_csv(const struct fxb_report *rep, const char *path);
 int fxb_write_plot(const struct fxb_report *rep, const char *path);
 
-/* --- progress line on a terminal (main.c) -------------------------------- */
+/* --- progress line on a terminal (report.c) ------------------------------ */
+/* On when stderr is a terminal: main() decides once. */
+void fxb_start_progress(bool on);
 
 void fxb_note_progress(const char *w, const char *lock, int workers, int round, int rounds);
 void fxb_end_progress(void);

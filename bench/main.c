@@ -71,7 +71,6 @@ struct fxb_opts {
 };
 
 static bool fxb_failed;     /* a run failed its checks */
-static bool fxb_progress;   /* stderr is a terminal */
 
 static void fxb_usage(FILE *f)
 {
@@ -105,7 +104,7 @@ static void fxb_usage(FILE *f)
           "  --prims A,B,...     toolbox primitives to compare (--list shows them; a name\n"
           "                      also selects its variants: fx_rwlock, pthread_rwlock_t, ...)\n"
           "  --no-boost          run at the caller's priority (default: when allowed, nice -20\n"
-          "                      in a session, hence an autogroup, of its own; see README)\n"
+          "                      in a session, hence an autogroup, of its own; see bench/README.md)\n"
           "  --pin               toolbox workloads: pin worker i to the i-th allowed CPU\n"
           "                      (mod their number), as on a machine with nothing else to run\n"
           "  --cs-ns NS          busy work inside the critical section (default 25)\n"
@@ -118,7 +117,7 @@ static void fxb_usage(FILE *f)
           "  --count-method M    futex counting: auto, perf, seccomp or none (default auto)\n"
           "  --csv FILE          write every result row to FILE\n"
           "  --plot FILE.svg     plot throughput against threads with gnuplot\n"
-          "  --quick             the README's short run: fewer locks and rounds (~35 s)\n"
+          "  --quick             the short run of scripts/demo.sh: fewer locks and rounds (~35 s)\n"
           "  --smoke             CI: every lock, tiny runs, correctness only (seconds)\n"
           "  --list              list the locks and toolbox primitives of this build, exit\n"
           "  --help              this text\n",
@@ -419,20 +418,6 @@ static int fxb_select(const struct fxb_opts *o, int w, const struct fxb_lock **o
             out[n++] = lk;
     }
     return n;
-}
-
-void fxb_note_progress(const char *w, const char *lock, int workers, int round, int rounds)
-{
-    if (!fxb_progress)
-        return;
-    fprintf(stderr, "\r\033[K[%s] %s, %d, round %d/%d", w, lock, workers, round, rounds);
-    fflush(stderr);
-}
-
-void fxb_end_progress(void)
-{
-    if (fxb_progress)
-        fprintf(stderr, "\r\033[K");
 }
 
 static void fxb_report_failure(const char *w, const struct fxb_res *r)
@@ -781,7 +766,7 @@ int main(int argc, char **argv)
     struct fxb_opts o;
     fxb_parse(argc, argv, &o);
     const char *priority = o.no_boost ? "as started (--no-boost)" : fxb_boost();
-    fxb_progress = isatty(STDERR_FILENO);
+    fxb_start_progress(isatty(STDERR_FILENO));
     setvbuf(stdout, NULL, _IOLBF, 0);
     fxb_calibrate();
 

@@ -499,3 +499,26 @@ int fxb_write_plot(const struct fxb_report *rep, const char *path)
     }
     return 0;
 }
+
+/* --- the progress line on a terminal ------------------------------------------------- */
+
+static bool fxb_progress; /* stderr is a terminal: show the line */
+
+void fxb_start_progress(bool on)
+{
+    fxb_progress = on;
+}
+
+void fxb_note_progress(const char *w, const char *lock, int workers, int round, int rounds)
+{
+    if (!fxb_progress)
+        return;
+    fprintf(stderr, "\r\033[K[%s] %s, %d, round %d/%d", w, lock, workers, round, rounds);
+    fflush(stderr);
+}
+
+void fxb_end_progress(void)
+{
+    if (fxb_progress)
+        fprintf(stderr, "\r\033[K");
+}

@@ -43,7 +43,8 @@ static int64_t expensive(int32_t key)
 static int64_t lookup(int32_t key, int *hit)
 {
     struct entry *e = &cache[key % ENTRIES];
-    fx_rwlock_rdlock(&lock);
+    if (fx_rwlock_rdlock(&lock) != 0) /* EAGAIN: FX_RWLOCK_MAX_READERS readers */
+        return *hit = 0, 0;
     int found = e->key == key;
     int64_t value = e->value, check = e->check;
     fx_rwlock_rdunlock(&lock); /* the mode is known: skip reading the word */

@@ -12,6 +12,7 @@
 #define FUTEXSYNC_H
 
 #include "futexsync/version.h"
+#include "futexsync/annotations.h"
 #include "futexsync/time.h"
 #include "futexsync/futex.h"
 #include "futexsync/mutex.h"

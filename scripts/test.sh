@@ -77,6 +77,11 @@ gcc -std=c11 -Wall -Wextra -Werror tests/install/consumer.c -o "$prefix/pc_c" $(
 g++ -std=c++17 -Wall -Wextra -Werror tests/install/consumer.cpp -o "$prefix/pc_cxx" $(pkg-config --cflags --libs futexsync)
 "$prefix/pc_c"
 "$prefix/pc_cxx"
+# futexsync.hpp: the C++ types with the standard lock wrappers, both ways.
+"$prefix/consumer/consumer_hpp"
+# shellcheck disable=SC2046
+g++ -std=c++17 -Wall -Wextra -Werror tests/install/consumer_hpp.cpp -o "$prefix/pc_hpp" $(pkg-config --cflags --libs futexsync)
+"$prefix/pc_hpp"
 
 stage "package: vendored install, shared library, man pages"
 tests/package/check.sh "$prefix/package"

@@ -20,6 +20,10 @@
  *                                       (cleanup handler)
  *   RUNNING|t|W -> RUNNING|me|W (CAS)   waiter that found t     none
  *                                       dead, taking over
+ *   RUNNING|me[|W] -> RUNNING|me[|W]    a caller whose TID is   none
+ *     (CAS, same value)                 in the word but that is
+ *                                       not running o's
+ *                                       initialiser: taking over
  *
  * No lost wake-up: WAITERS is set by a CAS on the word that the initialiser
  * replaces with an exchange, so either the exchange sees WAITERS and wakes,
@@ -27,16 +31,23 @@
  * when queueing the sleeper, so a DONE between the CAS and the sleep makes the
  * sleep return at once.
  *
- * Dead initialisers: a sleeping caller wakes every FX_ONCE_CHECK_MS ms and asks
- * whether `tid` still exists (fx_tid_dead: /proc/<tid>/stat, so that a zombie
- * whose parent has not reaped it yet counts as dead). If not, it takes the word over with a
+ * Dead initialisers: a sleeping caller checks, every FX_ONCE_CHECK_MS ms on an
+ * absolute schedule (fx_futex_sleep's recheck time, which neither signals nor
+ * spurious wakes postpone), whether `tid` still exists (fx_tid_dead, which
+ * counts a zombie whose parent has not reaped it yet as dead and needs no file
+ * descriptor). If not, it takes the word over with a
  * CAS from the exact value it saw, so of several waiters exactly one runs the
  * initialiser again; the others keep waiting for it. A thread that exits or
  * is cancelled inside the initialiser runs the cleanup handler, which puts
  * the word back to NOT_RUN at once and wakes the waiters to race for it.
  *
- * Recursion: a caller that finds its own TID in a RUNNING word is inside its
- * own initialiser: EDEADLK instead of sleeping forever.
+ * Recursion: each thread keeps a record of the initialisers it is running (a
+ * thread-local array of flags, with its TID; a longjmp out of an initialiser
+ * leaves its entry behind, as it leaves the flag RUNNING). A caller that
+ * finds its own TID in a RUNNING word and o in its record is inside its own
+ * initialiser: EDEADLK instead of sleeping forever. Its own TID without the
+ * record means the thread that had this TID before (no two live threads share
+ * one) died inside the initialiser: the caller takes over at once.
  *
  * Memory order: DONE is published with release and read with acquire, so
  * everything the initialiser wrote happens-before every caller's return.
@@ -50,6 +61,8 @@
 
 #include "futexsync/time.h"
 #include "internal/annotate_hb.h"
+#include "internal/deadline.h"
+#include "internal/fault.h"
 #include "internal/futex.h"
 #include "internal/tid.h"
 
@@ -84,11 +97,44 @@ static void once_abandon(void *p)
     once_finish(p, NOT_RUN);
 }
 
-static void once_run(fx_once *o, void (*fn)(void *), void *arg)
+static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg);
+
+/* The initialisers this thread is running (nested calls on other flags),
+ * for the thread `tid` (a fork child inherits the record of another TID).
+ * The first ONCE_NEST are recorded, deeper ones only counted. */
+#define ONCE_NEST 8
+static _Thread_local struct {
+    int32_t tid;
+    uint32_t n; /* initialisers running in this thread */
+    const fx_once *o[ONCE_NEST];
+} once_running;
+
+/* Whether this thread runs o's initialiser. When more are running than are
+ * recorded, a TID match is taken as yes (EDEADLK, never a second run). */
+static bool once_inside(const fx_once *o, int32_t me)
 {
+    if (once_running.tid != me)
+        return false;
+    uint32_t k = once_running.n < ONCE_NEST ? once_running.n : ONCE_NEST;
+    for (uint32_t i = 0; i < k; i++)
+        if (once_running.o[i] == o)
+            return true;
+    return once_running.n > ONCE_NEST;
+}
+
+static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg)
+{
+    if (once_running.tid != me) {
+        once_running.tid = me;
+        once_running.n = 0;
+    }
+    uint32_t depth = once_running.n++;
+    if (depth < ONCE_NEST)
+        once_running.o[depth] = o;
     pthread_cleanup_push(once_abandon, o);
     fn(arg);
     pthread_cleanup_pop(0);
+    once_running.n = depth;
     fx_ann_happens_before(o);
     once_finish(o, DONE);
 }
@@ -96,6 +142,8 @@ static void once_run(fx_once *o, void (*fn)(void *), void *arg)
 __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void *), void *arg)
 {
     int32_t me = (int32_t)fx_tid();
+    /* One absolute liveness schedule for the whole call. */
+    struct fx_recheck rc = FX_RECHECK_INIT(FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC);
     /* Acquire: a caller that sees DONE sees what the initialiser wrote. */
     int32_t s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
     for (;;) {
@@ -106,7 +154,7 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
              * wrote. On failure s is reloaded, with acquire for DONE. */
             if (__atomic_compare_exchange_n(&o->state, &s, RUNNING | me, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
-                once_run(o, fn, arg);
+                once_run(o, me, fn, arg);
                 return 0;
             }
             continue;
@@ -114,8 +162,33 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
         if (!once_valid(s))
             return EINVAL;
         int32_t owner = s & TID_MASK;
-        if (owner == me)
-            return EDEADLK;
+        bool dead = false;
+        if (owner == me) {
+            if (once_inside(o, me))
+                return EDEADLK;
+            /* Our TID, but not our initialiser: the thread that had the TID
+             * before us died inside it. */
+            dead = true;
+        } else if (rc.tick.tv_nsec >= 0) {
+            /* After a sleep: is the liveness check due? The schedule is
+             * absolute (rc.tick), so signals and spurious wakes that end
+             * sleeps early cannot put it off. */
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            dead = !fx_ts_before(&now, &rc.tick) && fx_tid_dead((pid_t)owner);
+        }
+        if (dead) {
+            FX_FAULT("once.takeover");
+            /* Take over from the dead thread, keeping WAITERS for the
+             * others; the CAS fails if anything changed meanwhile (then s is
+             * reloaded and judged afresh). */
+            if (__atomic_compare_exchange_n(&o->state, &s, RUNNING | (s & WAITERS) | me, false,
+                                            __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+                once_run(o, me, fn, arg);
+                return 0;
+            }
+            continue;
+        }
         if (!(s & WAITERS)) {
             /* Acquire (both ways): the bit itself only asks for a wake, but
              * a failure reloads s, which may be DONE. */
@@ -124,20 +197,9 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
                 continue;
             s |= WAITERS;
         }
-        struct timespec check = fx_deadline_in(FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC);
-        int r = fx_futex_wait_raw(&o->state, s, &check, FX_BITSET_ANY);
-        if (r == ETIMEDOUT && fx_tid_dead((pid_t)owner)) {
-            /* Take over from the dead thread, keeping WAITERS for the
-             * others; the CAS fails if anything changed meanwhile. */
-            if (__atomic_compare_exchange_n(&o->state, &s, RUNNING | WAITERS | me, false,
-                                            __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
-                once_run(o, fn, arg);
-                return 0;
-            }
-            continue;
-        }
-        /* Woken, EAGAIN (the word changed), EINTR, or a periodic check that
-         * found the owner alive: look again. */
+        /* Woken, the word changed, a signal, or the recheck is due: look
+         * again (no caller deadline, so never ETIMEDOUT). */
+        (void)fx_futex_sleep(&o->state, s, NULL, &rc);
         s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
     }
 }

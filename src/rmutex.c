@@ -28,7 +28,9 @@
  *   S|W -> 0              final unlock                      FUTEX_WAKE(1)
  *   S(|W) -> NOTREC       final unlock while INC            FUTEX_WAKE(all), always
  *   T(|W) -> S(|W)        an acquirer that found T dead     none (W kept: the
- *                         (CAS from that exact value)       sleepers now wait for S)
+ *                         (CAS from that exact value), or   sleepers now wait for S)
+ *                         found T == S without a record
+ *                         of having acquired m (below)
  *   T(|W) -> ORPHANED     fx_rmutex_recover(T)              FUTEX_WAKE(1) if W
  *   ORPHANED -> S(|W)     next acquirer: EOWNERDEAD         none
  *   depth := 1            acquisition of FREE (after the CAS)
@@ -74,7 +76,21 @@
  * The acquirer that finds T dead takes the word with a CAS from the exact value
  * it saw (T or T|W): of several detectors, and of a detector racing with
  * fx_rmutex_recover, exactly one wins; the others see the new value. The winner
- * sets depth = 1|INC and returns EOWNERDEAD.
+ * sets depth = 1|INC and returns EOWNERDEAD. A verdict is about one value: it
+ * is made after that value was read, used by the single CAS that follows, and
+ * dropped when that CAS fails; the new value is judged afresh at once when it
+ * names the same TID (W was set, or the TID was reused by a new live owner).
+ * What remains: a TID reused, by a thread that then acquires m, between the
+ * liveness read and the CAS (a few instructions; the word has no generation to
+ * tell the two owners apart), and a dead owner whose TID a new, unrelated
+ * thread took before any check: it looks alive until that thread exits.
+ *
+ * Identity of the caller. The word names a thread by TID, which the kernel
+ * reuses. Each thread keeps a record of the rmutexes it acquired (fx_rm_own:
+ * the first FX_RM_OWN outermost acquisitions, then a count). "The word names
+ * me" means "I own m" only together with the record; a word naming our TID
+ * without it was left by a dead thread that had our TID: lock, trylock and
+ * timedlock take it over with EOWNERDEAD, unlock and consistent give EPERM.
  *
  * Spin policy (as src/mutex.c): a thread that finds the mutex held spins at
  * most FX_RMUTEX_SPIN pause iterations while it is HELD without W, then
@@ -103,6 +119,7 @@
 
 #include "internal/annotate.h"
 #include "internal/deadline.h"
+#include "internal/fault.h"
 #include "internal/futex.h"
 #include "internal/rmutex.h"
 #include "internal/spin.h"
@@ -170,75 +187,141 @@ static struct timespec fx_rm_timespec(int64_t ns)
     return t;
 }
 
-/* Race-detector bookkeeping ------------------------------------------------ */
+/* The per-thread record of held rmutexes ------------------------------------ */
+
+/* The rmutexes this thread holds (outermost acquisitions, most recent last),
+ * for the thread `tid` that filled it. The word names its owner by TID only,
+ * and a TID is reused once its thread is gone: a new thread whose TID equals
+ * a dead owner's finds its own TID in the word. The record tells it apart
+ * from the real owner: the word names us AND we recorded the acquisition.
+ * A word that names us without a record names a dead thread that had our TID
+ * (no two live threads share a TID), which lock takes over with EOWNERDEAD and
+ * unlock refuses with EPERM. A fork child's copy of the record is for another
+ * TID and counts as empty. The first FX_RM_OWN acquisitions are recorded;
+ * beyond them only counted (extra), and a word naming us that is not among
+ * the recorded ones is then trusted as ours, as before the record existed.
+ * Uncontended cost: lock appends (two stores), unlock drops the last entry
+ * (one store). */
+#define FX_RM_OWN 8
+static _Thread_local struct {
+    uint32_t tid;            /* the thread the record is for; else it is empty */
+    uint32_t k;              /* rmutexes held and recorded in m[0..k) */
+    uint32_t extra;          /* rmutexes held beyond the FX_RM_OWN recorded */
+    fx_rmutex *m[FX_RM_OWN]; /* most recent last */
+} fx_rm_own __attribute__((tls_model("initial-exec")));
+
+/* The rmutex this thread last acquired (outermost) and has not released since,
+ * when it is the last entry of the record (else NULL): lets the lock recognise
+ * a re-entry with a plain load instead of a failed CAS (about 6 ns less),
+ * without putting that load in front of the first acquisition's CAS, and lets
+ * the unlock fast path drop the record's last entry. Only a hint: the owner
+ * word and the record's TID decide. */
+static _Thread_local fx_rmutex *fx_rm_hint __attribute__((tls_model("initial-exec")));
+
+static inline void fx_rm_own_add(fx_rmutex *m, uint32_t self)
+{
+    if (__builtin_expect(fx_rm_own.tid != self, 0)) {
+        fx_rm_own.tid = self; /* first use in this thread, or a fork child */
+        fx_rm_own.k = 0;
+        fx_rm_own.extra = 0;
+    }
+    uint32_t k = fx_rm_own.k;
+    if (__builtin_expect(k < FX_RM_OWN, 1)) {
+        fx_rm_own.m[k] = m;
+        fx_rm_own.k = k + 1;
+        fx_rm_hint = m;
+    } else {
+        fx_rm_own.extra++;
+        fx_rm_hint = NULL;
+    }
+}
+
+/* Whether the record says this thread holds m: 1 yes, 0 no, -1 cannot tell
+ * (more held than recorded, m not among the recorded). */
+static int fx_rm_own_has(const fx_rmutex *m, uint32_t self)
+{
+    if (fx_rm_own.tid != self)
+        return 0;
+    for (uint32_t i = fx_rm_own.k; i-- > 0;)
+        if (fx_rm_own.m[i] == m)
+            return 1;
+    return fx_rm_own.extra != 0 ? -1 : 0;
+}
+
+/* Forgets the outermost acquisition of m by self (final unlock). */
+static void fx_rm_own_del(const fx_rmutex *m, uint32_t self)
+{
+    if (fx_rm_hint == m)
+        fx_rm_hint = NULL;
+    if (fx_rm_own.tid != self)
+        return;
+    uint32_t k = fx_rm_own.k;
+    for (uint32_t i = k; i-- > 0;) {
+        if (fx_rm_own.m[i] == m) {
+            for (; i + 1 < k; i++)
+                fx_rm_own.m[i] = fx_rm_own.m[i + 1];
+            fx_rm_own.k = k - 1;
+            return;
+        }
+    }
+    if (fx_rm_own.extra != 0)
+        fx_rm_own.extra--; /* one of the unrecorded ones */
+}
+
+/* The word names self (v & ~W == self): does self own m? Unknown counts as yes. */
+static inline bool fx_rm_mine(const fx_rmutex *m, uint32_t self)
+{
+    return fx_rm_own_has(m, self) != 0;
+}
 
 #if defined(FX_TSAN)
 #include <pthread.h>
 
-/* The rmutexes this thread holds (outermost acquisitions), so that its exit
- * can announce their release: TSan cannot see the death, and would otherwise
- * report the EOWNERDEAD acquisition as a double lock. More than
- * FX_RM_TSAN_HELD at once are not tracked. */
-#define FX_RM_TSAN_HELD 16
-static _Thread_local fx_rmutex *fx_rm_held[FX_RM_TSAN_HELD];
-static pthread_key_t fx_rm_held_key;
-static pthread_once_t fx_rm_held_once = PTHREAD_ONCE_INIT;
+/* A thread that exits holding rmutexes announces their release (the recorded
+ * ones): TSan cannot see the death, and would otherwise report the
+ * EOWNERDEAD acquisition as a double lock. */
+static pthread_key_t fx_rm_exit_key;
+static pthread_once_t fx_rm_exit_once = PTHREAD_ONCE_INIT;
 
-static void fx_rm_held_exit(void *unused)
+static void fx_rm_exit(void *unused)
 {
     (void)unused;
-    for (int i = 0; i < FX_RM_TSAN_HELD; i++) {
-        if (fx_rm_held[i] != NULL) {
-            __tsan_mutex_pre_unlock(fx_rm_held[i], 0);
-            __tsan_mutex_post_unlock(fx_rm_held[i], 0);
-            fx_rm_held[i] = NULL;
-        }
+    for (uint32_t i = 0; i < fx_rm_own.k; i++) {
+        __tsan_mutex_pre_unlock(fx_rm_own.m[i], 0);
+        __tsan_mutex_post_unlock(fx_rm_own.m[i], 0);
     }
+    fx_rm_own.k = 0;
+    fx_rm_own.extra = 0;
 }
 
-static void fx_rm_held_init(void)
+static void fx_rm_exit_init(void)
 {
-    pthread_key_create(&fx_rm_held_key, fx_rm_held_exit);
+    pthread_key_create(&fx_rm_exit_key, fx_rm_exit);
 }
 
-static void fx_rm_held_add(fx_rmutex *m)
+static void fx_rm_exit_arm(void)
 {
-    pthread_once(&fx_rm_held_once, fx_rm_held_init);
-    pthread_setspecific(fx_rm_held_key, (void *)1); /* non-NULL: run the destructor */
-    for (int i = 0; i < FX_RM_TSAN_HELD; i++) {
-        if (fx_rm_held[i] == NULL) {
-            fx_rm_held[i] = m;
-            return;
-        }
-    }
-}
-
-static void fx_rm_held_del(fx_rmutex *m)
-{
-    for (int i = 0; i < FX_RM_TSAN_HELD; i++) {
-        if (fx_rm_held[i] == m) {
-            fx_rm_held[i] = NULL;
-            return;
-        }
-    }
+    pthread_once(&fx_rm_exit_once, fx_rm_exit_init);
+    pthread_setspecific(fx_rm_exit_key, (void *)1); /* non-NULL: run the destructor */
 }
 #else
-#define fx_rm_held_add(m) ((void)(m))
-#define fx_rm_held_del(m) ((void)(m))
+#define fx_rm_exit_arm() ((void)0)
 #endif
 
 /* Ends an outermost acquisition attempt: announces it to race detectors and,
- * when the word was taken (0 or EOWNERDEAD), installs the depth (| INC after
+ * when the word was taken (0 or EOWNERDEAD), records it in this thread's
+ * record of held rmutexes and installs the depth (| INC after
  * EOWNERDEAD). The depth is written after the announcement so that a race
  * detector sees it inside the critical section. Relaxed: the depth slot is the
  * owner's; what a former owner (dead or not) left in it is meaningless and
  * overwritten; our release publishes it to the next owner. */
-static inline __attribute__((always_inline)) int fx_rm_acquired(fx_rmutex *m, unsigned try_flag,
-                                                                int r, int32_t depth)
+static inline __attribute__((always_inline)) int
+fx_rm_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t depth)
 {
     if (r == 0 || r == EOWNERDEAD) {
         fx_ann_post_lock(m, FX_ANN_RECURSIVE | try_flag, 0);
-        fx_rm_held_add(m);
+        fx_rm_own_add(m, self);
+        fx_rm_exit_arm();
         __atomic_store_n(&m->depth, r == 0 ? depth : depth | INC, __ATOMIC_RELAXED);
     } else {
         fx_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
@@ -316,8 +399,9 @@ static bool fx_rm_dead_now(const fx_rmutex *m, uint32_t t)
 
 /*
  * One acquisition step by `self`, which is not the owner (callers recognise a
- * re-entry first; only this thread puts its TID in the word, so the step never
- * finds it there later): takes FREE (0) or ORPHANED (EOWNERDEAD), recovers
+ * re-entry first, by the word and the record; only this thread puts its TID in
+ * the word, so a word naming self that the step finds was left by a dead
+ * thread that had this TID): takes FREE (0) or ORPHANED (EOWNERDEAD), recovers
  * from a dead owner (EOWNERDEAD), or marks W and reports EBUSY with the value
  * to sleep on. The caller installs the depth (fx_rm_acquired). `nowait`: a
  * non-waiting attempt (liveness checked at once, memo permitting, and W not
@@ -328,6 +412,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w, b
 {
     /* Relaxed: a guess for the first CAS; every CAS below synchronizes. */
     uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
+    uint32_t judge_now = 0; /* the TID whose take-over CAS was just lost */
     for (;;) {
         uint32_t keep = w->slept ? WAITERS : 0;
         if (v == 0 || v == ORPHANED) {
@@ -343,35 +428,46 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w, b
         uint32_t t = fx_rm_held_tid(v);
         if (t == 0)
             return EINVAL;
-        if (t == self)
-            return EINVAL; /* unreachable but for a TID reused under us */
-
-        /* Held by another thread t: is it dead? */
-        bool dead = (uint32_t)w->dead == t;
-        if (!dead) {
-            if (nowait) {
-                dead = fx_rm_dead_now(m, t);
-            } else {
-                int64_t now = fx_rm_now();
-                if ((uint32_t)w->seen != t) {
-                    w->seen = (int32_t)t;
-                    w->check_at = now + FIRST_CHECK_NS;
-                } else if (now >= w->check_at) {
-                    dead = fx_tid_dead((pid_t)t);
-                    w->check_at = now + RECHECK_NS;
-                }
+        /* Held by thread t: is it dead? A verdict holds only for the value v
+         * it was made for: it is made after v was read and used by the one
+         * CAS from v that follows; a lost CAS drops it. */
+        bool dead;
+        if (t == self) {
+            /* Our own TID, and the caller found no acquisition of m in our
+             * record: the thread that had this TID before us held m and is
+             * gone (no two live threads share a TID). */
+            dead = true;
+        } else if (judge_now == t) {
+            /* The take-over CAS for t was just lost (W set, or a new value
+             * naming t again: the TID may have been reused by a new owner):
+             * judge the value read now, at once. */
+            dead = fx_tid_dead((pid_t)t);
+        } else if (nowait) {
+            dead = fx_rm_dead_now(m, t);
+        } else {
+            dead = false;
+            int64_t now = fx_rm_now();
+            if ((uint32_t)w->seen != t) {
+                w->seen = (int32_t)t;
+                w->check_at = now + FIRST_CHECK_NS;
+            } else if (now >= w->check_at) {
+                dead = fx_tid_dead((pid_t)t);
+                w->check_at = now + RECHECK_NS;
             }
-            if (dead)
-                w->dead = (int32_t)t;
         }
+        judge_now = 0;
         if (dead) {
+            FX_FAULT("rmutex.takeover");
             /* CAS from the exact value seen: one detector (or recover) wins.
              * W is kept: the sleepers now wait for our release. Acquire, as
              * any acquisition. */
             if (__atomic_compare_exchange_n(fx_rm_word(m), &v, self | (v & WAITERS) | keep, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
                 return EOWNERDEAD;
-            continue; /* v reloaded: W set, or someone else recovered or released */
+            /* v reloaded: W set, someone else recovered or released, or a
+             * new owner. The verdict was about the old value: drop it. */
+            judge_now = t;
+            continue;
         }
         if (nowait)
             return EBUSY;
@@ -394,18 +490,18 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w, b
 static int fx_rm_wait(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w,
                       const struct timespec *deadline)
 {
-    bool checked = false;
+    uint32_t sleep_on;
+    if (deadline != NULL && fx_deadline_check(deadline)) {
+        /* A bad tv_nsec is an error only when the call would block (POSIX):
+         * decide that as trylock does -- free, orphaned or a dead owner
+         * (checked at once) is taken -- without marking W, since we leave. */
+        int r = fx_rm_step(m, self, w, true, &sleep_on);
+        return r == EBUSY ? EINVAL : r;
+    }
     for (;;) {
-        uint32_t sleep_on;
         int r = fx_rm_step(m, self, w, false, &sleep_on);
         if (r != EBUSY)
             return r;
-        if (!checked) {
-            /* tv_nsec is checked only now that we would block (POSIX). */
-            if (fx_deadline_check(deadline))
-                return EINVAL;
-            checked = true;
-        }
         /* Sleep no longer than the owner's liveness re-check, nor past the
          * caller's deadline. */
         struct timespec until = fx_rm_timespec(w->check_at);
@@ -457,13 +553,6 @@ void fx_rmutex_init(fx_rmutex *m)
     __atomic_store_n(&m->depth, 0, __ATOMIC_RELAXED);
 }
 
-/* The rmutex this thread last acquired (outermost) and has not released since,
- * as far as the fast paths know: lets the lock recognise a re-entry with a
- * plain load instead of a failed CAS (about 6 ns less), without putting that
- * load in front of the first acquisition's CAS. Only a hint: the owner word
- * decides. A fork child inherits it; its own TID then does not match. */
-static _Thread_local fx_rmutex *fx_rm_hint __attribute__((tls_model("initial-exec")));
-
 /* The lock's CAS found the word not FREE (value v): re-entry, or the slow path
  * (nowait: trylock). Announces the end of the attempt to race detectors; a
  * re-entry is announced as a failed try (only outermost levels are lock
@@ -473,9 +562,11 @@ __attribute__((noinline)) static int fx_rm_lock_busy(fx_rmutex *m, uint32_t self
                                                      unsigned try_flag, bool nowait)
 {
     int r;
-    if ((v & ~WAITERS) == self) {
-        /* Only this thread writes its own TID into the word, so the CAS's
-         * view of it means we own the mutex. */
+    if ((v & ~WAITERS) == self && fx_rm_mine(m, self)) {
+        /* Only this thread writes its own TID into the word, and it recorded
+         * the acquisition, so the CAS's view of it means we own the mutex.
+         * (Our TID without a record: its former thread died holding m; the
+         * step takes it over.) */
         fx_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
         return fx_rm_reenter(m);
     }
@@ -487,7 +578,7 @@ __attribute__((noinline)) static int fx_rm_lock_busy(fx_rmutex *m, uint32_t self
     } else {
         r = fx_rm_lock_contended(m, self, deadline);
     }
-    return fx_rm_acquired(m, try_flag, r, 1);
+    return fx_rm_acquired(m, self, try_flag, r, 1);
 }
 
 static inline __attribute__((always_inline)) int
@@ -498,9 +589,11 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
     uint32_t self = (uint32_t)fx_tid();
     if (fx_rm_hint == m) {
         /* Re-entry, probably: this thread's last outermost acquisition. The
-         * word confirms it (relaxed: only we write our TID there; coherence
-         * shows us our own writes). */
-        if ((__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self)
+         * word and the record's TID (a fork child inherits the hint) confirm
+         * it (relaxed: only we write our TID there; coherence shows us our
+         * own writes). */
+        if ((__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
+            fx_rm_own.tid == self)
             return fx_rm_reenter(m);
     }
     fx_ann_pre_lock(m, FX_ANN_RECURSIVE | try_flag);
@@ -513,8 +606,7 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
     if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, self, false,
                                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED),
                          1)) {
-        fx_rm_hint = m;
-        return fx_rm_acquired(m, try_flag, 0, 1);
+        return fx_rm_acquired(m, self, try_flag, 0, 1);
     }
     return fx_rm_lock_busy(m, self, v, deadline, try_flag, nowait);
 }
@@ -539,23 +631,23 @@ static inline int fx_rm_owned(fx_rmutex *m, uint32_t self, int32_t *depth)
 {
     /* Relaxed: only the owner sees its own TID here (see fx_rm_lock_busy). */
     uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
-    if ((v & ~WAITERS) != self)
-        return fx_rm_valid(v) ? EPERM : EINVAL;
+    if (!fx_rm_valid(v))
+        return EINVAL;
+    if ((v & ~WAITERS) != self || !fx_rm_mine(m, self))
+        return EPERM; /* our TID unrecorded: a dead thread that had it owns m */
     /* Relaxed: the owner's private slot. */
     *depth = __atomic_load_n(&m->depth, __ATOMIC_RELAXED);
     return fx_rm_depth_ok(*depth) ? 0 : EINVAL;
 }
 
 /* The outermost release by the owner `self`, whose depth slot held d: tells
- * the race detector, forgets the re-entry hint and the exit record, and frees
- * the mutex (as NOTRECOVERABLE when it is still inconsistent). */
+ * the race detector, forgets the acquisition in the record (and the hint), and
+ * frees the mutex (as NOTRECOVERABLE when it is still inconsistent). */
 static int fx_rm_release_owned(fx_rmutex *m, uint32_t self, int32_t d)
 {
     fx_ann_pre_unlock(m, FX_ANN_RECURSIVE);
-    if (fx_rm_hint == m)
-        fx_rm_hint = NULL;
     int r = fx_rm_release(m, self, (d & INC) ? NOTREC : 0);
-    fx_rm_held_del(m);
+    fx_rm_own_del(m, self);
     fx_ann_post_unlock(m, FX_ANN_RECURSIVE);
     return r;
 }
@@ -582,18 +674,24 @@ int fx_rmutex_unlock(fx_rmutex *m)
         return EINVAL;
     uint32_t self = (uint32_t)fx_tid();
 #if !FX_RM_ANNOTATED
-    /* Fast path: depth 1 and no W. The depth is read before ownership is
-     * known; a CAS from exactly our TID then proves we owned the mutex all
-     * along (only we put our TID there, only we can take it out), so the
-     * depth read was ours. The depth slot is left at 1: it means nothing once
-     * the word is FREE. Release: the critical section happens-before the next
-     * acquire. Relaxed load: the owner's own slot, or a value we discard. */
-    if (__builtin_expect(__atomic_load_n(&m->depth, __ATOMIC_RELAXED) == 1, 1)) {
+    /* Fast path: m is this thread's last recorded acquisition (the hint,
+     * for this TID), depth 1 and no W. The depth is read before ownership is
+     * known; a CAS from exactly our TID then proves, with the record, that we
+     * owned the mutex all along (only we put our TID there, only we can take
+     * it out), so the depth read was ours. The depth slot is left at 1: it
+     * means nothing once the word is FREE. Release: the critical section
+     * happens-before the next acquire. Relaxed load: the owner's own slot, or
+     * a value we discard. */
+    if (__builtin_expect(fx_rm_hint == m && fx_rm_own.tid == self &&
+                             __atomic_load_n(&m->depth, __ATOMIC_RELAXED) == 1,
+                         1)) {
         uint32_t v = self;
         if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, 0, false,
                                                          __ATOMIC_RELEASE, __ATOMIC_RELAXED),
                              1)) {
+            /* The hint is the record's last entry: drop it. */
             fx_rm_hint = NULL;
+            fx_rm_own.k--;
             return 0;
         }
     }
@@ -658,7 +756,6 @@ void fx_rmutex_waiter_init(struct fx_rmutex_waiter *w, int32_t depth)
 {
     w->depth = depth;
     w->seen = 0;
-    w->dead = 0;
     w->slept = 0;
     w->check_at = 0;
 }
@@ -671,11 +768,11 @@ int fx_rmutex_acquire_step(fx_rmutex *m, struct fx_rmutex_waiter *w, int32_t **w
     uint32_t self = (uint32_t)fx_tid();
     /* Relaxed: picks the path, as in fx_rm_lock. */
     uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
-    if ((v & ~WAITERS) == self)
+    if ((v & ~WAITERS) == self && fx_rm_mine(m, self))
         return w->depth == 0 ? fx_rm_reenter(m) : EINVAL;
     fx_ann_pre_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY);
     uint32_t on = 0;
-    int r = fx_rm_acquired(m, FX_ANN_TRY, fx_rm_step(m, self, w, false, &on),
+    int r = fx_rm_acquired(m, self, FX_ANN_TRY, fx_rm_step(m, self, w, false, &on),
                            w->depth > 0 ? w->depth : 1);
     if (r == EBUSY) {
         *word = &m->owner;
@@ -713,7 +810,8 @@ int fx_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
         return EINVAL;
     uint32_t self = (uint32_t)fx_tid();
     /* Relaxed: picks the path, as in fx_rm_lock. */
-    if ((__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self)
+    if ((__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
+        fx_rm_mine(m, self))
         return EINVAL;
     fx_ann_pre_lock(m, FX_ANN_RECURSIVE);
     struct fx_rmutex_waiter w;
@@ -721,5 +819,5 @@ int fx_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
     /* As a thread that may have slept on the word (a condition variable may
      * have requeued it there): acquire with W kept. */
     w.slept = 1;
-    return fx_rm_acquired(m, 0, fx_rm_wait(m, self, &w, NULL), saved_depth);
+    return fx_rm_acquired(m, self, 0, fx_rm_wait(m, self, &w, NULL), saved_depth);
 }

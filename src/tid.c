@@ -10,75 +10,119 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
-_Thread_local pid_t fx_tid_cache __attribute__((tls_model("initial-exec")));
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18 /* Linux 4.14 */
+#endif
+
+/* High half: the PID of the process that filled it; low half: the TID. The
+ * initial value matches no page (no PID is 0xffffffff). */
+_Thread_local uint64_t fx_tid_cache __attribute__((tls_model("initial-exec"))) = UINT64_MAX;
+
+/* Where fx_tid_epoch points until the wiped page exists, and for ever when it
+ * cannot exist: 0 matches no cache, so nothing is cached. */
+static const int32_t fx_tid_never = 0;
+__attribute__((visibility("hidden"))) const int32_t *fx_tid_epoch = &fx_tid_never;
 
 static pthread_once_t fx_tid_once = PTHREAD_ONCE_INIT;
+static int32_t *fx_tid_page; /* the MADV_WIPEONFORK page, or NULL */
 
-/* Runs in the child of fork(), whose only thread is the copy of the forking
- * thread: that copy's cache holds the parent thread's TID. Other threads'
- * caches did not survive the fork. */
-static void fx_tid_atfork_child(void)
+static void fx_tid_setup(void)
 {
-    fx_tid_cache = 0;
-}
-
-/* Set when registration failed; never reset. Relaxed atomics: a flag with
- * no data behind it. */
-static int fx_tid_no_cache;
-
-static void fx_tid_register(void)
-{
-    /* pthread_atfork fails only with ENOMEM. Then no TID may be cached: a
-     * fork child would keep it. fx_tid_slow then asks the kernel each time. */
-    if (pthread_atfork(NULL, NULL, fx_tid_atfork_child) != 0)
-        __atomic_store_n(&fx_tid_no_cache, 1, __ATOMIC_RELAXED);
+    long size = sysconf(_SC_PAGESIZE);
+    if (size <= 0)
+        size = 4096;
+    void *p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    if (madvise(p, (size_t)size, MADV_WIPEONFORK) != 0) {
+        /* A kernel before 4.14 (EINVAL): nothing would reset the epoch in a
+         * fork child, so no TID is ever cached. */
+        munmap(p, (size_t)size);
+        return;
+    }
+    fx_tid_page = p;
+    /* Relaxed: the page reads 0 (matches no cache) until fx_tid_slow, which
+     * pthread_once orders after this function, stores the epoch. */
+    __atomic_store_n(&fx_tid_epoch, (const int32_t *)p, __ATOMIC_RELAXED);
 }
 
 pid_t fx_tid_slow(void)
 {
-    /* Register the fork handler before the first value is cached, so that no
-     * cached TID ever exists without the handler that resets it. */
-    pthread_once(&fx_tid_once, fx_tid_register);
     int saved = errno;
+    pthread_once(&fx_tid_once, fx_tid_setup);
     pid_t t = (pid_t)syscall(SYS_gettid);
+    pid_t pid = getpid();
     errno = saved;
-    if (!__atomic_load_n(&fx_tid_no_cache, __ATOMIC_RELAXED))
-        fx_tid_cache = t;
+    if (fx_tid_page != NULL) {
+        /* The epoch is this process's PID. In a fork child the kernel hands
+         * the page over zeroed, so no cache copied from the parent (whose
+         * PID it holds) is trusted, before or after the child's first thread
+         * stores the child's PID here. Relaxed: every thread of a process
+         * stores the same value; it guards only each thread's own cache. */
+        fx_tid_cache = (uint64_t)(uint32_t)pid << 32 | (uint32_t)t;
+        __atomic_store_n(fx_tid_page, (int32_t)pid, __ATOMIC_RELAXED);
+    }
     return t;
+}
+
+/* /proc/<tid>/stat: 1 dead (missing, Z, X), 0 alive, -1 cannot tell (no fd,
+ * no /proc, hidden). */
+static int fx_tid_proc_dead(pid_t tid)
+{
+    char path[40];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return errno == ENOENT ? 1 : -1;
+    /* "tid (comm) S ...": comm may hold spaces and ')' but is at most 64
+     * bytes, and every field after the state is a number, so the state is
+     * the character two after the last ')' of the first 256 bytes. */
+    char buf[256];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 1; /* the thread was released between open and read */
+    buf[n] = '\0';
+    const char *close_paren = strrchr(buf, ')');
+    char state = (close_paren != NULL && close_paren[1] == ' ') ? close_paren[2] : '?';
+    return state == 'Z' || state == 'X' || state == 'x';
 }
 
 bool fx_tid_dead(pid_t tid)
 {
     int saved = errno;
     bool dead;
-    char path[40];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd >= 0) {
-        /* "tid (comm) S ...": comm may hold spaces and ')' but is at most 64
-         * bytes, and every field after the state is a number, so the state is
-         * the character two after the last ')' of the first 256 bytes. */
-        char buf[256];
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (n <= 0) {
-            /* The thread was released between open and read. */
-            dead = true;
-        } else {
-            buf[n] = '\0';
-            const char *close_paren = strrchr(buf, ')');
-            char state = (close_paren != NULL && close_paren[1] == ' ') ? close_paren[2] : '?';
-            dead = state == 'Z' || state == 'X' || state == 'x';
-        }
+    /* One system call, no file descriptor: the kernel looks the TID up, then
+     * its address space. ESRCH: no such thread, or one that has left user
+     * space for good (a zombie, or one past exit_mm on its way out) -- it can
+     * never touch a lock word again. A thread with an address space gives
+     * EFAULT (address 0 is never mapped for reading here) or, when we may not
+     * inspect it, EPERM -- which a seccomp filter can also give, so EPERM and
+     * ENOSYS (no CONFIG_CROSS_MEMORY_ATTACH) ask /proc, then kill(). */
+    char byte;
+    struct iovec local = {&byte, 1};
+    struct iovec remote = {NULL, 1};
+    if (process_vm_readv(tid, &local, 1, &remote, 1, 0) >= 0 || errno == EFAULT) {
+        dead = false;
+    } else if (errno == ESRCH) {
+        dead = true;
     } else {
-        /* No /proc, or hidepid hides the entry: ask the kernel whether any
-         * thread has this TID (kill accepts a TID). EPERM means it exists. */
-        dead = kill(tid, 0) != 0 && errno == ESRCH;
+        int p = fx_tid_proc_dead(tid);
+        if (p >= 0) {
+            dead = p == 1;
+        } else {
+            /* Fail safe: kill(tid, 0) cannot see zombies, so a zombie looks
+             * alive here (never a live thread dead). */
+            dead = kill(tid, 0) != 0 && errno == ESRCH;
+        }
     }
     errno = saved;
     return dead;

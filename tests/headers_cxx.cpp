@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <futexsync.h>
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 static_assert(sizeof(fx_mutex) == 4, "fx_mutex is 4 bytes");
@@ -42,7 +43,8 @@ int main()
     std::thread u([] {
         fx_rwlock_wrlock(&g_rwlock);
         fx_rwlock_unlock(&g_rwlock);
-        fx_once_call(&g_once, [](void *) {}, nullptr);
+        if (fx_once_call(&g_once, [](void *) {}, nullptr) != 0)
+            std::abort();
         fx_sem_post(&g_sem);
         fx_barrier_wait(&g_barrier, 2);
     });

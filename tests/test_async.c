@@ -17,6 +17,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1060,6 +1061,73 @@ static void test_forked_child_gets_eperm(void **state)
     assert_int_equal(m->state, FX_MUTEX_UNLOCKED);
     assert_int_equal(fx_async_destroy(w), 0);
     fxt_shared_free(m, sizeof *m);
+}
+
+/* The thread rule holds for an idle waiter too: another thread's complete
+ * and cancel are refused before the waiter's state is looked at. */
+struct idle_other {
+    fx_async *w;
+    int complete, cancel, destroy;
+};
+
+static void *idle_other_main(void *p)
+{
+    struct idle_other *o = p;
+    o->complete = fx_async_complete(o->w);
+    o->cancel = fx_async_cancel(o->w);
+    o->destroy = fx_async_destroy(o->w);
+    return NULL;
+}
+
+static struct idle_other *idle_other_run(fx_async *w)
+{
+    struct idle_other *o = fxt_arena(sizeof *o);
+    o->w = w;
+    join_within(fxt_thread(idle_other_main, o));
+    return o;
+}
+
+static void test_cancel_of_an_idle_waiter_from_another_thread_is_eperm(void **state)
+{
+    fx_async *w = new_waiter(state);
+    struct idle_other *o = idle_other_run(w);
+    assert_int_equal(o->cancel, EPERM);
+    /* Nothing happened: the creator still uses and destroys it. */
+    int32_t word = 0;
+    assert_int_equal(fx_async_futex_wait(w, &word, 1, NULL), EAGAIN);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+static void test_complete_of_an_idle_waiter_from_another_thread_is_eperm(void **state)
+{
+    fx_async *w = new_waiter(state);
+    struct idle_other *o = idle_other_run(w);
+    assert_int_equal(o->complete, EPERM);
+    assert_int_equal(fx_async_complete(w), EINVAL); /* the creator: nothing armed */
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+static void test_destroy_of_an_idle_waiter_from_another_thread_is_eperm(void **state)
+{
+    fx_async *w = new_waiter(state);
+    struct idle_other *o = idle_other_run(w);
+    assert_int_equal(o->destroy, EPERM);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+static int forked_child_cancels_parent_idle_waiter(void *p)
+{
+    fx_async *w = p;
+    FXT_CHILD_CHECK(fx_async_cancel(w) == EPERM, 2);
+    FXT_CHILD_CHECK(fx_async_complete(w) == EPERM, 3);
+    return 0;
+}
+
+static void test_cancel_of_the_parents_idle_waiter_in_a_forked_child_is_eperm(void **state)
+{
+    fx_async *w = new_waiter(state);
+    assert_int_equal(fxt_run_child(forked_child_cancels_parent_idle_waiter, w), 0);
+    assert_int_equal(fx_async_destroy(w), 0);
 }
 
 static void test_null_waiter_is_einval(void **state)
@@ -2157,6 +2225,269 @@ static void test_seccomp_enosys_on_io_uring_falls_back_to_thread(void **state)
     assert_int_equal(fxt_run_child(fallback_child, &err), 0);
 }
 
+/* Bounded recheck: a wake lost in shared memory -------------------------------
+ *
+ * The word is released without a wake, as when the releaser (or the process
+ * its wake picked) was killed in the wake window: the waiter re-reads its word
+ * at its next recheck (FX_RECHECK_NS, 250 ms) and finishes. */
+
+/* Returns once a thread of this process sleeps in the futex system call on
+ * addr (its /proc/self/task/<tid>/syscall reads "202 0x<addr> ..."): the
+ * thread back end's helper, which sleeps after the arm call returns. The
+ * io_uring back end queues its wait inside the arm call: nothing to wait for.
+ * Fails after LIMIT_MS. */
+static void wait_for_helper_asleep_on(void **state, const void *addr)
+{
+    if (backend_of(state) != FX_ASYNC_THREAD)
+        return;
+    char want[64];
+    snprintf(want, sizeof want, "%ld 0x%lx ", (long)SYS_futex, (unsigned long)(uintptr_t)addr);
+    int64_t limit = fxt_now_ns() + LIMIT_MS * MS;
+    while (fxt_now_ns() < limit) {
+        DIR *d = opendir("/proc/self/task");
+        assert_non_null(d);
+        struct dirent *e;
+        bool found = false;
+        while (!found && (e = readdir(d)) != NULL) {
+            char path[300], line[256];
+            snprintf(path, sizeof path, "/proc/self/task/%s/syscall", e->d_name);
+            FILE *f = fopen(path, "r");
+            if (f == NULL)
+                continue;
+            found = fgets(line, sizeof line, f) != NULL && strncmp(line, want, strlen(want)) == 0;
+            fclose(f);
+        }
+        closedir(d);
+        if (found)
+            return;
+        sched_yield();
+    }
+    fail_msg("the helper thread never slept on the word");
+}
+
+static void test_mutex_wait_whose_wake_was_lost_rereads_the_word(void **state)
+{
+    fx_async *w = new_waiter(state);
+    fx_mutex *m = arena_mutex();
+    /* Held by a process that will die in its release's wake window. */
+    __atomic_store_n(&m->state, FX_MUTEX_CONTENDED, __ATOMIC_RELEASE);
+    assert_int_equal(fx_async_mutex_lock(w, m, NULL), EINPROGRESS);
+    wait_for_helper_asleep_on(state, &m->state);
+    __atomic_store_n(&m->state, FX_MUTEX_UNLOCKED, __ATOMIC_RELEASE); /* no wake */
+    assert_int_equal(complete_within(w, 5000), 0);
+    assert_int_equal(m->state, FX_MUTEX_CONTENDED); /* taken as a sleeper takes it */
+    assert_int_equal(fx_mutex_unlock(m), 0);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+static void test_counter_wait_whose_wake_was_lost_rereads_the_word(void **state)
+{
+    fx_async *w = new_waiter(state);
+    fx_counter *c = fxt_arena(sizeof *c);
+    assert_int_equal(fx_async_counter_wait(w, c, 1, NULL), EINPROGRESS);
+    wait_for_helper_asleep_on(state, &c->value);
+    /* The writer stored the target and was killed before its wake. */
+    __atomic_store_n(&c->value, 1, __ATOMIC_SEQ_CST);
+    assert_int_equal(complete_within(w, 5000), 0);
+    assert_int_equal(c->waiters, 0);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+/* Deadlines racing wakes ----------------------------------------------------------
+ *
+ * Waits whose deadline is 5-50 us ahead, against a thread that keeps waking
+ * the word (a raw futex wake, a mutex or rmutex release, a counter change),
+ * so that the wait's timer fires at about the moment its wait is woken. Every
+ * armed wait must make the fd readable again (a generous RACE_LOST_MS
+ * later at worst) until fx_async_complete finishes it; a mutex wake the
+ * waiter consumed must reach the other sleepers: a raw futex sleeper on the
+ * mutex, which nothing but an unlock's wake brings back, never times out. */
+
+#define RACE_MS 400       /* how long each race runs */
+#define RACE_LOST_MS 3000 /* an fd unreadable this long has lost its readiness */
+
+enum { RACE_FUTEX, RACE_MUTEX, RACE_RMUTEX, RACE_COUNTER };
+
+struct race {
+    int kind;
+    int32_t word;
+    fx_mutex m;
+    fx_rmutex rm;
+    fx_counter c;
+    int32_t stop;       /* 1: the helper threads end */
+    int32_t stranded;   /* raw mutex sleeps that no wake ended */
+    int32_t sleeper_rounds;
+};
+
+static bool race_stopped(struct race *r)
+{
+    return __atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Holds a lock for 0-40 us, so that the loop's wait is often armed and its
+ * deadline falls near the release. */
+static void race_hold(uint32_t *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    int64_t until = fxt_now_ns() + (int64_t)((*seed >> 16) % 41) * 1000;
+    while (fxt_now_ns() < until)
+        ;
+}
+
+/* Wakes the word the loop waits on, as fast as it can. */
+static void *race_waker_main(void *p)
+{
+    struct race *r = p;
+    uint32_t seed = 777;
+    while (!race_stopped(r)) {
+        switch (r->kind) {
+        case RACE_FUTEX:
+            fx_futex_wake(&r->word, INT32_MAX);
+            break;
+        case RACE_MUTEX:
+            if (fx_mutex_lock(&r->m) == 0) {
+                race_hold(&seed);
+                fx_mutex_unlock(&r->m);
+            }
+            break;
+        case RACE_RMUTEX:
+            if (fx_rmutex_lock(&r->rm) == 0) {
+                race_hold(&seed);
+                fx_rmutex_unlock(&r->rm);
+            }
+            break;
+        default:
+            fx_counter_add(&r->c, 1);
+            fx_counter_add(&r->c, -1);
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* A mutex locker that sleeps with a plain futex wait ("Futexes Are Tricky",
+ * mutex2, the protocol fx_mutex shares): only an unlock's wake ends its
+ * sleep, so a wake that the async waiter consumed and kept strands it. */
+static void *race_sleeper_main(void *p)
+{
+    struct race *r = p;
+    while (!race_stopped(r)) {
+        int32_t c = FX_MUTEX_UNLOCKED;
+        if (!__atomic_compare_exchange_n(&r->m.state, &c, FX_MUTEX_LOCKED, false,
+                                         __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            if (c != FX_MUTEX_CONTENDED)
+                c = __atomic_exchange_n(&r->m.state, FX_MUTEX_CONTENDED, __ATOMIC_ACQUIRE);
+            while (c != FX_MUTEX_UNLOCKED) {
+                struct timespec limit = fx_deadline_in(RACE_LOST_MS * MS);
+                if (fx_futex_wait(&r->m.state, FX_MUTEX_CONTENDED, &limit) == ETIMEDOUT)
+                    __atomic_fetch_add(&r->stranded, 1, __ATOMIC_RELAXED);
+                c = __atomic_exchange_n(&r->m.state, FX_MUTEX_CONTENDED, __ATOMIC_ACQUIRE);
+            }
+        }
+        /* Released as mutex2 releases (fx_mutex_unlock would tell a race
+         * detector of an unlock without its lock). */
+        if (__atomic_exchange_n(&r->m.state, FX_MUTEX_UNLOCKED, __ATOMIC_RELEASE) ==
+            FX_MUTEX_CONTENDED)
+            fx_futex_wake(&r->m.state, 1);
+        __atomic_fetch_add(&r->sleeper_rounds, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static int race_arm(fx_async *w, struct race *r, const struct timespec *dl)
+{
+    switch (r->kind) {
+    case RACE_FUTEX:
+        return fx_async_futex_wait(w, &r->word, 0, dl);
+    case RACE_MUTEX:
+        return fx_async_mutex_lock(w, &r->m, dl);
+    case RACE_RMUTEX:
+        return fx_async_rmutex_lock(w, &r->rm, dl);
+    default:
+        return fx_async_counter_wait(w, &r->c, 1, dl);
+    }
+}
+
+/* Runs the race for one kind; fails on the first lost readiness. */
+static void race_deadlines_against_wakes(void **state, int kind)
+{
+    fx_async *w = new_waiter(state);
+    struct race *r = fxt_arena(sizeof *r);
+    r->kind = kind;
+    pthread_t waker = fxt_thread(race_waker_main, r);
+    pthread_t sleeper = 0;
+    if (kind == RACE_MUTEX)
+        sleeper = fxt_thread(race_sleeper_main, r);
+    uint32_t seed = 12345;
+    long ops = 0, lost = 0, armed = 0;
+    int64_t end = fxt_now_ns() + RACE_MS * MS;
+    int late = EINPROGRESS, bad = 0;
+    while (fxt_now_ns() < end && lost == 0 && bad == 0) {
+        seed = seed * 1103515245u + 12345u;
+        /* A lock is armed for only when it is held: let the waker take it. */
+        while ((kind == RACE_MUTEX || kind == RACE_RMUTEX) && fxt_now_ns() < end &&
+               __atomic_load_n(kind == RACE_MUTEX ? &r->m.state : &r->rm.owner,
+                               __ATOMIC_RELAXED) == 0)
+            sched_yield();
+        struct timespec dl = fx_deadline_in((5 + (int64_t)((seed >> 16) % 46)) * 1000);
+        int res = race_arm(w, r, &dl);
+        if (res == EINPROGRESS)
+            armed++;
+        while (res == EINPROGRESS) {
+            if (!wait_readable(fx_async_fd(w), RACE_LOST_MS)) {
+                /* Lost: would complete have finished at once? */
+                late = fx_async_complete(w);
+                lost++;
+                if (late == EINPROGRESS)
+                    fx_async_cancel(w);
+                res = late;
+                break;
+            }
+            res = fx_async_complete(w);
+        }
+        if (res == 0 && kind == RACE_MUTEX)
+            fx_mutex_unlock(&r->m);
+        else if (res == 0 && kind == RACE_RMUTEX)
+            fx_rmutex_unlock(&r->rm);
+        if (res != 0 && res != ETIMEDOUT && !(kind == RACE_FUTEX && res == EAGAIN))
+            bad = res;
+        ops++;
+    }
+    __atomic_store_n(&r->stop, 1, __ATOMIC_RELEASE);
+    join_within(waker);
+    if (kind == RACE_MUTEX)
+        join_within(sleeper);
+    assert_int_equal(fx_async_destroy(w), 0);
+    print_message("%ld waits, %ld armed\n", ops, armed);
+    if (lost != 0)
+        fail_msg("the fd stayed unreadable %d ms after a deadline 5-50 us ahead "
+                 "(op %ld); fx_async_complete then gave %d",
+                 RACE_LOST_MS, ops, late);
+    assert_int_equal(bad, 0);
+    assert_true(ops > 0);
+    assert_int_equal(r->stranded, 0);
+}
+
+static void test_futex_wait_racing_its_deadline_never_loses_readiness(void **state)
+{
+    race_deadlines_against_wakes(state, RACE_FUTEX);
+}
+
+static void test_mutex_wait_racing_its_deadline_never_loses_readiness_or_a_wake(void **state)
+{
+    race_deadlines_against_wakes(state, RACE_MUTEX);
+}
+
+static void test_rmutex_wait_racing_its_deadline_never_loses_readiness(void **state)
+{
+    race_deadlines_against_wakes(state, RACE_RMUTEX);
+}
+
+static void test_counter_wait_racing_its_deadline_never_loses_readiness(void **state)
+{
+    race_deadlines_against_wakes(state, RACE_COUNTER);
+}
+
 /* Groups ------------------------------------------------------------------------------------- */
 
 #define BACKEND_TESTS(be)                                                                   \
@@ -2193,6 +2524,16 @@ static void test_seccomp_enosys_on_io_uring_falls_back_to_thread(void **state)
         cmocka_unit_test_prestate(test_mutex_bad_arguments_are_einval, be),                 \
         cmocka_unit_test_prestate(test_other_threads_get_eperm, be),                        \
         cmocka_unit_test_prestate(test_forked_child_gets_eperm, be),                        \
+        cmocka_unit_test_prestate(test_cancel_of_an_idle_waiter_from_another_thread_is_eperm, be), \
+        cmocka_unit_test_prestate(test_complete_of_an_idle_waiter_from_another_thread_is_eperm, be), \
+        cmocka_unit_test_prestate(test_destroy_of_an_idle_waiter_from_another_thread_is_eperm, be), \
+        cmocka_unit_test_prestate(test_cancel_of_the_parents_idle_waiter_in_a_forked_child_is_eperm, be), \
+        cmocka_unit_test_prestate(test_mutex_wait_whose_wake_was_lost_rereads_the_word, be), \
+        cmocka_unit_test_prestate(test_counter_wait_whose_wake_was_lost_rereads_the_word, be), \
+        cmocka_unit_test_prestate(test_futex_wait_racing_its_deadline_never_loses_readiness, be), \
+        cmocka_unit_test_prestate(test_mutex_wait_racing_its_deadline_never_loses_readiness_or_a_wake, be), \
+        cmocka_unit_test_prestate(test_rmutex_wait_racing_its_deadline_never_loses_readiness, be), \
+        cmocka_unit_test_prestate(test_counter_wait_racing_its_deadline_never_loses_readiness, be), \
         cmocka_unit_test_prestate(test_waits_absorb_a_signal_storm_on_the_loop_thread, be), \
         cmocka_unit_test_prestate(test_async_and_blocking_lockers_exclude_each_other, be),  \
         cmocka_unit_test_prestate(test_fd_becomes_readable_soon_after_unlock, be), \

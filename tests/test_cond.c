@@ -1155,7 +1155,8 @@ struct rm_holder {
 static void *rm_holder_main(void *arg)
 {
     struct rm_holder *h = arg;
-    fx_rmutex_lock(h->m);
+    if (fx_rmutex_lock(h->m) != 0)
+        return NULL; /* held stays 0: the test fails */
     fxt_flag_set(&h->held, 1);
     fxt_flag_wait(&h->release, 1, 60000);
     fx_rmutex_unlock(h->m);
@@ -1418,7 +1419,8 @@ static void *unrec_waiter_main(void *arg)
 static void *unrec_dier_main(void *arg)
 {
     struct unrec *u = arg;
-    fx_rmutex_lock(&u->m);
+    if (fx_rmutex_lock(&u->m) != 0)
+        return NULL; /* held stays 0: the test fails */
     fxt_flag_set(&u->held, (int32_t)tid_self());
     return NULL;
 }
@@ -1685,8 +1687,8 @@ struct rpingpong {
 static void rpingpong_run(struct rpingpong *p, int me)
 {
     for (int i = 0; i < RPINGPONG_ROUNDS; i++) {
-        fx_rmutex_lock(&p->m);
-        fx_rmutex_lock(&p->m);
+        if (fx_rmutex_lock(&p->m) != 0 || fx_rmutex_lock(&p->m) != 0)
+            p->bad++;
         while (p->turn != me)
             if (fx_cond_wait_rmutex(&p->c, &p->m) != 0 || rdepth_slot(&p->m) != 2)
                 p->bad++;
@@ -1805,7 +1807,8 @@ static void *rhammer_producer(void *arg)
 {
     struct rhammer *h = arg;
     for (int i = 0; i < RHAMMER_TOKENS / 2; i++) {
-        fx_rmutex_lock(&h->m);
+        if (fx_rmutex_lock(&h->m) != 0)
+            h->bad++;
         h->tokens++;
         fx_rmutex_unlock(&h->m);
         if (i % 3 == 0)

@@ -27,8 +27,10 @@
  *     fx_async_destroy(w);                     cancels, closes the fd
  *
  * The fd is readable when the word may have changed, when the deadline has
- * passed, when an fx_rmutex owner's liveness is due for a check, or
- * spuriously; fx_async_complete() never blocks (it may make a few
+ * passed, when an fx_rmutex owner's liveness is due for a check, every
+ * 250 ms of an fx_mutex or fx_counter wait (the library's bounded recheck: a
+ * wake lost when a process died in the wake window delays the waiter, never
+ * strands it), or spuriously; fx_async_complete() never blocks (it may make a few
  * non-blocking system calls) and either finishes the operation or re-arms.
  * It leaves the fd unreadable unless there is more to do. No wake-up is lost
  * between arming and the kernel's wait: the kernel compares the word with the
@@ -49,8 +51,9 @@
  * Rules:
  * - A waiter belongs to the thread that created it: arming a wait that must
  *   wait, completing, cancelling and destroying from another thread give
- *   EPERM and do nothing (an io_uring ring has a single issuer). A forked
- *   child must not use its parent's waiters.
+ *   EPERM and do nothing (an io_uring ring has a single issuer). Complete,
+ *   cancel and destroy check this first, whether or not a wait is armed. A
+ *   forked child is another thread: its parent's waiters give it EPERM.
  * - A mutex acquired through a waiter is held like any fx_mutex: release it
  *   with fx_mutex_unlock (an fx_rmutex: fx_rmutex_unlock, by the thread that
  *   acquired it). The words waited on may be in MAP_SHARED memory and be
@@ -73,9 +76,10 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "counter.h"
-#include "mutex.h"
-#include "rmutex.h"
+#include "futexsync/annotations.h"
+#include "futexsync/counter.h"
+#include "futexsync/mutex.h"
+#include "futexsync/rmutex.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -94,7 +98,7 @@ typedef struct fx_async fx_async;
  * or FUTEXSYNC_ASYNC=uring with FX_ASYNC_AUTO, where io_uring's futex
  * operations are unavailable); or the errno of the resource that could not be
  * had (EMFILE, ENFILE, ENOMEM, EAGAIN for a thread). */
-int fx_async_create(fx_async **waiter, int backend);
+int fx_async_create(fx_async **waiter, int backend) FX_WARN_UNUSED;
 
 /* Cancels the armed wait if there is one (see fx_async_cancel), closes the
  * fd, ends the helper thread or ring, and frees the waiter. Returns 0, EINVAL
@@ -130,7 +134,8 @@ int fx_async_futex_wait(fx_async *waiter, int32_t *slot, int32_t expected,
  * passed), EINVAL (bad m or state, bad tv_nsec), EBUSY (already armed), EPERM
  * (not the creating thread, and m was held). fx_async_complete then gives 0
  * (m is held by the caller), EINPROGRESS, ETIMEDOUT or EINVAL. */
-int fx_async_mutex_lock(fx_async *waiter, fx_mutex *m, const struct timespec *deadline);
+int fx_async_mutex_lock(fx_async *waiter, fx_mutex *m, const struct timespec *deadline)
+    FX_WARN_UNUSED;
 
 /* executeLocked: acquires m like fx_async_mutex_lock and, once it is held,
  * calls fn(arg) on the calling thread with m held, then unlocks m. When m is
@@ -179,7 +184,8 @@ int fx_async_mutex_run(fx_async *waiter, fx_mutex *m, const struct timespec *dea
  * readable about 1000 / FX_RMUTEX_RECHECK_MS times a second while a live
  * owner keeps m. A release, a recovery or the switch to not-recoverable
  * wakes the waiter at once. */
-int fx_async_rmutex_lock(fx_async *waiter, fx_rmutex *m, const struct timespec *deadline);
+int fx_async_rmutex_lock(fx_async *waiter, fx_rmutex *m, const struct timespec *deadline)
+    FX_WARN_UNUSED;
 
 /* executeLocked for an fx_rmutex: acquires m like fx_async_rmutex_lock and,
  * once it is held, calls fn(arg, status) on the acquiring thread, where

@@ -33,6 +33,7 @@
 
 #include <stdint.h>
 #include <time.h>
+#include "futexsync/annotations.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,7 +68,8 @@ int fx_barrier_wait(fx_barrier *b, int32_t parties);
  * (NULL: none), withdrawing its arrival. Returns FX_BARRIER_SERIAL_THREAD, 0,
  * ETIMEDOUT, or EINVAL (as for fx_barrier_wait, or a tv_nsec out of range when
  * it would block; the last arrival never blocks). Never EINTR. */
-int fx_barrier_timedwait(fx_barrier *b, int32_t parties, const struct timespec *deadline);
+int fx_barrier_timedwait(fx_barrier *b, int32_t parties, const struct timespec *deadline)
+    FX_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

@@ -78,6 +78,7 @@
 
 #include "futexsync/mutex.h"
 #include "futexsync/rmutex.h"
+#include "futexsync/annotations.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -108,7 +109,7 @@ void fx_cond_init(fx_cond *c);
  * writes in c or m. After EPERM or EINVAL the call did not wait and m is as it
  * was, except when m's state is overwritten with such a value while the
  * thread waits: then it returns EINVAL without m. Never EINTR. */
-int fx_cond_wait(fx_cond *c, fx_mutex *m);
+int fx_cond_wait(fx_cond *c, fx_mutex *m) FX_REQUIRES(m);
 
 /* fx_cond_wait with an absolute CLOCK_MONOTONIC deadline (NULL: none).
  * Returns 0 when released (also when the release races with the deadline),
@@ -116,7 +117,8 @@ int fx_cond_wait(fx_cond *c, fx_mutex *m);
  * already passed), with m re-acquired in both cases; EPERM or EINVAL as
  * fx_cond_wait, and EINVAL for a deadline whose tv_nsec is outside
  * [0, 999999999]. Never EINTR. */
-int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline);
+int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline)
+    FX_REQUIRES(m);
 
 /* fx_cond_wait for a re-entrant fx_rmutex m, which the calling thread must own
  * (at any depth). The whole depth is released for the wait, so that another
@@ -144,7 +146,7 @@ int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline);
  *                    overwritten with such values while the thread waits: then
  *                    returned without m.
  * Never EINTR, never EAGAIN. */
-int fx_cond_wait_rmutex(fx_cond *c, fx_rmutex *m);
+int fx_cond_wait_rmutex(fx_cond *c, fx_rmutex *m) FX_REQUIRES(m) FX_WARN_UNUSED;
 
 /* fx_cond_wait_rmutex with an absolute CLOCK_MONOTONIC deadline (NULL: none).
  * Returns as fx_cond_wait_rmutex, plus ETIMEDOUT when the deadline passed
@@ -153,7 +155,8 @@ int fx_cond_wait_rmutex(fx_cond *c, fx_rmutex *m);
  * (m held, INCONSISTENT); ENOTRECOVERABLE if m became not recoverable. The
  * re-acquisition is not limited by the deadline (as POSIX). EINVAL also for a
  * deadline whose tv_nsec is outside [0, 999999999] (nothing changed). */
-int fx_cond_timedwait_rmutex(fx_cond *c, fx_rmutex *m, const struct timespec *deadline);
+int fx_cond_timedwait_rmutex(fx_cond *c, fx_rmutex *m, const struct timespec *deadline)
+    FX_REQUIRES(m) FX_WARN_UNUSED;
 
 /* Releases at least one thread waiting on c, if any (exactly one when all
  * waiters sleep in the kernel). Need not be called with the mutex held.

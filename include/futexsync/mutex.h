@@ -22,12 +22,13 @@
 
 #include <stdint.h>
 #include <time.h>
+#include "futexsync/annotations.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct fx_mutex {
+typedef struct FX_CAPABILITY("mutex") fx_mutex {
     int32_t state; /* FX_MUTEX_* below */
 } fx_mutex;
 
@@ -43,19 +44,20 @@ void fx_mutex_init(fx_mutex *m);
 
 /* Acquires m, sleeping as long as needed. Returns 0, or EINVAL for a NULL or
  * misaligned m or a state the library never writes. Never EINTR. */
-int fx_mutex_lock(fx_mutex *m);
+int fx_mutex_lock(fx_mutex *m) FX_ACQUIRE(m);
 
 /* Acquires m only if it is free now. Returns 0, EBUSY when it is held, or EINVAL. */
-int fx_mutex_trylock(fx_mutex *m);
+int fx_mutex_trylock(fx_mutex *m) FX_TRY_ACQUIRE(0, m) FX_WARN_UNUSED;
 
 /* Acquires m, giving up at the absolute CLOCK_MONOTONIC deadline (NULL: none).
  * Returns 0 (also when m is free and the deadline already passed), ETIMEDOUT, or
  * EINVAL (bad m, bad state, or tv_nsec out of range when it would block). */
-int fx_mutex_timedlock(fx_mutex *m, const struct timespec *deadline);
+int fx_mutex_timedlock(fx_mutex *m, const struct timespec *deadline)
+    FX_TRY_ACQUIRE(0, m) FX_WARN_UNUSED;
 
 /* Releases m and wakes one sleeper if there is one. Returns 0, EPERM if m was
  * not locked, or EINVAL. */
-int fx_mutex_unlock(fx_mutex *m);
+int fx_mutex_unlock(fx_mutex *m) FX_RELEASE(m);
 
 #ifdef __cplusplus
 }

@@ -16,8 +16,9 @@
  *
  * Once the initialiser has returned, fx_once_call is one acquire load: no
  * system call, no write. Callers that arrive while it runs sleep on the futex
- * until it returns; they wake every FX_ONCE_CHECK_MS milliseconds to check
- * that the running thread still exists.
+ * until it returns; every FX_ONCE_CHECK_MS milliseconds, on a schedule that
+ * signal handlers cannot postpone, they check that the running thread still
+ * exists (a zombie counts as dead; the check needs no file descriptor).
  *
  * If the initialiser does not return (its thread exits or is cancelled inside
  * it, or its process dies), the flag goes back to "not run" and one waiting or
@@ -31,11 +32,16 @@
  *
  * An initialiser that calls fx_once_call on its own flag (directly or
  * through other code) gets EDEADLK instead of waiting for itself forever.
+ * Only a call made inside that initialiser does (each thread records the
+ * initialisers it runs): a flag naming the caller's TID otherwise was left by
+ * a dead thread that had that TID (the kernel reuses TIDs), and is taken over
+ * at once.
  */
 #ifndef FUTEXSYNC_ONCE_H
 #define FUTEXSYNC_ONCE_H
 
 #include <stdint.h>
+#include "futexsync/annotations.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,10 +65,12 @@ typedef struct fx_once {
 /* Runs fn(arg) if no call on o has run it to completion yet; callers that
  * arrive while it runs wait until it has returned. Returns 0 once fn has
  * returned (in this call or an earlier one, in any thread or process), EDEADLK
- * when called by the thread that is running the initialiser of o, or EINVAL
+ * when called from inside the initialiser of o that this thread is running
+ * (nested more than 8 initialisers deep: by a thread whose TID the flag
+ * names), or EINVAL
  * (NULL or misaligned o, NULL fn, or a state the library never writes).
  * Never EINTR. */
-int fx_once_call(fx_once *o, void (*fn)(void *), void *arg);
+int fx_once_call(fx_once *o, void (*fn)(void *), void *arg) FX_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

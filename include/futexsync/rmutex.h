@@ -22,18 +22,47 @@
  *
  * All-zero bytes (FX_RMUTEX_INIT) are a free mutex; it works across processes in
  * MAP_SHARED memory with no init call. The owner is the kernel TID (gettid()),
- * cached per thread and reset in fork children. An uncontended lock, trylock,
- * timedlock, unlock, re-entry and consistent make no system call.
+ * cached per thread and never trusted in a fork child (the cache is checked
+ * against a per-process epoch the kernel wipes at fork). An uncontended lock,
+ * trylock, timedlock, unlock, re-entry and consistent make no system call.
  *
  * Owner death is detected by the threads that want the mutex (no robust list,
  * no PI futex): a blocked acquirer sleeps at most FX_RMUTEX_RECHECK_MS at a
- * time and then checks whether the owner's TID is alive (/proc/<tid>/stat
- * missing or in state Z/X means dead; kill(tid, 0) == ESRCH where /proc is not
- * available). A blocked acquirer, or one arriving later, therefore gets the
+ * time and then checks whether the owner's TID is alive, without a file
+ * descriptor (process_vm_readv: ESRCH for no such thread or a zombie; where
+ * that call is refused, /proc/<tid>/stat, then kill(tid, 0), which cannot see
+ * zombies). A blocked acquirer, or one arriving later, therefore gets the
  * mutex with EOWNERDEAD within about FX_RMUTEX_RECHECK_MS of the death (an
- * arriving one within FX_RMUTEX_FIRST_CHECK_MS). Guarantees and limits (TID
- * reuse, PID namespaces, fork-like calls without atfork handlers) are in the
- * README section "Re-entrant mutex with owner-death recovery".
+ * arriving one within FX_RMUTEX_FIRST_CHECK_MS).
+ *
+ * TID reuse. The word names its owner by TID, and the kernel reuses the TID
+ * of a dead thread. Each thread records the rmutexes it acquired (the first 8
+ * it holds at once; beyond that the word alone is trusted), so a thread
+ * whose TID equals a dead owner's does not take the mutex for its own: lock,
+ * trylock and timedlock take it over with EOWNERDEAD, unlock and consistent
+ * give EPERM. A waiter's verdict "the owner is dead" holds only for the word
+ * value it read: when its take-over fails the new value is judged afresh.
+ * Limits: a dead owner whose TID a new, unrelated thread got before any
+ * waiter looked is taken for alive until that thread exits (the word has no
+ * generation to tell the two apart), and the few instructions between a
+ * waiter's liveness read and its take-over CAS remain a window in which the
+ * TID would have to be freed, the mutex recovered and released by another
+ * thread, and the TID handed to a new thread that locks the mutex.
+ *
+ * exec. A thread that calls execve() while it owns an fx_rmutex keeps its
+ * TID, and the new program runs with it: waiters see a live owner for as
+ * long as that program runs. glibc's robust mutex is handed on with
+ * EOWNERDEAD at exec because the kernel walks the thread's robust list then;
+ * that list needs a `next` pointer inside every mutex and has one head per
+ * thread, which glibc owns, so this 8-byte mutex cannot join it. The new
+ * program itself is not taken for the owner (its record is empty): its own
+ * lock of the mutex takes it over with EOWNERDEAD. Otherwise recovery is
+ * explicit: whoever knows the owner exec'd (its parent or launcher) calls
+ * fx_rmutex_recover(m, tid). Unlock before exec, or exec from a thread that
+ * holds no fx_rmutex.
+ *
+ * Guarantees and limits (PID namespaces) are in the README section
+ * "Re-entrant mutex with owner-death recovery".
  */
 #ifndef FUTEXSYNC_RMUTEX_H
 #define FUTEXSYNC_RMUTEX_H
@@ -41,12 +70,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include "futexsync/annotations.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct fx_rmutex {
+typedef struct FX_CAPABILITY("mutex") fx_rmutex {
     int32_t owner; /* TID | FX_RMUTEX_WAITERS, or a special value (above) */
     int32_t depth; /* recursion depth | FX_RMUTEX_INCONSISTENT; owner-only */
 } fx_rmutex;
@@ -78,31 +108,34 @@ void fx_rmutex_init(fx_rmutex *m);
  * depth 1: repair the data, then fx_rmutex_consistent); ENOTRECOVERABLE (not
  * acquired); EAGAIN when re-entry would pass FX_RMUTEX_DEPTH_MAX; EINVAL for a
  * NULL or misaligned m or a slot value the library never writes. Never EINTR. */
-int fx_rmutex_lock(fx_rmutex *m);
+int fx_rmutex_lock(fx_rmutex *m) FX_ACQUIRE(m) FX_WARN_UNUSED;
 
 /* As fx_rmutex_lock, without waiting: EBUSY when another live thread owns m. It
  * checks the owner's liveness when it finds m held (at most once per
  * FX_RMUTEX_RECHECK_MS per calling thread for the same owner; a few
  * microseconds), so a dead owner's mutex is taken with EOWNERDEAD at once. */
-int fx_rmutex_trylock(fx_rmutex *m);
+int fx_rmutex_trylock(fx_rmutex *m) FX_TRY_ACQUIRE(0, m) FX_WARN_UNUSED;
 
 /* As fx_rmutex_lock, giving up at the absolute CLOCK_MONOTONIC deadline (NULL:
  * none) with ETIMEDOUT. Succeeds even with a past deadline when m can be taken
  * at once (free, re-entry, or a dead owner, as trylock). EINVAL also for a
- * tv_nsec outside [0, 999999999] when it would wait. */
-int fx_rmutex_timedlock(fx_rmutex *m, const struct timespec *deadline);
+ * tv_nsec outside [0, 999999999] when it would wait; a dead owner's mutex is
+ * then still taken at once with EOWNERDEAD, as by trylock, and an EINVAL
+ * leaves the word as it was (no FX_RMUTEX_WAITERS). */
+int fx_rmutex_timedlock(fx_rmutex *m, const struct timespec *deadline)
+    FX_TRY_ACQUIRE(0, m) FX_WARN_UNUSED;
 
 /* Leaves one level; at depth 0 releases m and wakes one sleeper if any. If the
  * caller acquired m with EOWNERDEAD and did not call fx_rmutex_consistent, the
  * final unlock makes m not recoverable and wakes every sleeper (they return
  * ENOTRECOVERABLE). Returns 0, EPERM when the caller does not own m, or EINVAL
  * (bad m, or a depth slot the library never writes: nothing is released). */
-int fx_rmutex_unlock(fx_rmutex *m);
+int fx_rmutex_unlock(fx_rmutex *m) FX_RELEASE(m);
 
 /* Marks the state protected by m repaired after an EOWNERDEAD acquisition.
  * Returns 0, EPERM when the caller does not own m, EINVAL when m is not
  * inconsistent (or for bad m / slot values). */
-int fx_rmutex_consistent(fx_rmutex *m);
+int fx_rmutex_consistent(fx_rmutex *m) FX_REQUIRES(m);
 
 /* The explicit recovery path: a parent that has reaped dead_tid releases m at
  * once if dead_tid owns it, and wakes a sleeper; the next acquirer gets

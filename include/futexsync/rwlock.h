@@ -51,12 +51,13 @@
 
 #include <stdint.h>
 #include <time.h>
+#include "futexsync/annotations.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct fx_rwlock {
+typedef struct FX_CAPABILITY("mutex") fx_rwlock {
     int32_t state;      /* reader count or writer, and the waiting bits */
     int32_t writer_seq; /* the writers' futex word */
 } fx_rwlock;
@@ -76,41 +77,43 @@ void fx_rwlock_init(fx_rwlock *l);
 /* Acquires l for reading, sleeping as long as needed. Returns 0, EAGAIN when
  * FX_RWLOCK_MAX_READERS readers hold it, or EINVAL (NULL or misaligned l, or a
  * state the library never writes). Never EINTR. */
-int fx_rwlock_rdlock(fx_rwlock *l);
+int fx_rwlock_rdlock(fx_rwlock *l) FX_TRY_ACQUIRE_SHARED(0, l) FX_WARN_UNUSED;
 
 /* Acquires l for reading only if that is possible now: returns 0, EBUSY when a
  * writer holds it or waits for it, EAGAIN (too many readers), or EINVAL. */
-int fx_rwlock_tryrdlock(fx_rwlock *l);
+int fx_rwlock_tryrdlock(fx_rwlock *l) FX_TRY_ACQUIRE_SHARED(0, l) FX_WARN_UNUSED;
 
 /* fx_rwlock_rdlock that gives up at the absolute CLOCK_MONOTONIC deadline
  * (NULL: none). Returns 0 (also when it can be taken at once and the deadline
  * already passed), ETIMEDOUT, EAGAIN, or EINVAL (also for tv_nsec out of range
  * when it would block). Never EINTR. */
-int fx_rwlock_timedrdlock(fx_rwlock *l, const struct timespec *deadline);
+int fx_rwlock_timedrdlock(fx_rwlock *l, const struct timespec *deadline)
+    FX_TRY_ACQUIRE_SHARED(0, l) FX_WARN_UNUSED;
 
 /* Acquires l for writing, sleeping as long as needed. Returns 0 or EINVAL. */
-int fx_rwlock_wrlock(fx_rwlock *l);
+int fx_rwlock_wrlock(fx_rwlock *l) FX_ACQUIRE(l);
 
 /* Acquires l for writing only if it is free now: 0, EBUSY, or EINVAL. */
-int fx_rwlock_trywrlock(fx_rwlock *l);
+int fx_rwlock_trywrlock(fx_rwlock *l) FX_TRY_ACQUIRE(0, l) FX_WARN_UNUSED;
 
 /* fx_rwlock_wrlock with a deadline: 0, ETIMEDOUT, or EINVAL, as for
  * fx_rwlock_timedrdlock. */
-int fx_rwlock_timedwrlock(fx_rwlock *l, const struct timespec *deadline);
+int fx_rwlock_timedwrlock(fx_rwlock *l, const struct timespec *deadline)
+    FX_TRY_ACQUIRE(0, l) FX_WARN_UNUSED;
 
 /* Releases one hold of l, read or write (the state tells which), and wakes
  * waiters if the lock became free. Returns 0, EPERM if l was not locked, or
  * EINVAL. */
-int fx_rwlock_unlock(fx_rwlock *l);
+int fx_rwlock_unlock(fx_rwlock *l) FX_RELEASE_GENERIC(l);
 
 /* Releases one read hold of l: the same as fx_rwlock_unlock for a reader,
  * without reading the word first. Returns 0, EPERM if l was not read-held
  * (free or write-held: nothing changes), or EINVAL. */
-int fx_rwlock_rdunlock(fx_rwlock *l);
+int fx_rwlock_rdunlock(fx_rwlock *l) FX_RELEASE_SHARED(l);
 
 /* Releases the write hold of l: the same as fx_rwlock_unlock for the writer.
  * Returns 0, EPERM if l was not write-held (nothing changes), or EINVAL. */
-int fx_rwlock_wrunlock(fx_rwlock *l);
+int fx_rwlock_wrunlock(fx_rwlock *l) FX_RELEASE(l);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,7 @@
 
 #include <stdint.h>
 #include <time.h>
+#include "futexsync/annotations.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,13 +60,13 @@ int fx_sem_wait(fx_sem *s);
 
 /* Takes one token only if one is available now. Returns 0, EAGAIN when the
  * value is 0 (as POSIX sem_trywait), or EINVAL. */
-int fx_sem_trywait(fx_sem *s);
+int fx_sem_trywait(fx_sem *s) FX_WARN_UNUSED;
 
 /* fx_sem_wait that gives up at the absolute CLOCK_MONOTONIC deadline (NULL:
  * none). Returns 0 (also when a token is available and the deadline already
  * passed), ETIMEDOUT, or EINVAL (bad s or slot, or tv_nsec out of range when
  * it would block). Never EINTR. */
-int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline);
+int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline) FX_WARN_UNUSED;
 
 /* The current value (>= 0; a snapshot that may change at once), or -EINVAL
  * for a NULL or misaligned s or a negative value slot. */

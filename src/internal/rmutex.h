@@ -57,7 +57,6 @@ struct fx_rmutex_waiter {
     int32_t depth;    /* depth installed on success; 0: a plain lock (re-entry
                          allowed, depth 1) */
     int32_t seen;     /* owner TID being watched (0: none yet) */
-    int32_t dead;     /* owner TID found dead during this acquisition (0: none) */
     int32_t slept;    /* 1 once a step returned EBUSY: the caller may have slept
                          on the word, so it acquires with FX_RMUTEX_WAITERS kept */
     int64_t check_at; /* CLOCK_MONOTONIC ns when the owner's liveness is due */

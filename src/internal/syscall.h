@@ -2,7 +2,7 @@
  * src/internal/syscall.h - a raw system call that leaves errno alone.
  *
  * futexsync returns errors and never sets errno, so the few raw system calls
- * it makes (the futex layer's, src/futex.c, and io_uring's, internal/uring.h)
+ * it makes (the futex layer's, src/futex.c, and io_uring's, src/async/uring.c)
  * go through fx_syscall: the kernel's result, or -errno on failure, with
  * errno put back as the caller had it.
  */

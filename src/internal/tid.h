@@ -4,16 +4,23 @@
  *
  * fx_tid() returns gettid() of the calling thread. The first call in a thread
  * makes the system call and keeps the answer in an initial-exec TLS variable,
- * so every later call is one %fs-relative load and a test: owner-tracked
+ * so every later call is one %fs-relative load, one load of the process's
+ * fork epoch and a compare: owner-tracked
  * primitives (fx_rmutex) call it on their fast paths.
  *
- * Fork safety: a pthread_atfork child handler, registered once per process
- * (pthread_once) before any thread caches its TID, clears the cache in the
- * child, whose only thread has a new TID. A forked child therefore never acts
- * with its parent's TID. Limits, by construction of the mechanism:
- *   - children made without the atfork handlers (a raw clone() or _Fork(),
- *     a vfork() child that calls anything but exec/_exit) inherit the cached
- *     value and would act with the parent thread's TID;
+ * Fork safety, from the child's first instruction whatever the order of any
+ * pthread_atfork handlers: each cache entry carries the PID of the process
+ * that filled it, and is trusted only while it equals the process's epoch, a
+ * word in a page marked MADV_WIPEONFORK, which the kernel hands to every
+ * child of fork(), vfork()+exec, _Fork() or a raw clone() without CLONE_VM
+ * zeroed; the first fx_tid_slow in the child stores the child's PID there.
+ * Where madvise(MADV_WIPEONFORK) fails (Linux before 4.14) nothing is
+ * cached: every fx_tid() makes the system call. Limits, by construction:
+ *   - a vfork() child that calls anything but exec/_exit shares the parent's
+ *     memory, cache and page, and would act with the parent thread's TID;
+ *   - a child whose PID equals the PID of the ancestor that filled a copied
+ *     cache (that ancestor dead and its PID reused, the process in between
+ *     never having called fx_tid) would trust that cache;
  *   - the TID is relative to the caller's PID namespace: threads sharing an
  *     owner-tracked object must live in the same PID namespace;
  *   - a TID is reused by the kernel after the PID counter wraps at
@@ -27,28 +34,43 @@
 #define FX_INTERNAL_TID_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
-/* The cache: 0 until the thread's first fx_tid() (and again in a fork child). */
-extern _Thread_local pid_t fx_tid_cache __attribute__((tls_model("initial-exec")));
+/* The cache: PID << 32 | TID; UINT64_MAX until the thread's first fx_tid(). */
+extern _Thread_local uint64_t fx_tid_cache __attribute__((tls_model("initial-exec")));
 
-/* Fills the cache (registering the fork handler first); returns the TID. */
+/* The process's fork epoch: its PID once a thread has cached its TID, 0 in a
+ * fork child until then (and for ever where nothing can be cached). Hidden:
+ * read PC-relative, not through the GOT, on every fx_tid(). */
+extern const int32_t *fx_tid_epoch __attribute__((visibility("hidden")));
+
+/* Fills the cache (setting the epoch page up first); returns the TID. */
 pid_t fx_tid_slow(void);
 
 /* The calling thread's kernel TID, > 0. No system call after the first. */
 static inline pid_t fx_tid(void)
 {
-    pid_t t = fx_tid_cache;
-    return __builtin_expect(t != 0, 1) ? t : fx_tid_slow();
+    uint64_t c = fx_tid_cache;
+    /* Relaxed: the epoch guards only this thread's own cache (tid.c). */
+    int32_t epoch = __atomic_load_n(__atomic_load_n(&fx_tid_epoch, __ATOMIC_RELAXED),
+                                    __ATOMIC_RELAXED);
+    return __builtin_expect((int32_t)(c >> 32) == epoch, 1) ? (pid_t)(uint32_t)c : fx_tid_slow();
 }
 
-/* True when no live thread has this TID in the caller's PID namespace: its
- * /proc/<tid>/stat is missing or shows state Z (zombie: exited, not yet reaped
- * by its parent) or X (dead). When /proc/<tid>/stat cannot be opened at all (no
- * /proc, or hidepid hides other users' threads) the answer is
- * kill(tid, 0) == ESRCH, which cannot see zombies. Costs a few microseconds
- * (open/read/close of a procfs file; measured ~5 us): never call it on a fast
- * path. errno is preserved. */
+/* True when no live thread has this TID in the caller's PID namespace, asked
+ * without a file descriptor: process_vm_readv(tid) of one byte at address 0
+ * fails with ESRCH when no thread has the TID or when it has no address space
+ * left (a zombie: exited, not yet reaped by its parent; or a thread past the
+ * point of its exit where it releases its memory -- it runs no user code
+ * again), and with EFAULT (or EPERM, not allowed to inspect it) when it lives.
+ * So running out of file descriptors (EMFILE, ENFILE) changes nothing. Only
+ * where that call is refused (EPERM from a seccomp filter, ENOSYS from a
+ * kernel without CONFIG_CROSS_MEMORY_ATTACH) is /proc/<tid>/stat read (missing
+ * or state Z/X: dead), and where that cannot be opened either (no /proc,
+ * hidepid, no fd) the answer is kill(tid, 0) == ESRCH, which fails safe: a
+ * zombie looks alive, a live thread never looks dead. One system call on the
+ * usual path, but never call it on a fast path. errno is preserved. */
 bool fx_tid_dead(pid_t tid);
 
 #endif /* FX_INTERNAL_TID_H */

@@ -136,7 +136,8 @@ static void order(enum kind kind, int w)
             break;
         case K_ONCE:
             if (synced || w == 1)
-                fx_once_call(&flags[i], set_value, (void *)(intptr_t)i);
+                if (fx_once_call(&flags[i], set_value, (void *)(intptr_t)i) != 0)
+                    return; /* EINVAL/EDEADLK: cannot happen with these flags */
             seen += values[i];
             break;
         default: /* K_COUNTER */
@@ -180,8 +181,8 @@ static void *user(void *arg)
         if (u->locked) {
             switch (u->kind) {
             case K_RMUTEX:
-                fx_rmutex_lock(&rm);
-                fx_rmutex_lock(&rm);
+                if (fx_rmutex_lock(&rm) != 0 || fx_rmutex_lock(&rm) != 0)
+                    return NULL;
                 break;
             case K_RWLOCK:
                 u->writer ? fx_rwlock_wrlock(&rw) : fx_rwlock_rdlock(&rw);

@@ -1,0 +1,266 @@
+/*
+ * src/async/kinds.c - the operations an asynchronous waiter runs: a raw
+ * futex wait, an fx_mutex or fx_rmutex acquisition, an fx_counter wait. Each
+ * is a kind (struct fx_async_kind, src/async/async.h) that the core
+ * (src/async/core.c) steps through its waits.
+ *
+ * Kinds
+ *
+ *   futex    ready: *word != expected -> EAGAIN. step(FIRST): sleep on
+ *            (word, expected); WOKEN -> 0, CHANGED -> EAGAIN, TIMEDOUT ->
+ *            ETIMEDOUT. abandon: nothing (a raw wait owes nobody a wake).
+ *   mutex    ready: fx_mutex_trylock (0 -> LOCKED, no system call).
+ *            step: fx_mutex_acquire_step (src/mutex.c), which takes a free
+ *            lock as CONTENDED or marks a held one CONTENDED so that its
+ *            unlock wakes a sleeper; EBUSY -> sleep on (state, CONTENDED)
+ *            until the next recheck (below), or ETIMEDOUT after TIMEDOUT (a
+ *            last try first). RECHECK steps again. abandon: after WOKEN,
+ *            fx_mutex_abandon_wait passes the consumed wake on.
+ *   rmutex   ready: fx_rmutex_trylock, by the calling thread: free -> 0,
+ *            its own -> re-entry (0, or EAGAIN at the depth limit),
+ *            ORPHANED or a dead owner (checked at once, memo permitting)
+ *            -> EOWNERDEAD, NOTREC -> ENOTRECOVERABLE; no system call when
+ *            free or re-entered. step(FIRST) starts an fx_rmutex_waiter
+ *            (depth 0: a plain lock); every step but TIMEDOUT is
+ *            fx_rmutex_acquire_step (src/rmutex.c) by the waiter's thread
+ *            (the only one that may step, so the TID written is the loop
+ *            thread's): 0 / EOWNERDEAD (acquired, W kept once it has slept)
+ *            / ENOTRECOVERABLE / EINVAL / EAGAIN finish; EBUSY (W marked)
+ *            -> sleep on (owner, T|W) until the liveness re-check time it
+ *            names (FIRST_CHECK after it first sees owner T, then RECHECK
+ *            after each check that found T alive). RECHECK and WOKEN both
+ *            step again: the step at or after the re-check time reads
+ *            /proc/T/stat, so a death is seen within RECHECK of it, as by
+ *            a blocked fx_rmutex_lock. TIMEDOUT: a last non-waiting try,
+ *            fx_rmutex_trylock (as fx_rmutex_timedlock at its deadline:
+ *            liveness checked at once), EBUSY -> ETIMEDOUT. We were not
+ *            woken (or our last step re-marked W), so taking a free word
+ *            without W is a barger's take. abandon: after WOKEN,
+ *            fx_rmutex_abandon_wait passes the consumed wake on (the one
+ *            meant to make someone take the mutex or re-mark W).
+ *   counter  ready: value == target -> 0. step(FIRST): R1 waiters += 1,
+ *            then R2 look (src/internal/counter_wait.h, the protocol of
+ *            src/counter.c); value == target -> leave, 0; else sleep on
+ *            (value, v) until the next recheck; RECHECK looks again.
+ *            TIMEDOUT: a last look, leave. abandon: leave. The waiter stays
+ *            counted while WAITING, so writers wake it.
+ *
+ *   Recheck (mutex, counter): the library's bounded-recheck rule. Their
+ *   sleeps end by an absolute recheck time FX_RECHECK_NS after the first
+ *   sleep, moved on by FX_RECHECK_NS only once it has passed: a wake lost
+ *   in shared memory (a waker killed before its FUTEX_WAKE, a woken process
+ *   killed before it took its step) delays the waiter by FX_RECHECK_NS at
+ *   most instead of stranding it. The futex kind is a raw wait, as
+ *   fx_futex_wait, and the rmutex is bounded by its owner's liveness checks.
+ *
+ *   Run kinds (fx_async_mutex_run, fx_async_rmutex_run): when the result
+ *   means "held" (mutex: 0; rmutex: 0 or EOWNERDEAD) the callback runs on
+ *   the finishing thread, the waiter already idle, then the lock is unlocked
+ *   once (rmutex: an EOWNERDEAD acquisition the callback did not make
+ *   consistent becomes NOTREC there, as with the blocking API). Cancel and
+ *   errors drop the callback.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "async/async.h"
+#include "internal/annotate.h"
+#include "internal/counter_wait.h"
+#include "internal/deadline.h"
+#include "internal/futex.h"
+#include "internal/mutex.h"
+#include "internal/rmutex.h"
+
+/* The library's bounded-recheck rule (src/internal/futex.h), for the kinds
+ * that sleep on a shared protocol (mutex, counter): a sleeper whose wake was
+ * lost in shared memory (a waker or a woken process killed in the wake
+ * window) re-reads its word within FX_RECHECK_NS. Bounds the sleep s by the
+ * next recheck time, which is absolute and moves on only once it has passed,
+ * so that spurious readiness cannot postpone it. */
+static void fx_kind_recheck(fx_async *w, int last, struct fx_sleep *s)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (last == LAST_FIRST || !fx_ts_before(&now, &w->recheck))
+        w->recheck = fx_ts_add_ns(now, FX_RECHECK_NS);
+    s->has_until = true;
+    s->until = w->recheck;
+}
+
+/* Kind: raw futex word ------------------------------------------------------- */
+
+static int fx_kind_futex_ready(fx_async *w)
+{
+    /* Relaxed: only decides between EAGAIN and waiting; the kernel re-checks
+     * the value atomically with queueing the wait. */
+    return __atomic_load_n(w->op.futex.word, __ATOMIC_RELAXED) != w->op.futex.expected
+               ? EAGAIN
+               : EINPROGRESS;
+}
+
+static int fx_kind_futex_step(fx_async *w, int last, struct fx_sleep *s)
+{
+    switch (last) {
+    case LAST_FIRST:
+        s->word = w->op.futex.word;
+        s->expected = w->op.futex.expected;
+        return EINPROGRESS;
+    case LAST_WOKEN:
+        return 0;
+    case LAST_CHANGED:
+        return EAGAIN;
+    default:
+        return ETIMEDOUT;
+    }
+}
+
+static void fx_kind_futex_abandon(fx_async *w, int last)
+{
+    (void)w;
+    (void)last;
+}
+
+const struct fx_async_kind fxi_async_kind_futex = {
+    .ready = fx_kind_futex_ready,
+    .step = fx_kind_futex_step,
+    .abandon = fx_kind_futex_abandon,
+};
+
+/* Kind: fx_mutex acquisition ------------------------------------------------- */
+
+static int fx_kind_mutex_ready(fx_async *w)
+{
+    int r = fx_mutex_trylock(w->op.mutex);
+    return r == EBUSY ? EINPROGRESS : r;
+}
+
+static int fx_kind_mutex_step(fx_async *w, int last, struct fx_sleep *s)
+{
+    fx_mutex *m = w->op.mutex;
+    int32_t sleep_on = 0;
+    /* Announced as a try-lock around the one step that may take the lock:
+     * the loop runs other code between steps, which the race detector must
+     * keep watching. */
+    fx_ann_pre_lock(m, FX_ANN_TRY);
+    int r = fx_mutex_acquire_step(m, &sleep_on);
+    fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+    if (r != EBUSY)
+        return r; /* 0: held (as CONTENDED), or EINVAL */
+    if (last == LAST_TIMEDOUT)
+        return ETIMEDOUT; /* the word stays CONTENDED: its unlock wakes */
+    s->word = &m->state;
+    s->expected = sleep_on;
+    fx_kind_recheck(w, last, s);
+    return EINPROGRESS;
+}
+
+static void fx_kind_mutex_abandon(fx_async *w, int last)
+{
+    if (last == LAST_WOKEN)
+        fx_mutex_abandon_wait(w->op.mutex);
+}
+
+const struct fx_async_kind fxi_async_kind_mutex = {
+    .ready = fx_kind_mutex_ready,
+    .step = fx_kind_mutex_step,
+    .abandon = fx_kind_mutex_abandon,
+};
+
+/* Kind: fx_rmutex acquisition ------------------------------------------------ */
+
+static int fx_kind_rmutex_ready(fx_async *w)
+{
+    /* By the calling thread, whichever it is: free, re-entry, orphaned, a
+     * dead owner, not recoverable. Leaves no trace when it is busy (no W). */
+    int r = fx_rmutex_trylock(w->op.rmutex.m);
+    return r == EBUSY ? EINPROGRESS : r;
+}
+
+static int fx_kind_rmutex_step(fx_async *w, int last, struct fx_sleep *s)
+{
+    fx_rmutex *m = w->op.rmutex.m;
+    if (last == LAST_TIMEDOUT) {
+        /* The caller's deadline: not woken (or the last step re-marked W),
+         * so nothing is owed. A last try as fx_rmutex_timedlock makes at its
+         * deadline: free, orphaned or a dead owner (checked at once). */
+        int r = fx_rmutex_trylock(m);
+        return r == EBUSY ? ETIMEDOUT : r;
+    }
+    if (last == LAST_FIRST)
+        fx_rmutex_waiter_init(&w->op.rmutex.rw, 0);
+    /* Only the waiter's thread steps (fx_async_start and complete check it),
+     * so the TID the step writes into the word is the loop thread's. */
+    int32_t *word = NULL, sleep_on = 0;
+    struct timespec recheck_at;
+    int r = fx_rmutex_acquire_step(m, &w->op.rmutex.rw, &word, &sleep_on, &recheck_at);
+    if (r != EBUSY)
+        return r; /* 0, EOWNERDEAD, ENOTRECOVERABLE, EINVAL, EAGAIN */
+    s->word = word;
+    s->expected = sleep_on;
+    s->has_until = true; /* the owner's liveness is due then */
+    s->until = recheck_at;
+    return EINPROGRESS;
+}
+
+static void fx_kind_rmutex_abandon(fx_async *w, int last)
+{
+    if (last == LAST_WOKEN)
+        fx_rmutex_abandon_wait(w->op.rmutex.m);
+}
+
+const struct fx_async_kind fxi_async_kind_rmutex = {
+    .ready = fx_kind_rmutex_ready,
+    .step = fx_kind_rmutex_step,
+    .abandon = fx_kind_rmutex_abandon,
+};
+
+/* Kind: fx_counter wait ------------------------------------------------------ */
+
+static int fx_kind_counter_ready(fx_async *w)
+{
+    fx_counter *c = w->op.counter.c;
+    /* Acquire, as fx_counter_wait's fast path: the writer's earlier work is
+     * visible to the caller. */
+    if (__atomic_load_n(&c->value, __ATOMIC_ACQUIRE) == w->op.counter.target)
+        return 0;
+    /* Relaxed: only a plausibility check of the slot. */
+    if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) < 0)
+        return EINVAL;
+    return EINPROGRESS;
+}
+
+static int fx_kind_counter_step(fx_async *w, int last, struct fx_sleep *s)
+{
+    fx_counter *c = w->op.counter.c;
+    if (last == LAST_FIRST) {
+        fx_counter_waiter_enter(c); /* R1 */
+        w->op.counter.counted = true;
+    }
+    int32_t v = fx_counter_waiter_look(c); /* R2, seq_cst: acquire on success */
+    if (v == w->op.counter.target || last == LAST_TIMEDOUT) {
+        fx_counter_waiter_leave(c); /* R5 */
+        w->op.counter.counted = false;
+        return v == w->op.counter.target ? 0 : ETIMEDOUT;
+    }
+    s->word = &c->value;
+    s->expected = v;
+    fx_kind_recheck(w, last, s);
+    return EINPROGRESS;
+}
+
+static void fx_kind_counter_abandon(fx_async *w, int last)
+{
+    (void)last; /* writers wake every waiter: no wake to pass on */
+    if (w->op.counter.counted) {
+        fx_counter_waiter_leave(w->op.counter.c);
+        w->op.counter.counted = false;
+    }
+}
+
+const struct fx_async_kind fxi_async_kind_counter = {
+    .ready = fx_kind_counter_ready,
+    .step = fx_kind_counter_step,
+    .abandon = fx_kind_counter_abandon,
+};

@@ -1,0 +1,547 @@
+/*
+ * src/async/uring.c - the io_uring back end of the asynchronous waiters,
+ * and a minimal io_uring ring on the raw system calls.
+ *
+ * Back end: io_uring (FX_ASYNC_URING). A ring of 4 entries per waiter, set up
+ * with IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN | TASKRUN_FLAG and the
+ * waiter's eventfd registered. A wait is IORING_OP_FUTEX_WAIT (32-bit, not
+ * private, any bitset) on the word, linked to an IORING_OP_LINK_TIMEOUT with
+ * the sleep's absolute CLOCK_MONOTONIC bound (when it has one). When the
+ * waker's FUTEX_WAKE reaches the request, the kernel queues its completion as
+ * deferred work and signals the eventfd right there, in the waker's context:
+ * the loop thread is not interrupted (no task-work signal), it finds the fd
+ * readable. Completion results: futex 0 = WOKEN, -EAGAIN = CHANGED,
+ * -ECANCELED = TIMEDOUT (the linked timeout cancelled it) or CANCELED (our
+ * IORING_OP_ASYNC_CANCEL); any other error is reported as CHANGED, as
+ * src/futex.c does, so the kind looks at the word again. Every request posts
+ * exactly one completion, counted in `inflight`; an operation's wait is over
+ * only when all have been reaped.
+ *
+ *   Closing a ring (fx_async_destroy) is the one interruption: the kernel
+ *   finishes the teardown in a worker (io_ring_exit_work), which queues a
+ *   TWA_SIGNAL task-work item on every task that submitted to the ring, so
+ *   the creating thread's next blocking system call returns EINTR once,
+ *   shortly after the destroy. The
+ *   thread is on that list because it submitted; short of keeping rings
+ *   open, we know of no way to leave it early. Documented in async.h.
+ *
+ *   eventfd discipline (fx_uring_settle, the one place that clears it):
+ *   the kernel signals the eventfd only when it queues deferred work on an
+ *   empty list, and a run of that work can leave work queued (a fired
+ *   timeout cancels the futex wait, whose completion is queued while the run
+ *   goes on; a wake races the timer), with IORING_SQ_TASKRUN set again. So
+ *   the eventfd is cleared *before* the deferred work is run
+ *   (io_uring_enter GETEVENTS), and runs repeat until IORING_SQ_TASKRUN is
+ *   clear: from then on any work queued finds an empty list and signals
+ *   again, and nothing is lost. Work left queued behind a cleared eventfd
+ *   would never signal, for this wait and every later one. The signals that
+ *   become stale (those of the work we just ran) are cleared, the same way,
+ *   once nothing is in flight. When the linked timeout fires, its
+ *   completion comes first and the cancelled wait's a moment later:
+ *   complete() waits for the latter (io_uring_enter with min_complete 1;
+ *   it is already on its way) instead of returning EINPROGRESS, so a timer
+ *   costs the loop one readiness, not two. A consumed wake is never
+ *   dropped: the kernel either wakes the futex request (result 0, even when
+ *   its timeout fired at the same moment: the cancellation then finds it
+ *   dequeued) or cancels it (-ECANCELED, nothing consumed), and a result 0
+ *   reaches the kind as WOKEN, whose step takes the mutex or marks it
+ *   CONTENDED, or whose abandon passes the wake on.
+ *
+ * The ring. futexsync depends on libc and system calls only, so there is no
+ * liburing: the ring is set up with io_uring_setup(2), its three regions are
+ * mapped here, and entries are submitted and reaped with io_uring_enter(2).
+ * Debian 12's kernel headers (6.1) predate the futex operations of io_uring
+ * (Linux 6.7): their opcode numbers and the futex2 flags are defined here.
+ * Opcodes are a fixed ABI; the static assertion below checks that the
+ * installed header numbers the operations before them as the kernel does.
+ * Every ring function returns 0 or a positive errno value (or, for counts, a
+ * non-negative count or a negative errno) and leaves errno as it found it.
+ */
+#include <errno.h>
+#include <linux/io_uring.h>
+#include <linux/time_types.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "async/async.h"
+#include "internal/syscall.h"
+
+#ifndef SYS_io_uring_setup
+#define SYS_io_uring_setup 425
+#endif
+#ifndef SYS_io_uring_enter
+#define SYS_io_uring_enter 426
+#endif
+#ifndef SYS_io_uring_register
+#define SYS_io_uring_register 427
+#endif
+
+/* enum io_uring_op after IORING_OP_SENDMSG_ZC (48), the last one Linux 6.1
+ * knows: READ_MULTISHOT 49, WAITID 50, FUTEX_WAIT 51. */
+_Static_assert(IORING_OP_SENDMSG_ZC == 48, "io_uring opcode numbering");
+#define FX_IORING_OP_FUTEX_WAIT 51
+
+/* futex2 flags (include/uapi/linux/futex.h, Linux 6.7), passed in sqe->fd.
+ * futexsync never sets FX_FUTEX2_PRIVATE: its words may be in MAP_SHARED
+ * memory and are woken by plain FUTEX_WAKE from any process, and a private
+ * wait would be keyed differently from those wakes even in private memory. */
+#define FX_FUTEX2_SIZE_U32 0x02u
+#define FX_FUTEX2_PRIVATE  128u
+#define FX_FUTEX_BITSET_MATCH_ANY 0xffffffffu
+
+#ifndef IORING_SETUP_SINGLE_ISSUER
+#define IORING_SETUP_SINGLE_ISSUER (1u << 12)
+#endif
+#ifndef IORING_SETUP_DEFER_TASKRUN
+#define IORING_SETUP_DEFER_TASKRUN (1u << 13)
+#endif
+
+static void fx_uring_unmap(struct fx_uring *r)
+{
+    if (r->sqe_map != NULL)
+        fx_syscall(SYS_munmap, (long)(uintptr_t)r->sqe_map, (long)r->sqe_map_len, 0, 0, 0, 0);
+    if (r->cq_map != NULL && r->cq_map != r->sq_map)
+        fx_syscall(SYS_munmap, (long)(uintptr_t)r->cq_map, (long)r->cq_map_len, 0, 0, 0, 0);
+    if (r->sq_map != NULL)
+        fx_syscall(SYS_munmap, (long)(uintptr_t)r->sq_map, (long)r->sq_map_len, 0, 0, 0, 0);
+    r->sq_map = r->cq_map = r->sqe_map = NULL;
+}
+
+/* Closes the ring. The kernel cancels whatever is still in flight, but
+ * asynchronously: callers that care about a wake a request may consume
+ * cancel and reap their requests before closing. */
+static void fx_uring_close(struct fx_uring *r)
+{
+    fx_uring_unmap(r);
+    if (r->fd >= 0)
+        fx_close(r->fd);
+    r->fd = -1;
+}
+
+static void *fx_uring_map(int fd, size_t len, long long offset)
+{
+    long p = fx_syscall(SYS_mmap, 0, (long)len, PROT_READ | PROT_WRITE,
+                        MAP_SHARED | MAP_POPULATE, fd, (long)offset);
+    return p < 0 && p > -4096 ? NULL : (void *)(uintptr_t)p;
+}
+
+/* Sets up a ring of `entries` submission entries with the setup `flags`.
+ * Returns 0, or the positive errno of io_uring_setup (ENOSYS: no io_uring;
+ * EPERM: disabled by sysctl or seccomp; EINVAL: a flag this kernel does not
+ * know; EMFILE, ENOMEM...) or of mmap. */
+static int fx_uring_open(struct fx_uring *r, unsigned entries, unsigned flags)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = -1;
+    struct io_uring_params p;
+    memset(&p, 0, sizeof p);
+    p.flags = flags;
+    long fd = fx_syscall(SYS_io_uring_setup, (long)entries, (long)(uintptr_t)&p, 0, 0, 0, 0);
+    if (fd < 0)
+        return (int)-fd;
+    r->fd = (int)fd;
+    r->features = p.features;
+
+    r->sq_map_len = p.sq_off.array + p.sq_entries * sizeof(uint32_t);
+    r->cq_map_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+    if (p.features & IORING_FEAT_SINGLE_MMAP) {
+        /* One mapping holds both rings (Linux 5.4 and later). */
+        if (r->cq_map_len > r->sq_map_len)
+            r->sq_map_len = r->cq_map_len;
+        r->cq_map_len = r->sq_map_len;
+    }
+    r->sq_map = fx_uring_map(r->fd, r->sq_map_len, (long long)IORING_OFF_SQ_RING);
+    if (r->sq_map == NULL)
+        goto fail;
+    if (p.features & IORING_FEAT_SINGLE_MMAP) {
+        r->cq_map = r->sq_map;
+    } else {
+        r->cq_map = fx_uring_map(r->fd, r->cq_map_len, (long long)IORING_OFF_CQ_RING);
+        if (r->cq_map == NULL)
+            goto fail;
+    }
+    r->sqe_map_len = p.sq_entries * sizeof(struct io_uring_sqe);
+    r->sqe_map = fx_uring_map(r->fd, r->sqe_map_len, (long long)IORING_OFF_SQES);
+    if (r->sqe_map == NULL)
+        goto fail;
+
+    char *sq = r->sq_map, *cq = r->cq_map;
+    r->sq_head = (uint32_t *)(void *)(sq + p.sq_off.head);
+    r->sq_tail = (uint32_t *)(void *)(sq + p.sq_off.tail);
+    r->sq_mask = (uint32_t *)(void *)(sq + p.sq_off.ring_mask);
+    r->sq_flags = (uint32_t *)(void *)(sq + p.sq_off.flags);
+    r->sq_array = (uint32_t *)(void *)(sq + p.sq_off.array);
+    r->sqes = r->sqe_map;
+    r->cq_head = (uint32_t *)(void *)(cq + p.cq_off.head);
+    r->cq_tail = (uint32_t *)(void *)(cq + p.cq_off.tail);
+    r->cq_mask = (uint32_t *)(void *)(cq + p.cq_off.ring_mask);
+    r->cqes = (struct io_uring_cqe *)(void *)(cq + p.cq_off.cqes);
+    return 0;
+
+fail:
+    fx_uring_close(r);
+    return ENOMEM;
+}
+
+/* True if the kernel implements every opcode of ops[0..n). */
+static bool fx_uring_supports(struct fx_uring *r, const unsigned *ops, int n)
+{
+    /* struct io_uring_probe ends in a flexible array of 256 entries here;
+     * uint64_t storage keeps it aligned. */
+    uint64_t buf[(sizeof(struct io_uring_probe) + 256 * sizeof(struct io_uring_probe_op)) /
+                 sizeof(uint64_t)];
+    memset(buf, 0, sizeof buf);
+    struct io_uring_probe *probe = (struct io_uring_probe *)(void *)buf;
+    long rc = fx_syscall(SYS_io_uring_register, r->fd, IORING_REGISTER_PROBE,
+                           (long)(uintptr_t)probe, 256, 0, 0);
+    if (rc < 0)
+        return false;
+    for (int i = 0; i < n; i++) {
+        if (ops[i] > probe->last_op || !(probe->ops[ops[i]].flags & IO_URING_OP_SUPPORTED))
+            return false;
+    }
+    return true;
+}
+
+/* Makes the kernel signal the eventfd `efd` when completions are posted and,
+ * in a IORING_SETUP_DEFER_TASKRUN ring, as soon as deferred work (a futex
+ * wake, a fired timer) is queued for the submitter. */
+static int fx_uring_register_eventfd(struct fx_uring *r, int efd)
+{
+    int32_t fd = efd;
+    long rc = fx_syscall(SYS_io_uring_register, r->fd, IORING_REGISTER_EVENTFD,
+                           (long)(uintptr_t)&fd, 1, 0, 0);
+    return rc < 0 ? (int)-rc : 0;
+}
+
+/* How many submission entries are free. */
+static unsigned fx_uring_room(struct fx_uring *r)
+{
+    /* Relaxed: the tail is ours; acquire on the head (see fx_uring_sqe). */
+    uint32_t tail = __atomic_load_n(r->sq_tail, __ATOMIC_RELAXED) + r->sq_pending;
+    uint32_t head = __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
+    return *r->sq_mask + 1 - (tail - head);
+}
+
+/* The next free submission entry, zeroed, or NULL when the ring is full. The
+ * entry is published by fx_uring_submit(). */
+static struct io_uring_sqe *fx_uring_sqe(struct fx_uring *r)
+{
+    /* Relaxed: the tail is ours; acquire on the head, which the kernel
+     * advances once it has consumed entries we may then reuse. */
+    uint32_t tail = __atomic_load_n(r->sq_tail, __ATOMIC_RELAXED) + r->sq_pending;
+    uint32_t head = __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
+    uint32_t mask = *r->sq_mask;
+    if (tail - head > mask)
+        return NULL;
+    uint32_t idx = tail & mask;
+    struct io_uring_sqe *sqe = &r->sqes[idx];
+    memset(sqe, 0, sizeof *sqe);
+    r->sq_array[idx] = idx;
+    r->sq_pending++;
+    return sqe;
+}
+
+/* io_uring_enter(2) with errno kept: the count it returns, or -errno. */
+static long fx_uring_enter(struct fx_uring *r, unsigned to_submit, unsigned min_complete,
+                                  unsigned flags)
+{
+    return fx_syscall(SYS_io_uring_enter, r->fd, (long)to_submit, (long)min_complete,
+                        (long)flags, 0, 0);
+}
+
+/* Publishes the entries taken with fx_uring_sqe() and submits them. Returns
+ * 0 when the kernel consumed every one. Otherwise returns the errno of
+ * io_uring_enter (EAGAIN for a short count): *consumed entries are then in
+ * flight (the caller cancels them) and the rest are withdrawn. */
+static int fx_uring_submit(struct fx_uring *r, unsigned *consumed)
+{
+    unsigned n = r->sq_pending;
+    uint32_t tail = __atomic_load_n(r->sq_tail, __ATOMIC_RELAXED);
+    /* Release: the entries and the array slots are written before the kernel
+     * can see the new tail. */
+    __atomic_store_n(r->sq_tail, tail + n, __ATOMIC_RELEASE);
+    r->sq_pending = 0;
+    long rc;
+    do
+        rc = fx_uring_enter(r, n, 0, 0);
+    while (rc == -EINTR);
+    unsigned done = rc > 0 ? (unsigned)rc : 0;
+    *consumed = done;
+    if (done == n)
+        return 0;
+    /* Withdraw what the kernel did not consume: without SQPOLL it reads the
+     * ring only inside io_uring_enter, so moving the tail back is safe. */
+    __atomic_store_n(r->sq_tail, tail + done, __ATOMIC_RELEASE);
+    return rc < 0 ? (int)-rc : EAGAIN;
+}
+
+/* The oldest unreaped completion, or NULL. */
+static struct io_uring_cqe *fx_uring_peek(struct fx_uring *r)
+{
+    /* Relaxed: the head is ours. Acquire on the tail: the entry the kernel
+     * wrote before advancing it is visible. */
+    uint32_t head = __atomic_load_n(r->cq_head, __ATOMIC_RELAXED);
+    uint32_t tail = __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE);
+    if (head == tail)
+        return NULL;
+    return &r->cqes[head & *r->cq_mask];
+}
+
+/* Gives the completion returned by fx_uring_peek() back to the kernel. */
+static void fx_uring_seen(struct fx_uring *r)
+{
+    uint32_t head = __atomic_load_n(r->cq_head, __ATOMIC_RELAXED);
+    /* Release: we have read the entry before the kernel may overwrite it. */
+    __atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+}
+
+/* True when the ring needs the submitter to enter the kernel: deferred work
+ * is queued (IORING_SQ_TASKRUN, with IORING_SETUP_TASKRUN_FLAG) or completions
+ * are waiting to be reaped. */
+static bool fx_uring_has_work(struct fx_uring *r)
+{
+    /* Acquire: pairs with the kernel setting the flag before it signals. */
+    if (__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN)
+        return true;
+    return fx_uring_peek(r) != NULL;
+}
+
+/* The back end ------------------------------------------------------------------ */
+
+/* Request tags (user_data) of the io_uring back end. */
+enum { TAG_FUTEX = 1, TAG_TIMEOUT = 2, TAG_CANCEL = 3 };
+
+static int fx_uring_backend_open(fx_async *w)
+{
+    struct fx_async_uring *u = &w->uring;
+    int r = fx_uring_open(&u->ring, 4,
+                          IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+                              IORING_SETUP_TASKRUN_FLAG);
+    if (r != 0) {
+        /* ENOSYS: no io_uring (or seccomp); EPERM: io_uring_disabled or
+         * seccomp; EINVAL: a setup flag older than 6.1. */
+        return r == ENOSYS || r == EPERM || r == EINVAL ? ENOTSUP : r;
+    }
+    static const unsigned ops[] = {FX_IORING_OP_FUTEX_WAIT, IORING_OP_LINK_TIMEOUT,
+                                   IORING_OP_ASYNC_CANCEL};
+    if (!fx_uring_supports(&u->ring, ops, 3)) {
+        fx_uring_close(&u->ring);
+        return ENOTSUP;
+    }
+    r = fx_uring_register_eventfd(&u->ring, w->efd);
+    if (r != 0) {
+        fx_uring_close(&u->ring);
+        return r;
+    }
+    u->inflight = 0;
+    return 0;
+}
+
+static void fx_uring_reap(struct fx_async_uring *u)
+{
+    struct io_uring_cqe *cqe;
+    while ((cqe = fx_uring_peek(&u->ring)) != NULL) {
+        if (cqe->user_data == TAG_FUTEX) {
+            u->futex_done = true;
+            u->futex_res = cqe->res;
+        } else if (cqe->user_data == TAG_TIMEOUT) {
+            u->timeout_done = true;
+        }
+        if (u->inflight > 0)
+            u->inflight--;
+        fx_uring_seen(&u->ring);
+    }
+}
+
+/* Runs the deferred work (posting the completions it produces) and reaps. */
+static void fx_uring_flush(struct fx_async_uring *u)
+{
+    if (fx_uring_has_work(&u->ring)) {
+        long rc;
+        do
+            rc = fx_uring_enter(&u->ring, 0, 0, IORING_ENTER_GETEVENTS);
+        while (rc == -EINTR);
+    }
+    fx_uring_reap(u);
+}
+
+/* The one way the eventfd is cleared: clear it, then run the deferred work
+ * until none is left queued. The kernel signals the eventfd only when work is
+ * queued on an empty list, and a run can leave work queued (work queued while
+ * it runs: a fired timeout's cancellation of the futex wait, a wake racing
+ * the timer). Work left queued when the eventfd is cleared would never signal
+ * again, for this wait and every later one. So: the eventfd is cleared first,
+ * then each run starts from the flag IORING_SQ_TASKRUN (which the kernel
+ * clears as it starts a run and sets again when work is left or queued), and
+ * the loop ends only when the flag is clear: any work queued after that finds
+ * an empty list and signals. Should the flag stay set after FX_URING_RUNS
+ * runs, the eventfd is signalled here, so that the loop comes back. */
+#define FX_URING_RUNS 64
+static void fx_uring_settle(fx_async *w)
+{
+    struct fx_async_uring *u = &w->uring;
+    fx_efd_clear(w->efd);
+    for (int runs = 0; runs < FX_URING_RUNS; runs++) {
+        fx_uring_flush(u);
+        /* Acquire: pairs with the kernel's setting of the flag. */
+        if (!(__atomic_load_n(u->ring.sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN))
+            return;
+    }
+    fx_efd_signal(w->efd);
+}
+
+/* Waits until every request has completed. Called only when each one will
+ * complete promptly (the futex wait has ended or is being cancelled), so this
+ * never waits for the word. False if the kernel refused to wait. */
+static bool fx_uring_drain(struct fx_async_uring *u)
+{
+    fx_uring_flush(u);
+    while (u->inflight > 0) {
+        long rc = fx_uring_enter(&u->ring, 0, 1, IORING_ENTER_GETEVENTS);
+        if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY && rc != -ETIME)
+            return false;
+        fx_uring_reap(u);
+    }
+    return true;
+}
+
+/* How the futex wait ended, from its completion's result. */
+static int fx_uring_last(const struct fx_async_uring *u, int canceled)
+{
+    if (u->futex_res == 0)
+        return LAST_WOKEN;
+    if (u->futex_res == -ECANCELED)
+        return canceled;
+    return LAST_CHANGED; /* -EAGAIN, or an error: look at the word again */
+}
+
+/* Submits an IORING_OP_ASYNC_CANCEL of the futex wait. A submission refused
+ * for want of memory is retried for up to a second. */
+static bool fx_uring_submit_cancel(struct fx_async_uring *u)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        struct io_uring_sqe *sqe = fx_uring_sqe(&u->ring);
+        if (sqe == NULL)
+            return false; /* cannot happen: at most 2 of 4 entries are in use */
+        sqe->opcode = IORING_OP_ASYNC_CANCEL;
+        sqe->addr = TAG_FUTEX;
+        sqe->user_data = TAG_CANCEL;
+        unsigned consumed;
+        int r = fx_uring_submit(&u->ring, &consumed);
+        u->inflight += consumed;
+        if (r == 0)
+            return true;
+        struct timespec ms = {0, 1000000};
+        fx_syscall(SYS_nanosleep, (long)(uintptr_t)&ms, 0, 0, 0, 0, 0);
+    }
+    return false;
+}
+
+/* The one error path: the kernel will not take a cancellation or will not
+ * wait for a completion. Closes the ring, which cancels everything in flight
+ * (the next arm opens a new one), and clears the eventfd. The caller assumes
+ * the worst: a consumed wake. */
+static int fx_uring_give_up(fx_async *w)
+{
+    fx_uring_close(&w->uring.ring);
+    w->uring.inflight = 0;
+    fx_efd_clear(w->efd);
+    return LAST_WOKEN;
+}
+
+/* Stops the wait in flight and reports how it ended (LAST_*). */
+static int fx_uring_stop(fx_async *w)
+{
+    struct fx_async_uring *u = &w->uring;
+    fx_uring_flush(u);
+    if ((!u->futex_done && !fx_uring_submit_cancel(u)) || !fx_uring_drain(u))
+        return fx_uring_give_up(w);
+    fx_uring_settle(w); /* nothing in flight: only stale signals remain */
+    return fx_uring_last(u, LAST_CANCELED);
+}
+
+static int fx_uring_arm(fx_async *w, const struct fx_sleep *s, int *failed_last)
+{
+    struct fx_async_uring *u = &w->uring;
+    if (u->ring.fd < 0) {
+        /* The ring was given up after a failed cancellation: a new one. */
+        int r = fx_uring_backend_open(w);
+        if (r != 0) {
+            *failed_last = LAST_CANCELED;
+            return r == ENOTSUP ? ENOMEM : r;
+        }
+    }
+    if (fx_uring_room(&u->ring) < 2) {
+        /* Cannot happen: every request is reaped before the next arm. */
+        *failed_last = LAST_CANCELED;
+        return EAGAIN;
+    }
+    struct io_uring_sqe *sqe = fx_uring_sqe(&u->ring);
+    sqe->opcode = FX_IORING_OP_FUTEX_WAIT;
+    sqe->fd = (int32_t)FX_FUTEX2_SIZE_U32; /* futex2 flags: 32 bits, shared */
+    sqe->addr = (uint64_t)(uintptr_t)s->word;
+    sqe->off = (uint32_t)s->expected;     /* addr2: the value */
+    sqe->addr3 = FX_FUTEX_BITSET_MATCH_ANY; /* the mask */
+    sqe->user_data = TAG_FUTEX;
+    if (s->has_until) {
+        sqe->flags |= IOSQE_IO_LINK;
+        u->ts.tv_sec = (long long)s->until.tv_sec;
+        u->ts.tv_nsec = s->until.tv_nsec;
+        struct io_uring_sqe *t = fx_uring_sqe(&u->ring);
+        t->opcode = IORING_OP_LINK_TIMEOUT;
+        t->addr = (uint64_t)(uintptr_t)&u->ts;
+        t->len = 1;
+        t->timeout_flags = IORING_TIMEOUT_ABS; /* CLOCK_MONOTONIC by default */
+        t->user_data = TAG_TIMEOUT;
+    }
+    u->futex_done = false;
+    u->timeout_done = false;
+    unsigned consumed;
+    int r = fx_uring_submit(&u->ring, &consumed);
+    u->inflight += consumed;
+    if (r == 0)
+        return 0;
+    *failed_last = consumed > 0 ? fx_uring_stop(w) : LAST_CANCELED;
+    return r == EBUSY ? EAGAIN : r;
+}
+
+/* complete(): EINPROGRESS, or 0 with *last once the wait is over. */
+static int fx_uring_poll(fx_async *w, int *last)
+{
+    struct fx_async_uring *u = &w->uring;
+    fx_uring_settle(w); /* work queued after it signals again */
+    /* The linked timeout completes after the futex wait (-ECANCELED) or by
+     * firing, which cancels the wait (or finds it woken): either way the
+     * futex wait's completion is there or follows promptly, and is drained
+     * now rather than costing the loop another readiness. */
+    if (!u->futex_done && !u->timeout_done)
+        return EINPROGRESS;
+    /* The other completion follows promptly. */
+    if (!fx_uring_drain(u)) {
+        int worst = fx_uring_give_up(w);
+        *last = u->futex_done ? fx_uring_last(u, LAST_TIMEDOUT) : worst;
+        return 0;
+    }
+    fx_uring_settle(w); /* nothing in flight: only stale signals remain */
+    *last = fx_uring_last(u, LAST_TIMEDOUT);
+    return 0;
+}
+
+static void fx_uring_backend_close(fx_async *w)
+{
+    fx_uring_close(&w->uring.ring);
+}
+
+const struct fx_async_backend fxi_async_uring = {
+    .open = fx_uring_backend_open,
+    .close = fx_uring_backend_close,
+    .arm = fx_uring_arm,
+    .poll = fx_uring_poll,
+    .stop = fx_uring_stop,
+};

@@ -1,0 +1,59 @@
+// Links against an installed futexsync from C++17 through futexsync.hpp: the
+// standard lock wrappers and condition variables over the futexsync types.
+#include <futexsync.hpp>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+
+static_assert(sizeof(futexsync::mutex) == sizeof(fx_mutex) && sizeof(fx_mutex) == 4);
+static_assert(sizeof(futexsync::robust_mutex) == sizeof(fx_rmutex) && sizeof(fx_rmutex) == 8);
+static_assert(sizeof(futexsync::shared_mutex) == sizeof(fx_rwlock) && sizeof(fx_rwlock) == 8);
+static_assert(sizeof(futexsync::condition_variable) == sizeof(fx_cond) && sizeof(fx_cond) == 16);
+static_assert(sizeof(futexsync::counting_semaphore<>) == sizeof(fx_sem) && sizeof(fx_sem) == 8);
+static_assert(sizeof(futexsync::barrier) == sizeof(fx_barrier) && sizeof(fx_barrier) == 8);
+static_assert(sizeof(futexsync::once_flag) == sizeof(fx_once) && sizeof(fx_once) == 4);
+
+int main()
+{
+    futexsync::mutex m;
+    futexsync::robust_mutex rm;
+    futexsync::shared_mutex sm;
+    futexsync::condition_variable cv;
+    std::condition_variable_any cva;
+    long count = 0, both = 0; // count under m, both under rm + sm
+    int stage = 0, backwards = 0; // under m
+    auto work = [&] {
+        long last = 0, went_back = 0; // this thread's reads of both
+        for (int i = 0; i < 20000; i++) {
+            {
+                std::lock_guard<futexsync::mutex> g(m);
+                count++;
+            }
+            {
+                std::scoped_lock s(rm, sm);
+                both++;
+            }
+            std::shared_lock<futexsync::shared_mutex> r(sm);
+            went_back += both < last; // both only grows
+            last = both;
+        }
+        std::unique_lock<futexsync::mutex> l(m);
+        backwards += went_back;
+        stage++;
+        cv.notify_all();
+        cva.notify_all();
+    };
+    std::thread t(work);
+    work();
+    {
+        std::unique_lock<futexsync::mutex> l(m);
+        cv.wait(l, [&] { return stage == 2; });
+        cva.wait(l, [&] { return stage == 2; });
+    }
+    t.join();
+    bool ok = count == 40000 && both == 40000 && stage == 2 && backwards == 0;
+    std::printf("consumer (futexsync.hpp): %ld %ld %s\n", count, both, ok ? "ok" : "WRONG");
+    return ok ? 0 : 1;
+}
