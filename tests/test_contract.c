@@ -129,7 +129,7 @@ static pid_t dead_tid(void)
 /* A live TID other than the caller's: the test runner's main thread. */
 static pid_t live_other_tid(void) { return getppid(); }
 
-/* The table ------------------------------------------------------------------ */
+/* The rows -------------------------------------------------------------------- */
 
 struct storm_case;
 
@@ -755,7 +755,7 @@ static int rmutex_lock_notrecoverable(const struct row *row)
 static int rmutex_lock_depth_max(const struct row *row)
 {
     (void)row;
-    S->rm.owner = fxt_gettid();
+    CHECK(fx_rmutex_lock(&S->rm) == 0); /* the caller owns it, as the library knows */
     S->rm.depth = FX_RMUTEX_DEPTH_MAX;
     CALL(fx_rmutex_lock(&S->rm));
     CHECK(S->rm.depth == FX_RMUTEX_DEPTH_MAX);
@@ -896,7 +896,7 @@ static int rmutex_unlock_free(const struct row *row)
 static int rmutex_unlock_bad_depth(const struct row *row)
 {
     (void)row;
-    S->rm.owner = fxt_gettid();
+    CHECK(fx_rmutex_lock(&S->rm) == 0); /* the caller owns it, as the library knows */
     S->rm.depth = 0; /* held with depth 0: never written */
     CALL(fx_rmutex_unlock(&S->rm));
     CHECK(S->rm.owner == fxt_gettid()); /* nothing released */
@@ -1147,7 +1147,7 @@ static int cond_wait_rmutex_inconsistent(const struct row *row)
 static int cond_wait_rmutex_bad_depth(const struct row *row)
 {
     (void)row;
-    S->rm.owner = fxt_gettid();
+    CHECK(fx_rmutex_lock(&S->rm) == 0); /* the caller owns it, as the library knows */
     S->rm.depth = 0;
     CALL(fx_cond_wait_rmutex(&S->c, &S->rm));
     CHECK(S->rm.owner == fxt_gettid() && S->c.waiters == 0);
@@ -2086,7 +2086,7 @@ static int async_rmutex_lock_notrecoverable(const struct row *row)
 static int async_rmutex_lock_depth_max(const struct row *row)
 {
     CHECK(make_waiter(row->backend) == 0);
-    S->rm.owner = fxt_gettid();
+    CHECK(fx_rmutex_lock(&S->rm) == 0); /* the caller owns it, as the library knows */
     S->rm.depth = FX_RMUTEX_DEPTH_MAX;
     CALL(fx_async_rmutex_lock(W, &S->rm, NULL));
     return 0;
@@ -2457,17 +2457,20 @@ static int sem_timedwait_empty_neg_nsec(const struct row *row)
 /* --- no EINTR: blocking calls under a signal storm --------------------------- */
 
 struct storm_case {
-    void (*hold)(void);    /* main thread, before: makes the call block */
-    void (*prepare)(void); /* the blocked thread, before the call */
-    void (*call)(void);    /* the blocked thread: the CALL */
-    void (*release)(void); /* main thread, after the storm: lets it through */
+    int (*hold)(void);    /* main thread, before: makes the call block (0: done) */
+    int (*prepare)(void); /* the blocked thread, before the call (0: done) */
+    void (*call)(void);   /* the blocked thread: the CALL */
+    int (*release)(void); /* main thread, after the storm: lets it through (0: done) */
 };
 
 static void *storm_blocked(void *arg)
 {
     const struct storm_case *sc = arg;
-    if (sc->prepare != NULL)
-        sc->prepare();
+    if (sc->prepare != NULL && sc->prepare() != 0) {
+        S->line = -1; /* the blocked thread's set-up failed: no call */
+        fxt_flag_set(&S->flag, 2);
+        return NULL;
+    }
     fxt_flag_set(&S->flag, 1);
     sc->call();
     fxt_flag_set(&S->flag, 2);
@@ -2478,7 +2481,7 @@ static int run_storm(const struct row *row)
 {
     const struct storm_case *sc = row->storm;
     if (sc->hold != NULL)
-        sc->hold();
+        CHECK(sc->hold() == 0);
     pthread_t t;
     CHECK(pthread_create(&t, NULL, storm_blocked, (void *)sc) == 0);
     CHECK(fxt_flag_wait(&S->flag, 1, HANG_MS));
@@ -2491,18 +2494,19 @@ static int run_storm(const struct row *row)
         nanosleep(&pause, NULL);
     }
     bool still_blocked = __atomic_load_n(&S->flag, __ATOMIC_ACQUIRE) == 1;
-    sc->release();
+    int released = still_blocked ? sc->release() : 0;
     pthread_join(t, NULL);
     long n = fxt_storm_stop_child(st);
-    CHECK(still_blocked); /* it did not return before its release */
+    CHECK(still_blocked);
+    CHECK(released == 0); /* it did not return before its release */
     CHECK(n >= STORM_SIGNALS);
     return 0;
 }
 
 static struct timespec storm_deadline(void) { return far(); }
 
-static void hold_mutex(void) { fx_mutex_lock(&S->m); }
-static void release_mutex(void) { fx_mutex_unlock(&S->m); }
+static int hold_mutex(void) { return fx_mutex_lock(&S->m); }
+static int release_mutex(void) { return fx_mutex_unlock(&S->m); }
 static void st_mutex_lock(void) { CALL(fx_mutex_lock(&S->m)); }
 static void st_mutex_timedlock(void)
 {
@@ -2513,8 +2517,8 @@ static const struct storm_case sc_mutex_lock = {hold_mutex, NULL, st_mutex_lock,
 static const struct storm_case sc_mutex_timedlock = {hold_mutex, NULL, st_mutex_timedlock,
                                                      release_mutex};
 
-static void hold_rmutex(void) { fx_rmutex_lock(&S->rm); }
-static void release_rmutex(void) { fx_rmutex_unlock(&S->rm); }
+static int hold_rmutex(void) { return fx_rmutex_lock(&S->rm); }
+static int release_rmutex(void) { return fx_rmutex_unlock(&S->rm); }
 static void st_rmutex_lock(void) { CALL(fx_rmutex_lock(&S->rm)); }
 static void st_rmutex_timedlock(void)
 {
@@ -2525,7 +2529,7 @@ static const struct storm_case sc_rmutex_lock = {hold_rmutex, NULL, st_rmutex_lo
 static const struct storm_case sc_rmutex_timedlock = {hold_rmutex, NULL, st_rmutex_timedlock,
                                                       release_rmutex};
 
-static void prep_cond(void) { fx_mutex_lock(&S->m); }
+static int prep_cond(void) { return fx_mutex_lock(&S->m); }
 static void st_cond_wait(void)
 {
     CALL(fx_cond_wait(&S->c, &S->m));
@@ -2538,17 +2542,18 @@ static void st_cond_timedwait(void)
     fx_mutex_unlock(&S->m);
 }
 /* The waiter held m until it waited: taking m here means it is registered. */
-static void release_cond(void)
+static int release_cond(void)
 {
-    fx_mutex_lock(&S->m);
-    fx_cond_signal(&S->c);
-    fx_mutex_unlock(&S->m);
+    int r = fx_mutex_lock(&S->m);
+    if (r == 0)
+        r = fx_cond_signal(&S->c);
+    return fx_mutex_unlock(&S->m) || r;
 }
 static const struct storm_case sc_cond_wait = {NULL, prep_cond, st_cond_wait, release_cond};
 static const struct storm_case sc_cond_timedwait = {NULL, prep_cond, st_cond_timedwait,
                                                     release_cond};
 
-static void prep_cond_rmutex(void) { fx_rmutex_lock(&S->rm); }
+static int prep_cond_rmutex(void) { return fx_rmutex_lock(&S->rm); }
 static void st_cond_wait_rmutex(void)
 {
     CALL(fx_cond_wait_rmutex(&S->c, &S->rm));
@@ -2560,18 +2565,19 @@ static void st_cond_timedwait_rmutex(void)
     CALL(fx_cond_timedwait_rmutex(&S->c, &S->rm, &d));
     fx_rmutex_unlock(&S->rm);
 }
-static void release_cond_rmutex(void)
+static int release_cond_rmutex(void)
 {
-    fx_rmutex_lock(&S->rm);
-    fx_cond_signal(&S->c);
-    fx_rmutex_unlock(&S->rm);
+    int r = fx_rmutex_lock(&S->rm);
+    if (r == 0)
+        r = fx_cond_signal(&S->c);
+    return fx_rmutex_unlock(&S->rm) || r;
 }
 static const struct storm_case sc_cond_wait_rmutex = {NULL, prep_cond_rmutex, st_cond_wait_rmutex,
                                                       release_cond_rmutex};
 static const struct storm_case sc_cond_timedwait_rmutex = {
     NULL, prep_cond_rmutex, st_cond_timedwait_rmutex, release_cond_rmutex};
 
-static void release_sem(void) { fx_sem_post(&S->s); }
+static int release_sem(void) { return fx_sem_post(&S->s); }
 static void st_sem_wait(void) { CALL(fx_sem_wait(&S->s)); }
 static void st_sem_timedwait(void)
 {
@@ -2581,10 +2587,10 @@ static void st_sem_timedwait(void)
 static const struct storm_case sc_sem_wait = {NULL, NULL, st_sem_wait, release_sem};
 static const struct storm_case sc_sem_timedwait = {NULL, NULL, st_sem_timedwait, release_sem};
 
-static void hold_write(void) { fx_rwlock_wrlock(&S->l); }
-static void release_write(void) { fx_rwlock_wrunlock(&S->l); }
-static void hold_read(void) { fx_rwlock_rdlock(&S->l); }
-static void release_read(void) { fx_rwlock_rdunlock(&S->l); }
+static int hold_write(void) { return fx_rwlock_wrlock(&S->l); }
+static int release_write(void) { return fx_rwlock_wrunlock(&S->l); }
+static int hold_read(void) { return fx_rwlock_rdlock(&S->l); }
+static int release_read(void) { return fx_rwlock_rdunlock(&S->l); }
 static void st_rdlock(void) { CALL(fx_rwlock_rdlock(&S->l)); }
 static void st_timedrdlock(void)
 {
@@ -2602,7 +2608,7 @@ static const struct storm_case sc_timedrdlock = {hold_write, NULL, st_timedrdloc
 static const struct storm_case sc_wrlock = {hold_read, NULL, st_wrlock, release_read};
 static const struct storm_case sc_timedwrlock = {hold_read, NULL, st_timedwrlock, release_read};
 
-static void release_barrier(void) { fx_barrier_wait(&S->b, 2); }
+static int release_barrier(void) { return fx_barrier_wait(&S->b, 2) != FX_BARRIER_SERIAL_THREAD; }
 static void st_barrier_wait(void) { CALL(fx_barrier_wait(&S->b, 2)); }
 static void st_barrier_timedwait(void)
 {
@@ -2613,7 +2619,7 @@ static const struct storm_case sc_barrier_wait = {NULL, NULL, st_barrier_wait, r
 static const struct storm_case sc_barrier_timedwait = {NULL, NULL, st_barrier_timedwait,
                                                        release_barrier};
 
-static void release_counter(void) { fx_counter_store(&S->k, 1); }
+static int release_counter(void) { return fx_counter_store(&S->k, 1), 0; }
 static void st_counter_wait(void) { CALL(fx_counter_wait(&S->k, 1, NULL)); }
 static void st_counter_timedwait(void)
 {
@@ -2635,19 +2641,26 @@ static void gated_init(void *arg)
 static void *once_runner_main(void *arg)
 {
     (void)arg;
-    fx_once_call(&S->once, gated_init, NULL);
+    if (fx_once_call(&S->once, gated_init, NULL) != 0)
+        S->line = -1;
     return NULL;
 }
-static void hold_once(void)
+static int hold_once(void)
 {
-    pthread_create(&once_runner, NULL, once_runner_main, NULL);
-    while ((__atomic_load_n(&S->once.state, __ATOMIC_ACQUIRE) & FX_ONCE_RUNNING) == 0)
+    if (pthread_create(&once_runner, NULL, once_runner_main, NULL) != 0)
+        return 1;
+    int64_t limit = fxt_now_ns() + (int64_t)HANG_MS * 1000000;
+    while ((__atomic_load_n(&S->once.state, __ATOMIC_ACQUIRE) & FX_ONCE_RUNNING) == 0) {
+        if (fxt_now_ns() > limit)
+            return 1;
         sched_yield();
+    }
+    return 0;
 }
-static void release_once(void)
+static int release_once(void)
 {
     fxt_flag_set(&S->flag2, 1);
-    pthread_join(once_runner, NULL);
+    return pthread_join(once_runner, NULL);
 }
 static void st_once_call(void) { CALL(fx_once_call(&S->once, noop, NULL)); }
 static const struct storm_case sc_once_call = {hold_once, NULL, st_once_call, release_once};
