@@ -581,33 +581,27 @@ private:
 };
 
 // Runs f(args...) once per flag, like std::call_once: concurrent callers wait
-// until it has returned. An exception from f propagates to the caller that
-// ran it, but (unlike std::call_once) the flag is then done: fx_once_call has
-// no way to give up a run, and the exception cannot cross its C frames. It
-// throws std::system_error with EDEADLK when f calls call_once on its own flag.
+// until it has returned. An exception from f propagates to the caller that ran
+// it and leaves the flag not run, so the next call runs f (the library is built
+// with -fexceptions: the exception unwinds through fx_once_call, whose cleanup
+// handler gives the run up). It throws std::system_error with EDEADLK when f
+// calls call_once on its own flag.
 template <class Callable, class... Args>
 void call_once(once_flag &flag, Callable &&f, Args &&...args)
 {
     struct run {
         Callable &f;
         std::tuple<Args &&...> args;
-        std::exception_ptr error;
-    } r{f, std::forward_as_tuple(std::forward<Args>(args)...), nullptr};
+    } r{f, std::forward_as_tuple(std::forward<Args>(args)...)};
     int e = fx_once_call(
         flag.native_handle(),
-        [](void *p) noexcept {
+        [](void *p) {
             run &r = *static_cast<run *>(p);
-            try {
-                std::apply(std::forward<Callable>(r.f), std::move(r.args));
-            } catch (...) {
-                r.error = std::current_exception();
-            }
+            std::apply(std::forward<Callable>(r.f), std::move(r.args));
         },
         &r);
     if (e != 0)
         detail::throw_errno(e, "fx_once_call");
-    if (r.error)
-        std::rethrow_exception(r.error);
 }
 
 static_assert(sizeof(mutex) == sizeof(fx_mutex) && alignof(mutex) == alignof(fx_mutex));

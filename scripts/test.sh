@@ -9,7 +9,9 @@
 #   stats    -DFUTEXSYNC_STATS=ON: test_stats and the bench smoke
 #   fuzz     clang, -DFUTEXSYNC_FUZZ=ON: the libFuzzer targets (tests/fuzz)
 #   install  cmake --install, then a separate CMake project (find_package) and
-#            a plain pkg-config build, in C and C++
+#            a plain pkg-config build, in C and C++; a user's program built with
+#            -fsanitize=thread (and one under Helgrind) against the installed
+#            library: silent through each primitive, reported without it
 #   package  tests/package/check.sh: add_subdirectory installs nothing by
 #            default, the shared library's SONAME and exports, man pages
 # Installs what is missing (Debian). Exits non-zero at the first failure.
@@ -85,5 +87,24 @@ g++ -std=c++17 -Wall -Wextra -Werror tests/install/consumer_hpp.cpp -o "$prefix/
 
 stage "package: vendored install, shared library, man pages"
 tests/package/check.sh "$prefix/package"
+
+# The installed release library (not a TSan build of it) under the user's race
+# detector: a program built with -fsanitize=thread (gcc: libtsan, clang: its
+# static runtime) reports no race when 8 threads update an int through each
+# primitive, and reports one without the primitive; the same pair under
+# Helgrind when valgrind is installed (tests/sanitizer/race_user.sh judges).
+stage "install: the release library under ThreadSanitizer and Helgrind"
+for cc in gcc clang; do
+    # shellcheck disable=SC2046
+    $cc -std=c11 -Wall -Wextra -Werror -g -fsanitize=thread tests/sanitizer/race_user.c \
+        -o "$prefix/race_user_tsan_$cc" $(pkg-config --cflags --libs futexsync)
+    sh tests/sanitizer/race_user.sh tsan "$prefix/race_user_tsan_$cc"
+done
+if command -v valgrind >/dev/null; then
+    # shellcheck disable=SC2046
+    gcc -std=c11 -Wall -Wextra -Werror -g tests/sanitizer/race_user.c \
+        -o "$prefix/race_user_plain" $(pkg-config --cflags --libs futexsync)
+    sh tests/sanitizer/race_user.sh helgrind "$prefix/race_user_plain"
+fi
 
 stage "all checks passed"

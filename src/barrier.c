@@ -17,6 +17,17 @@
  *                                                             if S was set
  *   (G, 0, A) -> (G, S, A)              waiter about to sleep FUTEX_WAIT
  *   (G, S, A) -> (G, S, A-1)            timed waiter leaving  none
+ *   (none: a re-read of G)              sleeper, at its       its FUTEX_WAIT
+ *                                       recheck               ends then
+ *
+ * Invariant: while a waiter sleeps on the word of a round that has ended,
+ * the last arrival is about to wake it (it set G+1 and saw S), or a recheck
+ * is due within FX_RECHECK_NS. A last arrival killed between its CAS and its
+ * FUTEX_WAKE (the round is over, nobody wakes) and a sleeper killed in the
+ * wake window (FUTEX_WAKE wakes all, so that costs nobody else) are both
+ * covered by the bounded sleep (fx_futex_sleep): every sleeper re-reads the
+ * word at its recheck and leaves when G changed. An idle sleeper costs one
+ * wake-up per FX_RECHECK_NS; a round that ends during the spin is unchanged.
  *
  * A waiter of round G sleeps on the whole word and leaves when G changes.
  * No lost wake-up: S is set with a CAS on the same word the last arrival
@@ -59,6 +70,7 @@
 
 #include "internal/annotate_hb.h"
 #include "internal/deadline.h"
+#include "internal/fault.h"
 #include "internal/futex.h"
 #include "internal/spin.h"
 
@@ -126,6 +138,7 @@ static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadl
         fx_cpu_relax();
     }
     fx_spin_lost(&fx_barrier_spin, FX_BARRIER_SPIN_MIN);
+    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     for (;;) {
         uint32_t s = load_state(b, __ATOMIC_ACQUIRE); /* as above */
         if ((s & ROUND) != mine)
@@ -137,9 +150,9 @@ static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadl
                 continue;
             s |= SLEEPERS;
         }
-        int r = fx_futex_wait_raw(&b->state, (int32_t)s, deadline, FX_BITSET_ANY);
+        int r = fx_futex_sleep(&b->state, (int32_t)s, deadline, &rc);
         if (r != ETIMEDOUT)
-            continue; /* woken, EAGAIN (the word changed), EINTR: look again */
+            continue; /* woken, the word changed, a signal or a recheck: look again */
         /* Timed out: withdraw, unless the round has just ended. */
         for (;;) {
             s = load_state(b, __ATOMIC_ACQUIRE); /* as above */
@@ -173,8 +186,10 @@ static int barrier_wait(fx_barrier *b, int32_t parties, const struct timespec *d
              * and releases it all to the waiters. */
             if (!cas_state(b, &s, (s & ROUND) + ROUND_1, __ATOMIC_ACQ_REL))
                 continue;
-            if (s & SLEEPERS)
+            if (s & SLEEPERS) {
+                FX_FAULT("barrier.last.before_wake");
                 fx_futex_wake_raw(&b->state, INT32_MAX, FX_BITSET_ANY);
+            }
             fx_ann_happens_after(b);
             return FX_BARRIER_SERIAL_THREAD;
         }

@@ -9,7 +9,8 @@
  *              BCAST    b: a broadcast may have moved waiters to park or to
  *                       the mutex word since waiters was last 0
  *              ARMED    a: a waiter registered at counter c
- *   waiters  n >= 0: threads between W1 and W8       n < 0
+ *   waiters  n >= 0: threads between W1 and W8       n < 0; W1 also refuses
+ *                                                    INT32_MAX (would wrap)
  *   mutex    NONE 0 | MIXED 2 | RMUTEX 3 | token     = 3 (mod 4), != 3;
  *            of an fx_mutex (offset from the cond,   = 2 (mod 4), != 2
  *            = 0 mod 4, or address tag, = 1 mod 4)
@@ -28,7 +29,9 @@
  *   W4a   spin (adaptive, per thread) while  waiter                       -
  *         seq == v; a change releases it
  *         ("hot": the notifier is running)
- *   W4    sleep while seq == v (not if hot)  waiter                       FUTEX_WAIT(seq, v)
+ *   W4    sleep while seq == v (not if hot), waiter                       FUTEX_WAIT(seq, v)
+ *         at most until the next recheck
+ *         (FX_RECHECK_NS), then look again
  *   W5    flagged := b in seq                waiter, released             -
  *   W6    re-acquire the mutex, as a         waiter                       mutex's
  *         sleeper if flagged, by a plain
@@ -40,6 +43,9 @@
  *         in mutex moves all onto its                                      WAKE(park, 1)
  *         mutex; any other wakes one
  *   W8    n -= 1; if n == 0: seq &= ~b       waiter                       -
+ *   C     cancelled in W4: W5..W8 in the     waiter's cleanup handler     as W6, W7;
+ *         cleanup handler, and a wake of                                   WAKE(seq, 1)
+ *         one sleeper if the counter moved
  *   S1    n == 0: done                       signal                       -
  *   S2    a set: c += 1, a := 0              signal                       -
  *   S3    wake one sleeper                   signal                       FUTEX_WAKE(seq, 1)
@@ -50,9 +56,11 @@
  *         else back to B1 (B2 then sets b
  *         only: one advance per broadcast)
  *
- * A waiter is released when a wake finds it asleep (W4 returns 0), or when
- * the counter differs from counter(v) (W4 returns EAGAIN, or a signal handler
- * or the deadline interrupted it). While the waiter is counted, a stays set at
+ * A waiter is released when a wake finds it asleep (W4 returns 0, woken), or
+ * when the counter differs from counter(v) (W4 returns EAGAIN, or a signal
+ * handler, its recheck or the deadline interrupted it). A recheck that finds
+ * the counter unchanged sleeps again, so an idle waiter is not released on
+ * every tick. While the waiter is counted, a stays set at
  * its counter, so seq changes without an advance only in b: a broadcast's
  * retry sets it (B3), or W8 of a previous population clears it just after
  * this waiter's W1. Neither releases anyone: the waiter sleeps again on the
@@ -148,11 +156,24 @@
  * release it, not recoverable (POSIX; every sleeper is woken), and the wait
  * returns ENOTRECOVERABLE at once instead of sleeping with a mutex nobody can
  * take again. A waiter whose process dies between W1 and W8 stays counted
- * (signals keep making their FUTEX_WAKE, b stays set), and if it dies after a
- * broadcast woke it but before W7, the waiters parked behind it wait for the
- * next broadcast, whose woken waiter drives them: the same for fx_mutex
- * waiters. Repairing waiter deaths would need periodic wake-ups of every
- * waiter; we do not poll.
+ * (signals keep making their FUTEX_WAKE, b stays set).
+ *
+ * Death in the wake window. Invariant: while a waiter sleeps (on seq, park
+ * or the mutex word) and the counter has advanced since its W1, a notifier
+ * between S2/B2 and S3/B3, a woken waiter before W7 or a holder about to
+ * unlock is responsible for waking it, or its recheck is due within
+ * FX_RECHECK_NS. Any of those threads can be a process that dies: a
+ * notifier killed after S2/B2 but before its wake, a waiter killed after
+ * S3 or B3 woke it but before it returned to user space (the wake is
+ * consumed), a driver killed before W7 (the parked waiters behind it are
+ * never moved on). The bounded sleep of W4 (fx_futex_sleep) covers them all:
+ * each sleeper looks at the counter at its recheck, finds it advanced and
+ * returns, as a spurious wake-up that POSIX allows (a signal whose woken
+ * waiter survives also releases the other sleepers of its counter, at their
+ * next recheck, not at once). Sleepers that find the counter unchanged sleep
+ * again: an idle waiter costs one wake-up per FX_RECHECK_NS. W6 re-acquires
+ * through the mutex's own bounded loops (fx_mutex_lock_slept, or the rmutex
+ * acquire step bounded by its liveness recheck).
  *
  * Memory order. Every access to seq and waiters is seq_cst: the arguments
  * above then need no further case analysis, and on x86 a read-modify-write is
@@ -164,11 +185,13 @@
 #include "futexsync/cond.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "internal/annotate.h"
 #include "internal/deadline.h"
+#include "internal/fault.h"
 #include "internal/futex.h"
 #include "internal/mutex.h"
 #include "internal/spin.h"
@@ -446,14 +469,76 @@ static void fx_cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *op
     } else {
         /* Unknown mutexes, or an fx_rmutex (whose waiters must sleep bounded):
          * wake one, which takes its own mutex and drives on. */
+        FX_FAULT("cond.drive.before_wake");
         fx_futex_wake_raw(&c->park, 1, FX_BITSET_ANY);
     }
 }
 
-/* W0..W8 for any mutex type. c, m and the deadline have been validated. */
-static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops *ops,
-                             const struct timespec *deadline)
+/* W4: sleeps until released. 0 (released) or ETIMEDOUT. */
+FX_CANCEL_FRAME static int fx_cond_sleep(fx_cond *c, int32_t v, const struct timespec *deadline)
 {
+    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    for (;;) {
+        /* A bounded sleep: on seq, or on park or the mutex word once a
+         * broadcast moved us (the kernel keeps our timeout); a cancellation
+         * point. */
+        int w = fx_futex_sleep_cancel(&c->seq, v, deadline, &rc);
+        if (w == 0 && rc.woken)
+            return 0; /* a wake: signal (S3), broadcast (B3) or a mutex unlock */
+        /* seq_cst: pairs with S2/B2 (and keeps the W5 load after it). */
+        int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+        if (!fx_cond_same_counter(s, v))
+            return 0; /* the counter advanced after W1: released */
+        if (w == ETIMEDOUT)
+            return ETIMEDOUT;
+        /* A signal (absorbed), a recheck with nothing published, a spurious
+         * wake, or EAGAIN because only b changed (see above): sleep again, on
+         * the current value, with the same absolute deadline. */
+        v = s;
+    }
+}
+
+/* What the cleanup handler of a waiter cancelled in W4 needs. */
+struct fx_cond_cancel {
+    fx_cond *c;
+    void *m;
+    const struct fx_cond_lock_ops *ops;
+    int32_t token;
+    int32_t saved;
+    int32_t v; /* the value W1 armed: its counter is the waiter's */
+};
+
+/* C: a waiter cancelled in W4 finishes as a released one (W5..W8), so that
+ * the caller's cleanup handlers run with the mutex held (POSIX), a driver's
+ * duty (W7) is done, and the count is left. A signal whose wake picked this
+ * thread just before the cancellation acted must not be lost to the other
+ * waiters (POSIX: a cancelled waiter consumes no signal): if the counter
+ * moved since W1, one sleeper is woken (a spurious wake-up at worst). W6 is
+ * not a cancellation point (glibc runs handlers with cancellation disabled
+ * anyway). An fx_rmutex whose owner died comes back held and INCONSISTENT:
+ * the error cannot be returned from here, the state shows it. */
+static void fx_cond_cancelled(void *arg)
+{
+    struct fx_cond_cancel *cc = arg;
+    /* seq_cst: as W5. */
+    int32_t s = __atomic_load_n(&cc->c->seq, __ATOMIC_SEQ_CST);
+    bool flagged = (s & BCAST) != 0;
+    int r = flagged ? cc->ops->relock_slept(cc->m, cc->saved) : cc->ops->relock(cc->m, cc->saved);
+    if (flagged)
+        fx_cond_drive(cc->c, cc->m, cc->ops, cc->token, r == 0 || r == EOWNERDEAD);
+    if (!fx_cond_same_counter(s, cc->v))
+        fx_futex_wake_raw(&cc->c->seq, 1, FX_BITSET_ANY);
+    fx_cond_depart(cc->c);
+}
+
+/* W0..W8 for any mutex type. c, m and the deadline have been validated. */
+FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
+                                             const struct fx_cond_lock_ops *ops,
+                                             const struct timespec *deadline)
+{
+    /* A cancellation point, as pthread_cond_wait: a pending cancellation
+     * acts here, with the mutex held, or in W4. */
+    pthread_testcancel();
     /* Relaxed: plausibility checks of slots the library writes (EINVAL). */
     if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) < 0 ||
         __atomic_load_n(&c->park, __ATOMIC_RELAXED) != 0 ||
@@ -464,8 +549,19 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
         return r;
     int32_t token = ops->token(c, m);
 
-    /* W1, seq_cst; ordered before any notifier by W3's release (see the top). */
-    bool first = __atomic_fetch_add(&c->waiters, 1, __ATOMIC_SEQ_CST) == 0;
+    /* W1, seq_cst; ordered before any notifier by W3's release (see the top).
+     * A CAS, not a fetch_add: a count the increment would wrap (INT32_MAX, or
+     * a negative value written meanwhile) is a slot the library never wrote,
+     * refused before anything changes instead of turned negative under a
+     * sleeper that signals would then refuse to wake. On failure n is
+     * reloaded (seq_cst as the CAS). */
+    int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
+    do {
+        if (n < 0 || n == INT32_MAX)
+            return EINVAL;
+    } while (!__atomic_compare_exchange_n(&c->waiters, &n, n + 1, true, __ATOMIC_SEQ_CST,
+                                          __ATOMIC_SEQ_CST));
+    bool first = n == 0;
     int32_t v = __atomic_fetch_or(&c->seq, ARMED, __ATOMIC_SEQ_CST) | ARMED;
     fx_cond_bind(c, token, first); /* W2 */
 
@@ -494,21 +590,13 @@ static int fx_cond_wait_core(fx_cond *c, void *m, const struct fx_cond_lock_ops 
         fx_spin_lost(&fx_cond_spin, 0);
 
     int res = 0;
-    while (!hot) { /* W4 */
-        int w = fx_futex_wait_raw(&c->seq, v, deadline, FX_BITSET_ANY);
-        if (w == 0)
-            break; /* a wake: signal (S3), broadcast (B3) or a mutex unlock */
-        /* seq_cst: pairs with S2/B2 (and keeps the W5 load after it). */
-        int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
-        if (!fx_cond_same_counter(s, v))
-            break; /* the counter advanced after W1: released */
-        if (w == ETIMEDOUT) {
-            res = ETIMEDOUT;
-            break;
-        }
-        /* EINTR (absorbed), or EAGAIN because only b changed (see above):
-         * sleep again, on the current value, with the same absolute deadline. */
-        v = s;
+    if (!hot) {
+        /* W4 is a cancellation point: the cleanup handler finishes the wait
+         * (W5..W8) before the caller's handlers run. */
+        struct fx_cond_cancel cc = {c, m, ops, token, saved, v};
+        pthread_cleanup_push(fx_cond_cancelled, &cc);
+        res = fx_cond_sleep(c, v, deadline);
+        pthread_cleanup_pop(0);
     }
 
     /* W5, seq_cst: after the wake; b cannot be cleared while we are counted. */
@@ -532,13 +620,13 @@ static int fx_cond_check_args(fx_cond *c, void *m, size_t size)
     return 0;
 }
 
-int fx_cond_wait(fx_cond *c, fx_mutex *m)
+FX_CANCEL_FRAME int fx_cond_wait(fx_cond *c, fx_mutex *m)
 {
     int r = fx_cond_check_args(c, m, sizeof *m);
     return r ? r : fx_cond_wait_core(c, m, &fx_cond_mutex_ops, NULL);
 }
 
-int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline)
+FX_CANCEL_FRAME int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline)
 {
     int r = fx_cond_check_args(c, m, sizeof *m);
     if (r)
@@ -549,13 +637,13 @@ int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline)
     return fx_cond_wait_core(c, m, &fx_cond_mutex_ops, deadline);
 }
 
-int fx_cond_wait_rmutex(fx_cond *c, fx_rmutex *m)
+FX_CANCEL_FRAME int fx_cond_wait_rmutex(fx_cond *c, fx_rmutex *m)
 {
     int r = fx_cond_check_args(c, m, sizeof *m);
     return r ? r : fx_cond_wait_core(c, m, &fx_cond_rmutex_ops, NULL);
 }
 
-int fx_cond_timedwait_rmutex(fx_cond *c, fx_rmutex *m, const struct timespec *deadline)
+FX_CANCEL_FRAME int fx_cond_timedwait_rmutex(fx_cond *c, fx_rmutex *m, const struct timespec *deadline)
 {
     int r = fx_cond_check_args(c, m, sizeof *m);
     if (r)
@@ -581,6 +669,7 @@ int fx_cond_signal(fx_cond *c)
            !__atomic_compare_exchange_n(&c->seq, &s, fx_cond_advance(s), false,
                                         __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         ;
+    FX_FAULT("cond.signal.before_wake");
     fx_futex_wake_raw(&c->seq, 1, FX_BITSET_ANY); /* S3 */
     return 0;
 }
@@ -610,6 +699,7 @@ int fx_cond_broadcast(fx_cond *c)
         } while (ns != s && !__atomic_compare_exchange_n(&c->seq, &s, ns, false,
                                                          __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
         advanced = true;
+        FX_FAULT("cond.broadcast.before_wake");
         /* B3: fails only if seq changed since B2: a new waiter armed it (at
          * most once per counter value), another signal or broadcast advanced
          * it, or W8 cleared b. The sleepers from before the call are then

@@ -12,8 +12,10 @@
  *   writer (add / store)                 waiter (wait for target)
  *   W1 value := new        (seq_cst)     R1 waiters += 1          (seq_cst)
  *   W2 if waiters != 0     (seq_cst)     R2 v := value            (seq_cst)
- *        wake all                        R3 if v == target: done
- *                                        R4 futex_wait(value, v)  kernel re-checks
+ *        wake all                        R3 if v meets the target (==, >= or <=,
+ *                                           by the call): done
+ *                                        R4 futex_wait(value, v)  kernel re-checks;
+ *                                           at most FX_RECHECK_NS, then R2 again
  *                                        R5 waiters -= 1          (relaxed)
  *
  * No lost wake-up (the Dekker pattern): W1, W2, R1 and R2 are seq_cst, so in
@@ -24,15 +26,26 @@
  * someone waits, and then wakes everyone, because each waiter may wait for a
  * different target. The waiter's steps R1, R2 and R5 are the inline helpers
  * of src/internal/counter_wait.h, shared with the asynchronous waiters.
+ *
+ * Invariant: while a waiter sleeps in R4 and the value meets its target, a
+ * writer between W1 and W2 is about to wake it, or a recheck is due within
+ * FX_RECHECK_NS. A writer killed between W1 and W2 wakes nobody; R4 is a
+ * bounded sleep (fx_futex_sleep), so each sleeper re-reads the value at its
+ * recheck and returns if it meets the target. (W2 wakes all, so a woken
+ * waiter that dies before returning to user space costs nobody else.) An
+ * idle waiter costs one wake-up per FX_RECHECK_NS; add, store and a wait
+ * that finds its target are unchanged.
  */
 #include "futexsync/counter.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "internal/annotate_hb.h"
 #include "internal/counter_wait.h"
 #include "internal/deadline.h"
+#include "internal/fault.h"
 #include "internal/futex.h"
 
 void fx_counter_init(fx_counter *c, int32_t value)
@@ -47,8 +60,10 @@ void fx_counter_init(fx_counter *c, int32_t value)
 static void fx_counter_wake_waiters(fx_counter *c)
 {
     /* W2, seq_cst: ordered after W1 in the total order (see the table). */
-    if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) != 0)
+    if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) != 0) {
+        FX_FAULT("counter.before_wake");
         fx_futex_wake_raw(&c->value, INT32_MAX, FX_BITSET_ANY);
+    }
 }
 
 int32_t fx_counter_add(fx_counter *c, int32_t delta)
@@ -86,7 +101,17 @@ void fx_counter_store(fx_counter *c, int32_t value)
     fx_counter_wake_waiters(c);
 }
 
-int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadline)
+/* What a wait waits for: value == target, >= target or <= target. */
+enum fx_counter_until { UNTIL_EQ, UNTIL_GE, UNTIL_LE };
+
+static inline bool fx_counter_met(int32_t v, int32_t target, enum fx_counter_until until)
+{
+    return until == UNTIL_EQ ? v == target : until == UNTIL_GE ? v >= target : v <= target;
+}
+
+/* R1..R5 for any of the three conditions. */
+static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct timespec *deadline,
+                                 enum fx_counter_until until)
 {
     if (fx_bad_slot(c))
         return EINVAL;
@@ -94,7 +119,7 @@ int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadli
     /* Fast path, acquire: the value is the target, and what its writer did
      * before is visible to the caller. No waiter registration, no kernel. */
     int32_t v = __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
-    if (v == target) {
+    if (fx_counter_met(v, target, until)) {
         fx_ann_happens_after(c);
         return 0;
     }
@@ -105,20 +130,21 @@ int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadli
         return EINVAL;
 
     fx_counter_waiter_enter(c); /* R1, seq_cst */
+    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     int r;
     for (;;) {
         v = fx_counter_waiter_look(c); /* R2, seq_cst */
-        if (v == target) {
+        if (fx_counter_met(v, target, until)) {
             r = 0;
             break;
         }
-        r = fx_futex_wait_raw(&c->value, v, deadline, FX_BITSET_ANY); /* R4 */
+        r = fx_futex_sleep(&c->value, v, deadline, &rc); /* R4 */
         if (r == ETIMEDOUT) {
             /* One last look: a change that raced with the timeout counts. */
-            r = fx_counter_waiter_look(c) == target ? 0 : ETIMEDOUT;
+            r = fx_counter_met(fx_counter_waiter_look(c), target, until) ? 0 : ETIMEDOUT;
             break;
         }
-        /* 0 (woken), EAGAIN (changed before we slept), EINTR (signal): the
+        /* Woken, changed before we slept, a signal or a recheck: the
          * deadline is absolute, so simply look again. */
     }
     /* R5, relaxed (see counter_wait.h). The seq_cst load R2 that saw the
@@ -127,4 +153,19 @@ int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadli
     if (r == 0)
         fx_ann_happens_after(c);
     return r;
+}
+
+int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadline)
+{
+    return fx_counter_wait_until(c, target, deadline, UNTIL_EQ);
+}
+
+int fx_counter_wait_ge(fx_counter *c, int32_t target, const struct timespec *deadline)
+{
+    return fx_counter_wait_until(c, target, deadline, UNTIL_GE);
+}
+
+int fx_counter_wait_le(fx_counter *c, int32_t target, const struct timespec *deadline)
+{
+    return fx_counter_wait_until(c, target, deadline, UNTIL_LE);
 }

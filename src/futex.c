@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 
@@ -64,7 +65,7 @@ int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *de
     }
 }
 
-int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
+FX_CANCEL_FRAME int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
                    struct fx_recheck *s)
 {
     struct timespec now;
@@ -77,11 +78,24 @@ int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadl
     }
     bool mine = deadline != NULL && fx_ts_before(deadline, &s->tick);
     int r = fx_futex_wait_raw(word, expected, mine ? deadline : &s->tick, FX_BITSET_ANY);
+    s->woken = r == 0;
     if (r != ETIMEDOUT)
         return 0; /* woken, EAGAIN (the word changed) or EINTR */
     if (mine || fx_deadline_passed(deadline))
         return ETIMEDOUT;
     return 0; /* the recheck is due */
+}
+
+FX_CANCEL_FRAME int fx_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
+                          struct fx_recheck *s)
+{
+    int type;
+    /* Acts at once on a pending cancellation (glibc); otherwise a
+     * pthread_cancel during the sleep interrupts it with SIGCANCEL. */
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
+    int r = fx_futex_sleep(word, expected, deadline, s);
+    pthread_setcanceltype(type, &type);
+    return r;
 }
 
 int fx_futex_wake_raw(int32_t *word, int count, uint32_t bitset)

@@ -16,10 +16,22 @@
  *   1 -> 0                   unlock                   none
  *   2 -> 0                   unlock                   FUTEX_WAKE(1)
  *
+ *   (none: a re-read, then   sleeper, at its recheck  its FUTEX_WAIT ends
+ *    0 -> 2 or 1 -> 2)       every FX_RECHECK_NS      at the recheck time
+ *
  * Invariant (checked by models/mutex.pml): while a thread sleeps (or is about
  * to sleep) in the kernel on the word, the word is CONTENDED, or some thread is
  * responsible for the sleepers: an unlocker about to wake one, or a woken
- * thread that has not yet taken its next step. A thread that has slept
+ * thread that has not yet taken its next step, or a recheck is due within
+ * FX_RECHECK_NS. The last case is what covers a process that dies in the
+ * wake window, on either side: an unlocker killed between 2 -> 0 and its
+ * FUTEX_WAKE, or a sleeper killed after the unlock's FUTEX_WAKE picked it but before it
+ * returned to user space, it consumes the wake and takes no step; the word is
+ * UNLOCKED, later uncontended pairs (0 -> 1 -> 0) make no wake, and only the
+ * sleepers' own bounded sleeps (fx_futex_sleep) end it: the first to recheck
+ * finds UNLOCKED and takes it as CONTENDED, so its unlock wakes the next. An
+ * idle sleeper costs one wake-up per FX_RECHECK_NS; the uncontended paths are
+ * unchanged. A thread that has slept
  * acquires with CONTENDED, not LOCKED, because it cannot know whether it was
  * the last sleeper ("Futexes Are Tricky", mutex3).
  *
@@ -42,6 +54,7 @@
 
 #include "internal/annotate.h"
 #include "internal/deadline.h"
+#include "internal/fault.h"
 #include "internal/futex.h"
 #include "internal/mutex.h"
 #include "internal/spin.h"
@@ -137,6 +150,7 @@ void fx_mutex_abandon_wait(fx_mutex *m)
 int fx_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
 {
     bool checked = false;
+    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     for (;;) {
         int32_t sleep_on;
         int r = fx_mutex_acquire_step(m, &sleep_on);
@@ -148,10 +162,14 @@ int fx_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
                 return EINVAL;
             checked = true;
         }
-        r = fx_futex_wait_raw(&m->state, sleep_on, deadline, FX_BITSET_ANY);
+        /* A bounded sleep (src/internal/futex.h): a wake consumed by a
+         * process that died before returning to user space is made up for at
+         * the next recheck, when the step finds the word UNLOCKED. */
+        r = fx_futex_sleep(&m->state, sleep_on, deadline, &rc);
         if (r == ETIMEDOUT)
             return ETIMEDOUT; /* not woken, and the word stays CONTENDED */
-        /* Woken, EAGAIN or EINTR: step again with the same absolute deadline. */
+        /* Woken, EAGAIN, EINTR or a recheck: step again with the same
+         * absolute deadline. */
     }
 }
 
@@ -227,8 +245,10 @@ __attribute__((noinline, cold)) static int fx_mutex_unlock_slow(fx_mutex *m, int
         /* Release, as in the fast path. On failure v is reloaded. */
         if (__atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
                                         __ATOMIC_RELAXED)) {
-            if (v == CONTENDED)
+            if (v == CONTENDED) {
+                FX_FAULT("mutex.unlock.before_wake");
                 fx_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
+            }
             return 0;
         }
     }

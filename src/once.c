@@ -16,8 +16,10 @@
  *   RUNNING|me[|W] -> DONE (exchange)   initialiser returned    FUTEX_WAKE(all)
  *                                                               if W was set
  *   RUNNING|me[|W] -> 0 (exchange)      initialiser's thread    FUTEX_WAKE(all)
- *                                       exits or is cancelled   if W was set
- *                                       (cleanup handler)
+ *                                       exits, is cancelled or  if W was set
+ *                                       unwound by a C++
+ *                                       exception (cleanup
+ *                                       handler)
  *   RUNNING|t|W -> RUNNING|me|W (CAS)   waiter that found t     none
  *                                       dead, taking over
  *   RUNNING|me[|W] -> RUNNING|me[|W]    a caller whose TID is   none
@@ -91,13 +93,8 @@ static void once_finish(fx_once *o, int32_t to)
         fx_futex_wake_raw(&o->state, INT32_MAX, FX_BITSET_ANY);
 }
 
-/* Cleanup handler: the initialiser's thread exits or is cancelled inside it. */
-static void once_abandon(void *p)
-{
-    once_finish(p, NOT_RUN);
-}
-
 static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg);
+static void once_abandon(void *p);
 
 /* The initialisers this thread is running (nested calls on other flags),
  * for the thread `tid` (a fork child inherits the record of another TID).
@@ -120,6 +117,17 @@ static bool once_inside(const fx_once *o, int32_t me)
         if (once_running.o[i] == o)
             return true;
     return once_running.n > ONCE_NEST;
+}
+
+/* Cleanup handler: the initialiser's thread exits or is cancelled inside it,
+ * or a C++ exception unwinds out of it (the library is built with
+ * -fexceptions). The innermost running initialiser is o: it leaves the
+ * record, and the flag is free for the next caller. */
+static void once_abandon(void *p)
+{
+    if (once_running.n > 0)
+        once_running.n--;
+    once_finish(p, NOT_RUN);
 }
 
 static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg)

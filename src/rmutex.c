@@ -125,14 +125,6 @@
 #include "internal/spin.h"
 #include "internal/tid.h"
 
-/* Builds that announce locks to a race detector: every unlock is checked
- * before it releases (the announcement must precede the release). */
-#if defined(FX_TSAN) || defined(FUTEXSYNC_HELGRIND)
-#define FX_RM_ANNOTATED 1
-#else
-#define FX_RM_ANNOTATED 0
-#endif
-
 /* The owner word, as uint32_t (bit operations on the sign bit). */
 #define WAITERS  0x80000000u
 #define TID_MAX  ((uint32_t)FX_RMUTEX_TID_MAX)
@@ -673,7 +665,10 @@ int fx_rmutex_unlock(fx_rmutex *m)
     if (fx_bad_slot(m))
         return EINVAL;
     uint32_t self = (uint32_t)fx_tid();
-#if !FX_RM_ANNOTATED
+    /* Under a race detector (FX_ANN_ACTIVE) every unlock is checked before
+     * it releases, since the announcement must precede the release: the
+     * slow path does both. */
+    if (!FX_ANN_ACTIVE) {
     /* Fast path: m is this thread's last recorded acquisition (the hint,
      * for this TID), depth 1 and no W. The depth is read before ownership is
      * known; a CAS from exactly our TID then proves, with the record, that we
@@ -695,7 +690,7 @@ int fx_rmutex_unlock(fx_rmutex *m)
             return 0;
         }
     }
-#endif
+    }
     return fx_rm_unlock_slow(m, self);
 }
 

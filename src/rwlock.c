@@ -10,39 +10,59 @@
  *   bits 24..28 set: never written by the library -> EINVAL
  *   bit 29  WP  a writer waits for the lock (spinning or asleep): new
  *               readers stay out
- *   bit 30  RW  readers may sleep on `state` (FUTEX_WAIT on the state word)
- *   bit 31  WW  writers may sleep on `writer_seq`
+ *   bit 30  RW  readers may sleep on `state` (FUTEX_WAIT on the state word);
+ *               keeps the fast path out, not a reader on the slow path
+ *   bit 31  WW  writers may sleep on `writer_seq`; keeps new readers out
  *   "free" means R = 0 and WL clear; the bits WP, RW, WW may remain.
+ *
+ *   writer_seq  advanced by every wake of a writer (before the FUTEX_WAKE)
+ *               and by every waiting writer's renewal of its intent (when
+ *               it sets WP/WW, and at least every FX_RWLOCK_RENEW_NS after)
  *
  *   transition                       by                          system call
  *   R += 1 (fetch_add); kept if no   reader, fast path           none
  *     WL/WP/RW/WW and R < MAXR, else
  *     R -= 1 at once ("undo")                                    see "wake"
- *   R += 1 (CAS), no WL/WP/RW/WW     reader, slow path           none
+ *   R += 1, -RW (CAS), no WL/WP/WW   reader, slow path           FUTEX_WAKE(state)
+ *                                                                 if RW was set
+ *   R += 1 (CAS), no WL/WP/WW        tryrdlock                   none
  *   R -= 1                           read unlock, rdunlock       see "wake"
  *   free -> +WL, -WP (CAS)           writer; +WW if it has slept none
  *   -WL                              write unlock, wrunlock      see "wake"
  *   +WP (not free)                   writer waiting (spinning)   none
- *   -WP                              writer giving up (timeout)  see "wake"
- *   +RW (not free, or WP/RW/WW set)  reader about to sleep       FUTEX_WAIT(state)
+ *   -WP -WW                          writer giving up (timeout,  see "give-up"
+ *                                      bad deadline)
+ *   +RW (WL, WP or WW set)           reader about to sleep       FUTEX_WAIT(state)
  *   +WW +WP (not free)               writer about to sleep       FUTEX_WAIT(seq)
- *   wake: whoever makes the lock free (read unlock, undo, write unlock) or
- *   drops WP on a free lock (give-up) and sees RW or WW runs this loop:
+ *   writer_seq += 1                  writer about to sleep, when none
+ *                                      it set WP/WW or its renewal is due
+ *   -WP -WW -RW (no WL; writer_seq   reader kept out by WP/WW    FUTEX_WAKE(state)
+ *     unchanged FX_RWLOCK_STALE_NS)    alone: the writer is gone   if RW was set
+ *   every FUTEX_WAIT is bounded: the sleeper re-reads the word at least
+ *   every FX_RECHECK_NS (FX_RWLOCK_WATCH_NS for a reader kept out by
+ *   WP/WW alone), absolute times that signals cannot postpone
+ *   wake: whoever makes the lock free (read unlock, undo, write unlock) and
+ *   sees RW or WW runs this loop:
  *     not free any more: stop (the new holder's release will wake)
  *     WW set: -WW, writer_seq += 1, wake one on writer_seq; if nobody woke
  *       and RW is set, go on to the readers
  *     only RW set: -RW, wake all on state
+ *   give-up: if WW was set, writer_seq += 1 and wake one on writer_seq (that
+ *     writer sets WP and WW again, or takes the lock); if nobody woke and
+ *     neither WL, WP nor WW is set: -RW (if set), wake all on state
  *
  * Who waits, and who is responsible for waking them:
  * - WW set means writers may sleep. A writer sets it only while the lock is
  *   not free, so whoever makes it free sees it. The waker clears WW and wakes
  *   one writer; others may still sleep, so a writer that has slept sets WW
  *   again when it acquires, and its own unlock then wakes the next.
- * - RW set means readers may sleep. A reader sets it only while the lock is
- *   not free (its release wakes), or WW is set (as above), or WP is set: the
- *   spinning writer either acquires (its unlock wakes) or gives up and runs
- *   the wake itself. Readers woken while a writer still waits find WP or WW
- *   and sleep again; the writer's unlock wakes them.
+ * - RW set means readers may sleep. A reader sets it only while WL is set
+ *   (the writer's release wakes), or WW is set (as above), or WP is set: the
+ *   spinning writer either acquires (its unlock wakes) or gives up and wakes
+ *   them itself (give-up). Readers woken while a writer still waits find WP
+ *   or WW and sleep again; the writer's unlock wakes them. Every sleeper also
+ *   re-reads the word at its recheck, so these duties bound the latency of
+ *   a wake-up; a duty lost to a death costs at most a recheck period.
  * - A fast-path reader that adds itself and must take it back is, for this
  *   purpose, a holder: if its undo makes the lock free it runs the wake, so
  *   an unlocker that saw R != 0 because of it may leave the wake to it.
@@ -56,11 +76,34 @@
  *   a lock it finds free), so a wake is never lost by a timeout; a writer's
  *   wake that found nobody asleep (the writers timed out) goes on to the
  *   readers.
+ * - A writer that gives up takes WP and WW away, its own or not: a gone
+ *   writer must not keep readers out (a reader inside may be waiting for a
+ *   reader outside). The writers that still wait put them back: a spinning
+ *   one at its next look, a sleeping one (it had set WW) because the give-up
+ *   wakes one of them, which looks and sets WP and WW again before it
+ *   sleeps; if it finds nobody asleep, the readers WP/WW kept out are woken.
  * - WP carries no wake-up duty (nobody sleeps on it), so the writer that
  *   acquires clears it even if other writers wait: each waiting writer sets
  *   it again whenever it finds the lock held (spinning, or before sleeping),
  *   so from a writer's first look at a held lock until it gets in, new
  *   readers can slip in only while it is between a wake and its next look.
+ * - Invariant: WL (taken only by a CAS on a free lock, R = 0) and R are the
+ *   only bits that exclude; WP, WW and RW are preference and wake-duty bits.
+ *   So anyone may clear WP/WW/RW at a cost in fairness or latency, never in
+ *   mutual exclusion, and a sleeper that missed its wake (the waker died
+ *   before its FUTEX_WAKE, or the woken process died before it returned to
+ *   user space and so consumed the wake) or whose wake-duty bit was cleared
+ *   finds what the lock allows at its next recheck: readers come in when no
+ *   writer holds or says it waits (RW alone keeps no slow-path reader out),
+ *   writers take a free lock and set WP/WW again on a held one.
+ * - Writer intent: a writer that dies while it waits leaves WP/WW behind.
+ *   Waiting writers renew their intent on writer_seq (every recheck), and a
+ *   reader kept out only by WP/WW that sees writer_seq unchanged for
+ *   FX_RWLOCK_STALE_NS (more than two renewal periods) takes WP, WW and RW
+ *   away and wakes the sleeping readers: readers get in within about a
+ *   second of such a death. Live writers keep the writer preference: they
+ *   renew long before a reader takes them for dead, and one that was only
+ *   kept from running sets WP/WW again (and renews) at its next look.
  * (models/rwlock.pml checks mutual exclusion and no lost wake-up on this
  * table, with timeouts and signals, and that a writer always gets in under a
  * stream of readers.)
@@ -90,6 +133,7 @@
 
 #include "internal/annotate.h"
 #include "internal/deadline.h"
+#include "internal/fault.h"
 #include "internal/futex.h"
 #include "internal/spin.h"
 
@@ -97,15 +141,23 @@
 #define FX_RWLOCK_SPIN 100
 #endif
 
-/* Race-detector builds announce every release to the detector before making
- * it, so the mode-specific unlocks must check the mode before, too (with a
- * load the fast builds skip): a wrong call then reports EPERM without being
- * announced as an unlock. */
-#if defined(FX_TSAN) || defined(FUTEXSYNC_HELGRIND)
-#define FX_RWLOCK_CHECK_FIRST 1
-#else
-#define FX_RWLOCK_CHECK_FIRST 0
-#endif
+/* Dead waiting writers (see "Writer intent" above). A waiting writer renews
+ * its intent at every recheck (FX_RECHECK_NS apart; the renewal is due after
+ * half of that, so a recheck that comes a little early still renews). A
+ * reader kept out by WP/WW alone looks every FX_RWLOCK_WATCH_NS and clears
+ * them when writer_seq has not moved for FX_RWLOCK_STALE_NS: more than two
+ * recheck periods, so that a live writer is taken for dead only when it has
+ * not run for a while. Readers get in at most about STALE + 2 * WATCH after
+ * the writer's death. */
+#define FX_RWLOCK_RENEW_NS (FX_RECHECK_NS / 2)
+#define FX_RWLOCK_WATCH_NS (100 * 1000000LL)
+#define FX_RWLOCK_STALE_NS (600 * 1000000LL)
+
+/* Under a race detector every release is announced before it is made, so
+ * the mode-specific unlocks check the mode first, too (a load the fast path
+ * skips otherwise): a wrong call then reports EPERM without being announced
+ * as an unlock. */
+#define FX_RWLOCK_CHECK_FIRST FX_ANN_ACTIVE
 
 #define READERS 0x007fffffu
 #define MAXR    0x00400000u /* FX_RWLOCK_MAX_READERS; R above it: undo room */
@@ -197,21 +249,60 @@ static inline void reader_release(fx_rwlock *l)
         wake_waiters(l, s);
 }
 
+/* A reader kept out only by WP/WW (no WL) watches writer_seq: a waiting
+ * writer advances it at least every FX_RWLOCK_RENEW_NS (and every wake of a
+ * writer advances it), so a value that has not moved for FX_RWLOCK_STALE_NS
+ * means that no writer waits any more (it died waiting). */
+struct stale_watch {
+    bool on;              /* a value is being watched */
+    int32_t seq;          /* the writer_seq seen */
+    struct timespec since; /* when it was first seen */
+};
+
+/* True when the writer intent in the reader's view has not been renewed for
+ * FX_RWLOCK_STALE_NS; otherwise notes what it sees. */
+static bool intent_is_stale(fx_rwlock *l, struct stale_watch *w)
+{
+    fx_ann_own_words(&l->writer_seq, sizeof l->writer_seq);
+    /* Relaxed: only a sign of life; nothing is read on its strength. */
+    int32_t seq = __atomic_load_n(&l->writer_seq, __ATOMIC_RELAXED);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!w->on || seq != w->seq) {
+        w->on = true;
+        w->seq = seq;
+        w->since = now;
+        return false;
+    }
+    struct timespec limit = fx_ts_add_ns(w->since, FX_RWLOCK_STALE_NS);
+    return !fx_ts_before(&now, &limit);
+}
+
 __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                                                        const struct timespec *deadline)
 {
     uint32_t s = load_state(l);
+    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct stale_watch watch = {false, 0, {0, 0}};
     bool checked = false;
     int spins = 0;
     for (;;) {
         if (s & BAD)
             return EINVAL;
-        if (!(s & (WL | WP | RW | WW))) {
+        if (!(s & (WL | WP | WW))) {
+            /* RW alone keeps no reader out: it is left by readers asleep
+             * behind a writer that is gone (it gave up, or died after a
+             * wake picked it), or a release is about to clear it. */
             if ((s & READERS) >= MAXR)
                 return EAGAIN;
-            /* Acquire: the reader sees what the last writer wrote. */
-            if (cas_state(l, &s, s + 1, __ATOMIC_ACQUIRE))
+            /* Acquire: the reader sees what the last writer wrote. RW goes
+             * with our entry, and we wake the readers it stands for: nothing
+             * keeps them out either (and the fast path opens again). */
+            if (cas_state(l, &s, (s + 1) & ~RW, __ATOMIC_ACQUIRE)) {
+                if (s & RW)
+                    fx_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
                 return 0;
+            }
             continue;
         }
         if (spins < FX_RWLOCK_SPIN) {
@@ -226,6 +317,27 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                 return EINVAL;
             checked = true;
         }
+        if (s & WL) {
+            watch.on = false; /* a holder, not an intent: its release wakes */
+            rc.period_ns = FX_RECHECK_NS;
+        } else {
+            rc.period_ns = FX_RWLOCK_WATCH_NS;
+            if (intent_is_stale(l, &watch)) {
+                /* No waiting writer renewed WP/WW for the stale time: take
+                 * them away (and RW, waking the readers it stands for). A
+                 * live writer that was only slow sets them again at its next
+                 * look; it loses its turn, never mutual exclusion (WL is
+                 * what excludes, and it is taken by CAS on a free lock).
+                 * Relaxed: clears bits, publishes no data. */
+                if (cas_state(l, &s, s & ~(WP | WW | RW), __ATOMIC_RELAXED)) {
+                    if (s & RW)
+                        fx_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
+                    s &= ~(WP | WW | RW);
+                    watch.on = false;
+                }
+                continue;
+            }
+        }
         if (!(s & RW)) {
             /* Relaxed: the bit only makes the releaser wake us; the state
              * is re-read after the sleep. On failure s is reloaded. */
@@ -233,13 +345,19 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                 continue;
             s |= RW;
         }
-        int r = fx_futex_wait_raw(&l->state, (int32_t)s, deadline, FX_BITSET_ANY);
+        /* A bounded sleep: a wake consumed by a reader that died before it
+         * returned (or a writer's, see wake_waiters) is made up for by the
+         * recheck. */
+        int r = fx_futex_sleep(&l->state, (int32_t)s, deadline, &rc);
         if (r == ETIMEDOUT)
             return ETIMEDOUT; /* not woken: no wake is lost by leaving */
-        /* Woken, EAGAIN (the state changed before we slept), EINTR: look
-         * again with the same absolute deadline, spinning first. */
-        spins = 0;
+        FX_FAULT("rwlock.rdlock.slept");
+        /* Woken, the state changed, a signal, or a recheck: look again with
+         * the same absolute deadline, spinning first only if the state
+         * moved (a recheck that finds nothing new costs no spin). */
+        uint32_t slept_on = s;
         s = load_state(l);
+        spins = s == slept_on ? FX_RWLOCK_SPIN : 0;
     }
 }
 
@@ -254,14 +372,36 @@ static inline int rdlock_common(fx_rwlock *l, const struct timespec *deadline)
     return rdlock_slow(l, deadline);
 }
 
-/* A writer that gives up: takes back its WP (spinning writers set it again)
- * and, if the lock is free, wakes the readers that WP kept out. */
+/* Wakes the readers sleeping on `state` if RW is set and no writer holds the
+ * lock or says it waits: they may enter now. s: the state the caller left. */
+static void wake_readers_if_open(fx_rwlock *l, uint32_t s)
+{
+    while ((s & RW) && !(s & (WL | WP | WW | BAD))) {
+        /* Relaxed: clearing the bit publishes no data; the readers re-read
+         * the state. On failure s is reloaded. */
+        if (cas_state(l, &s, s & ~RW, __ATOMIC_RELAXED)) {
+            fx_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
+            return;
+        }
+    }
+}
+
+/* A writer that gives up (timeout, bad deadline): takes back WP and WW, the
+ * bits that keep new readers out, whoever set them, so that no reader waits
+ * for a writer that is gone. Writers that still wait are not forgotten: a
+ * spinning one sets WP again at its next look; a sleeping one had set WW,
+ * and it is woken here (writer_seq advances) and sets WP and WW again when
+ * it finds the lock held. Only if no writer was asleep are the readers that
+ * WP/WW kept out woken, when nobody holds the lock for writing. */
 static void writer_give_up(fx_rwlock *l)
 {
-    /* Relaxed: publishes no data; the wake below reads the result. */
-    uint32_t s = (uint32_t)__atomic_and_fetch(&l->state, (int32_t)~WP, __ATOMIC_RELAXED);
-    if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
-        wake_waiters(l, s);
+    /* Relaxed: publishes no data; the wakes below read the result. */
+    uint32_t old = (uint32_t)__atomic_fetch_and(&l->state, (int32_t)~(WP | WW),
+                                                __ATOMIC_RELAXED);
+    uint32_t s = old & ~(WP | WW);
+    if ((old & WW) && wake_writer(l) > 0)
+        return; /* that writer sets WP and WW again, or takes the lock */
+    wake_readers_if_open(l, s);
 }
 
 __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
@@ -269,6 +409,8 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
 {
     uint32_t s = load_state(l);
     uint32_t slept = 0; /* WW once this writer has slept: others may sleep too */
+    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct timespec renew_at = {0, -1}; /* next renewal of WP/WW; none yet */
     bool checked = false;
     int spins = 0;
     for (;;) {
@@ -299,6 +441,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
             }
             checked = true;
         }
+        bool renew = renew_at.tv_nsec < 0;
         if ((s & (WP | WW)) != (WP | WW)) {
             /* Relaxed, as for RW in rdlock_slow. WP again too: the writer
              * whose acquisition cleared it did not know about us, and a
@@ -306,23 +449,41 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
              * out until we are in. */
             if (!cas_state(l, &s, s | WP | WW, __ATOMIC_RELAXED))
                 continue;
+            renew = true; /* the bits are (again) ours: say so at once */
         }
         slept = WW;
         fx_ann_own_words(&l->writer_seq, sizeof l->writer_seq);
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (renew || !fx_ts_before(&now, &renew_at)) {
+            /* The renewal readers watch (intent_is_stale). Relaxed: a sign
+             * of life only; as an RMW it continues the release sequence of
+             * a waker's increment, so the acquire load below still pairs
+             * with that waker. */
+            __atomic_fetch_add(&l->writer_seq, 1, __ATOMIC_RELAXED);
+            renew_at = fx_ts_add_ns(now, FX_RWLOCK_RENEW_NS);
+        }
         /* Acquire: pairs with wake_writer's release, so that if we see its
          * new sequence number we also see the WW it cleared (below). */
         int32_t seq = __atomic_load_n(&l->writer_seq, __ATOMIC_ACQUIRE);
         s = load_state(l);
         if ((s & HELD) == 0 || !(s & WW))
             continue; /* freed, or a waker took our WW: do not sleep */
-        int r = fx_futex_wait_raw(&l->writer_seq, seq, deadline, FX_BITSET_ANY);
+        /* A bounded sleep: if the one writer a release woke dies before it
+         * returns to user space, the others still look again at their next
+         * recheck (and renew WP/WW for the readers that watch them). */
+        int r = fx_futex_sleep(&l->writer_seq, seq, deadline, &rc);
         if (r == ETIMEDOUT) {
-            /* WW stays set on a held lock: its release wakes the others. */
             writer_give_up(l);
             return ETIMEDOUT;
         }
-        spins = 0;
+        FX_FAULT("rwlock.wrlock.slept");
+        /* Spin again first only if something moved (as for readers). */
+        uint32_t slept_on = s;
         s = load_state(l);
+        spins = s == slept_on && __atomic_load_n(&l->writer_seq, __ATOMIC_RELAXED) == seq
+                    ? FX_RWLOCK_SPIN
+                    : 0;
     }
 }
 
@@ -358,8 +519,12 @@ int fx_rwlock_tryrdlock(fx_rwlock *l)
             r = EINVAL;
             break;
         }
-        if (!read_lockable(s)) {
-            r = (s & ~READERS) == 0 ? EAGAIN : EBUSY; /* full, or a writer */
+        if (s & (WL | WP | WW)) {
+            r = EBUSY; /* a writer holds or waits (RW alone is no writer) */
+            break;
+        }
+        if ((s & READERS) >= MAXR) {
+            r = EAGAIN;
             break;
         }
         /* Acquire on success; a failure only reloads s (another reader). */

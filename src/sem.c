@@ -9,7 +9,8 @@
  *                             about to take their increment back
  *            negative         never written by the library -> EINVAL
  *   waiters  0 .. threads     threads registered in the slow path of a wait
- *            negative         never written by the library -> EINVAL
+ *            negative         never written by the library -> EINVAL from
+ *                             every operation but fx_sem_value, token or not
  *   (MAX = FX_SEM_VALUE_MAX = 2^30 - 1: the room above it absorbs any number
  *   of concurrent posts at the maximum without reaching the sign bit.)
  *
@@ -20,10 +21,13 @@
  *   T  value v -> v-1 (CAS, only if v > 0)    trywait, wait      none
  *   W1 waiters += 1                           wait, slow path    none
  *   W2 v := value; v > 0: T, then W5          wait
- *   W3 sleep while value == 0                 wait               FUTEX_WAIT(0)
- *   W4 woken, EAGAIN, EINTR: back to W2;      wait
- *      ETIMEDOUT: one last T, then W5
+ *   W3 sleep while value == 0, at most        wait               FUTEX_WAIT(0)
+ *      until the next recheck (FX_RECHECK_NS)
+ *   W4 woken, EAGAIN, EINTR, recheck: back    wait
+ *      to W2; ETIMEDOUT: one last T, then W5
  *   W5 waiters -= 1                           wait               none
+ *   C  cancelled in W3: W5, then wake one     wait's cleanup     FUTEX_WAKE(1)
+ *      if a token is there and waiters != 0   handler
  *
  * A post at the maximum adds a token for an instant and takes one back: a
  * waiter may take the passing token meanwhile, which is the same as taking
@@ -45,6 +49,17 @@
  * means every registered waiter is between W1 and W3 and sees the token at W2
  * or W3. (models/sem.pml checks this with three waiters and timeouts.)
  *
+ * Invariant: while a waiter sleeps in W3 and a token is there, some thread is
+ * responsible for taking it or waking a sleeper (a poster between P1 and P2,
+ * a woken waiter before its W2), or a recheck of every sleeper is due within
+ * FX_RECHECK_NS. In shared memory the first two can die: a poster killed
+ * between P1 and P2 leaves a token and no wake, and a waiter killed after
+ * P2's wake picked it but before it returned to user space consumes the wake
+ * and leaves the token. The bounded sleep of W3 (fx_futex_sleep) makes every
+ * sleeper go back to W2 at its recheck, find the token and take it. An idle
+ * sleeper costs one wake-up per FX_RECHECK_NS; trywait, post and a wait that
+ * finds a token are unchanged.
+ *
  * Spin policy (adaptive, per thread: struct fx_spin of src/internal/spin.h):
  * before registering, a waiter spins watching for a token, so a post arriving
  * within a few hundred nanoseconds costs neither side a system call. Each
@@ -56,11 +71,13 @@
 #include "futexsync/sem.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "internal/annotate_hb.h"
 #include "internal/deadline.h"
+#include "internal/fault.h"
 #include "internal/futex.h"
 #include "internal/spin.h"
 
@@ -84,6 +101,17 @@ int fx_sem_init(fx_sem *s, int32_t value)
     return 0;
 }
 
+/* 1 when the waiters slot holds a value the library never writes (negative).
+ * Every operation but fx_sem_value checks it first, so a bad slot gives
+ * EINVAL whether or not a token is there. Relaxed: a plausibility check of
+ * the slot, not synchronization; the load touches the value's cache line, so
+ * the uncontended paths pay no miss for it. (A count W1 wraps, from
+ * INT32_MAX, only makes posts wake while it is negative: W5 restores it.) */
+static inline bool fx_sem_waiters_bad(const fx_sem *s)
+{
+    return __atomic_load_n(&s->waiters, __ATOMIC_RELAXED) < 0;
+}
+
 /* T: takes a token if there is one. Returns 0, EAGAIN (value 0) or EINVAL. */
 static inline int fx_sem_take(fx_sem *s)
 {
@@ -102,7 +130,7 @@ static inline int fx_sem_take(fx_sem *s)
 
 int fx_sem_post(fx_sem *s)
 {
-    if (fx_bad_slot(s))
+    if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
     fx_ann_happens_before(s);
@@ -117,15 +145,66 @@ int fx_sem_post(fx_sem *s)
     }
     /* P2, seq_cst: ordered after P1 in the total order. A garbage negative
      * count only costs a wake nobody needed. */
-    if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0)
+    if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0) {
+        FX_FAULT("sem.post.before_wake");
         fx_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
+    }
     return 0;
 }
 
-/* The slow path of wait and timedwait: spin, then W1..W5. */
-__attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
-                                                            const struct timespec *deadline)
+/* Cancellation (fx_sem_wait and fx_sem_timedwait are cancellation points,
+ * as sem_wait): the cleanup handler of a waiter cancelled in W3, after W1.
+ * W5; then, since a post's wake may have picked this thread just before the
+ * cancellation acted, a token still there is passed on to another counted
+ * waiter (a wake it may not need costs one system call). Seq_cst: the count
+ * and the value are read after our decrement, in the order of P1/P2. */
+static void fx_sem_cancelled(void *arg)
 {
+    fx_sem *s = arg;
+    __atomic_fetch_sub(&s->waiters, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&s->value, __ATOMIC_SEQ_CST) > 0 &&
+        __atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0)
+        fx_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
+}
+
+/* W2..W4 after W1: 0 (a token taken), ETIMEDOUT or EINVAL. */
+FX_CANCEL_FRAME static int fx_sem_sleep(fx_sem *s, const struct timespec *deadline)
+{
+    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    for (;;) {
+        int32_t v = __atomic_load_n(&s->value, __ATOMIC_SEQ_CST); /* W2 */
+        if (v < 0)
+            return EINVAL;
+        if (v > 0) {
+            /* T, acquire on success as in fx_sem_take; a failed CAS means
+             * another thread changed the value: look again. */
+            if (__atomic_compare_exchange_n(&s->value, &v, v - 1, true, __ATOMIC_ACQUIRE,
+                                            __ATOMIC_RELAXED))
+                return 0;
+            continue;
+        }
+        /* W3, a cancellation point (see fx_sem_cancelled). */
+        int r = fx_futex_sleep_cancel(&s->value, 0, deadline, &rc);
+        if (r == ETIMEDOUT) {
+            /* Not woken (a wake makes the futex return 0). A token posted
+             * as the deadline passed still counts: POSIX lets a wait that
+             * can succeed succeed. */
+            r = fx_sem_take(s);
+            return r == EAGAIN ? ETIMEDOUT : r;
+        }
+        /* W4: woken, a token arrived before we slept, a signal, or the
+         * recheck is due: look again with the same absolute deadline. */
+    }
+}
+
+/* The slow path of wait and timedwait: spin, then W1..W5. */
+__attribute__((noinline, cold)) FX_CANCEL_FRAME static int
+fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
+{
+    /* A cancellation point when the wait would block (sem.h): a pending
+     * cancellation acts here, before anything changes. Not on the path that
+     * finds a token, whose cost it would raise by half. */
+    pthread_testcancel();
     int budget = fx_spin_start(&fx_sem_spin, FX_SEM_PROBE);
     for (int i = 0; i < budget; i++) {
         /* Relaxed: a hint for when to try T, which synchronizes. */
@@ -139,8 +218,7 @@ __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
         fx_cpu_relax();
     }
     fx_spin_lost(&fx_sem_spin, 0);
-    /* Relaxed: only a plausibility check of the slot. */
-    if (__atomic_load_n(&s->waiters, __ATOMIC_RELAXED) < 0)
+    if (fx_sem_waiters_bad(s))
         return EINVAL;
     /* tv_nsec is checked only now that we would block (POSIX). */
     if (fx_deadline_check(deadline))
@@ -148,44 +226,18 @@ __attribute__((noinline, cold)) static int fx_sem_wait_slow(fx_sem *s,
 
     __atomic_fetch_add(&s->waiters, 1, __ATOMIC_SEQ_CST); /* W1 */
     int r;
-    for (;;) {
-        int32_t v = __atomic_load_n(&s->value, __ATOMIC_SEQ_CST); /* W2 */
-        if (v < 0) {
-            r = EINVAL;
-            break;
-        }
-        if (v > 0) {
-            /* T, acquire on success as in fx_sem_take; a failed CAS means
-             * another thread changed the value: look again. */
-            if (__atomic_compare_exchange_n(&s->value, &v, v - 1, true, __ATOMIC_ACQUIRE,
-                                            __ATOMIC_RELAXED)) {
-                r = 0;
-                break;
-            }
-            continue;
-        }
-        r = fx_futex_wait_raw(&s->value, 0, deadline, FX_BITSET_ANY); /* W3 */
-        if (r == ETIMEDOUT) {
-            /* Not woken (a wake makes the futex return 0). A token posted
-             * as the deadline passed still counts: POSIX lets a wait that
-             * can succeed succeed. */
-            r = fx_sem_take(s);
-            if (r == EAGAIN)
-                r = ETIMEDOUT;
-            break;
-        }
-        /* W4: 0 (woken), EAGAIN (a token arrived before we slept), EINTR
-         * (a signal): look again with the same absolute deadline. */
-    }
+    pthread_cleanup_push(fx_sem_cancelled, s);
+    r = fx_sem_sleep(s, deadline);
+    pthread_cleanup_pop(0);
     /* W5, relaxed: the count only tells posters whether to call the kernel;
      * a poster that still sees us costs one wake nobody needs. */
     __atomic_fetch_sub(&s->waiters, 1, __ATOMIC_RELAXED);
     return r;
 }
 
-int fx_sem_wait(fx_sem *s)
+FX_CANCEL_FRAME int fx_sem_wait(fx_sem *s)
 {
-    if (fx_bad_slot(s))
+    if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
     int r = fx_sem_take(s);
@@ -196,9 +248,9 @@ int fx_sem_wait(fx_sem *s)
     return r;
 }
 
-int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
+FX_CANCEL_FRAME int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
 {
-    if (fx_bad_slot(s))
+    if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
     int r = fx_sem_take(s);
@@ -211,7 +263,7 @@ int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
 
 int fx_sem_trywait(fx_sem *s)
 {
-    if (fx_bad_slot(s))
+    if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
     int r = fx_sem_take(s);

@@ -48,7 +48,9 @@ static inline uint32_t fxspec_rw_wake(uint32_t s, uint32_t *seq)
     return s & ~FXSPEC_RW_RW;
 }
 
-/* A read lock (rdlock, timedrdlock): returns the result; *s, *seq after. */
+/* A read lock (rdlock, timedrdlock): returns the result; *s, *seq after.
+ * RW alone keeps no slow-path reader out (it clears RW as it enters and
+ * wakes the readers); WL, WP and WW do. */
 static inline int fxspec_rw_rdlock(uint32_t *s, uint32_t *seq, int dl)
 {
     uint32_t v = *s;
@@ -61,22 +63,46 @@ static inline int fxspec_rw_rdlock(uint32_t *s, uint32_t *seq, int dl)
     /* The fast path's undo: a reader that leaves the lock free wakes. */
     v = fxspec_rw_wake(v, seq);
     *s = v;
-    if (!(v & (FXSPEC_RW_WL | FXSPEC_RW_WP | FXSPEC_RW_RW | FXSPEC_RW_WW))) {
+    if (!(v & (FXSPEC_RW_WL | FXSPEC_RW_WP | FXSPEC_RW_WW))) {
         if ((v & FXSPEC_RW_R) >= FXSPEC_RW_MAXR)
             return EAGAIN;
-        *s = v + 1;
+        *s = (v + 1) & ~FXSPEC_RW_RW; /* a reader that enters clears RW */
         return 0;
     }
     if (dl == FXSPEC_DL_BAD)
         return EINVAL;
+    if (dl == FXSPEC_DL_NONE && !(v & FXSPEC_RW_WL)) {
+        /* Kept out by WP/WW alone and nobody renews them (writer_seq does
+         * not move): after FX_RWLOCK_STALE_NS the reader clears them and RW,
+         * and comes in. */
+        v &= ~(FXSPEC_RW_WP | FXSPEC_RW_WW | FXSPEC_RW_RW);
+        if ((v & FXSPEC_RW_R) >= FXSPEC_RW_MAXR) {
+            *s = v;
+            return EAGAIN;
+        }
+        *s = v + 1;
+        return 0;
+    }
     *s = v | FXSPEC_RW_RW; /* a reader about to sleep */
-    return ETIMEDOUT;      /* (blocks for ever with DL_NONE) */
+    return ETIMEDOUT;      /* (blocks for ever with DL_NONE: WL is held) */
+}
+
+/* A writer that gives up (timeout, bad deadline) with state `old`: WP and
+ * WW go; if WW was set, writer_seq advances for a wake (nobody sleeps in the
+ * table) and, with no WL left, RW goes too (the readers are woken). */
+static inline uint32_t fxspec_rw_give_up(uint32_t old, uint32_t *seq)
+{
+    uint32_t v = old & ~(FXSPEC_RW_WP | FXSPEC_RW_WW);
+    if (old & FXSPEC_RW_WW)
+        *seq += 1;
+    if (!(v & FXSPEC_RW_WL))
+        v &= ~FXSPEC_RW_RW;
+    return v;
 }
 
 /* A write lock (wrlock, timedwrlock). */
 static inline int fxspec_rw_wrlock(uint32_t *s, uint32_t *seq, int dl)
 {
-    (void)seq;
     uint32_t v = *s;
     if (v & FXSPEC_RW_BAD)
         return EINVAL;
@@ -84,14 +110,16 @@ static inline int fxspec_rw_wrlock(uint32_t *s, uint32_t *seq, int dl)
         *s = (v & ~FXSPEC_RW_WP) | FXSPEC_RW_WL;
         return 0;
     }
-    /* Held: the writer sets WP while it spins and takes it back when it
-     * gives up; before sleeping it also sets WW, which stays. */
+    /* Held: the writer sets WP while it spins; on a bad deadline it gives
+     * up; otherwise it sets WP and WW, renews (writer_seq += 1), sleeps and,
+     * past its deadline, gives up. */
     if (dl == FXSPEC_DL_BAD) {
-        *s = v & ~FXSPEC_RW_WP;
+        *s = fxspec_rw_give_up(v | FXSPEC_RW_WP, seq);
         return EINVAL;
     }
-    *s = (v | FXSPEC_RW_WW) & ~FXSPEC_RW_WP;
-    return ETIMEDOUT;
+    *seq += 1;
+    *s = fxspec_rw_give_up(v | FXSPEC_RW_WP | FXSPEC_RW_WW, seq);
+    return ETIMEDOUT; /* (blocks for ever with DL_NONE) */
 }
 
 static inline int fxspec_rw_tryrdlock(uint32_t *s)
@@ -99,11 +127,12 @@ static inline int fxspec_rw_tryrdlock(uint32_t *s)
     uint32_t v = *s;
     if (v & FXSPEC_RW_BAD)
         return EINVAL;
-    if ((v & ~FXSPEC_RW_R) == 0 && v < FXSPEC_RW_MAXR) {
-        *s = v + 1;
-        return 0;
-    }
-    return (v & ~FXSPEC_RW_R) == 0 ? EAGAIN : EBUSY;
+    if (v & (FXSPEC_RW_WL | FXSPEC_RW_WP | FXSPEC_RW_WW))
+        return EBUSY;
+    if ((v & FXSPEC_RW_R) >= FXSPEC_RW_MAXR)
+        return EAGAIN;
+    *s = v + 1;
+    return 0;
 }
 
 static inline int fxspec_rw_trywrlock(uint32_t *s)

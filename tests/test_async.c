@@ -2229,7 +2229,7 @@ static void test_seccomp_enosys_on_io_uring_falls_back_to_thread(void **state)
  *
  * The word is released without a wake, as when the releaser (or the process
  * its wake picked) was killed in the wake window: the waiter re-reads its word
- * at its next recheck (FX_RECHECK_NS, 250 ms) and finishes. */
+ * at its next recheck (FX_ASYNC_RECHECK_NS, 500 ms) and finishes. */
 
 /* Returns once a thread of this process sleeps in the futex system call on
  * addr (its /proc/self/task/<tid>/syscall reads "202 0x<addr> ..."): the
@@ -2289,6 +2289,87 @@ static void test_counter_wait_whose_wake_was_lost_rereads_the_word(void **state)
     /* The writer stored the target and was killed before its wake. */
     __atomic_store_n(&c->value, 1, __ATOMIC_SEQ_CST);
     assert_int_equal(complete_within(w, 5000), 0);
+    assert_int_equal(c->waiters, 0);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+/* An idle wait's rechecks (FX_ASYNC_RECHECK_NS, 500 ms, src/async/async.h)
+ * find the word unchanged: the helper thread sleeps again without making the
+ * fd readable; io_uring makes it readable (its timer completes on the ring)
+ * and complete re-arms, EINPROGRESS. IDLE_MS spans at least two of them. */
+#define IDLE_MS 1300
+
+/* Polls and completes for IDLE_MS: each completion must say EINPROGRESS.
+ * Returns how many readinesses there were. */
+static int idle_readinesses(fx_async *w)
+{
+    int n = 0;
+    int64_t limit = fxt_now_ns() + IDLE_MS * MS;
+    for (;;) {
+        int64_t left = (limit - fxt_now_ns()) / MS;
+        if (left <= 0 || !wait_readable(fx_async_fd(w), (int)left))
+            return n;
+        assert_int_equal(fx_async_complete(w), EINPROGRESS);
+        n++;
+    }
+}
+
+static void test_idle_mutex_wait_rechecks_without_a_result(void **state)
+{
+    fx_async *w = new_waiter(state);
+    fx_mutex *m = arena_mutex();
+    assert_int_equal(fx_mutex_lock(m), 0);
+    assert_int_equal(fx_async_mutex_lock(w, m, NULL), EINPROGRESS);
+    int n = idle_readinesses(w);
+    if (backend_of(state) == FX_ASYNC_THREAD)
+        assert_int_equal(n, 0); /* the helper keeps its rechecks to itself */
+    assert_int_equal(fx_mutex_unlock(m), 0);
+    assert_int_equal(complete_within(w, 5000), 0);
+    assert_int_equal(fx_mutex_unlock(m), 0);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+static void test_idle_counter_wait_rechecks_without_a_result(void **state)
+{
+    fx_async *w = new_waiter(state);
+    fx_counter *c = fxt_arena(sizeof *c);
+    assert_int_equal(fx_async_counter_wait(w, c, 1, NULL), EINPROGRESS);
+    int n = idle_readinesses(w);
+    if (backend_of(state) == FX_ASYNC_THREAD)
+        assert_int_equal(n, 0);
+    assert_int_equal(c->waiters, 1); /* still counted: writers wake it */
+    assert_int_equal(fx_counter_add(c, 1), 1);
+    assert_int_equal(complete_within(w, 5000), 0);
+    assert_int_equal(c->waiters, 0);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+/* The deadline comes after several rechecks the back end repeated itself:
+ * the wait still ends with ETIMEDOUT, not before the deadline. */
+static void test_mutex_deadline_after_idle_rechecks_expires_with_etimedout(void **state)
+{
+    fx_async *w = new_waiter(state);
+    fx_mutex *m = arena_mutex();
+    assert_int_equal(fx_mutex_lock(m), 0);
+    int64_t t0 = fxt_now_ns();
+    struct timespec dl = fx_deadline_in(IDLE_MS * MS);
+    assert_int_equal(fx_async_mutex_lock(w, m, &dl), EINPROGRESS);
+    assert_int_equal(complete_within(w, IDLE_MS + 10000), ETIMEDOUT);
+    assert_true(fxt_now_ns() - t0 >= IDLE_MS * MS);
+    assert_int_equal(m->state, FX_MUTEX_CONTENDED); /* its unlock wakes */
+    assert_int_equal(fx_mutex_unlock(m), 0);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
+static void test_counter_deadline_after_idle_rechecks_expires_with_etimedout(void **state)
+{
+    fx_async *w = new_waiter(state);
+    fx_counter *c = fxt_arena(sizeof *c);
+    int64_t t0 = fxt_now_ns();
+    struct timespec dl = fx_deadline_in(IDLE_MS * MS);
+    assert_int_equal(fx_async_counter_wait(w, c, 1, &dl), EINPROGRESS);
+    assert_int_equal(complete_within(w, IDLE_MS + 10000), ETIMEDOUT);
+    assert_true(fxt_now_ns() - t0 >= IDLE_MS * MS);
     assert_int_equal(c->waiters, 0);
     assert_int_equal(fx_async_destroy(w), 0);
 }
@@ -2530,6 +2611,10 @@ static void test_counter_wait_racing_its_deadline_never_loses_readiness(void **s
         cmocka_unit_test_prestate(test_cancel_of_the_parents_idle_waiter_in_a_forked_child_is_eperm, be), \
         cmocka_unit_test_prestate(test_mutex_wait_whose_wake_was_lost_rereads_the_word, be), \
         cmocka_unit_test_prestate(test_counter_wait_whose_wake_was_lost_rereads_the_word, be), \
+        cmocka_unit_test_prestate(test_idle_mutex_wait_rechecks_without_a_result, be), \
+        cmocka_unit_test_prestate(test_idle_counter_wait_rechecks_without_a_result, be), \
+        cmocka_unit_test_prestate(test_mutex_deadline_after_idle_rechecks_expires_with_etimedout, be), \
+        cmocka_unit_test_prestate(test_counter_deadline_after_idle_rechecks_expires_with_etimedout, be), \
         cmocka_unit_test_prestate(test_futex_wait_racing_its_deadline_never_loses_readiness, be), \
         cmocka_unit_test_prestate(test_mutex_wait_racing_its_deadline_never_loses_readiness_or_a_wake, be), \
         cmocka_unit_test_prestate(test_rmutex_wait_racing_its_deadline_never_loses_readiness, be), \

@@ -462,8 +462,13 @@ static const char *ck_sem_post_value(int32_t v, int r, const struct object *a)
                                                               : "post at the maximum not EOVERFLOW/unchanged";
     return r == 0 && slots_are(a, v + 1, 0, 0, 0, 0) ? NULL : "post did not add one token";
 }
+/* A negative waiters slot is never written: every operation that reads it
+ * gives EINVAL and changes nothing (issue 11, class 9). */
 static const char *ck_sem_post_waiters(int32_t v, int r, const struct object *a)
 {
+    if (v < 0)
+        return r == EINVAL && slots_are(a, 0, v, 0, 0, 0) ? NULL
+                                                           : "post accepted a negative waiters slot";
     return r == 0 && slots_are(a, 1, v, 0, 0, 0) ? NULL
                                                   : "post did not add a token, or touched waiters";
 }
@@ -483,6 +488,9 @@ static const char *ck_sem_trywait_value(int32_t v, int r, const struct object *a
 }
 static const char *ck_sem_trywait_waiters(int32_t v, int r, const struct object *a)
 {
+    if (v < 0)
+        return r == EINVAL && slots_are(a, 0, v, 0, 0, 0) ? NULL
+                                                           : "trywait accepted a negative waiters slot";
     return r == EAGAIN && slots_are(a, 0, v, 0, 0, 0) ? NULL
                                                        : "trywait on 0 not EAGAIN, or touched waiters";
 }
@@ -545,6 +553,14 @@ static const char *ck_sem_timed_waiters(int32_t v, int r, const struct object *a
                                                            : "a negative waiters slot did not give EINVAL";
     return r == ETIMEDOUT && slots_are(a, 0, v, 0, 0, 0) ? NULL
                                                           : "the wait did not time out and restore waiters";
+}
+/* A wait that finds a token (value 1) reads the waiters slot too. */
+static const char *ck_sem_token_waiters(int32_t v, int r, const struct object *a)
+{
+    if (v < 0)
+        return r == EINVAL && slots_are(a, 1, v, 0, 0, 0) ? NULL
+                                                           : "a wait with a token accepted a negative waiters slot";
+    return r == 0 && slots_are(a, 0, v, 0, 0, 0) ? NULL : "the wait did not take the token";
 }
 static const char *ck_sem_timed_bad_waiters(int32_t v, int r, const struct object *a)
 {
@@ -733,8 +749,10 @@ static const char *ck_zero_all(int32_t v, int r, const struct object *a)
     return slots_are(a, 0, 0, 0, 0, 0) ? NULL : "init did not zero the object";
 }
 
-/* writer_seq: any value. A writer that sleeps waits on it (and leaves WW);
- * the unlock that wakes a writer advances it, wrapping. */
+/* writer_seq: any value. A writer that sleeps renews its intent on it and
+ * waits on it; when it gives up it takes WP/WW away and advances it again for
+ * the wake of the writers it might leave asleep; the unlock that wakes a
+ * writer advances it; all wrapping. */
 static int op_rw_seq_timedwr(struct object *o, int32_t v)
 {
     (void)v;
@@ -743,9 +761,10 @@ static int op_rw_seq_timedwr(struct object *o, int32_t v)
 }
 static const char *ck_rw_seq_timedwr(int32_t v, int r, const struct object *a)
 {
-    return r == ETIMEDOUT && slots_are(a, (int32_t)(RW_WL | RW_WW), v, 0, 0, 0)
+    return r == ETIMEDOUT && slots_are(a, (int32_t)RW_WL, (int32_t)((uint32_t)v + 2u), 0, 0, 0)
                ? NULL
-               : "a writer on a held lock did not time out leaving WW and writer_seq";
+               : "a writer on a held lock did not time out leaving WL alone and writer_seq "
+                 "advanced twice (renewal, give-up)";
 }
 static int op_rw_seq_unlock(struct object *o, int32_t v)
 {
@@ -918,6 +937,10 @@ static const char *ck_cond_timed_waiters(int32_t v, int r, const struct object *
         return r == EINVAL && slots_are(a, 0, v, 0, 0, FX_MUTEX_LOCKED)
                    ? NULL
                    : "a negative waiters slot did not give EINVAL (mutex kept)";
+    if (v == INT32_MAX) /* one more waiter would wrap: refused up front (class 9) */
+        return r == EINVAL && slots_are(a, 0, v, 0, 0, FX_MUTEX_LOCKED)
+                   ? NULL
+                   : "a waiters slot the increment would wrap did not give EINVAL (mutex kept)";
     /* Other waiters are counted: the token becomes MIXED (2). */
     return r == ETIMEDOUT && slots_are(a, COND_A, v, v == 0 ? COND_TOKEN : 2, 0, FX_MUTEX_LOCKED)
                ? NULL
@@ -1542,6 +1565,8 @@ static const struct row rows[] = {
     {"sem_timedwait_soon_some_values", 0, every_16th, op_sem_timed_soon, ck_sem_timed_value, {0}},
     {"sem_timedwait_bad_nsec_any_value", 0, NULL, op_sem_timed_bad, ck_sem_timed_bad_value, {0}},
     {"sem_timedwait_past_any_waiters", 1, NULL, op_sem_timed_past, ck_sem_timed_waiters, {0}},
+    {"sem_timedwait_past_token_any_waiters", 1, NULL, op_sem_timed_past, ck_sem_token_waiters,
+     {1, 0, 0, 0, 0}},
     {"sem_timedwait_bad_nsec_any_waiters", 1, NULL, op_sem_timed_bad, ck_sem_timed_bad_waiters, {0}},
     {"sem_value_any_value", 0, NULL, op_sem_value, ck_sem_value, {0}},
     /* fx_rwlock */
@@ -1690,6 +1715,137 @@ static void run_row(void **state)
     assert_int_equal(fxt_run_child(run_row_child, (void *)row), 0);
 }
 
+/* Untimed twins ----------------------------------------------------------------
+ *
+ * Every timed row whose deadline has passed has an untimed twin: the same
+ * operation without a deadline, on the same values. Where the timed call,
+ * as its row expects, times out (the value is a state the call sleeps on),
+ * the twin is not run: it would sleep until woken, as documented (rows whose
+ * every value sleeps, such as a cond wait on any sequence, have no twin). On every
+ * other value (a result at once: taken, EINVAL, EAGAIN, ...; or a result the
+ * timed row rejects) the twin must return at once, with the timed call's
+ * result and slots. Each call runs under its own alarm: a twin that sleeps
+ * where it must answer is reported with the row and the value (issue 11,
+ * class 9: a bad slot must give EINVAL up front, never a hang). */
+
+static int op_counter_wait_waiters_untimed(struct object *o, int32_t v)
+{
+    (void)v;
+    return fx_counter_wait((fx_counter *)o, 1, NULL); /* value 0: would block */
+}
+static int op_barrier_parties_untimed(struct object *o, int32_t v)
+{
+    return fx_barrier_wait((fx_barrier *)o, parties_in_range(v) ? v : B_PARTIES);
+}
+
+struct twin {
+    const char *name;                       /* the twin's own test name */
+    const char *timed;                      /* the row it doubles */
+    int (*untimed)(struct object *o, int32_t v);
+};
+
+static const struct twin twins[] = {
+    {"mutex_lock_untimed_any_state", "mutex_timedlock_past_any_state", op_mutex_lock},
+    {"counter_wait_untimed_any_waiters", "counter_wait_any_waiters",
+     op_counter_wait_waiters_untimed},
+    {"sem_wait_untimed_any_value", "sem_timedwait_past_any_value", op_sem_wait},
+    {"sem_wait_untimed_any_waiters", "sem_timedwait_past_any_waiters", op_sem_wait},
+    {"sem_wait_untimed_token_any_waiters", "sem_timedwait_past_token_any_waiters", op_sem_wait},
+    {"rwlock_rdlock_untimed_any_state", "rwlock_timedrdlock_past_any_state", op_rw_rdlock},
+    {"rwlock_wrlock_untimed_any_state", "rwlock_timedwrlock_past_any_state", op_rw_wrlock},
+    {"cond_wait_untimed_any_waiters", "cond_timedwait_past_any_waiters", op_cond_wait},
+    {"cond_wait_untimed_any_mutex_token", "cond_timedwait_past_any_mutex_token", op_cond_wait},
+    {"cond_wait_untimed_any_park", "cond_timedwait_past_any_park", op_cond_wait},
+    {"cond_wait_untimed_any_mutex_word", "cond_timedwait_past_any_mutex_word", op_cond_wait},
+    {"barrier_wait_untimed_any_state", "barrier_timedwait_past_any_state", op_barrier_wait},
+    {"barrier_wait_untimed_any_parties", "barrier_timedwait_past_any_parties",
+     op_barrier_parties_untimed},
+};
+#define NTWINS (sizeof twins / sizeof twins[0])
+
+/* What the alarm handler reports: set before each untimed call. */
+static const char *twin_name;
+static int32_t twin_value;
+
+static void put_str(const char *p)
+{
+    ssize_t n = write(2, p, strlen(p));
+    (void)n;
+}
+
+static void twin_hang(int sig)
+{
+    (void)sig;
+    /* Async-signal-safe: write(2) of a hand-formatted line, then _exit. */
+    char hex[11] = "0x00000000";
+    uint32_t u = (uint32_t)twin_value;
+    for (int i = 0; i < 8; i++)
+        hex[9 - i] = "0123456789abcdef"[(u >> (4 * i)) & 15u];
+    put_str(twin_name);
+    put_str(": slot value ");
+    put_str(hex);
+    put_str(": the untimed call did not return (hang)\n");
+    _exit(3);
+}
+
+static const struct row *row_named(const char *name)
+{
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (strcmp(rows[i].name, name) == 0)
+            return &rows[i];
+    return NULL;
+}
+
+static int run_twin_child(void *arg)
+{
+    const struct twin *t = arg;
+    const struct row *row = row_named(t->timed);
+    if (row == NULL)
+        return 4;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = twin_hang;
+    sigaction(SIGALRM, &sa, NULL);
+    twin_name = t->name;
+    size_t run = 0;
+    for (size_t i = 0; i < nvalues; i++) {
+        int32_t v = values[i];
+        if (row->applies && !row->applies(v))
+            continue;
+        struct object timed, o;
+        memcpy(timed.s, row->base, sizeof timed.s);
+        timed.s[row->slot] = v;
+        memcpy(&o, &timed, sizeof o);
+        int rt = row->op(&timed, v);
+        if (rt == ETIMEDOUT && row->check(v, rt, &timed) == NULL)
+            continue; /* a state the call sleeps on, as documented */
+        twin_value = v;
+        alarm(5);
+        int r = t->untimed(&o, v);
+        alarm(0);
+        if (r != rt || memcmp(o.s, timed.s, sizeof o.s) != 0) {
+            fprintf(stderr,
+                    "%s: slot %d = %d (0x%08x): untimed result %d, slots {%d, %d, %d, %d, %d}; "
+                    "timed result %d, slots {%d, %d, %d, %d, %d}\n",
+                    t->name, row->slot, (int)v, (unsigned)v, r, (int)o.s[0], (int)o.s[1],
+                    (int)o.s[2], (int)o.s[3], (int)o.s[4], rt, (int)timed.s[0],
+                    (int)timed.s[1], (int)timed.s[2], (int)timed.s[3], (int)timed.s[4]);
+            return 1;
+        }
+        run++;
+    }
+    return run > 0 ? 0 : 2;
+}
+
+static void run_twin(void **state)
+{
+    const struct twin *t = *state;
+    /* 0: every value answered at once as the timed call did; 1: a different
+     * answer (printed); 2: no value to run; 3: a hang (printed); 4: no such
+     * timed row; 128 + n: a crash. */
+    assert_int_equal(fxt_run_child(run_twin_child, (void *)t), 0);
+}
+
 /* NULL and misaligned objects: EINVAL from every entry point that can say it,
  * and no crash from those that cannot. */
 static void null_and_misaligned_objects_give_einval(void **state)
@@ -1801,7 +1957,7 @@ int main(void)
 {
     build_values();
     enum { NROWS = sizeof rows / sizeof rows[0] };
-    struct CMUnitTest tests[NROWS + 3];
+    struct CMUnitTest tests[NROWS + NTWINS + 3];
     tests[0] = (struct CMUnitTest){.name = "the_value_set_has_every_class",
                                    .test_func = the_value_set_has_every_class};
     tests[1] = (struct CMUnitTest){.name = "null_and_misaligned_objects_give_einval",
@@ -1812,6 +1968,10 @@ int main(void)
         tests[i + 3] = (struct CMUnitTest){.name = rows[i].name,
                                            .test_func = run_row,
                                            .initial_state = (void *)&rows[i]};
+    for (size_t i = 0; i < NTWINS; i++)
+        tests[NROWS + 3 + i] = (struct CMUnitTest){.name = twins[i].name,
+                                                   .test_func = run_twin,
+                                                   .initial_state = (void *)&twins[i]};
     print_totals(NROWS);
-    return _cmocka_run_group_tests("badstate", tests, NROWS + 3, NULL, NULL);
+    return _cmocka_run_group_tests("badstate", tests, NROWS + NTWINS + 3, NULL, NULL);
 }

@@ -11,6 +11,7 @@
  * Those polls observe; they never stand in for synchronization.
  */
 #define _GNU_SOURCE
+#include "fxfault.h"
 #include "fxtest.h"
 
 #include <errno.h>
@@ -1095,6 +1096,187 @@ static void test_rmutex_wait_bad_pointers_and_overlap_give_einval(void **state)
     assert_int_equal(runlock_n(m, 2), 0);
 }
 
+/* Issue 11, class 9: a waiters count the wait's increment would wrap
+ * (INT32_MAX) is a slot the library never writes. Each wait runs in a child,
+ * so that a wait that sleeps instead (the old increment wrapped the count
+ * negative, and signals then refused it) shows as a hang, not a stuck test. */
+struct wrap_args {
+    fx_cond c;
+    fx_mutex m;
+    fx_rmutex rm;
+};
+
+static int child_wait_on_wrapping_count(void *arg)
+{
+    struct wrap_args *a = arg;
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    FXT_CHILD_CHECK(fx_mutex_lock(&a->m) == 0, 1);
+    a->c.waiters = INT32_MAX;
+    FXT_CHILD_CHECK(fx_cond_wait(&a->c, &a->m) == EINVAL, 2);
+    FXT_CHILD_CHECK(fx_cond_timedwait(&a->c, &a->m, &d) == EINVAL, 3);
+    FXT_CHILD_CHECK(fx_cond_timedwait(&a->c, &a->m, NULL) == EINVAL, 4);
+    FXT_CHILD_CHECK(a->c.waiters == INT32_MAX && a->c.seq == 0 && a->c.mutex == 0, 5);
+    FXT_CHILD_CHECK(fx_mutex_unlock(&a->m) == 0, 6); /* still held: never released */
+    return 0;
+}
+
+static void test_wait_with_waiters_slot_that_would_wrap_gives_einval_at_once(void **state)
+{
+    (void)state;
+    struct wrap_args *a = fxt_shared_alloc(sizeof *a);
+    assert_int_equal(fxt_wait_child(fxt_fork(child_wait_on_wrapping_count, a), 10000), 0);
+    fxt_shared_free(a, sizeof *a);
+}
+
+static int child_rmutex_wait_on_wrapping_count(void *arg)
+{
+    struct wrap_args *a = arg;
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    FXT_CHILD_CHECK(fx_rmutex_lock(&a->rm) == 0, 1);
+    a->c.waiters = INT32_MAX;
+    FXT_CHILD_CHECK(fx_cond_wait_rmutex(&a->c, &a->rm) == EINVAL, 2);
+    FXT_CHILD_CHECK(fx_cond_timedwait_rmutex(&a->c, &a->rm, &d) == EINVAL, 3);
+    FXT_CHILD_CHECK(a->c.waiters == INT32_MAX && a->c.seq == 0 && a->c.mutex == 0, 4);
+    FXT_CHILD_CHECK(fx_rmutex_owner(&a->rm) == tid_self(), 5);
+    FXT_CHILD_CHECK(fx_rmutex_unlock(&a->rm) == 0, 6);
+    return 0;
+}
+
+static void test_rmutex_wait_with_waiters_slot_that_would_wrap_gives_einval_at_once(void **state)
+{
+    (void)state;
+    struct wrap_args *a = fxt_shared_alloc(sizeof *a);
+    assert_int_equal(fxt_wait_child(fxt_fork(child_rmutex_wait_on_wrapping_count, a), 10000), 0);
+    fxt_shared_free(a, sizeof *a);
+}
+
+/* --- cancellation (issue 13): the waits are cancellation points ----------- */
+
+struct cancel_case {
+    fx_cond c;
+    fx_mutex m;
+    fx_rmutex rm;
+    int kind;              /* 0 fx_cond_wait, 1 timedwait, 2 _rmutex, 3 timedwait_rmutex */
+    pid_t tid;
+    int32_t ready;         /* fxt_flag: tid is set */
+    int32_t held_in_handler; /* the cleanup handler found the mutex held by this thread */
+    int32_t handler_ran;
+};
+
+static void cancel_handler(void *arg)
+{
+    struct cancel_case *k = arg;
+    __atomic_store_n(&k->handler_ran, 1, __ATOMIC_RELAXED);
+    if (k->kind < 2) {
+        /* Held: the word is LOCKED or CONTENDED, and our unlock succeeds. */
+        int32_t st = __atomic_load_n(&k->m.state, __ATOMIC_RELAXED);
+        k->held_in_handler = st != FX_MUTEX_UNLOCKED && fx_mutex_unlock(&k->m) == 0;
+    } else {
+        k->held_in_handler = fx_rmutex_owner(&k->rm) == tid_self() &&
+                             fx_rmutex_unlock(&k->rm) == 0;
+    }
+}
+
+FXF_CANCELLED_FRAME static void *cancel_waiter(void *arg)
+{
+    struct cancel_case *k = arg;
+    struct timespec far = fx_deadline_in(3600 * FX_NSEC_PER_SEC);
+    if ((k->kind < 2 ? fx_mutex_lock(&k->m) : fx_rmutex_lock(&k->rm)) != 0)
+        return NULL; /* ready never set: the test fails */
+    int r = 0;
+    pthread_cleanup_push(cancel_handler, k);
+    k->tid = tid_self();
+    fxt_flag_set(&k->ready, 1);
+    while (r == 0) { /* no predicate ever becomes true: only cancellation ends it */
+        switch (k->kind) {
+        case 0: r = fx_cond_wait(&k->c, &k->m); break;
+        case 1: r = fx_cond_timedwait(&k->c, &k->m, &far); break;
+        case 2: r = fx_cond_wait_rmutex(&k->c, &k->rm); break;
+        default: r = fx_cond_timedwait_rmutex(&k->c, &k->rm, &far); break;
+        }
+    }
+    pthread_cleanup_pop(0);
+    return NULL; /* a wait failed: not PTHREAD_CANCELED, the test fails */
+}
+
+/* A thread blocked in the wait is cancelled and joined promptly; its cleanup
+ * handler runs with the mutex held by it; the cond is left with no waiter. */
+static void run_cancel_case(int kind)
+{
+    struct cancel_case *k = fxt_arena(sizeof *k);
+    k->kind = kind;
+    pthread_t t = fxt_thread(cancel_waiter, k);
+    assert_true(fxt_flag_wait(&k->ready, 1, 10000));
+    assert_true(fxt_wait_asleep(k->tid, &k->c.seq, 10000));
+    assert_int_equal(pthread_cancel(t), 0);
+    void *ret = NULL;
+    assert_true(fxt_join_timed(t, 10000, &ret));
+    assert_ptr_equal(ret, PTHREAD_CANCELED);
+    assert_int_equal(k->handler_ran, 1);
+    assert_int_equal(k->held_in_handler, 1);
+    assert_int_equal(k->c.waiters, 0);
+    if (kind < 2)
+        assert_int_equal(fx_mutex_trylock(&k->m), 0);
+    else
+        assert_int_equal(fx_rmutex_trylock(&k->rm), 0);
+}
+
+static void test_cancelled_wait_runs_cleanup_with_mutex_held(void **state)
+{
+    (void)state;
+    run_cancel_case(0);
+}
+
+static void test_cancelled_timedwait_runs_cleanup_with_mutex_held(void **state)
+{
+    (void)state;
+    run_cancel_case(1);
+}
+
+static void test_rmutex_cancelled_wait_runs_cleanup_with_mutex_held(void **state)
+{
+    (void)state;
+    run_cancel_case(2);
+}
+
+static void test_rmutex_cancelled_timedwait_runs_cleanup_with_mutex_held(void **state)
+{
+    (void)state;
+    run_cancel_case(3);
+}
+
+/* A cancellation requested before the call acts at the call, mutex held. */
+FXF_CANCELLED_FRAME static void *pending_cancel_waiter(void *arg)
+{
+    struct cancel_case *k = arg;
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    fx_mutex_lock(&k->m);
+    pthread_cleanup_push(cancel_handler, k);
+    fxt_flag_set(&k->ready, 1);
+    fxt_flag_wait(&k->ready, 2, 10000); /* the cancellation is pending now */
+    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+    fx_cond_wait(&k->c, &k->m);
+    pthread_cleanup_pop(0);
+    return NULL;
+}
+
+static void test_pending_cancellation_acts_at_wait_with_mutex_held(void **state)
+{
+    (void)state;
+    struct cancel_case *k = fxt_arena(sizeof *k);
+    pthread_t t = fxt_thread(pending_cancel_waiter, k);
+    assert_true(fxt_flag_wait(&k->ready, 1, 10000));
+    assert_int_equal(pthread_cancel(t), 0);
+    fxt_flag_set(&k->ready, 2);
+    void *ret = NULL;
+    assert_true(fxt_join_timed(t, 10000, &ret));
+    assert_ptr_equal(ret, PTHREAD_CANCELED);
+    assert_int_equal(k->held_in_handler, 1);
+    assert_int_equal(k->c.waiters, 0);
+    assert_int_equal(k->c.seq, 0); /* it never registered */
+}
+
 static void test_rmutex_wait_garbage_slot_values_give_einval(void **state)
 {
     (void)state;
@@ -1930,6 +2112,13 @@ int main(void)
         cmocka_unit_test(test_broadcast_releases_waiters_in_other_processes),
         cmocka_unit_test(test_signal_releases_a_waiter_in_another_process),
         cmocka_unit_test(test_rmutex_wait_bad_pointers_and_overlap_give_einval),
+        cmocka_unit_test(test_wait_with_waiters_slot_that_would_wrap_gives_einval_at_once),
+        cmocka_unit_test(test_rmutex_wait_with_waiters_slot_that_would_wrap_gives_einval_at_once),
+        cmocka_unit_test(test_cancelled_wait_runs_cleanup_with_mutex_held),
+        cmocka_unit_test(test_cancelled_timedwait_runs_cleanup_with_mutex_held),
+        cmocka_unit_test(test_rmutex_cancelled_wait_runs_cleanup_with_mutex_held),
+        cmocka_unit_test(test_rmutex_cancelled_timedwait_runs_cleanup_with_mutex_held),
+        cmocka_unit_test(test_pending_cancellation_acts_at_wait_with_mutex_held),
         cmocka_unit_test(test_rmutex_wait_garbage_slot_values_give_einval),
         cmocka_unit_test(test_rmutex_wait_without_owning_gives_eperm),
         cmocka_unit_test(test_rmutex_timedwait_bad_nsec_gives_einval_and_keeps_depth),

@@ -9,6 +9,7 @@
  * before the process has threads.
  */
 #define _GNU_SOURCE
+#include "fxfault.h"
 #include "fxtest.h"
 
 #include <errno.h>
@@ -37,6 +38,7 @@ struct waiter {
     int result;
     int64_t returned_ns;
     pthread_t thread;
+    int kind; /* 0 fx_counter_wait (==), 1 fx_counter_wait_ge, 2 fx_counter_wait_le */
 };
 
 static void *waiter_main(void *p)
@@ -44,16 +46,19 @@ static void *waiter_main(void *p)
     struct waiter *w = p;
     w->tid = fxt_gettid();
     fxt_flag_set(&w->ready, 1);
-    w->result = fx_counter_wait(w->c, w->target, w->deadline);
+    w->result = w->kind == 1   ? fx_counter_wait_ge(w->c, w->target, w->deadline)
+                : w->kind == 2 ? fx_counter_wait_le(w->c, w->target, w->deadline)
+                               : fx_counter_wait(w->c, w->target, w->deadline);
     w->returned_ns = fxt_now_ns();
     fxt_flag_set(&w->done, 1);
     return NULL;
 }
 
-static struct waiter *waiter_start(fx_counter *c, int32_t target,
-                                   const struct timespec *deadline)
+static struct waiter *waiter_start_kind(fx_counter *c, int32_t target,
+                                        const struct timespec *deadline, int kind)
 {
     struct waiter *w = fxt_arena(sizeof *w);
+    w->kind = kind;
     w->c = c;
     w->target = target;
     if (deadline != NULL) {
@@ -72,6 +77,12 @@ static fx_counter *counter_new(int32_t value)
     fx_counter *c = fxt_arena(sizeof *c);
     c->value = value;
     return c;
+}
+
+static struct waiter *waiter_start(fx_counter *c, int32_t target,
+                                   const struct timespec *deadline)
+{
+    return waiter_start_kind(c, target, deadline, 0);
 }
 
 static int waiter_join(struct waiter *w)
@@ -435,6 +446,107 @@ static void counter_wait_sleeps_through_other_values(void **state)
     assert_int_equal(waiters_of(c), 0);
 }
 
+/* Latch-style waits (issue 13) ------------------------------------------------------- */
+
+static void counter_wait_ge_le_return_at_once_when_met(void **state)
+{
+    (void)state;
+    fx_counter c = FX_COUNTER_INIT(5);
+    struct timespec past = {0, 0};
+    assert_int_equal(fx_counter_wait_ge(&c, 5, &past), 0);
+    assert_int_equal(fx_counter_wait_ge(&c, INT32_MIN, NULL), 0);
+    assert_int_equal(fx_counter_wait_le(&c, 5, &past), 0);
+    assert_int_equal(fx_counter_wait_le(&c, INT32_MAX, NULL), 0);
+    assert_int_equal(fx_counter_wait_ge(&c, 6, &past), ETIMEDOUT);
+    assert_int_equal(fx_counter_wait_le(&c, 4, &past), ETIMEDOUT);
+    assert_int_equal(c.waiters, 0);
+}
+
+static void counter_wait_ge_le_bad_arguments_are_einval(void **state)
+{
+    (void)state;
+    fx_counter c = {0, -1};
+    assert_int_equal(fx_counter_wait_ge(NULL, 1, NULL), EINVAL);
+    assert_int_equal(fx_counter_wait_le(NULL, -1, NULL), EINVAL);
+    assert_int_equal(fx_counter_wait_ge(&c, 1, NULL), EINVAL);
+    assert_int_equal(fx_counter_wait_le(&c, -1, NULL), EINVAL);
+    c.waiters = 0;
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    d.tv_nsec = -1;
+    assert_int_equal(fx_counter_wait_ge(&c, 1, &d), EINVAL);
+    assert_int_equal(fx_counter_wait_le(&c, -1, &d), EINVAL);
+}
+
+/* A wait group whose count overshoots 0 (a worker counted down twice):
+ * fx_counter_wait_le(0) returns; fx_counter_wait(0) would sleep on. */
+static void counter_wait_le_returns_when_count_down_overshoots_target(void **state)
+{
+    (void)state;
+    fx_counter *c = counter_new(2);
+    struct waiter *w = waiter_start_kind(c, 0, NULL, 2);
+    assert_true(fxt_wait_asleep(w->tid, &c->value, LIMIT_MS));
+    assert_int_equal(fx_counter_add(c, -3), -1);
+    assert_int_equal(waiter_join(w), 0);
+    assert_int_equal(waiters_of(c), 0);
+    struct timespec soon = fx_deadline_in(FX_NSEC_PER_SEC / 10);
+    assert_int_equal(fx_counter_wait(c, 0, &soon), ETIMEDOUT);
+}
+
+/* A progress counter stepping over a milestone releases a >= waiter, which
+ * sleeps through the values below it. */
+static void counter_wait_ge_returns_when_count_steps_over_target(void **state)
+{
+    (void)state;
+    fx_counter *c = counter_new(0);
+    struct waiter *w = waiter_start_kind(c, 5, NULL, 1);
+    assert_true(fxt_wait_asleep(w->tid, &c->value, LIMIT_MS));
+    assert_int_equal(fx_counter_add(c, 3), 3);
+    assert_true(fxt_wait_asleep(w->tid, &c->value, LIMIT_MS));
+    assert_int_equal(__atomic_load_n(&w->done, __ATOMIC_ACQUIRE), 0);
+    assert_int_equal(fx_counter_add(c, 3), 6);
+    assert_int_equal(waiter_join(w), 0);
+    assert_int_equal(waiters_of(c), 0);
+}
+
+/* fx_counter_wait is not a cancellation point (counter.h): a cancelled
+ * waiter keeps waiting, returns normally when its target comes, and the
+ * cancellation acts at the next cancellation point. */
+FXF_CANCELLED_FRAME static void *uncancellable_waiter(void *p)
+{
+    struct waiter *w = p;
+    w->tid = fxt_gettid();
+    fxt_flag_set(&w->ready, 1);
+    w->result = fx_counter_wait(w->c, w->target, NULL);
+    fxt_flag_set(&w->done, 1);
+    pthread_testcancel();
+    fxt_flag_set(&w->done, 2); /* not reached */
+    return NULL;
+}
+
+static void counter_wait_is_not_a_cancellation_point(void **state)
+{
+    (void)state;
+    struct waiter *w = fxt_arena(sizeof *w);
+    w->c = counter_new(0);
+    w->target = 1;
+    w->result = -1;
+    pthread_t t = fxt_thread(uncancellable_waiter, w);
+    assert_true(fxt_flag_wait(&w->ready, 1, LIMIT_MS));
+    assert_true(fxt_wait_asleep(w->tid, &w->c->value, LIMIT_MS));
+    assert_int_equal(pthread_cancel(t), 0);
+    /* Still waiting after the cancellation (a recheck period passes too). */
+    struct timespec pause = {0, 300 * 1000000L};
+    nanosleep(&pause, NULL);
+    assert_true(fxt_wait_asleep(w->tid, &w->c->value, LIMIT_MS));
+    assert_int_equal(__atomic_load_n(&w->done, __ATOMIC_ACQUIRE), 0);
+    fx_counter_add(w->c, 1);
+    void *ret = NULL;
+    assert_true(fxt_join_timed(t, LIMIT_MS, &ret));
+    assert_ptr_equal(ret, PTHREAD_CANCELED);
+    assert_int_equal(w->result, 0);
+    assert_int_equal(w->done, 1);
+}
+
 /* The classic shape: 4 worker threads each count down once; the coordinator
  * (this thread) waits for 0. */
 struct worker {
@@ -577,6 +689,11 @@ int main(void)
         cmocka_unit_test(counter_wait_negative_waiters_is_einval),
         cmocka_unit_test(counter_wait_bad_tv_nsec_is_einval_when_it_would_block),
         cmocka_unit_test(counter_wait_sleeps_through_other_values),
+        cmocka_unit_test(counter_wait_ge_le_return_at_once_when_met),
+        cmocka_unit_test(counter_wait_ge_le_bad_arguments_are_einval),
+        cmocka_unit_test(counter_wait_le_returns_when_count_down_overshoots_target),
+        cmocka_unit_test(counter_wait_ge_returns_when_count_steps_over_target),
+        cmocka_unit_test(counter_wait_is_not_a_cancellation_point),
         cmocka_unit_test(counter_latch_of_worker_threads),
         cmocka_unit_test(counter_waiters_slot_counts_sleepers_and_returns_to_zero),
         cmocka_unit_test(counter_waiters_for_different_targets_each_wake_on_theirs),

@@ -196,6 +196,38 @@ static void futex_wait_interrupted_by_signal_is_eintr(void **state)
     assert_int_equal(sleeper_join(s), EINTR);
 }
 
+static void restart_handler(int sig)
+{
+    (void)sig;
+}
+
+/* Issue 11, class 12: a handler installed with SA_RESTART (glibc's signal()
+ * default) makes the kernel restart an untimed FUTEX_WAIT; futex.h promises
+ * EINTR whenever a handler ran, so that must not hide it. */
+static void futex_wait_interrupted_by_sa_restart_handler_is_eintr(void **state)
+{
+    (void)state;
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = restart_handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(SIGUSR2, &sa, &old), 0);
+    int32_t *slot = slot_new();
+    struct sleeper *s = sleeper_start(slot, 0, NULL);
+    assert_int_equal(pthread_kill(s->thread, SIGUSR2), 0);
+    bool ended = fxt_join_timed(s->thread, JOIN_MS, NULL);
+    if (!ended) {
+        /* Restarted: wake it so the process is clean, then fail. */
+        __atomic_store_n(slot, 1, __ATOMIC_RELAXED);
+        fx_futex_wake(slot, 1);
+        fxt_join(s->thread);
+    }
+    assert_int_equal(sigaction(SIGUSR2, &old, NULL), 0);
+    assert_true(ended);
+    assert_int_equal(s->result, EINTR);
+}
+
 /* The timed wait takes another kernel path (restart block): still EINTR. */
 static void futex_wait_with_deadline_interrupted_by_signal_is_eintr(void **state)
 {
@@ -420,6 +452,7 @@ int main(void)
         cmocka_unit_test(futex_wait_bad_tv_nsec_with_mismatch_is_eagain),
         cmocka_unit_test(futex_wait_interrupted_by_signal_is_eintr),
         cmocka_unit_test(futex_wait_with_deadline_interrupted_by_signal_is_eintr),
+        cmocka_unit_test(futex_wait_interrupted_by_sa_restart_handler_is_eintr),
         cmocka_unit_test(futex_wait_woken_by_other_thread_returns_zero),
         cmocka_unit_test(futex_wait_with_deadline_woken_returns_zero),
         cmocka_unit_test(futex_wait_with_int64_max_deadline_sleeps_until_woken),

@@ -1,6 +1,7 @@
 /* tests/test_sem.c - fx_sem: every return code, threads, processes, signals,
  * bad input, and the no-system-call promise. */
 #define _GNU_SOURCE
+#include "fxfault.h"
 #include "fxtest.h"
 
 #include <errno.h>
@@ -210,6 +211,126 @@ static void test_negative_waiters_slot_gives_einval_when_blocking(void **state)
     assert_int_equal(fx_sem_wait(&s), EINVAL);
     assert_int_equal(fx_sem_timedwait(&s, &d), EINVAL);
     assert_int_equal(s.waiters, -1);
+}
+
+/* Issue 11, class 9: the check does not depend on whether a token is there. */
+static void test_negative_waiters_slot_gives_einval_with_a_token_there(void **state)
+{
+    (void)state;
+    fx_sem s = {3, -1};
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    assert_int_equal(fx_sem_wait(&s), EINVAL);
+    assert_int_equal(fx_sem_timedwait(&s, &d), EINVAL);
+    assert_int_equal(fx_sem_trywait(&s), EINVAL);
+    assert_int_equal(s.value, 3); /* no token taken */
+    assert_int_equal(s.waiters, -1);
+}
+
+static void test_post_with_negative_waiters_slot_gives_einval_and_adds_nothing(void **state)
+{
+    (void)state;
+    fx_sem s = {0, INT32_MIN};
+    assert_int_equal(fx_sem_post(&s), EINVAL);
+    assert_int_equal(s.value, 0);
+    assert_int_equal(s.waiters, INT32_MIN);
+}
+
+/* --- cancellation (issue 13): wait and timedwait are cancellation points -- */
+
+struct cancel_case {
+    fx_sem s;
+    int timed;
+    pid_t tid;
+    int32_t ready;
+    int result;
+};
+
+FXF_CANCELLED_FRAME static void *cancel_waiter(void *arg)
+{
+    struct cancel_case *k = arg;
+    struct timespec far = fx_deadline_in(3600 * FX_NSEC_PER_SEC);
+    k->tid = fxt_gettid();
+    fxt_flag_set(&k->ready, 1);
+    k->result = k->timed ? fx_sem_timedwait(&k->s, &far) : fx_sem_wait(&k->s);
+    return NULL;
+}
+
+/* A thread blocked in the wait is cancelled and joined promptly; the
+ * semaphore is left with no waiter and works on. */
+static void run_cancel_case(int timed)
+{
+    struct cancel_case *k = fxt_arena(sizeof *k);
+    k->timed = timed;
+    k->result = -1;
+    pthread_t t = fxt_thread(cancel_waiter, k);
+    assert_true(fxt_flag_wait(&k->ready, 1, 10000));
+    assert_true(fxt_wait_asleep(k->tid, &k->s.value, 10000));
+    assert_int_equal(pthread_cancel(t), 0);
+    void *ret = NULL;
+    assert_true(fxt_join_timed(t, 10000, &ret));
+    assert_ptr_equal(ret, PTHREAD_CANCELED);
+    assert_int_equal(k->result, -1); /* the wait never returned */
+    assert_int_equal(k->s.waiters, 0);
+    assert_int_equal(fx_sem_post(&k->s), 0);
+    assert_int_equal(fx_sem_trywait(&k->s), 0);
+}
+
+static void test_cancelled_wait_is_joined_and_leaves_no_waiter(void **state)
+{
+    (void)state;
+    run_cancel_case(0);
+}
+
+static void test_cancelled_timedwait_is_joined_and_leaves_no_waiter(void **state)
+{
+    (void)state;
+    run_cancel_case(1);
+}
+
+/* A cancellation pending when the wait would block acts at the call. */
+FXF_CANCELLED_FRAME static void *pending_cancel_waiter(void *arg)
+{
+    struct cancel_case *k = arg;
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    fxt_flag_set(&k->ready, 1);
+    fxt_flag_wait(&k->ready, 2, 10000); /* the cancellation is pending now */
+    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+    k->result = fx_sem_wait(&k->s);
+    if (k->result == 0)
+        k->result = fx_sem_wait(&k->s); /* after taking a token: this one blocks */
+    return NULL;
+}
+
+static void run_pending_cancel_case(int32_t tokens, int result)
+{
+    struct cancel_case *k = fxt_arena(sizeof *k);
+    k->result = -1;
+    assert_int_equal(fx_sem_init(&k->s, tokens), 0);
+    pthread_t t = fxt_thread(pending_cancel_waiter, k);
+    assert_true(fxt_flag_wait(&k->ready, 1, 10000));
+    assert_int_equal(pthread_cancel(t), 0);
+    fxt_flag_set(&k->ready, 2);
+    void *ret = NULL;
+    assert_true(fxt_join_timed(t, 10000, &ret));
+    assert_ptr_equal(ret, PTHREAD_CANCELED);
+    assert_int_equal(k->result, result);
+    assert_int_equal(fx_sem_value(&k->s), 0);
+    assert_int_equal(k->s.waiters, 0);
+}
+
+static void test_pending_cancellation_acts_at_a_wait_that_would_block(void **state)
+{
+    (void)state;
+    run_pending_cancel_case(0, -1); /* cancelled in the first call */
+}
+
+/* sem.h: a wait that finds a token takes it without looking for a pending
+ * cancellation; the next wait, which would block, acts on it. */
+static void test_pending_cancellation_lets_a_wait_take_a_token_there(void **state)
+{
+    (void)state;
+    run_pending_cancel_case(1, 0); /* the first call took the token */
 }
 
 /* --- threads --------------------------------------------------------------- */
@@ -590,6 +711,12 @@ int main(void)
         cmocka_unit_test(test_null_and_misaligned_give_einval),
         cmocka_unit_test(test_negative_value_slot_gives_einval),
         cmocka_unit_test(test_negative_waiters_slot_gives_einval_when_blocking),
+        cmocka_unit_test(test_cancelled_wait_is_joined_and_leaves_no_waiter),
+        cmocka_unit_test(test_cancelled_timedwait_is_joined_and_leaves_no_waiter),
+        cmocka_unit_test(test_pending_cancellation_acts_at_a_wait_that_would_block),
+        cmocka_unit_test(test_pending_cancellation_lets_a_wait_take_a_token_there),
+        cmocka_unit_test(test_negative_waiters_slot_gives_einval_with_a_token_there),
+        cmocka_unit_test(test_post_with_negative_waiters_slot_gives_einval_and_adds_nothing),
         cmocka_unit_test(test_wait_blocks_until_post),
         cmocka_unit_test(test_each_post_releases_exactly_one_waiter),
         cmocka_unit_test(test_threads_consume_every_post_exactly_once),

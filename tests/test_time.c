@@ -1,6 +1,7 @@
 /*
  * tests/test_time.c - fx_deadline_in(): now(CLOCK_MONOTONIC) + timeout_ns,
- * normalized, saturating instead of wrapping.
+ * normalized, saturating instead of wrapping; fx_deadline_from(): an absolute
+ * time on another clock as a monotonic deadline.
  *
  * Each check brackets the result between two CLOCK_MONOTONIC readings taken
  * just before and just after the call: the exact expected value is
@@ -9,6 +10,7 @@
 #define _GNU_SOURCE
 #include "fxtest.h"
 
+#include <errno.h>
 #include <futexsync.h>
 #include <stdint.h>
 #include <time.h>
@@ -151,6 +153,172 @@ static void deadline_in_int64_min_is_in_the_past(void **state)
     assert_true(d.tv_sec < 0);
 }
 
+/* fx_deadline_from ---------------------------------------------------------- */
+
+/* ns of a - b. */
+static int64_t ts_diff_ns(struct timespec a, struct timespec b)
+{
+    return ((int64_t)a.tv_sec - (int64_t)b.tv_sec) * NSEC + ((int64_t)a.tv_nsec - b.tv_nsec);
+}
+
+/* Generous slack for a loaded machine: the conversion reads two clocks, and
+ * a preemption between the test's reads and the call's moves the result. */
+#define FROM_SLACK_NS (2 * NSEC)
+
+/* A CLOCK_REALTIME time 30 s ahead becomes a monotonic deadline 30 s ahead
+ * (not the monotonic time decades ahead that its raw value would be). */
+static void deadline_from_realtime_keeps_the_remaining_time(void **state)
+{
+    (void)state;
+    struct timespec rt, before, after, d = {0, 0};
+    clock_gettime(CLOCK_MONOTONIC, &before);
+    clock_gettime(CLOCK_REALTIME, &rt);
+    struct timespec abs = rt;
+    abs.tv_sec += 30;
+    assert_int_equal(fx_deadline_from(CLOCK_REALTIME, &abs, &d), 0);
+    clock_gettime(CLOCK_MONOTONIC, &after);
+    assert_normalized(d);
+    int64_t lo = ts_diff_ns(d, after), hi = ts_diff_ns(d, before);
+    assert_true(lo >= 30 * NSEC - FROM_SLACK_NS);
+    assert_true(hi <= 30 * NSEC + FROM_SLACK_NS);
+}
+
+/* CLOCK_MONOTONIC passes through unchanged, even an odd or passed value. */
+static void deadline_from_monotonic_is_the_time_itself(void **state)
+{
+    (void)state;
+    const struct timespec in[] = {{12345, 678}, {0, 0}, {-5, 999999999}, {1, 0}};
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        struct timespec d = {7, 7};
+        assert_int_equal(fx_deadline_from(CLOCK_MONOTONIC, &in[i], &d), 0);
+        assert_true(d.tv_sec == in[i].tv_sec);
+        assert_true(d.tv_nsec == in[i].tv_nsec);
+    }
+}
+
+/* A wall-clock time already passed gives a deadline already passed: a timed
+ * lock of a held mutex times out at once. */
+static void deadline_from_past_realtime_has_passed(void **state)
+{
+    (void)state;
+    struct timespec rt, now, d;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    rt.tv_sec -= 10;
+    assert_int_equal(fx_deadline_from(CLOCK_REALTIME, &rt, &d), 0);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    assert_normalized(d);
+    assert_true(ts_diff_ns(now, d) >= 10 * NSEC - FROM_SLACK_NS);
+
+    fx_mutex m = FX_MUTEX_INIT;
+    assert_int_equal(fx_mutex_lock(&m), 0);
+    assert_int_equal(fx_mutex_timedlock(&m, &d), ETIMEDOUT);
+    assert_int_equal(fx_mutex_unlock(&m), 0);
+}
+
+/* The epoch and the most negative time_t are long passed, not wrapped into
+ * the future. */
+static void deadline_from_far_past_realtime_is_passed_not_wrapped(void **state)
+{
+    (void)state;
+    const struct timespec in[] = {{0, 0}, {(time_t)(sizeof(time_t) == 8 ? INT64_MIN : INT32_MIN), 0}};
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        struct timespec d;
+        assert_int_equal(fx_deadline_from(CLOCK_REALTIME, &in[i], &d), 0);
+        assert_normalized(d);
+        assert_true(d.tv_sec < 0);
+    }
+}
+
+/* The largest time_t stays the far future, not wrapped into the past. */
+static void deadline_from_far_future_realtime_is_far_future_not_wrapped(void **state)
+{
+    (void)state;
+    struct timespec abs = {(time_t)(sizeof(time_t) == 8 ? INT64_MAX : INT32_MAX), 999999999L};
+    struct timespec now, d;
+    assert_int_equal(fx_deadline_from(CLOCK_REALTIME, &abs, &d), 0);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    assert_normalized(d);
+    /* More than ten years ahead, whether time_t ends in 2038 or later. */
+    assert_true((int64_t)d.tv_sec - (int64_t)now.tv_sec > 10 * 365 * 86400LL);
+}
+
+/* A time 30 s ahead on CLOCK_BOOTTIME and CLOCK_TAI is 30 s ahead too. */
+static void deadline_from_other_clocks_keeps_the_remaining_time(void **state)
+{
+    (void)state;
+    const int clocks[] = {CLOCK_BOOTTIME, CLOCK_TAI, CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE};
+    for (size_t i = 0; i < sizeof clocks / sizeof clocks[0]; i++) {
+        struct timespec c, before, after, d;
+        clock_gettime(CLOCK_MONOTONIC, &before);
+        assert_int_equal(clock_gettime(clocks[i], &c), 0);
+        c.tv_sec += 30;
+        assert_int_equal(fx_deadline_from(clocks[i], &c, &d), 0);
+        clock_gettime(CLOCK_MONOTONIC, &after);
+        assert_normalized(d);
+        assert_true(ts_diff_ns(d, after) >= 30 * NSEC - FROM_SLACK_NS);
+        assert_true(ts_diff_ns(d, before) <= 30 * NSEC + FROM_SLACK_NS);
+    }
+}
+
+/* Bad input: EINVAL and nothing stored. */
+static void deadline_from_bad_tv_nsec_is_einval(void **state)
+{
+    (void)state;
+    const long bad[] = {-1, 1000000000L, 2000000000L};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct timespec abs = {100, bad[i]}, d = {7, 7};
+        assert_int_equal(fx_deadline_from(CLOCK_REALTIME, &abs, &d), EINVAL);
+        assert_int_equal(fx_deadline_from(CLOCK_MONOTONIC, &abs, &d), EINVAL);
+        assert_true(d.tv_sec == 7 && d.tv_nsec == 7);
+    }
+}
+
+static void deadline_from_null_is_einval(void **state)
+{
+    (void)state;
+    struct timespec abs = {100, 0}, d = {7, 7};
+    assert_int_equal(fx_deadline_from(CLOCK_REALTIME, NULL, &d), EINVAL);
+    assert_int_equal(fx_deadline_from(CLOCK_REALTIME, &abs, NULL), EINVAL);
+    assert_int_equal(fx_deadline_from(CLOCK_MONOTONIC, NULL, &d), EINVAL);
+    assert_true(d.tv_sec == 7 && d.tv_nsec == 7);
+}
+
+/* CPU-time clocks and clock ids that do not exist are refused. */
+static void deadline_from_cpu_or_unknown_clock_is_einval(void **state)
+{
+    (void)state;
+    const int bad[] = {CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID, -1, 12345};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct timespec abs = {100, 0}, d = {7, 7};
+        assert_int_equal(fx_deadline_from(bad[i], &abs, &d), EINVAL);
+        assert_true(d.tv_sec == 7 && d.tv_nsec == 7);
+    }
+}
+
+/* The pthread-style use: a CLOCK_REALTIME deadline 200 ms ahead, converted,
+ * makes a timed lock of a held mutex time out after about 200 ms, not wait
+ * for the decades its raw value means on CLOCK_MONOTONIC. */
+static void deadline_from_realtime_times_out_a_timed_lock(void **state)
+{
+    (void)state;
+    fx_mutex m = FX_MUTEX_INIT;
+    assert_int_equal(fx_mutex_lock(&m), 0);
+    struct timespec rt, d;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    rt.tv_nsec += 200 * 1000000L;
+    if (rt.tv_nsec >= NSEC) {
+        rt.tv_nsec -= NSEC;
+        rt.tv_sec += 1;
+    }
+    int64_t t0 = fxt_now_ns();
+    assert_int_equal(fx_deadline_from(CLOCK_REALTIME, &rt, &d), 0);
+    assert_int_equal(fx_mutex_timedlock(&m, &d), ETIMEDOUT);
+    int64_t waited = fxt_now_ns() - t0;
+    assert_true(waited >= 200 * 1000000LL - FROM_SLACK_NS);
+    assert_true(waited < 60 * NSEC); /* the ctest TIMEOUT is the real bound */
+    assert_int_equal(fx_mutex_unlock(&m), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +329,16 @@ int main(void)
         cmocka_unit_test(deadline_in_uses_the_monotonic_clock),
         cmocka_unit_test(deadline_in_int64_max_is_far_future_not_wrapped),
         cmocka_unit_test(deadline_in_int64_min_is_in_the_past),
+        cmocka_unit_test(deadline_from_realtime_keeps_the_remaining_time),
+        cmocka_unit_test(deadline_from_monotonic_is_the_time_itself),
+        cmocka_unit_test(deadline_from_past_realtime_has_passed),
+        cmocka_unit_test(deadline_from_far_past_realtime_is_passed_not_wrapped),
+        cmocka_unit_test(deadline_from_far_future_realtime_is_far_future_not_wrapped),
+        cmocka_unit_test(deadline_from_other_clocks_keeps_the_remaining_time),
+        cmocka_unit_test(deadline_from_bad_tv_nsec_is_einval),
+        cmocka_unit_test(deadline_from_null_is_einval),
+        cmocka_unit_test(deadline_from_cpu_or_unknown_clock_is_einval),
+        cmocka_unit_test(deadline_from_realtime_times_out_a_timed_lock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,9 +28,12 @@
  *
  * The fd is readable when the word may have changed, when the deadline has
  * passed, when an fx_rmutex owner's liveness is due for a check, every
- * 250 ms of an fx_mutex or fx_counter wait (the library's bounded recheck: a
- * wake lost when a process died in the wake window delays the waiter, never
- * strands it), or spuriously; fx_async_complete() never blocks (it may make a few
+ * 500 ms of an fx_mutex or fx_counter wait on the io_uring back end (the
+ * library's bounded recheck: a wake lost when a process died in the wake
+ * window delays the waiter, never strands it; complete re-arms at once
+ * while the word is unchanged, and the helper-thread back end makes the same
+ * recheck without making the fd readable), or spuriously;
+ * fx_async_complete() never blocks (it may make a few
  * non-blocking system calls) and either finishes the operation or re-arms.
  * It leaves the fd unreadable unless there is more to do. No wake-up is lost
  * between arming and the kernel's wait: the kernel compares the word with the

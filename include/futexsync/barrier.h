@@ -27,6 +27,9 @@
  * A timed wait that times out withdraws its arrival, so the round still needs
  * `parties` arrivals; if the round ends at the same moment, the wait returns 0
  * instead. A process that dies inside a wait leaves its arrival counted.
+ * A sleeper re-reads the word at least every quarter second, so a last
+ * arrival killed between ending the round and its wake leaves no sleeper
+ * asleep for longer; an idle sleeper costs one wake-up per period.
  */
 #ifndef FUTEXSYNC_BARRIER_H
 #define FUTEXSYNC_BARRIER_H
@@ -61,7 +64,8 @@ void fx_barrier_init(fx_barrier *b);
  * this round. Returns FX_BARRIER_SERIAL_THREAD (the last arrival), 0 (the
  * others), or EINVAL: NULL or misaligned b, parties outside 1 ..
  * FX_BARRIER_MAX_PARTIES, parties different from the count recorded by the
- * first wait, or a slot holding a value the library never writes. Never EINTR. */
+ * first wait, or a slot holding a value the library never writes. Never EINTR.
+ * Not a cancellation point (as pthread_barrier_wait), nor is the timed form. */
 int fx_barrier_wait(fx_barrier *b, int32_t parties);
 
 /* fx_barrier_wait that gives up at the absolute CLOCK_MONOTONIC deadline

@@ -16,6 +16,7 @@
  *                bit 0       FX_COND_ARMED: a waiter registered at this counter
  *              every 32-bit value is valid
  *     waiters  threads (in any process) inside a wait (all four functions); >= 0
+ *              (a wait also refuses INT32_MAX, which its increment would wrap)
  *     mutex    which mutex the current waiters use: 0 none yet, 2 several,
  *              3 fx_rmutex(es), or a token derived from an fx_mutex's address
  *              (never a pointer); values = 3 (mod 4) other than 3, and
@@ -25,7 +26,8 @@
  *              mutex word (or wakes the next one)
  *
  * A slot value the library never writes (negative waiters, non-zero park, an
- * impossible mutex token) makes the operations that read it return EINVAL;
+ * impossible mutex token; for a wait, waiters INT32_MAX) makes the operations
+ * that read it return EINVAL, before a wait changes anything or sleeps;
  * src/cond.c has the full state table.
  *
  * Broadcast does not stampede: the fx_mutex waiters it releases are moved
@@ -47,12 +49,27 @@
  *       at that moment between releasing the mutex and going to sleep (so a
  *       signal may release more than one waiter, but never a thread that
  *       started waiting after it returned, and never none while one waits);
- *   (b) a signal handler interrupts a sleeping waiter after a signal or
- *       broadcast made the sequence move on since it started waiting
- *       (another waiter was signalled); or
+ *   (b) a signal handler interrupts a sleeping waiter, or its periodic
+ *       recheck comes (a sleeping waiter re-reads the sequence at least every
+ *       quarter second, so that a wake lost to a process killed in the wake
+ *       window strands nobody), after a signal or broadcast made the sequence
+ *       move on since it started waiting (another waiter was signalled: such
+ *       waiters return within that period); or
  *   (c) something outside futexsync calls a futex wake on &c->seq.
  * Otherwise they keep waiting: signal handlers are absorbed and EINTR never
  * returns. As always, call them in a loop that re-checks the predicate.
+ *
+ * Cancellation. The four waits are cancellation points, as pthread_cond_wait
+ * and pthread_cond_timedwait: a deferred pthread_cancel pending at the call
+ * acts there (m still held), and one that arrives while the thread sleeps
+ * acts in the sleep. Either way m is held again by the cancelled thread
+ * before its cleanup handlers run (an fx_rmutex at the depth it had; held
+ * INCONSISTENT if its owner died meanwhile, which the handler cannot be
+ * told), and the wait leaves no trace in c. A signal whose wake reached a
+ * thread as it was cancelled is passed on to another waiter (POSIX: a
+ * cancelled waiter consumes no signal). Signal and broadcast are not
+ * cancellation points. Only the sleep runs with asynchronous cancellation
+ * enabled, as in glibc.
  *
  * Wrap-around. The counter advances only when a waiter has registered since
  * the previous advance, so no number of signals can bring the word back to a

@@ -11,8 +11,12 @@
  *
  * add, load and store make no system call while waiters is 0. Waiting for 0
  * turns the counter into a latch or wait group: N workers each add(-1), the
- * coordinator waits for 0. All-zero bytes are a counter holding 0; the counter
- * works across processes in MAP_SHARED memory.
+ * coordinator waits for 0 (fx_counter_wait_le(c, 0, ...) also when a worker
+ * may count down twice). All-zero bytes are a counter holding 0; the counter
+ * works across processes in MAP_SHARED memory. A sleeping waiter re-reads
+ * the value at least every quarter second, so a writer killed between its
+ * change and its wake leaves no waiter asleep for longer while the value
+ * meets its target; an idle waiter costs one wake-up per period.
  *
  * A NULL or misaligned counter makes add/load return 0 and store do nothing
  * (they have no error channel); fx_counter_wait returns EINVAL for it.
@@ -50,8 +54,22 @@ void fx_counter_store(fx_counter *c, int32_t value);
 /* Blocks until the value equals target, or the absolute CLOCK_MONOTONIC deadline
  * (NULL: none) passes. Returns 0 (at once if it already equals target),
  * ETIMEDOUT, or EINVAL (bad c, negative waiters slot, or tv_nsec out of range
- * when it would block). Never EINTR. */
+ * when it would block). Never EINTR.
+ * Not a cancellation point, like pthread_barrier_wait (the counter is the
+ * library's latch and wait group): a pending pthread_cancel waits until the
+ * thread reaches one. To stop a waiter, give it a deadline, or store or add
+ * a value it waits for. */
 int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadline);
+
+/* Latch-style waits that cannot miss their target: fx_counter_wait_ge blocks
+ * until value >= target, fx_counter_wait_le until value <= target (signed
+ * 32-bit comparison; a value that wraps past INT32_MAX or INT32_MIN is
+ * compared as what it wraps to). A counter that overshoots (a wait group
+ * counting down past 0, a progress counter stepping over a milestone) still
+ * releases them, where fx_counter_wait, waiting for equality, would sleep on.
+ * Deadline, return values, cancellation and cost as fx_counter_wait. */
+int fx_counter_wait_ge(fx_counter *c, int32_t target, const struct timespec *deadline);
+int fx_counter_wait_le(fx_counter *c, int32_t target, const struct timespec *deadline);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,10 @@
  * MAP_SHARED memory. It does not track its owner: any thread may unlock it (use
  * fx_rmutex for ownership, recursion and owner-death recovery). An uncontended
  * lock, trylock and unlock make no system call.
+ * A sleeper re-reads the word at least every quarter second, so a
+ * process killed between an unlock and its wake, or killed after a wake
+ * picked it but before it returned, leaves no sleeper asleep for longer while
+ * the mutex is free; an idle sleeper costs one wake-up per period.
  */
 #ifndef FUTEXSYNC_MUTEX_H
 #define FUTEXSYNC_MUTEX_H
@@ -43,7 +47,8 @@ typedef struct FX_CAPABILITY("mutex") fx_mutex {
 void fx_mutex_init(fx_mutex *m);
 
 /* Acquires m, sleeping as long as needed. Returns 0, or EINVAL for a NULL or
- * misaligned m or a state the library never writes. Never EINTR. */
+ * misaligned m or a state the library never writes. Never EINTR. Not a
+ * cancellation point (as pthread_mutex_lock), nor is fx_mutex_timedlock. */
 int fx_mutex_lock(fx_mutex *m) FX_ACQUIRE(m);
 
 /* Acquires m only if it is free now. Returns 0, EBUSY when it is held, or EINVAL. */

@@ -21,10 +21,11 @@
  * exists (a zombie counts as dead; the check needs no file descriptor).
  *
  * If the initialiser does not return (its thread exits or is cancelled inside
- * it, or its process dies), the flag goes back to "not run" and one waiting or
+ * it, a C++ exception leaves it, or its process dies), the flag goes back to "not run" and one waiting or
  * later caller runs the initialiser again (as pthread_once does on
  * cancellation): the initialiser must therefore cope with a partial earlier
- * attempt. Exit and cancellation are noticed at once (a cleanup handler),
+ * attempt. Exit, cancellation and exceptions are noticed at once (a cleanup
+ * handler; the library is built with -fexceptions),
  * the death of a process within FX_ONCE_CHECK_MS. Not covered: a thread that
  * leaves the initialiser by longjmp (the flag stays "running"), and fork()
  * while another thread of the process runs an initialiser on a flag in

@@ -16,7 +16,8 @@
  *                 bit 31       FX_RWLOCK_WRITERS_WAITING: writers may sleep on
  *                              `writer_seq`
  *     writer_seq  a sequence number (any value, wraps) that unlockers advance
- *                 before waking one writer: the writers' futex word, so that
+ *                 before waking one writer, and waiting writers advance to
+ *                 show they are alive: the writers' futex word, so that
  *                 readers and writers never wake each other needlessly.
  *
  * All-zero bytes (FX_RWLOCK_INIT) are an unlocked lock; no init call, attribute
@@ -42,9 +43,15 @@
  * A thread that holds the lock and locks it again in either mode may
  * deadlock (a second read lock waits if a writer is waiting in between).
  *
- * A process that dies holding the lock, or while a writer of it is waiting,
- * leaves it held (or closed to new readers) for good, as with
- * pthread_rwlock_t; use fx_rmutex where owner death must be survived.
+ * Processes that die: a process that dies while it waits for the lock (also
+ * after a release woke it, before it returned from the kernel) strands
+ * nobody: every sleeper re-reads the word at least every 250 ms, and the
+ * intent of a writer that died waiting (FX_RWLOCK_WRITER_PENDING,
+ * FX_RWLOCK_WRITERS_WAITING) stops keeping blocked readers out within about
+ * one second (fx_rwlock_tryrdlock keeps giving EBUSY until a blocking reader
+ * has cleared it). A process that dies HOLDING the lock leaves it held for
+ * good, as with pthread_rwlock_t (the lock does not track its owners); use
+ * fx_rmutex where owner death must be survived.
  */
 #ifndef FUTEXSYNC_RWLOCK_H
 #define FUTEXSYNC_RWLOCK_H
@@ -80,7 +87,8 @@ void fx_rwlock_init(fx_rwlock *l);
 int fx_rwlock_rdlock(fx_rwlock *l) FX_TRY_ACQUIRE_SHARED(0, l) FX_WARN_UNUSED;
 
 /* Acquires l for reading only if that is possible now: returns 0, EBUSY when a
- * writer holds it or waits for it, EAGAIN (too many readers), or EINVAL. */
+ * writer holds it or waits for it (or a dead waiting writer's intent has not
+ * been cleared yet), EAGAIN (too many readers), or EINVAL. */
 int fx_rwlock_tryrdlock(fx_rwlock *l) FX_TRY_ACQUIRE_SHARED(0, l) FX_WARN_UNUSED;
 
 /* fx_rwlock_rdlock that gives up at the absolute CLOCK_MONOTONIC deadline

@@ -10,7 +10,8 @@
  *              operation returns EINVAL.
  *     waiters  how many threads (in any process) are inside a blocking wait
  *              and may sleep in the kernel; 0 .. number of threads. Negative:
- *              never written, EINVAL.
+ *              never written, EINVAL from every operation (post, trywait, and
+ *              a wait that finds a token included) except fx_sem_value.
  *
  * All-zero bytes (FX_SEM_INIT(0)) are a semaphore holding 0 tokens: the first
  * wait blocks until a post. FX_SEM_INIT(v) and fx_sem_init() start it at v.
@@ -22,6 +23,10 @@
  * thread arriving while a woken one is on its way may take the token first
  * (the woken one then sleeps again). A process killed inside a wait leaves
  * waiters one too high, which only costs later posts one futex wake each.
+ * A sleeper re-reads the word at least every quarter second, so a
+ * process killed between a post and its wake, or killed after a wake
+ * picked it but before it returned, leaves no sleeper asleep for longer while
+ * a token is there; an idle sleeper costs one wake-up per period.
  */
 #ifndef FUTEXSYNC_SEM_H
 #define FUTEXSYNC_SEM_H
@@ -55,17 +60,25 @@ int fx_sem_init(fx_sem *s, int32_t value);
 int fx_sem_post(fx_sem *s);
 
 /* Takes one token, sleeping until one is posted. Returns 0 or EINVAL (bad s,
- * or a slot holding a value the library never writes). Never EINTR. */
+ * or a slot holding a value the library never writes). Never EINTR.
+ * A cancellation point when it would block, as sem_wait: a deferred
+ * pthread_cancel pending when the call finds no token, or arriving while the
+ * thread sleeps, acts there; a cancelled wait takes no token and leaves no
+ * trace in s (a post's wake that reached it is passed on to another waiter).
+ * A call that finds a token takes it and returns without looking for a
+ * pending cancellation (POSIX asks sem_wait to look even then; the look
+ * would cost the uncontended wait half its time again): the next
+ * cancellation point acts on it. */
 int fx_sem_wait(fx_sem *s);
 
 /* Takes one token only if one is available now. Returns 0, EAGAIN when the
- * value is 0 (as POSIX sem_trywait), or EINVAL. */
+ * value is 0 (as POSIX sem_trywait), or EINVAL. Not a cancellation point. */
 int fx_sem_trywait(fx_sem *s) FX_WARN_UNUSED;
 
 /* fx_sem_wait that gives up at the absolute CLOCK_MONOTONIC deadline (NULL:
  * none). Returns 0 (also when a token is available and the deadline already
  * passed), ETIMEDOUT, or EINVAL (bad s or slot, or tv_nsec out of range when
- * it would block). Never EINTR. */
+ * it would block). Never EINTR. A cancellation point, as fx_sem_wait. */
 int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline) FX_WARN_UNUSED;
 
 /* The current value (>= 0; a snapshot that may change at once), or -EINVAL

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "internal/deadline.h"
 #include "internal/rmutex.h"
 #include "internal/syscall.h"
 
@@ -41,7 +42,22 @@ struct fx_sleep {
     int32_t expected;
     bool has_until;        /* the sleep ends by `until` at the latest */
     struct timespec until; /* absolute CLOCK_MONOTONIC */
+    /* > 0: the kind's `until` is only a re-read of the word (mutex, counter:
+     * the bounded recheck, FX_ASYNC_RECHECK_NS). When it passes before the
+     * deadline and the word still holds `expected`, the back end sleeps again
+     * until the next recheck, recheck_ns later, without reporting (the kind
+     * would name the same sleep). 0: `until` ends the wait (rmutex: the
+     * owner's liveness check). Set by the kind with its `until`. */
+    int64_t recheck_ns;
 };
+
+/* The recheck period of the async mutex and counter waits (the library's
+ * bounded-recheck rule, src/internal/futex.h, with a period of its own): a
+ * wake lost in shared memory is made up within this time plus the scheduling
+ * delay of the back end, which leaves the 1 s bound of issue 11 half a second
+ * of slack. Longer than FX_RECHECK_NS because an io_uring recheck costs the
+ * loop a readiness and a few system calls (docs/async.md). */
+#define FX_ASYNC_RECHECK_NS (500 * 1000000LL)
 
 struct fx_async_kind {
     /* A first attempt that needs no waiting and leaves no trace: the result,
@@ -67,7 +83,10 @@ struct fx_async_backend {
     /* Arms one futex wait (s->has_until: bounded by s->until). On failure
      * returns the errno and sets *failed_last to how the wait ended. */
     int (*arm)(fx_async *w, const struct fx_sleep *s, int *failed_last);
-    /* complete(): EINPROGRESS, or 0 with *last once the wait is over. */
+    /* complete(): EINPROGRESS, or 0 with *last once the wait is over. A
+     * recheck (s->recheck_ns) that finds the word unchanged is not over: the
+     * back end sleeps again by itself, and sets w->own_bound for the bound of
+     * the sleep that did end. */
     int (*poll)(fx_async *w, int *last);
     /* Stops the wait in flight and reports how it ended (LAST_*). */
     int (*stop)(fx_async *w);
@@ -106,6 +125,9 @@ struct fx_async_uring {
     bool timeout_done;  /* the linked timeout's completion has been reaped */
     int32_t futex_res;  /* ... and its result */
     struct __kernel_timespec ts; /* the bound of the linked timeout */
+    int32_t *word;      /* the wait in flight: its word, value and */
+    int32_t expected;
+    int64_t recheck_ns; /* fx_sleep.recheck_ns */
 };
 
 struct fx_async_thread {
@@ -122,9 +144,14 @@ struct fx_async_thread {
     int32_t expected;
     bool bounded;          /* the sleep ends at `bound` at the latest */
     struct timespec bound; /* absolute CLOCK_MONOTONIC */
+    bool own;              /* `bound` is the kind's, before the deadline */
+    int64_t recheck_ns;    /* fx_sleep.recheck_ns */
+    bool has_deadline;     /* the caller's deadline, for the rechecks' bounds */
+    struct timespec deadline;
     int efd;
     /* The result: written by the helper before done's store. */
     int result;
+    bool result_own; /* the sleep that ended was bounded by the kind's bound */
 };
 
 struct fx_async {
@@ -163,6 +190,25 @@ struct fx_async {
     struct fx_async_uring uring;
     struct fx_async_thread thread;
 };
+
+/* A back end's own recheck (fx_sleep.recheck_ns): the kind's bound passed
+ * before the deadline and the word still held its value. Sets *bound to the
+ * next sleep's bound, the earlier of the next recheck (recheck_ns from now:
+ * the recheck time moves on only once it has passed) and the deadline, and
+ * returns true when it is the recheck. */
+static inline bool fx_async_next_recheck(int64_t recheck_ns, bool has_deadline,
+                                         const struct timespec *deadline,
+                                         struct timespec *bound)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    *bound = fx_ts_add_ns(now, recheck_ns);
+    if (has_deadline && !fx_ts_before(bound, deadline)) {
+        *bound = *deadline;
+        return false;
+    }
+    return true;
+}
 
 /* System calls with errno kept (fx_syscall) -------------------------------- */
 

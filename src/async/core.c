@@ -30,6 +30,10 @@
  *   IDLE -> IDLE        arm, deadline past   kind.step(FIRST), kind.step(TIMEDOUT)
  *   WAITING -> WAITING  complete             the wait is still in flight
  *                                            (spurious readiness): nothing
+ *   WAITING -> WAITING  complete             a mutex or counter recheck found
+ *                                            the word unchanged: the back end
+ *                                            re-armed it (io_uring; the helper
+ *                                            thread does so unseen), no step
  *   WAITING -> WAITING  complete             the wait ended; kind.step(last)
  *                                            names a new (word, value): re-arm
  *   WAITING -> IDLE     complete             the wait ended; kind.step(last)
@@ -51,9 +55,12 @@
  *   (the deadline passed, not woken), CANCELED (stopped by cancel, not woken).
  *   The back end's timer cannot tell `until` from the deadline: the core
  *   remembers which of the two it gave (w->own_bound) and turns a timeout of
- *   its own bound into RECHECK. Before each re-arm the core checks the
- *   deadline itself, so a passed deadline never reaches the kernel (which
- *   rejects negative times).
+ *   its own bound into RECHECK. A back end that repeats a recheck by itself
+ *   (fx_sleep.recheck_ns: the word unchanged at a mutex or counter recheck)
+ *   moves the bound and sets w->own_bound for the sleep that did end, so a
+ *   timeout of a bound moved onto the deadline is TIMEDOUT. Before each
+ *   re-arm the core checks the deadline itself, so a passed deadline never
+ *   reaches the kernel (which rejects negative times).
  *
  * The kinds (futex, mutex, rmutex, counter) and their protocols:
  * src/async/kinds.c. The back ends, behind one ops table (struct
@@ -158,6 +165,7 @@ static int fx_async_advance(fx_async *w, int last)
     for (;;) {
         struct fx_sleep s;
         s.has_until = false;
+        s.recheck_ns = 0;
         int r = w->kind->step(w, last, &s);
         if (r != EINPROGRESS)
             return fx_async_finish(w, r);

@@ -46,12 +46,16 @@
  *            counted while WAITING, so writers wake it.
  *
  *   Recheck (mutex, counter): the library's bounded-recheck rule. Their
- *   sleeps end by an absolute recheck time FX_RECHECK_NS after the first
- *   sleep, moved on by FX_RECHECK_NS only once it has passed: a wake lost
- *   in shared memory (a waker killed before its FUTEX_WAKE, a woken process
- *   killed before it took its step) delays the waiter by FX_RECHECK_NS at
- *   most instead of stranding it. The futex kind is a raw wait, as
- *   fx_futex_wait, and the rmutex is bounded by its owner's liveness checks.
+ *   sleeps end by an absolute recheck time FX_ASYNC_RECHECK_NS after the
+ *   first sleep, moved on only once it has passed: a wake lost in shared
+ *   memory (a waker killed before its FUTEX_WAKE, a woken process killed
+ *   before it took its step) delays the waiter by FX_ASYNC_RECHECK_NS at
+ *   most instead of stranding it. The sleep is marked recheck_ns: a recheck
+ *   that finds the word unchanged is repeated by the back end itself (the
+ *   helper thread sleeps again, io_uring re-arms inside complete) and never
+ *   reaches the step. The futex kind is a raw wait, as fx_futex_wait, and
+ *   the rmutex is bounded by its owner's liveness checks, which only its
+ *   step makes.
  *
  *   Run kinds (fx_async_mutex_run, fx_async_rmutex_run): when the result
  *   means "held" (mutex: 0; rmutex: 0 or EOWNERDEAD) the callback runs on
@@ -76,17 +80,20 @@
 /* The library's bounded-recheck rule (src/internal/futex.h), for the kinds
  * that sleep on a shared protocol (mutex, counter): a sleeper whose wake was
  * lost in shared memory (a waker or a woken process killed in the wake
- * window) re-reads its word within FX_RECHECK_NS. Bounds the sleep s by the
- * next recheck time, which is absolute and moves on only once it has passed,
- * so that spurious readiness cannot postpone it. */
+ * window) re-reads its word within FX_ASYNC_RECHECK_NS (src/async/async.h).
+ * Bounds the sleep s by the next recheck time, which is absolute and moves
+ * on only once it has passed, so that spurious readiness cannot postpone it. */
 static void fx_kind_recheck(fx_async *w, int last, struct fx_sleep *s)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (last == LAST_FIRST || !fx_ts_before(&now, &w->recheck))
-        w->recheck = fx_ts_add_ns(now, FX_RECHECK_NS);
+        w->recheck = fx_ts_add_ns(now, FX_ASYNC_RECHECK_NS);
     s->has_until = true;
     s->until = w->recheck;
+    /* Only a re-read of the word: the back end repeats it while the word
+     * holds its value (the step would name the same sleep). */
+    s->recheck_ns = FX_ASYNC_RECHECK_NS;
 }
 
 /* Kind: raw futex word ------------------------------------------------------- */

@@ -10,7 +10,11 @@
  *
  *   loop (arm)           request fields; req += 1 (release); wake req
  *   helper               sees req (acquire); unless `cancel`: futex wait on
- *                        (word, value, bound), again after EINTR; result;
+ *                        (word, value, bound), again after EINTR, and again
+ *                        after a recheck bound (recheck_ns > 0, before the
+ *                        deadline) passed: bound := the next recheck or the
+ *                        deadline, and the wait re-reads the word (EAGAIN
+ *                        if it changed); result;
  *                        done := req; unless `cancel`: write the eventfd;
  *                        quiet := req; if `cancel` or `watch`: wake quiet
  *   loop (complete)      clear the eventfd, then: done != req? not yet (the
@@ -56,18 +60,30 @@ static void *fx_async_helper(void *arg)
         if (__atomic_load_n(&t->quit, __ATOMIC_RELAXED))
             break;
         int r;
+        struct timespec bound = t->bound;
+        bool own = t->own;
         for (;;) {
             /* Seq_cst: the Dekker pair with the loop's cancel (see top). */
             if (__atomic_load_n(&t->cancel, __ATOMIC_SEQ_CST)) {
                 r = LAST_CANCELED;
                 break;
             }
-            r = fx_futex_wait_raw(t->word, t->expected, t->bounded ? &t->bound : NULL,
+            r = fx_futex_wait_raw(t->word, t->expected, t->bounded ? &bound : NULL,
                                   FX_BITSET_ANY);
-            if (r != EINTR)
-                break;
+            if (r == EINTR)
+                continue;
+            if (r == ETIMEDOUT && own && t->recheck_ns > 0) {
+                /* The recheck, not the deadline: the next wait re-reads the
+                 * word (EAGAIN: it changed, a wake was lost) and otherwise
+                 * sleeps to the next recheck. The loop is not woken. */
+                own = fx_async_next_recheck(t->recheck_ns, t->has_deadline, &t->deadline,
+                                            &bound);
+                continue;
+            }
+            break;
         }
         t->result = r;
+        t->result_own = own;
         /* Release: the result is visible to whoever sees done. */
         __atomic_store_n(&t->done, seen, __ATOMIC_RELEASE);
         if (!__atomic_load_n(&t->cancel, __ATOMIC_SEQ_CST))
@@ -122,6 +138,10 @@ static int fx_thread_arm(fx_async *w, const struct fx_sleep *s, int *failed_last
     t->expected = s->expected;
     t->bounded = s->has_until;
     t->bound = s->until;
+    t->own = w->own_bound;
+    t->recheck_ns = s->recheck_ns;
+    t->has_deadline = w->has_deadline;
+    t->deadline = w->deadline;
     __atomic_store_n(&t->cancel, 0, __ATOMIC_RELAXED); /* published by req */
     /* Release: the request fields above happen-before the helper's read. */
     __atomic_fetch_add(&t->req, 1, __ATOMIC_RELEASE);
@@ -164,6 +184,7 @@ static int fx_thread_poll(fx_async *w, int *last)
     fx_thread_wait_quiet(t, req, false);
     fx_efd_clear(w->efd);
     *last = t->result;
+    w->own_bound = t->result_own; /* the helper may have moved the bound */
     return 0;
 }
 

@@ -47,6 +47,14 @@
  *   reaches the kind as WOKEN, whose step takes the mutex or marks it
  *   CONTENDED, or whose abandon passes the wake on.
  *
+ *   Idle recheck (fx_uring_recheck): when the linked timeout of a mutex or
+ *   counter recheck (fx_sleep.recheck_ns) fires before the deadline,
+ *   complete() drains both completions, finds the word still holding its
+ *   value and submits the same futex wait and a linked timeout at the next
+ *   recheck (or the deadline, whichever comes first), returning EINPROGRESS
+ *   without a step of the kind; a changed word is CHANGED for the kind, a
+ *   bound moved onto a deadline that has passed is TIMEDOUT.
+ *
  * The ring. futexsync depends on libc and system calls only, so there is no
  * liburing: the ring is set up with io_uring_setup(2), its three regions are
  * mapped here, and entries are submitted and reaped with io_uring_enter(2).
@@ -69,6 +77,7 @@
 #include <unistd.h>
 
 #include "async/async.h"
+#include "internal/deadline.h"
 #include "internal/syscall.h"
 
 #ifndef SYS_io_uring_setup
@@ -502,6 +511,9 @@ static int fx_uring_arm(fx_async *w, const struct fx_sleep *s, int *failed_last)
     }
     u->futex_done = false;
     u->timeout_done = false;
+    u->word = s->word;
+    u->expected = s->expected;
+    u->recheck_ns = s->recheck_ns;
     unsigned consumed;
     int r = fx_uring_submit(&u->ring, &consumed);
     u->inflight += consumed;
@@ -509,6 +521,38 @@ static int fx_uring_arm(fx_async *w, const struct fx_sleep *s, int *failed_last)
         return 0;
     *failed_last = consumed > 0 ? fx_uring_stop(w) : LAST_CANCELED;
     return r == EBUSY ? EAGAIN : r;
+}
+
+/* The recheck bound of a mutex or counter wait passed (the linked timeout
+ * fired before the deadline; nothing in flight): the back end's own recheck.
+ * A word that still holds its value is waited on again until the next
+ * recheck (or the deadline), and complete() sees EINPROGRESS with no step of
+ * the kind; a changed word is CHANGED, for the kind to look at. */
+static int fx_uring_recheck(fx_async *w, int *last)
+{
+    struct fx_async_uring *u = &w->uring;
+    /* Relaxed: only chooses between re-arming and a step of the kind; the
+     * kernel compares the value again, atomically with queueing the wait. */
+    if (__atomic_load_n(u->word, __ATOMIC_RELAXED) != u->expected) {
+        *last = LAST_CHANGED;
+        return 0;
+    }
+    struct fx_sleep s = {.word = u->word, .expected = u->expected, .has_until = true,
+                         .recheck_ns = u->recheck_ns};
+    bool own = fx_async_next_recheck(u->recheck_ns, w->has_deadline, &w->deadline, &s.until);
+    if (!own && fx_deadline_passed(&w->deadline)) {
+        w->own_bound = false;
+        *last = LAST_TIMEDOUT; /* the kernel rejects a passed deadline */
+        return 0;
+    }
+    w->own_bound = own;
+    int failed_last = LAST_CANCELED;
+    if (fx_uring_arm(w, &s, &failed_last) == 0)
+        return EINPROGRESS;
+    /* Not re-armed: the kind steps (and its re-arm reports the error). A
+     * wake consumed by a wait the failure stopped is passed on as WOKEN. */
+    *last = failed_last == LAST_WOKEN ? LAST_WOKEN : LAST_CHANGED;
+    return 0;
 }
 
 /* complete(): EINPROGRESS, or 0 with *last once the wait is over. */
@@ -530,6 +574,8 @@ static int fx_uring_poll(fx_async *w, int *last)
     }
     fx_uring_settle(w); /* nothing in flight: only stale signals remain */
     *last = fx_uring_last(u, LAST_TIMEDOUT);
+    if (*last == LAST_TIMEDOUT && w->own_bound && u->recheck_ns > 0)
+        return fx_uring_recheck(w, last);
     return 0;
 }
 

@@ -1,12 +1,31 @@
 /*
  * src/internal/annotate.h - tells race detectors what futexsync locks are.
  *
- * Built with -fsanitize=thread, every lock and unlock is announced to
- * ThreadSanitizer through <sanitizer/tsan_interface.h>, so a user's TSan run
- * reports futexsync locks as mutexes (in race reports and lock-order checks)
- * rather than as bare atomics. With -DFUTEXSYNC_HELGRIND, the same hooks feed
- * Valgrind's Helgrind and DRD through <valgrind/helgrind.h>. In every other
- * build the hooks compile to nothing, so they cost nothing on the fast paths.
+ * Every lock and unlock is announced to the race detector the USER's program
+ * runs under, with no special build of the library:
+ *
+ * - ThreadSanitizer: the library holds weak references to the entry points of
+ *   <sanitizer/tsan_interface.h> (__tsan_mutex_pre_lock, ...). They resolve
+ *   only when the TSan runtime is linked into the program (any program built
+ *   with -fsanitize=thread), and stay null otherwise.
+ * - Helgrind and DRD: Valgrind client requests (src/annotate.c issues them
+ *   with the instruction sequence of <valgrind/valgrind.h>, which is not a
+ *   dependency of the library), sent only when the program runs under
+ *   Valgrind.
+ *
+ * Which of the two is there is found out once per process (src/annotate.c,
+ * fx_ann_probe) and kept in fxi_ann_mode. Each hook costs the fast paths
+ * one relaxed load of that word and a branch that is not taken when no
+ * detector is there; the announcements themselves are out of line
+ * (fxi_ann_*, cold).
+ *
+ * The CMake option FUTEXSYNC_HELGRIND (off by default) adds what only
+ * Helgrind and DRD need: the objects' own words marked as such
+ * (fx_ann_own_words below), and checked unlock paths in fx_rmutex and
+ * fx_rwlock (FX_RM_ANNOTATED, FX_RWLOCK_CHECK_FIRST).
+ *
+ * Built with -fsanitize=thread (the library's own TSan build, FX_TSAN), the
+ * hooks call the TSan entry points directly, as the runtime is always there.
  *
  * Objects are never created or destroyed (all-zero is valid), so every TSan
  * call carries __tsan_mutex_linker_init: "no constructor, no destructor".
@@ -14,21 +33,14 @@
 #ifndef FX_INTERNAL_ANNOTATE_H
 #define FX_INTERNAL_ANNOTATE_H
 
+#include <stddef.h>
+
 #if defined(__SANITIZE_THREAD__)
 #define FX_TSAN 1
 #elif defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define FX_TSAN 1
 #endif
-#endif
-
-/* FX_ANN_ACTIVE is 1 when the hooks below do something (TSan or Helgrind
- * builds): an unlock must then find out whether it will succeed before it
- * announces the release, which costs the default build a load it can skip. */
-#if defined(FX_TSAN) || defined(FUTEXSYNC_HELGRIND)
-#define FX_ANN_ACTIVE 1
-#else
-#define FX_ANN_ACTIVE 0
 #endif
 
 /* Flags of an annotated operation. */
@@ -40,6 +52,11 @@
 
 #if defined(FX_TSAN)
 #include <sanitizer/tsan_interface.h>
+
+/* FX_ANN_ACTIVE is true when the hooks below do something: an unlock must
+ * then find out whether it will succeed before it announces the release,
+ * which costs a load the other builds skip. */
+#define FX_ANN_ACTIVE 1
 
 static inline unsigned fx_ann_tsan_flags(unsigned f)
 {
@@ -61,39 +78,68 @@ static inline unsigned fx_ann_tsan_flags(unsigned f)
     ((void)__tsan_mutex_pre_unlock((void *)(a), fx_ann_tsan_flags(f) & ~__tsan_mutex_linker_init))
 #define fx_ann_post_unlock(a, f) \
     __tsan_mutex_post_unlock((void *)(a), fx_ann_tsan_flags(f) & ~__tsan_mutex_linker_init)
+/* TSan knows atomics: nothing to tell it about the objects' own words. */
+#define fx_ann_own_words(p, size) ((void)(p), (void)(size))
 
-#elif defined(FUTEXSYNC_HELGRIND)
-#include <valgrind/helgrind.h>
+#else /* the release library: whichever detector the program runs under */
 
-/* Helgrind models every futexsync lock as a reader-writer lock: exclusive
- * acquisitions are writes, shared ones reads. */
-#define fx_ann_pre_lock(a, f) ((void)(a), (void)(f))
-#define fx_ann_post_lock(a, f, rec)                                          \
-    do {                                                                     \
-        (void)(rec);                                                         \
-        if (!((f) & FX_ANN_FAILED))                                          \
-            ANNOTATE_RWLOCK_ACQUIRED((a), !((f) & FX_ANN_SHARED));           \
-    } while (0)
-#define fx_ann_pre_unlock(a, f) ANNOTATE_RWLOCK_RELEASED((a), !((f) & FX_ANN_SHARED))
-#define fx_ann_post_unlock(a, f) ((void)(a), (void)(f))
+/* fxi_ann_mode: FX_ANN_UNKNOWN until fx_ann_probe has run, then
+ * FX_ANN_NONE, or FX_ANN_TSAN_ON and/or FX_ANN_VG_ON. */
+#define FX_ANN_UNKNOWN 0
+#define FX_ANN_NONE    1
+#define FX_ANN_TSAN_ON 2
+#define FX_ANN_VG_ON   4
+/* Hidden: the library's own, read with one PC-relative load (no GOT
+ * indirection), in a static or a shared build. */
+#define FX_ANN_HIDDEN __attribute__((visibility("hidden")))
+extern FX_ANN_HIDDEN int fxi_ann_mode;
+
+/* True unless the program is known to run under no race detector (the first
+ * call of a hook then probes). Relaxed: the word goes once from UNKNOWN to
+ * the value every thread would compute, and publishes nothing else. */
+static inline __attribute__((always_inline)) int fx_ann_on(void)
+{
+    return __builtin_expect(__atomic_load_n(&fxi_ann_mode, __ATOMIC_RELAXED) != FX_ANN_NONE, 0);
+}
+
+/* The announcements (src/annotate.c); each probes first if need be. */
+#define FX_ANN_COLD __attribute__((cold)) FX_ANN_HIDDEN
+FX_ANN_COLD void fxi_ann_pre_lock(const void *a, unsigned f);
+FX_ANN_COLD void fxi_ann_post_lock(const void *a, unsigned f, int rec);
+FX_ANN_COLD void fxi_ann_pre_unlock(const void *a, unsigned f);
+FX_ANN_COLD void fxi_ann_post_unlock(const void *a, unsigned f);
+FX_ANN_COLD void fxi_ann_own_words(const void *p, size_t size);
+FX_ANN_COLD void fxi_ann_happens_before(const void *a);
+FX_ANN_COLD void fxi_ann_happens_after(const void *a);
+
+#define FX_ANN_ACTIVE fx_ann_on()
+
+/* Expressions (void), usable wherever the old no-op forms were. */
+#define fx_ann_pre_lock(a, f) \
+    (fx_ann_on() ? fxi_ann_pre_lock((const void *)(a), (f)) : (void)0)
+#define fx_ann_post_lock(a, f, rec) \
+    (fx_ann_on() ? fxi_ann_post_lock((const void *)(a), (f), (rec)) : (void)0)
+#define fx_ann_pre_unlock(a, f) \
+    (fx_ann_on() ? fxi_ann_pre_unlock((const void *)(a), (f)) : (void)0)
+#define fx_ann_post_unlock(a, f) \
+    (fx_ann_on() ? fxi_ann_post_unlock((const void *)(a), (f)) : (void)0)
 /* Helgrind and DRD do not know atomic instructions. They ignore the accesses
- * to a word they know as a lock (or as a happens-before address), but would
+ * to a word they know as a lock (or as a happens-before address), but may
  * report the library's atomics on an object's other words (an rwlock's
  * writer sequence, a semaphore's waiter count, a barrier's party count, a
- * condition variable's slots) as races between the threads using it. */
+ * condition variable's slots) as races between the threads using it. TSan
+ * knows atomics and needs nothing here. Marking those words is a hook on
+ * paths that have no other (fx_cond_signal with nobody waiting, a done
+ * fx_once), where its check costs measurably: it is compiled only with the
+ * CMake option FUTEXSYNC_HELGRIND (-DFUTEXSYNC_HELGRIND). Helgrind is silent
+ * on tests/race without it; DRD reports the words of fx_cond, fx_barrier
+ * and fx_counter without it. */
+#if defined(FUTEXSYNC_HELGRIND)
 #define fx_ann_own_words(p, size) \
-    ANNOTATE_BENIGN_RACE_SIZED((p), (size), "futexsync: the object's own atomic words")
-
+    (fx_ann_on() ? fxi_ann_own_words((const void *)(p), (size)) : (void)0)
 #else
-#define fx_ann_pre_lock(a, f) ((void)(a), (void)(f))
-#define fx_ann_post_lock(a, f, rec) ((void)(a), (void)(f), (void)(rec))
-#define fx_ann_pre_unlock(a, f) ((void)(a), (void)(f))
-#define fx_ann_post_unlock(a, f) ((void)(a), (void)(f))
-#endif
-
-/* TSan knows atomics: nothing to tell it about the objects' own words. */
-#if !defined(fx_ann_own_words)
 #define fx_ann_own_words(p, size) ((void)(p), (void)(size))
+#endif
 #endif
 
 #endif /* FX_INTERNAL_ANNOTATE_H */

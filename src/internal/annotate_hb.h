@@ -4,29 +4,28 @@
  *
  * A semaphore post, a barrier arrival, a finished initialiser or a counter
  * update publishes the caller's writes to the thread that later returns from
- * the wait (or loads the counter's value). The atomics
- * of the library already carry that order, and ThreadSanitizer sees atomics;
- * Helgrind and DRD do not, so with -DFUTEXSYNC_HELGRIND these hooks tell them
- * (ANNOTATE_HAPPENS_BEFORE / _AFTER on the object's address). Under TSan they
- * become __tsan_release / __tsan_acquire, which state the same order
- * explicitly. In every other build they compile to nothing.
+ * the wait (or loads the counter's value). The atomics of the library carry
+ * that order, but a race detector does not see them: the release library is
+ * not instrumented, and Helgrind and DRD do not understand atomic
+ * instructions. These hooks state the order on the object's address: to
+ * ThreadSanitizer as __tsan_release / __tsan_acquire, to Helgrind and DRD as
+ * ANNOTATE_HAPPENS_BEFORE / _AFTER, whichever the program runs under (see
+ * internal/annotate.h: found out at run time, one relaxed load and an
+ * untaken branch when there is none).
  */
 #ifndef FX_INTERNAL_ANNOTATE_HB_H
 #define FX_INTERNAL_ANNOTATE_HB_H
 
-#include "internal/annotate.h" /* defines FX_TSAN under -fsanitize=thread */
+#include "internal/annotate.h" /* FX_TSAN, fx_ann_on, fxi_ann_* */
 
 #if defined(FX_TSAN)
-#include <sanitizer/tsan_interface.h>
 #define fx_ann_happens_before(a) __tsan_release((void *)(a))
 #define fx_ann_happens_after(a) __tsan_acquire((void *)(a))
-#elif defined(FUTEXSYNC_HELGRIND)
-#include <valgrind/helgrind.h>
-#define fx_ann_happens_before(a) ANNOTATE_HAPPENS_BEFORE(a)
-#define fx_ann_happens_after(a) ANNOTATE_HAPPENS_AFTER(a)
 #else
-#define fx_ann_happens_before(a) ((void)(a))
-#define fx_ann_happens_after(a) ((void)(a))
+#define fx_ann_happens_before(a) \
+    (fx_ann_on() ? fxi_ann_happens_before((const void *)(a)) : (void)0)
+#define fx_ann_happens_after(a) \
+    (fx_ann_on() ? fxi_ann_happens_after((const void *)(a)) : (void)0)
 #endif
 
 #endif /* FX_INTERNAL_ANNOTATE_HB_H */

@@ -15,6 +15,27 @@
 /* Waits with every bitset bit: an ordinary wake reaches the sleeper. */
 #define FX_BITSET_ANY 0xffffffffu
 
+/* For every library function whose frame a cancellation unwinds (those
+ * between fx_futex_sleep_cancel or a pthread_testcancel and the caller's own
+ * frames, the one that pushed the library's cleanup handler included): no
+ * AddressSanitizer redzones. glibc's unwinder reaches each cleanup handler
+ * with an internal longjmp that AddressSanitizer does not see, so the
+ * redzones of the frames it leaves stay poisoned, and the next calls, which
+ * reuse that stack, are reported as overflows (a false report, which the
+ * sanitizer's own hint attributes to custom unwinding). Those functions are
+ * then not checked by AddressSanitizer; UndefinedBehaviorSanitizer and
+ * ThreadSanitizer still see them. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FX_CANCEL_FRAME_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(FX_CANCEL_FRAME_ASAN)
+#define FX_CANCEL_FRAME __attribute__((no_sanitize_address))
+#else
+#define FX_CANCEL_FRAME
+#endif
+
 /* Sleeps while *word == expected, until woken by a wake whose bitset intersects
  * `bitset`, or the absolute CLOCK_MONOTONIC deadline (NULL: none).
  * Returns 0 (woken, perhaps spuriously), EAGAIN (*word != expected), ETIMEDOUT
@@ -39,8 +60,9 @@ int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *de
 struct fx_recheck {
     struct timespec tick; /* the next recheck; tv_nsec < 0 before the first sleep */
     int64_t period_ns;    /* the recheck period, > 0 */
+    int woken;            /* set by each fx_futex_sleep: 1 if a FUTEX_WAKE ended it */
 };
-#define FX_RECHECK_INIT(period_ns) { {0, -1}, (period_ns) }
+#define FX_RECHECK_INIT(period_ns) { {0, -1}, (period_ns), 0 }
 
 /* The recheck period of the primitives that have no period of their own: a
  * sleeper whose wake was lost re-reads its word within this time. */
@@ -50,9 +72,23 @@ struct fx_recheck {
  * CLOCK_MONOTONIC deadline (NULL: none; tv_nsec already checked) or the next
  * recheck of s. Returns ETIMEDOUT only when the caller's deadline has passed;
  * 0 otherwise (woken, the word changed, a signal, or a recheck is due): the
- * caller re-reads its word and calls again with the same s and deadline. */
+ * caller re-reads its word and calls again with the same s and deadline.
+ * s->woken tells a wake (1) from the other reasons (0), for a caller whose
+ * word does not show everything a wake means (fx_cond). */
 int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
                    struct fx_recheck *s);
+
+/* fx_futex_sleep as a cancellation point: asynchronous cancellation of the
+ * calling thread is enabled around the sleep only (as glibc does around the
+ * futex wait of pthread_cond_wait), so a deferred pthread_cancel that is
+ * pending, or arrives while the thread sleeps, acts there. Only the waits
+ * whose pthread counterparts are cancellation points use it (fx_cond and
+ * fx_sem waits); their callers push a cleanup handler (pthread_cleanup_push)
+ * that restores the object's invariants before the caller's handlers run.
+ * The sleep itself touches no lock and no allocation, so it is safe to
+ * cancel anywhere inside it. */
+int fx_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
+                          struct fx_recheck *s);
 
 /* Wakes up to count (> 0) sleepers on word whose bitset intersects `bitset`;
  * returns how many were woken. */

@@ -10,6 +10,9 @@
  *     --signal-us N        mean gap between signals to a process (default 200)
  *     --no-kills           no SIGKILL of owners (only with FXS_OWNER_DEATH)
  *     --kill-ms N          mean gap between kills (default 100)
+ *     --no-waiter-kills    no SIGKILL of waiting processes
+ *     --waiter-kill-ms N   mean gap between kills of waiting processes
+ *                          (default 150)
  *     --watchdog S         a thread that does not acquire for S seconds is a
  *                          failure (default 10)
  *     --recovery-limit S   an owner death not recovered within S seconds is a
@@ -20,7 +23,18 @@
  *
  * The parent forks the worker processes and stays single-threaded: it is the
  * watchdog, the killer (it respawns killed processes) and the judge at the
- * end. Each worker process runs its threads and, in its main thread, sends
+ * end.
+ *
+ * Kills of waiting processes (every process-shared lock, issue 11 classes 7
+ * and 8): the parent pins itself to one CPU, moves every thread of a chosen
+ * worker process onto that CPU at SCHED_IDLE (so that none of them runs
+ * while the parent runs), waits until each of its worker threads is asleep
+ * in a futex wait on the object or preempted outside the lock, at least one
+ * asleep (/proc/<pid>/task/<tid>/syscall), and kills the process at once:
+ * it dies holding nothing, as a waiter, possibly with a wake already
+ * consumed. The others must lose nothing and strand nobody (the
+ * watchdog); the time until every other thread has acquired again is printed
+ * as the recovery time. Each worker process runs its threads and, in its main thread, sends
  * SIGUSR1 to random threads of its own. Exit status 0 when every adapter run
  * passed.
  */
@@ -93,6 +107,13 @@ struct shared {
     uint64_t spurious_deaths; /* EOWNERDEADs with no kill pending (a kill that raced) */
     uint64_t reaped_released; /* adapter->reaped calls that released the lock */
     int64_t rec_min_ns, rec_max_ns, rec_sum_ns;
+    /* Kills of waiting processes (the parent's own figures). */
+    uint64_t wkills;          /* waiting processes killed */
+    uint64_t wkilled_asleep;  /* ... their threads asleep on the object then */
+    uint64_t wkill_skipped;   /* chosen processes never found all asleep */
+    uint64_t wrecovered;      /* kills after which every other thread acquired */
+    int64_t wrec_min_ns, wrec_max_ns, wrec_sum_ns;
+    uint64_t wrec_over_1s;    /* ... of them taking more than a second */
     struct stats st[MAXTH];
 };
 
@@ -116,7 +137,9 @@ static struct config {
     int signal_us, kill_ms;
     double watchdog, recovery_limit;
     uint64_t seed;
-} cfg = {2.0, 3, 4, true, true, false, 200, 100, 10.0, 1.0, 0};
+    bool waiter_kills;
+    int waiter_kill_ms;
+} cfg = {2.0, 3, 4, true, true, false, 200, 100, 10.0, 1.0, 0, true, 150};
 
 /* Two owner-slot ids of threads of the same incarnation of one process: the
  * killed owner may have released the lock to a sibling just before the kill,
@@ -237,6 +260,11 @@ int fxs_fail(struct fxs_thread *t, const char *fmt, ...)
 static bool stopping(void)
 {
     return __atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE) != 0;
+}
+
+uint64_t fxs_waiters_killed(void)
+{
+    return sh->wkilled_asleep;
 }
 
 static void set_op(struct fxs_thread *t, int op)
@@ -573,6 +601,7 @@ static pid_t spawn(int p)
     __atomic_fetch_add(&sh->incarnation[p], 1, __ATOMIC_ACQ_REL);
     for (int i = 0; i < cfg.threads; i++) {
         struct stats *st = &sh->st[p * cfg.threads + i];
+        __atomic_store_n(&st->tid, 0, __ATOMIC_RELAXED); /* the new thread publishes its own */
         __atomic_store_n(&st->last_acq_ns, now, __ATOMIC_RELAXED);
         __atomic_store_n(&st->op, OP_IDLE, __ATOMIC_RELAXED);
         __atomic_store_n(&st->live, 1, __ATOMIC_RELEASE);
@@ -626,6 +655,90 @@ static void describe_threads(void)
     }
 }
 
+/* Kills of waiting processes ------------------------------------------------------ */
+
+/* Where thread tid of process pid is, from /proc/<pid>/task/<tid>/syscall:
+ * 1 asleep (blocked) in a futex wait on an address in [lo, hi); 0 runnable
+ * or blocked outside a system call ("running" is what the kernel says of a
+ * runnable task, on a CPU or not; "-1 sp pc" of one stopped in user space);
+ * -1 anything else (another system call, unreadable). */
+static int where_is(pid_t pid, pid_t tid, uintptr_t lo, uintptr_t hi)
+{
+    char path[96], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/syscall", (int)pid, (int)tid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    long nr;
+    unsigned long a0;
+    if (strncmp(buf, "running", 7) == 0)
+        return 0;
+    if (sscanf(buf, "%ld", &nr) != 1)
+        return -1;
+    if (nr == -1)
+        return 0;
+    if (nr != SYS_futex || sscanf(buf, "%ld %lx", &nr, &a0) != 2)
+        return -1;
+    return a0 >= lo && a0 < hi ? 1 : -1;
+}
+
+/* Moves the threads of worker process slot p (pid) onto `cpu` at SCHED_IDLE:
+ * none of them then runs while the parent (a normal task pinned to that
+ * CPU) runs: a woken one does not preempt it, and a running one has been
+ * migrated there before sched_setaffinity returns. Returns false if a
+ * worker thread has not published its TID or could not be moved. */
+static bool make_idle_on(int p, pid_t pid, int cpu)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    struct sched_param sp = {0};
+    /* The main thread (the process's signal storm: its TID is the pid). */
+    if (sched_setaffinity(pid, sizeof one, &one) != 0 ||
+        sched_setscheduler(pid, SCHED_IDLE, &sp) != 0)
+        return false;
+    for (int i = 0; i < cfg.threads; i++) {
+        pid_t tid = __atomic_load_n(&sh->st[p * cfg.threads + i].tid, __ATOMIC_ACQUIRE);
+        if (tid <= 0 || sched_setaffinity(tid, sizeof one, &one) != 0 ||
+            sched_setscheduler(tid, SCHED_IDLE, &sp) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* True if process slot p (pid), whose threads were made idle on the
+ * parent's CPU, holds nothing and waits: every worker thread is asleep on
+ * the object, or is outside the lock (OP_IDLE) and off the CPU; at least
+ * one is asleep on the object. None of them can run before the parent's
+ * next step (the kill) unless the parent blocks. */
+static int kill_cpu = -1; /* the parent's CPU while it kills waiting processes */
+
+static int last_asleep; /* asleep threads of the last process found waiting */
+
+static bool waiting_and_holding_nothing(int p, pid_t pid)
+{
+    uintptr_t lo = (uintptr_t)obj, hi = lo + ad->size;
+    int asleep = 0;
+    if (sched_getcpu() != kill_cpu)
+        return false; /* the parent must be on the victims' CPU */
+    for (int i = 0; i < cfg.threads; i++) {
+        struct stats *st = &sh->st[p * cfg.threads + i];
+        pid_t tid = __atomic_load_n(&st->tid, __ATOMIC_ACQUIRE);
+        if (tid <= 0)
+            return false;
+        int w = where_is(pid, tid, lo, hi);
+        if (w == 1)
+            asleep++;
+        else if (!(w == 0 && __atomic_load_n(&st->op, __ATOMIC_RELAXED) == OP_IDLE))
+            return false;
+    }
+    last_asleep = asleep;
+    return asleep > 0;
+}
+
 /* One adapter run ---------------------------------------------------------------- */
 
 static int run_adapter(const struct fxs_adapter *a)
@@ -641,6 +754,24 @@ static int run_adapter(const struct fxs_adapter *a)
     int saved_procs = cfg.procs;
     cfg.procs = procs;
     bool kills = cfg.kills && (a->caps & FXS_OWNER_DEATH) && a->kind == FXS_LOCK;
+    /* Waiting processes are killed for the library's process-shared locks
+     * (not the pthread reference adapters: glibc's process-shared locks
+     * strand sleepers after such a death, which is what these kills show). */
+    bool wkills = cfg.waiter_kills && a->kind == FXS_LOCK && !(a->caps & FXS_NO_PROCESSES) &&
+                  strncmp(a->name, "ref_", 4) != 0 && strncmp(a->name, "broken_", 7) != 0;
+    cpu_set_t saved_aff;
+    int kcpu = -1;
+    if (wkills) {
+        kcpu = sched_getcpu();
+        kill_cpu = kcpu;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        if (kcpu >= 0)
+            CPU_SET(kcpu, &one);
+        if (kcpu < 0 || sched_getaffinity(0, sizeof saved_aff, &saved_aff) != 0 ||
+            sched_setaffinity(0, sizeof one, &one) != 0)
+            wkills = false;
+    }
     rec_write(0);
     if (a->setup && a->setup(obj) != 0) {
         fprintf(stderr, "%s: setup failed\n", a->name);
@@ -648,11 +779,11 @@ static int run_adapter(const struct fxs_adapter *a)
         return 1;
     }
 
-    printf("stress %s: %d process(es) x %d threads, %.1f s, signals %s, kills %s, seed %" PRIu64
-           "\n",
+    printf("stress %s: %d process(es) x %d threads, %.1f s, signals %s, kills %s, waiter kills %s, "
+           "seed %" PRIu64 "\n",
            a->name, procs, cfg.threads, cfg.duration, cfg.signals ? "on" : "off",
            kills ? "on" : ((a->caps & FXS_OWNER_DEATH) ? "off" : "n/a (no owner death)"),
-           cfg.seed);
+           wkills ? "on" : "off", cfg.seed);
     fflush(stdout);
 
     pid_t pids[MAXP];
@@ -665,6 +796,12 @@ static int run_adapter(const struct fxs_adapter *a)
     int64_t end = start + (int64_t)(cfg.duration * 1e9);
     int64_t wd = (int64_t)(cfg.watchdog * 1e9);
     uint64_t respawns = 0;
+    int wvictim = -1;            /* the process slot made idle, to be killed */
+    int wkilled = -1;            /* the slot killed last (its threads are new) */
+    bool wk_pending = false;     /* a waiter kill whose recovery is awaited */
+    int64_t wk_ns = 0;
+    int64_t next_wkill = start + (int64_t)cfg.waiter_kill_ms * 1000000;
+    sh->wrec_min_ns = INT64_MAX;
     while (!stopping() && now_ns() < end) {
         struct timespec d = {0, 10000000};
         nanosleep(&d, NULL);
@@ -686,6 +823,8 @@ static int run_adapter(const struct fxs_adapter *a)
             struct stats *st = &sh->st[i];
             if (!__atomic_load_n(&st->live, __ATOMIC_ACQUIRE))
                 continue;
+            if (i / cfg.threads == wvictim)
+                continue; /* at SCHED_IDLE it may not run for a while: it is to die */
             int64_t gap = now - __atomic_load_n(&st->last_acq_ns, __ATOMIC_RELAXED);
             if (gap > wd) {
                 fxs_fail(NULL, "watchdog: thread %d has not acquired for %.1f s (in %s)", i,
@@ -734,7 +873,77 @@ static int run_adapter(const struct fxs_adapter *a)
                 next_kill = now_ns() + (int64_t)(x % (uint64_t)(2 * cfg.kill_ms + 1)) * 1000000;
             }
         }
+        /* The recovery after a waiter kill: every other live thread has
+         * acquired since. The time is when this loop (every 10 ms) first
+         * sees it: an upper bound. */
+        if (wk_pending) {
+            bool all = true;
+            for (int i = 0; i < procs * cfg.threads && all; i++) {
+                struct stats *st = &sh->st[i];
+                if (i / cfg.threads == wkilled || i / cfg.threads == wvictim ||
+                    !__atomic_load_n(&st->live, __ATOMIC_ACQUIRE))
+                    continue;
+                int64_t t = __atomic_load_n(&st->last_acq_ns, __ATOMIC_RELAXED);
+                if (t <= wk_ns)
+                    all = false;
+            }
+            if (all) {
+                int64_t d = now_ns() - wk_ns;
+                sh->wrecovered++;
+                sh->wrec_sum_ns += d;
+                if (d < sh->wrec_min_ns)
+                    sh->wrec_min_ns = d;
+                if (d > sh->wrec_max_ns)
+                    sh->wrec_max_ns = d;
+                if (d > 1000000000LL)
+                    sh->wrec_over_1s++;
+                wk_pending = false;
+            }
+        }
+        /* Kill a waiting process. */
+        if (wkills && !wk_pending && now >= next_wkill &&
+            !__atomic_load_n(&sh->pending, __ATOMIC_ACQUIRE)) {
+            if (wvictim < 0) {
+                int p = (int)(rng_next(&krng) % (uint64_t)procs);
+                if (pids[p] > 0 && make_idle_on(p, pids[p], kcpu))
+                    wvictim = p;
+            }
+            bool done = false;
+            int64_t until = now_ns() + 50000000; /* look for 50 ms, then later again */
+            while (wvictim >= 0 && !stopping() && now_ns() < until) {
+                if (waiting_and_holding_nothing(wvictim, pids[wvictim])) {
+                    /* At once: none of its threads can run before this. */
+                    kill(pids[wvictim], SIGKILL);
+                    wk_ns = now_ns();
+                    done = true;
+                    break;
+                }
+                struct timespec d = {0, 200000};
+                nanosleep(&d, NULL);
+            }
+            if (done) {
+                int p = wvictim;
+                int st = reap(pids[p], 5000000000LL);
+                mark_dead(p);
+                if (st == -1)
+                    fxs_fail(NULL, "a killed waiting process did not die");
+                sh->wkills++;
+                sh->wkilled_asleep += (uint64_t)last_asleep;
+                pids[p] = spawn(p);
+                respawns++;
+                wvictim = -1;
+                wkilled = p;
+                wk_pending = true;
+                uint64_t x = rng_next(&krng);
+                next_wkill = now_ns() + (int64_t)(x % (uint64_t)(2 * cfg.waiter_kill_ms + 1)) * 1000000;
+            } else {
+                sh->wkill_skipped++;
+                next_wkill = now_ns() + (int64_t)cfg.waiter_kill_ms * 1000000;
+            }
+        }
     }
+    if (wkills)
+        sched_setaffinity(0, sizeof saved_aff, &saved_aff);
     double elapsed = (double)(now_ns() - start) / 1e9;
     __atomic_store_n(&sh->stop, 1, __ATOMIC_RELEASE);
 
@@ -817,6 +1026,17 @@ static int run_adapter(const struct fxs_adapter *a)
                    (double)sh->rec_sum_ns / 1e6 / (double)(sh->recoveries - sh->spurious_deaths),
                    (double)sh->rec_max_ns / 1e6);
     }
+    if (wkills) {
+        printf("  waiter kills      %" PRIu64 " waiting processes killed (%" PRIu64
+               " looks found one not all asleep)\n",
+               sh->wkills, sh->wkill_skipped);
+        if (sh->wrecovered > 0)
+            printf("  waiter recovery   every other thread acquired again: min %.3f ms, mean %.3f "
+                   "ms, max %.3f ms (%" PRIu64 " of %" PRIu64 " over 1 s)\n",
+                   (double)sh->wrec_min_ns / 1e6,
+                   (double)sh->wrec_sum_ns / 1e6 / (double)sh->wrecovered,
+                   (double)sh->wrec_max_ns / 1e6, sh->wrec_over_1s, sh->wrecovered);
+    }
     int64_t maxgap = 0;
     for (int i = 0; i < procs * cfg.threads; i++)
         if (sh->st[i].max_gap_ns > maxgap)
@@ -847,6 +1067,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: fxstress [--duration S] [--processes N] [--threads N] [--no-signals]\n"
             "                [--signal-us N] [--no-kills] [--kill-ms N] [--watchdog S]\n"
+            "                [--no-waiter-kills] [--waiter-kill-ms N]\n"
             "                [--recovery-limit S] [--seed N] [--expect-fail]\n"
             "                (--all | --list | ADAPTER...)\n");
 }
@@ -881,6 +1102,10 @@ int main(int argc, char **argv)
             cfg.signals = false;
         else if (strcmp(a, "--no-kills") == 0)
             cfg.kills = false;
+        else if (strcmp(a, "--no-waiter-kills") == 0)
+            cfg.waiter_kills = false;
+        else if (OPT("--waiter-kill-ms"))
+            cfg.waiter_kill_ms = atoi(v);
         else if (strcmp(a, "--expect-fail") == 0)
             cfg.expect_fail = true;
         else if (strcmp(a, "--all") == 0)
@@ -908,7 +1133,7 @@ int main(int argc, char **argv)
             if (strncmp(adapters[k]->name, "broken_", 7) != 0)
                 run[nrun++] = adapters[k];
     if (nrun == 0 || cfg.procs < 1 || cfg.procs > MAXP || cfg.threads < 1 || cfg.threads > MAXT ||
-        cfg.duration <= 0 || cfg.signal_us < 1 || cfg.kill_ms < 1) {
+        cfg.duration <= 0 || cfg.signal_us < 1 || cfg.kill_ms < 1 || cfg.waiter_kill_ms < 1) {
         usage();
         return 2;
     }

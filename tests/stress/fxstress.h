@@ -166,5 +166,9 @@ int fxs_threads_total(void);
 bool fxs_failed(void);
 /* In finish(): the total of one counter over all threads. */
 uint64_t fxs_total(int which);
+/* In finish(): how many threads were asleep on the object when their
+ * process was killed as a waiter (a slot that counts sleepers may keep
+ * that many). */
+uint64_t fxs_waiters_killed(void);
 
 #endif /* FXSTRESS_H */

@@ -1,0 +1,98 @@
+/*
+ * tests/fxfault.h - a deterministic fault harness: schedules that kill a
+ * process at a chosen step instead of hoping a stress run hits it.
+ *
+ * Two schedules, both for objects in MAP_SHARED memory:
+ *
+ * - "Killed after publishing, before the wake" (the notifier side): the
+ *   notifying process arms fxf_kill_at("primitive.step"); the library's
+ *   FX_FAULT point of that name (src/internal/fault.h) then SIGKILLs it. This
+ *   file defines fxi_fault_point, so a test that links it (any call of an
+ *   fxf_ function pulls it in) turns the library's fault points on; a process
+ *   that arms nothing runs them as no-ops.
+ *
+ * - "Killed in the wake window" (the woken side): a victim process blocks
+ *   pinned to the releaser's CPU at SCHED_IDLE. The releaser's wake makes the
+ *   victim runnable but cannot preempt the releaser (an idle-policy task never
+ *   preempts a normal one on wake-up), so the releaser's next step, a SIGKILL
+ *   of the victim, lands before the victim returns to user space: the victim
+ *   consumes the wake and takes no step. A bystander that went to sleep after
+ *   the victim (the kernel wakes sleepers of equal priority in FIFO order)
+ *   then depends only on the library's own recovery.
+ *
+ * Children never call cmocka asserts: they return codes, the harness returns
+ * the statuses (fxt_wait_child: exit code, 128 + signal, -1 on timeout) and
+ * the test asserts on them.
+ */
+#ifndef FXFAULT_H
+#define FXFAULT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* In the calling process: the FX_FAULT point named `step` kills the process
+ * with SIGKILL when it is reached. NULL disarms. */
+void fxf_kill_at(const char *step);
+
+/* A CPU the calling thread may run on (the first of its affinity set), or -1. */
+int fxf_first_cpu(void);
+/* Pins the calling thread to `cpu`; 0 or an errno value. */
+int fxf_pin(int cpu);
+/* Moves the calling thread to SCHED_IDLE; 0 or an errno value. */
+int fxf_sched_idle(void);
+
+/* One schedule: the blocking call (run by the victim and the bystanders), the
+ * release (by the releaser), and what the test shares with them. */
+struct fxf_schedule {
+    /* In the releaser, before the others start: takes what it will release
+     * (a lock), or NULL. Returns 0 or a failure code. */
+    int (*prepare)(void *arg);
+    /* The release or notification whose wake is at stake. 0 or a code. */
+    int (*release)(void *arg);
+    /* The blocking call: returns 0 once it got through (a lock is released
+     * again before returning), or a failure code. */
+    int (*block)(void *arg);
+    const void *word; /* the futex word block() sleeps on */
+    void *arg;        /* in MAP_SHARED memory */
+    int bystanders;   /* 1 .. FXF_MAX_BYSTANDERS */
+};
+
+#define FXF_MAX_BYSTANDERS 4
+
+struct fxf_result {
+    int releaser;                       /* its status: 0, or 128 + SIGKILL when killed at a step */
+    int victim;                         /* 128 + SIGKILL when it died in the window */
+    int bystander[FXF_MAX_BYSTANDERS];  /* 0 when each got through in time */
+    int64_t recovery_ns;                /* release to the last bystander's return */
+    int setup;                          /* 0, or which setup step failed */
+};
+
+/* The woken side: releaser and victim pinned to one CPU, victim at
+ * SCHED_IDLE, asleep first; then the bystanders asleep; then the release and
+ * at once SIGKILL of the victim. Each bystander is given timeout_ms. */
+void fxf_run_wake_window(const struct fxf_schedule *s, int timeout_ms, struct fxf_result *out);
+
+/* The notifier side: the bystanders block (all asleep on s->word), then the
+ * releaser runs release() with fxf_kill_at(step) armed, so it dies at that
+ * FX_FAULT point (its status is then 128 + SIGKILL). No victim. */
+void fxf_run_notifier_death(const struct fxf_schedule *s, const char *step, int timeout_ms,
+                            struct fxf_result *out);
+
+/* For a test function whose frame a pthread_cancel unwinds (a thread
+ * function that is cancelled): no AddressSanitizer redzones. glibc unwinds
+ * with internal longjmps that AddressSanitizer does not see, so the redzones
+ * of the frames left behind stay poisoned and the thread's exit, reusing that
+ * stack, is reported as an overflow (src/internal/futex.h, FX_CANCEL_FRAME,
+ * does the same for the library's frames). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FXF_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(FXF_ASAN)
+#define FXF_CANCELLED_FRAME __attribute__((no_sanitize_address))
+#else
+#define FXF_CANCELLED_FRAME
+#endif
+
+#endif /* FXFAULT_H */
