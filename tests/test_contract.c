@@ -194,6 +194,8 @@ static int o_counter_add(void *p) { return fx_counter_add(p, 1); }
 static int o_counter_load(void *p) { return fx_counter_load(p); }
 static int o_counter_store(void *p) { return (fx_counter_store(p, 1), 0); }
 static int o_counter_wait(void *p) { return fx_counter_wait(p, 0, NULL); }
+static int o_counter_wait_ge(void *p) { return fx_counter_wait_ge(p, 0, NULL); }
+static int o_counter_wait_le(void *p) { return fx_counter_wait_le(p, 0, NULL); }
 static int o_counter_init(void *p) { return (fx_counter_init(p, 1), 0); }
 static int o_rmutex_lock(void *p) { return fx_rmutex_lock(p); }
 static int o_rmutex_trylock(void *p) { return fx_rmutex_trylock(p); }
@@ -702,6 +704,149 @@ static int counter_wait_negative_waiters(const struct row *row)
     (void)row;
     S->k.waiters = -1;
     CALL(fx_counter_wait(&S->k, 5, NULL));
+    return 0;
+}
+
+static int counter_wait_ge_above(const struct row *row)
+{
+    (void)row;
+    S->k.value = 9;
+    CALL(fx_counter_wait_ge(&S->k, 5, NULL));
+    return 0;
+}
+
+static int counter_wait_ge_above_bad_nsec(const struct row *row)
+{
+    (void)row;
+    S->k.value = 9;
+    struct timespec d = bad_nsec();
+    CALL(fx_counter_wait_ge(&S->k, 5, &d));
+    return 0;
+}
+
+static int counter_wait_ge_below_past(const struct row *row)
+{
+    (void)row;
+    S->k.value = 4;
+    struct timespec d = past();
+    CALL(fx_counter_wait_ge(&S->k, 5, &d));
+    CHECK(S->k.waiters == 0);
+    return 0;
+}
+
+static int counter_wait_ge_below_bad_nsec(const struct row *row)
+{
+    (void)row;
+    S->k.value = 4;
+    struct timespec d = bad_nsec();
+    CALL(fx_counter_wait_ge(&S->k, 5, &d));
+    return 0;
+}
+
+static int counter_wait_ge_negative_waiters(const struct row *row)
+{
+    (void)row;
+    S->k.value = 4;
+    S->k.waiters = -1;
+    CALL(fx_counter_wait_ge(&S->k, 5, NULL));
+    return 0;
+}
+
+static int counter_wait_le_below(const struct row *row)
+{
+    (void)row;
+    S->k.value = -3; /* a wait group that counted down past 0 */
+    CALL(fx_counter_wait_le(&S->k, 0, NULL));
+    return 0;
+}
+
+static int counter_wait_le_above_past(const struct row *row)
+{
+    (void)row;
+    S->k.value = 1;
+    struct timespec d = past();
+    CALL(fx_counter_wait_le(&S->k, 0, &d));
+    CHECK(S->k.waiters == 0);
+    return 0;
+}
+
+static int counter_wait_le_above_bad_nsec(const struct row *row)
+{
+    (void)row;
+    S->k.value = 1;
+    struct timespec d = bad_nsec();
+    CALL(fx_counter_wait_le(&S->k, 0, &d));
+    return 0;
+}
+
+/* --- time.h: fx_deadline_from -------------------------------------------------- */
+
+static int deadline_from_monotonic(const struct row *row)
+{
+    (void)row;
+    struct timespec abs = {.tv_sec = 123, .tv_nsec = 456}, d;
+    CALL(fx_deadline_from(CLOCK_MONOTONIC, &abs, &d));
+    CHECK(d.tv_sec == 123 && d.tv_nsec == 456);
+    return 0;
+}
+
+static int deadline_from_realtime(const struct row *row)
+{
+    (void)row;
+    struct timespec rt, mono, d;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    rt.tv_sec += 100;
+    CALL(fx_deadline_from(CLOCK_REALTIME, &rt, &d));
+    /* 100 s ahead of now(CLOCK_MONOTONIC), within a generous margin for a
+     * loaded machine (the two clock reads and the call are not simultaneous). */
+    int64_t ahead = fxt_ts_ns(&d) - fxt_ts_ns(&mono);
+    CHECK(ahead > 90 * FX_NSEC_PER_SEC && ahead <= 100 * FX_NSEC_PER_SEC + FX_NSEC_PER_SEC);
+    return 0;
+}
+
+static int deadline_from_null_abs(const struct row *row)
+{
+    (void)row;
+    struct timespec d = {.tv_sec = 7, .tv_nsec = 7};
+    CALL(fx_deadline_from(CLOCK_REALTIME, NULL, &d));
+    CHECK(d.tv_sec == 7 && d.tv_nsec == 7); /* nothing stored */
+    return 0;
+}
+
+static int deadline_from_null_deadline(const struct row *row)
+{
+    (void)row;
+    struct timespec abs = {.tv_sec = 1, .tv_nsec = 0};
+    CALL(fx_deadline_from(CLOCK_REALTIME, &abs, NULL));
+    return 0;
+}
+
+static int deadline_from_bad_nsec(const struct row *row)
+{
+    (void)row;
+    struct timespec abs = bad_nsec(), d = {.tv_sec = 7, .tv_nsec = 7};
+    CALL(fx_deadline_from(CLOCK_REALTIME, &abs, &d));
+    CHECK(d.tv_sec == 7 && d.tv_nsec == 7);
+    return 0;
+}
+
+static int deadline_from_cpu_clock(const struct row *row)
+{
+    (void)row;
+    struct timespec abs = {.tv_sec = 1, .tv_nsec = 0}, d = {.tv_sec = 7, .tv_nsec = 7};
+    CALL(fx_deadline_from(CLOCK_PROCESS_CPUTIME_ID, &abs, &d));
+    CHECK(d.tv_sec == 7 && d.tv_nsec == 7);
+    return 0;
+}
+
+static int deadline_from_passed(const struct row *row)
+{
+    (void)row;
+    struct timespec abs = {.tv_sec = 1, .tv_nsec = 0}, d, mono; /* 1970 */
+    CALL(fx_deadline_from(CLOCK_REALTIME, &abs, &d));
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    CHECK(fxt_ts_ns(&d) < fxt_ts_ns(&mono) || d.tv_sec < 0);
     return 0;
 }
 
@@ -2629,6 +2774,9 @@ static void st_counter_timedwait(void)
 static const struct storm_case sc_counter_wait = {NULL, NULL, st_counter_wait, release_counter};
 static const struct storm_case sc_counter_timedwait = {NULL, NULL, st_counter_timedwait,
                                                        release_counter};
+static void st_counter_wait_ge(void) { CALL(fx_counter_wait_ge(&S->k, 1, NULL)); }
+static const struct storm_case sc_counter_wait_ge = {NULL, NULL, st_counter_wait_ge,
+                                                     release_counter};
 
 /* fx_once: an initialiser thread runs until released; the blocked caller
  * waits for it. */
@@ -2679,6 +2827,30 @@ static const struct row rows[] = {
     ROW(deadline_in_negative_is_past,
         Q("time.h", "fx_deadline_in", "a negative timeout gives a deadline in the past"),
         deadline_in_negative_is_past, 0),
+    ROW(deadline_from_monotonic_is_unchanged,
+        Q("time.h", "fx_deadline_from", "for CLOCK_MONOTONIC, *deadline is *abs unchanged"),
+        deadline_from_monotonic, 0),
+    ROW(deadline_from_realtime_is_as_far_ahead,
+        Q("time.h", "fx_deadline_from",
+          "the deadline is as far from now(CLOCK_MONOTONIC) as abs is from now(clock_id)"),
+        deadline_from_realtime, 0),
+    ROW(deadline_from_passed_time_is_passed,
+        Q("time.h", "fx_deadline_from", "A time already passed gives a deadline already passed"),
+        deadline_from_passed, 0),
+    ROW(deadline_from_NULL_abs_gives_EINVAL,
+        Q("time.h", "fx_deadline_from", "EINVAL (nothing stored) when abs or deadline is NULL"),
+        deadline_from_null_abs, EINVAL),
+    ROW(deadline_from_NULL_deadline_gives_EINVAL,
+        Q("time.h", "fx_deadline_from", "EINVAL (nothing stored) when abs or deadline is NULL"),
+        deadline_from_null_deadline, EINVAL),
+    ROW(deadline_from_bad_nsec_gives_EINVAL,
+        Q("time.h", "fx_deadline_from",
+          "EINVAL (nothing stored) ... when abs->tv_nsec is outside [0, 999999999]"),
+        deadline_from_bad_nsec, EINVAL),
+    ROW(deadline_from_cpu_clock_gives_EINVAL,
+        Q("time.h", "fx_deadline_from",
+          "EINVAL (nothing stored) ... when clock_id is another clock"),
+        deadline_from_cpu_clock, EINVAL),
     /* version.h */
     ROW(version_is_FUTEXSYNC_VERSION,
         Q("version.h", "fx_version", "The FUTEXSYNC_VERSION of the library the program runs with"),
@@ -2845,6 +3017,39 @@ static const struct row rows[] = {
     ROW(counter_wait_negative_waiters_gives_EINVAL,
         Q("counter.h", "fx_counter_wait", "EINVAL (bad c, negative waiters slot, ...)"),
         counter_wait_negative_waiters, EINVAL),
+    BADPTR(counter_wait_ge,
+           EINVAL, Q("counter.h", "fx_counter_wait_ge", "return values ... as fx_counter_wait")),
+    BADPTR(counter_wait_le,
+           EINVAL, Q("counter.h", "fx_counter_wait_le", "return values ... as fx_counter_wait")),
+    ROW(counter_wait_ge_above_gives_0,
+        Q("counter.h", "fx_counter_wait_ge", "blocks until value >= target"),
+        counter_wait_ge_above, 0),
+    ROW(counter_wait_ge_above_bad_nsec_gives_0,
+        Q("counter.h", "fx_counter_wait_ge",
+          "as fx_counter_wait: tv_nsec out of range when it would block"),
+        counter_wait_ge_above_bad_nsec, 0),
+    ROW(counter_wait_ge_below_past_gives_ETIMEDOUT,
+        Q("counter.h", "fx_counter_wait_ge", "Deadline, return values ... as fx_counter_wait"),
+        counter_wait_ge_below_past, ETIMEDOUT),
+    ROW(counter_wait_ge_below_bad_nsec_gives_EINVAL,
+        Q("counter.h", "fx_counter_wait_ge",
+          "as fx_counter_wait: EINVAL (tv_nsec out of range when it would block)"),
+        counter_wait_ge_below_bad_nsec, EINVAL),
+    ROW(counter_wait_ge_negative_waiters_gives_EINVAL,
+        Q("counter.h", "fx_counter_wait_ge", "as fx_counter_wait: EINVAL (negative waiters slot)"),
+        counter_wait_ge_negative_waiters, EINVAL),
+    ROW(counter_wait_le_overshot_gives_0,
+        Q("counter.h", "fx_counter_wait_le",
+          "A counter that overshoots (a wait group counting down past 0 ...) still releases "
+          "them"),
+        counter_wait_le_below, 0),
+    ROW(counter_wait_le_above_past_gives_ETIMEDOUT,
+        Q("counter.h", "fx_counter_wait_le", "Deadline, return values ... as fx_counter_wait"),
+        counter_wait_le_above_past, ETIMEDOUT),
+    ROW(counter_wait_le_above_bad_nsec_gives_EINVAL,
+        Q("counter.h", "fx_counter_wait_le",
+          "as fx_counter_wait: EINVAL (tv_nsec out of range when it would block)"),
+        counter_wait_le_above_bad_nsec, EINVAL),
 
     /* rmutex.h */
     BADPTR(rmutex_lock,
@@ -3624,6 +3829,9 @@ static const struct row rows[] = {
     SROW(counter_timedwait_signal_storm_gives_0,
          Q("counter.h", "fx_counter_wait", "Never EINTR"),
          sc_counter_timedwait, 0),
+    SROW(counter_wait_ge_signal_storm_gives_0,
+         Q("counter.h", "fx_counter_wait_ge", "as fx_counter_wait (Never EINTR)"),
+         sc_counter_wait_ge, 0),
     SROW(once_call_waiting_signal_storm_gives_0,
          Q("once.h", "fx_once_call", "Never EINTR"),
          sc_once_call, 0),
