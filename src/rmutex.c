@@ -65,11 +65,12 @@
  *
  * Owner death. Nothing tells the word that T died, so acquirers look:
  *   - a sleeper's every sleep is bounded: FIRST_CHECK after it first saw T
- *     holding the mutex, then RECHECK after each check that found T alive; at
- *     the end of such a sleep it reads /proc/T/stat (fx_tid_dead). A blocked
- *     waiter therefore notices a death within RECHECK (plus scheduling), an
- *     arriving one within FIRST_CHECK. The check costs ~5 us, so waits shorter
- *     than FIRST_CHECK never pay for it;
+ *     holding the mutex, then RECHECK after each check that found T alive
+ *     (LONG_RECHECK once it has watched T for LONG_AFTER); at the end of such
+ *     a sleep it asks whether T lives (fx_tid_dead). A blocked waiter
+ *     therefore notices a death within RECHECK, or LONG_RECHECK (plus
+ *     scheduling), an arriving one within FIRST_CHECK, and waits shorter
+ *     than FIRST_CHECK never pay for a check;
  *   - a non-waiting attempt (trylock, timedlock whose deadline has passed)
  *     checks at once, except when the same thread checked the same (mutex,
  *     owner) and found it alive less than RECHECK ago (a thread-local memo).
@@ -138,6 +139,8 @@
 
 #define FIRST_CHECK_NS ((int64_t)FX_RMUTEX_FIRST_CHECK_MS * 1000000)
 #define RECHECK_NS     ((int64_t)FX_RMUTEX_RECHECK_MS * 1000000)
+#define LONG_RECHECK_NS ((int64_t)FX_RMUTEX_LONG_RECHECK_MS * 1000000)
+#define LONG_AFTER_NS  ((int64_t)FX_RMUTEX_LONG_AFTER_MS * 1000000)
 
 #ifndef FX_RMUTEX_SPIN
 #define FX_RMUTEX_SPIN 100
@@ -441,10 +444,13 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w, b
             int64_t now = fx_rm_now();
             if ((uint32_t)w->seen != t) {
                 w->seen = (int32_t)t;
+                w->since = now;
                 w->check_at = now + FIRST_CHECK_NS;
             } else if (now >= w->check_at) {
                 dead = fx_tid_dead((pid_t)t);
-                w->check_at = now + RECHECK_NS;
+                /* A waiter that has watched the same live owner for long
+                 * checks less often: many idle waiters cost little. */
+                w->check_at = now + (now - w->since < LONG_AFTER_NS ? RECHECK_NS : LONG_RECHECK_NS);
             }
         }
         judge_now = 0;
@@ -753,6 +759,7 @@ void fx_rmutex_waiter_init(struct fx_rmutex_waiter *w, int32_t depth)
     w->seen = 0;
     w->slept = 0;
     w->check_at = 0;
+    w->since = 0;
 }
 
 int fx_rmutex_acquire_step(fx_rmutex *m, struct fx_rmutex_waiter *w, int32_t **word,

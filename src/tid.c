@@ -41,8 +41,8 @@ static void fx_tid_setup(void)
     /* The two pointers are written here once and read by every thread's
      * fx_tid() without a lock (the comments below give the order): the
      * library's own words, hidden from Helgrind and DRD before the writes. */
-    fxi_ann_own_words(&fx_tid_epoch, sizeof fx_tid_epoch);
-    fxi_ann_own_words(&fx_tid_page, sizeof fx_tid_page);
+    fx_ann_own_words_once(&fx_tid_epoch, sizeof fx_tid_epoch);
+    fx_ann_own_words_once(&fx_tid_page, sizeof fx_tid_page);
     long size = sysconf(_SC_PAGESIZE);
     if (size <= 0)
         size = 4096;
@@ -60,7 +60,7 @@ static void fx_tid_setup(void)
      * fx_tid() and read by all, as a race: it is the library's own word,
      * ordered as the comments say. Once per process, so not behind the
      * FUTEXSYNC_HELGRIND option. */
-    fxi_ann_own_words(p, (size_t)size);
+    fx_ann_own_words_once(p, (size_t)size);
     /* Relaxed: the page reads 0 (matches no cache) until fx_tid_slow, which
      * pthread_once orders after this function, stores the epoch. */
     __atomic_store_n(&fx_tid_epoch, (const int32_t *)p, __ATOMIC_RELAXED);

@@ -28,12 +28,14 @@
  *
  * Owner death is detected by the threads that want the mutex (no robust list,
  * no PI futex): a blocked acquirer sleeps at most FX_RMUTEX_RECHECK_MS at a
- * time and then checks whether the owner's TID is alive, without a file
+ * time (FX_RMUTEX_LONG_RECHECK_MS once it has watched the same owner for
+ * FX_RMUTEX_LONG_AFTER_MS) and then checks whether the owner's TID is alive, without a file
  * descriptor (process_vm_readv: ESRCH for no such thread or a zombie; where
  * that call is refused, /proc/<tid>/stat, then kill(tid, 0), which cannot see
  * zombies). A blocked acquirer, or one arriving later, therefore gets the
- * mutex with EOWNERDEAD within about FX_RMUTEX_RECHECK_MS of the death (an
- * arriving one within FX_RMUTEX_FIRST_CHECK_MS).
+ * mutex with EOWNERDEAD within about FX_RMUTEX_RECHECK_MS of the death
+ * (FX_RMUTEX_LONG_RECHECK_MS when it had waited for that owner longer than
+ * FX_RMUTEX_LONG_AFTER_MS; an arriving one within FX_RMUTEX_FIRST_CHECK_MS).
  *
  * TID reuse. The word names its owner by TID, and the kernel reuses the TID
  * of a dead thread. Each thread records the rmutexes it acquired (the first 8
@@ -99,6 +101,10 @@ typedef struct FX_CAPABILITY("mutex") fx_rmutex {
  * every FX_RMUTEX_RECHECK_MS. */
 #define FX_RMUTEX_FIRST_CHECK_MS   1
 #define FX_RMUTEX_RECHECK_MS       50
+/* ... and, once it has watched the same owner for FX_RMUTEX_LONG_AFTER_MS,
+ * every FX_RMUTEX_LONG_RECHECK_MS: many long-idle waiters cost little. */
+#define FX_RMUTEX_LONG_AFTER_MS    100
+#define FX_RMUTEX_LONG_RECHECK_MS  250
 
 /* Makes *m a free mutex (the same as zeroing it). Not while anyone uses it. */
 void fx_rmutex_init(fx_rmutex *m);

@@ -80,6 +80,7 @@ static inline unsigned fx_ann_tsan_flags(unsigned f)
     __tsan_mutex_post_unlock((void *)(a), fx_ann_tsan_flags(f) & ~__tsan_mutex_linker_init)
 /* TSan knows atomics: nothing to tell it about the objects' own words. */
 #define fx_ann_own_words(p, size) ((void)(p), (void)(size))
+#define fx_ann_own_words_once(p, size) ((void)(p), (void)(size))
 
 #else /* the release library: whichever detector the program runs under */
 
@@ -134,6 +135,9 @@ FX_ANN_COLD void fxi_ann_happens_after(const void *a);
  * CMake option FUTEXSYNC_HELGRIND (-DFUTEXSYNC_HELGRIND). Helgrind is silent
  * on tests/race without it; DRD reports the words of fx_cond, fx_barrier
  * and fx_counter without it. */
+/* The same for words set up once per process (not on any operation's
+ * path), in every build: free enough to need no option. */
+#define fx_ann_own_words_once(p, size) fxi_ann_own_words((const void *)(p), (size))
 #if defined(FUTEXSYNC_HELGRIND)
 #define fx_ann_own_words(p, size) \
     (fx_ann_on() ? fxi_ann_own_words((const void *)(p), (size)) : (void)0)

@@ -60,6 +60,7 @@ struct fx_rmutex_waiter {
     int32_t slept;    /* 1 once a step returned EBUSY: the caller may have slept
                          on the word, so it acquires with FX_RMUTEX_WAITERS kept */
     int64_t check_at; /* CLOCK_MONOTONIC ns when the owner's liveness is due */
+    int64_t since;    /* CLOCK_MONOTONIC ns when it began to watch `seen` */
 };
 
 /* Prepares *w for a plain lock (depth 0) or for a re-acquisition at depth
