@@ -189,14 +189,14 @@ static int o_mutex_lock(void *p) { return fx_mutex_lock(p); }
 static int o_mutex_trylock(void *p) { return fx_mutex_trylock(p); }
 static int o_mutex_timedlock(void *p) { return fx_mutex_timedlock(p, NULL); }
 static int o_mutex_unlock(void *p) { return fx_mutex_unlock(p); }
-static int o_mutex_init(void *p) { return (fx_mutex_init(p), 0); }
+static int o_mutex_init(void *p) { return fx_mutex_init(p); }
 static int o_counter_add(void *p) { return fx_counter_add(p, 1); }
 static int o_counter_load(void *p) { return fx_counter_load(p); }
-static int o_counter_store(void *p) { return (fx_counter_store(p, 1), 0); }
+static int o_counter_store(void *p) { return fx_counter_store(p, 1); }
 static int o_counter_wait(void *p) { return fx_counter_wait(p, 0, NULL); }
 static int o_counter_wait_ge(void *p) { return fx_counter_wait_ge(p, 0, NULL); }
 static int o_counter_wait_le(void *p) { return fx_counter_wait_le(p, 0, NULL); }
-static int o_counter_init(void *p) { return (fx_counter_init(p, 1), 0); }
+static int o_counter_init(void *p) { return fx_counter_init(p, 1); }
 static int o_rmutex_lock(void *p) { return fx_rmutex_lock(p); }
 static int o_rmutex_trylock(void *p) { return fx_rmutex_trylock(p); }
 static int o_rmutex_timedlock(void *p) { return fx_rmutex_timedlock(p, NULL); }
@@ -204,7 +204,7 @@ static int o_rmutex_unlock(void *p) { return fx_rmutex_unlock(p); }
 static int o_rmutex_consistent(void *p) { return fx_rmutex_consistent(p); }
 static int o_rmutex_recover(void *p) { return fx_rmutex_recover(p, 1); }
 static int o_rmutex_owner(void *p) { return fx_rmutex_owner(p); }
-static int o_rmutex_init(void *p) { return (fx_rmutex_init(p), 0); }
+static int o_rmutex_init(void *p) { return fx_rmutex_init(p); }
 static int o_cond_wait(void *p) { return fx_cond_wait(p, &S->m); }
 static int o_cond_timedwait(void *p) { return fx_cond_timedwait(p, &S->m, NULL); }
 static int o_cond_wait_rmutex(void *p) { return fx_cond_wait_rmutex(p, &S->rm); }
@@ -215,7 +215,7 @@ static int o_cond_wait_rmutex_m(void *p) { return fx_cond_wait_rmutex(&S->c, p);
 static int o_cond_timedwait_rmutex_m(void *p) { return fx_cond_timedwait_rmutex(&S->c, p, NULL); }
 static int o_cond_signal(void *p) { return fx_cond_signal(p); }
 static int o_cond_broadcast(void *p) { return fx_cond_broadcast(p); }
-static int o_cond_init(void *p) { return (fx_cond_init(p), 0); }
+static int o_cond_init(void *p) { return fx_cond_init(p); }
 static int o_sem_init(void *p) { return fx_sem_init(p, 0); }
 static int o_sem_post(void *p) { return fx_sem_post(p); }
 static int o_sem_wait(void *p) { return fx_sem_wait(p); }
@@ -231,10 +231,10 @@ static int o_rwlock_timedwrlock(void *p) { return fx_rwlock_timedwrlock(p, NULL)
 static int o_rwlock_unlock(void *p) { return fx_rwlock_unlock(p); }
 static int o_rwlock_rdunlock(void *p) { return fx_rwlock_rdunlock(p); }
 static int o_rwlock_wrunlock(void *p) { return fx_rwlock_wrunlock(p); }
-static int o_rwlock_init(void *p) { return (fx_rwlock_init(p), 0); }
+static int o_rwlock_init(void *p) { return fx_rwlock_init(p); }
 static int o_barrier_wait(void *p) { return fx_barrier_wait(p, 1); }
 static int o_barrier_timedwait(void *p) { return fx_barrier_timedwait(p, 1, NULL); }
-static int o_barrier_init(void *p) { return (fx_barrier_init(p), 0); }
+static int o_barrier_init(void *p) { return fx_barrier_init(p); }
 static int o_once_call(void *p) { return fx_once_call(p, noop, NULL); }
 static int o_futex_wait(void *p) { return fx_futex_wait(p, 0, NULL); }
 static int o_futex_wake(void *p) { return fx_futex_wake(p, 1); }
@@ -615,7 +615,7 @@ static int mutex_init_zeroes(const struct row *row)
 {
     (void)row;
     S->m.state = FX_MUTEX_CONTENDED;
-    CALL((fx_mutex_init(&S->m), 0));
+    CALL(fx_mutex_init(&S->m));
     CHECK(S->m.state == 0);
     return 0;
 }
@@ -642,7 +642,7 @@ static int counter_load_value(const struct row *row)
 static int counter_store_sets(const struct row *row)
 {
     (void)row;
-    CALL((fx_counter_store(&S->k, 42), 0));
+    CALL(fx_counter_store(&S->k, 42));
     CHECK(S->k.value == 42);
     return 0;
 }
@@ -651,7 +651,7 @@ static int counter_init_sets(const struct row *row)
 {
     (void)row;
     S->k.waiters = 3;
-    CALL((fx_counter_init(&S->k, 9), 0));
+    CALL(fx_counter_init(&S->k, 9));
     CHECK(S->k.value == 9 && S->k.waiters == 0);
     return 0;
 }
@@ -1010,14 +1010,14 @@ static int rmutex_unlock_owner(const struct row *row)
     return 0;
 }
 
-/* The layout the header documents for objects shared between binaries. */
-static int rmutex_unlock_depth_0(const struct row *row)
+/* The layout the header documents for objects shared between binaries: the
+ * depth slot of a free mutex means nothing; the acquirer overwrites it. */
+static int rmutex_lock_free_stale_depth(const struct row *row)
 {
     (void)row;
-    CHECK(fx_rmutex_lock(&S->rm) == 0);
-    CALL(fx_rmutex_unlock(&S->rm));
-    CHECK(S->rm.owner == 0);
-    CHECK(S->rm.depth == 0);
+    S->rm.depth = 7 | FX_RMUTEX_INCONSISTENT;
+    CALL(fx_rmutex_lock(&S->rm));
+    CHECK(S->rm.depth == 1);
     return 0;
 }
 
@@ -1164,7 +1164,7 @@ static int rmutex_init_zeroes(const struct row *row)
     (void)row;
     S->rm.owner = FX_RMUTEX_NOTRECOVERABLE;
     S->rm.depth = 5;
-    CALL((fx_rmutex_init(&S->rm), 0));
+    CALL(fx_rmutex_init(&S->rm));
     CHECK(S->rm.owner == 0 && S->rm.depth == 0);
     return 0;
 }
@@ -1363,7 +1363,7 @@ static int cond_init_zeroes(const struct row *row)
     (void)row;
     S->c.seq = 5;
     S->c.mutex = 2;
-    CALL((fx_cond_init(&S->c), 0));
+    CALL(fx_cond_init(&S->c));
     CHECK(S->c.seq == 0 && S->c.waiters == 0 && S->c.mutex == 0 && S->c.park == 0);
     return 0;
 }
@@ -1784,7 +1784,7 @@ static int rwlock_init_zeroes(const struct row *row)
     (void)row;
     S->l.state = FX_RWLOCK_WRITE_LOCKED;
     S->l.writer_seq = 9;
-    CALL((fx_rwlock_init(&S->l), 0));
+    CALL(fx_rwlock_init(&S->l));
     CHECK(S->l.state == 0 && S->l.writer_seq == 0);
     return 0;
 }
@@ -1859,7 +1859,7 @@ static int barrier_init_zeroes(const struct row *row)
     (void)row;
     S->b.parties = 4;
     S->b.state = 0x10002;
-    CALL((fx_barrier_init(&S->b), 0));
+    CALL(fx_barrier_init(&S->b));
     CHECK(S->b.parties == 0 && S->b.state == 0);
     return 0;
 }
@@ -2764,7 +2764,7 @@ static const struct storm_case sc_barrier_wait = {NULL, NULL, st_barrier_wait, r
 static const struct storm_case sc_barrier_timedwait = {NULL, NULL, st_barrier_timedwait,
                                                        release_barrier};
 
-static int release_counter(void) { return fx_counter_store(&S->k, 1), 0; }
+static int release_counter(void) { return fx_counter_store(&S->k, 1); }
 static void st_counter_wait(void) { CALL(fx_counter_wait(&S->k, 1, NULL)); }
 static void st_counter_timedwait(void)
 {
@@ -2937,7 +2937,8 @@ static const struct row rows[] = {
     BADPTR(mutex_trylock, EINVAL, Q("mutex.h", "fx_mutex_trylock", "or EINVAL")),
     BADPTR(mutex_timedlock, EINVAL, Q("mutex.h", "fx_mutex_timedlock", "EINVAL (bad m, ...)")),
     BADPTR(mutex_unlock, EINVAL, Q("mutex.h", "fx_mutex_unlock", "or EINVAL")),
-    BADPTR(mutex_init, 0, Q("mutex.h", "fx_mutex_init", "(void: a bad m must not crash)")),
+    BADPTR(mutex_init, EINVAL,
+           Q("mutex.h", "fx_mutex_init", "Returns 0, or EINVAL for a NULL or misaligned m")),
     ROW(mutex_lock_free_gives_0,
         Q("mutex.h", "fx_mutex_lock", "Acquires m ... Returns 0"),
         mutex_lock_free, 0),
@@ -2980,13 +2981,20 @@ static const struct row rows[] = {
         mutex_init_zeroes, 0),
 
     /* counter.h */
-    BADPTR(counter_add,
-           0, Q("counter.h", "top", "A NULL or misaligned counter makes add/load return 0")),
-    BADPTR(counter_load,
-           0, Q("counter.h", "top", "A NULL or misaligned counter makes add/load return 0")),
-    BADPTR(counter_store, 0, Q("counter.h", "top", "and store do nothing")),
-    BADPTR(counter_wait, EINVAL, Q("counter.h", "top", "fx_counter_wait returns EINVAL for it")),
-    BADPTR(counter_init, 0, Q("counter.h", "fx_counter_init", "(void: a bad c must not crash)")),
+    BADPTR(counter_add, 0,
+           Q("counter.h", "top",
+             "The one exception: fx_counter_add and fx_counter_load ... for a NULL or misaligned "
+             "counter they return 0 and change nothing")),
+    BADPTR(counter_load, 0,
+           Q("counter.h", "top",
+             "The one exception: fx_counter_add and fx_counter_load ... for a NULL or misaligned "
+             "counter they return 0 and change nothing")),
+    BADPTR(counter_store, EINVAL,
+           Q("counter.h", "fx_counter_store", "Returns 0, or EINVAL for a NULL or misaligned c")),
+    BADPTR(counter_wait, EINVAL,
+           Q("counter.h", "top", "Every other counter call gives EINVAL for it")),
+    BADPTR(counter_init, EINVAL,
+           Q("counter.h", "fx_counter_init", "Returns 0, or EINVAL for a NULL or misaligned c")),
     ROW(counter_add_wraps_and_returns_new_value,
         Q("counter.h", "fx_counter_add", "Adds delta (wrapping) ... and returns the new value"),
         counter_add_wraps, INT32_MIN),
@@ -3063,7 +3071,8 @@ static const struct row rows[] = {
            EINVAL, Q("rmutex.h", "fx_rmutex_recover", "EINVAL for bad m or slot values")),
     BADPTR(rmutex_owner,
            NEG_EINVAL, Q("rmutex.h", "fx_rmutex_owner", "-EINVAL for a NULL or misaligned m")),
-    BADPTR(rmutex_init, 0, Q("rmutex.h", "fx_rmutex_init", "(void: a bad m must not crash)")),
+    BADPTR(rmutex_init, EINVAL,
+           Q("rmutex.h", "fx_rmutex_init", "Returns 0, or EINVAL for a NULL or misaligned m")),
     ROW(rmutex_lock_free_gives_0,
         Q("rmutex.h", "fx_rmutex_lock", "Acquires m ... Returns 0"),
         rmutex_lock_free, 0),
@@ -3121,9 +3130,10 @@ static const struct row rows[] = {
     ROW(rmutex_unlock_owner_gives_0,
         Q("rmutex.h", "fx_rmutex_unlock", "at depth 0 releases m ... Returns 0"),
         rmutex_unlock_owner, 0),
-    ROW(rmutex_unlock_to_free_leaves_depth_0,
-        Q("rmutex.h", "top", "depth ... 0 when free"),
-        rmutex_unlock_depth_0, 0),
+    ROW(rmutex_lock_free_with_stale_depth_gives_0_at_depth_1,
+        Q("rmutex.h", "top",
+          "depth ... when m is free it may hold anything ... and the next acquirer overwrites it"),
+        rmutex_lock_free_stale_depth, 0),
     ROW(rmutex_unlock_not_owner_gives_EPERM,
         Q("rmutex.h", "fx_rmutex_unlock", "EPERM when the caller does not own m"),
         rmutex_unlock_not_owner, EPERM),
@@ -3202,7 +3212,8 @@ static const struct row rows[] = {
     BADPTR(cond_signal, EINVAL, Q("cond.h", "fx_cond_signal", "EINVAL for a NULL or misaligned c")),
     BADPTR(cond_broadcast,
            EINVAL, Q("cond.h", "fx_cond_broadcast", "EINVAL for a NULL or misaligned c")),
-    BADPTR(cond_init, 0, Q("cond.h", "fx_cond_init", "(void: a bad c must not crash)")),
+    BADPTR(cond_init, EINVAL,
+           Q("cond.h", "fx_cond_init", "Returns 0, or EINVAL for a NULL or misaligned c")),
     ROW(cond_wait_unlocked_mutex_gives_EPERM,
         Q("cond.h", "fx_cond_wait",
           "EPERM if m is not locked ... the call did not wait and m is as it was"),
@@ -3371,7 +3382,8 @@ static const struct row rows[] = {
     BADPTR(rwlock_unlock, EINVAL, Q("rwlock.h", "fx_rwlock_unlock", "or EINVAL")),
     BADPTR(rwlock_rdunlock, EINVAL, Q("rwlock.h", "fx_rwlock_rdunlock", "or EINVAL")),
     BADPTR(rwlock_wrunlock, EINVAL, Q("rwlock.h", "fx_rwlock_wrunlock", "or EINVAL")),
-    BADPTR(rwlock_init, 0, Q("rwlock.h", "fx_rwlock_init", "(void: a bad l must not crash)")),
+    BADPTR(rwlock_init, EINVAL,
+           Q("rwlock.h", "fx_rwlock_init", "Returns 0, or EINVAL for a NULL or misaligned l")),
     ROW(rwlock_rdlock_free_gives_0,
         Q("rwlock.h", "fx_rwlock_rdlock", "Acquires l for reading ... Returns 0"),
         rwlock_rdlock_free, 0),
@@ -3467,7 +3479,8 @@ static const struct row rows[] = {
     BADPTR(barrier_wait, EINVAL, Q("barrier.h", "fx_barrier_wait", "EINVAL: NULL or misaligned b")),
     BADPTR(barrier_timedwait,
            EINVAL, Q("barrier.h", "fx_barrier_timedwait", "EINVAL (as for fx_barrier_wait")),
-    BADPTR(barrier_init, 0, Q("barrier.h", "fx_barrier_init", "(void: a bad b must not crash)")),
+    BADPTR(barrier_init, EINVAL,
+           Q("barrier.h", "fx_barrier_init", "Returns 0, or EINVAL for a NULL or misaligned b")),
     ROW(barrier_wait_one_party_gives_SERIAL,
         Q("barrier.h", "fx_barrier_wait", "Returns FX_BARRIER_SERIAL_THREAD (the last arrival)"),
         barrier_wait_one, FX_BARRIER_SERIAL_THREAD),
