@@ -61,9 +61,11 @@ static void fx_tid_setup(void)
      * ordered as the comments say. Once per process, so not behind the
      * FUTEXSYNC_HELGRIND option. */
     fx_ann_own_words_once(p, (size_t)size);
-    /* Relaxed: the page reads 0 (matches no cache) until fx_tid_slow, which
-     * pthread_once orders after this function, stores the epoch. */
-    __atomic_store_n(&fx_tid_epoch, (const int32_t *)p, __ATOMIC_RELAXED);
+    /* Release: a thread whose fx_tid() loads this pointer (acquire) without
+     * going through pthread_once reads the page after its mmap. The page
+     * reads 0 (matches no cache) until fx_tid_slow, which pthread_once orders
+     * after this function, stores the epoch. */
+    __atomic_store_n(&fx_tid_epoch, (const int32_t *)p, __ATOMIC_RELEASE);
 }
 
 pid_t fx_tid_slow(void)

@@ -52,8 +52,12 @@ pid_t fx_tid_slow(void);
 static inline pid_t fx_tid(void)
 {
     uint64_t c = fx_tid_cache;
-    /* Relaxed: the epoch guards only this thread's own cache (tid.c). */
-    int32_t epoch = __atomic_load_n(__atomic_load_n(&fx_tid_epoch, __ATOMIC_RELAXED),
+    /* Acquire on the pointer: pairs with fx_tid_setup's release, so the page's
+     * zero fill (its mmap) happens-before a read through it, also for a thread
+     * that meets the page while another thread is still setting it up (a
+     * plain load on x86). Relaxed on the epoch: it guards only this thread's
+     * own cache (tid.c). */
+    int32_t epoch = __atomic_load_n(__atomic_load_n(&fx_tid_epoch, __ATOMIC_ACQUIRE),
                                     __ATOMIC_RELAXED);
     return __builtin_expect((int32_t)(c >> 32) == epoch, 1) ? (pid_t)(uint32_t)c : fx_tid_slow();
 }
