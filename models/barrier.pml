@@ -19,12 +19,12 @@
  * leave by a wake (dequeued by the waker), a timeout (timed party) or a
  * signal. A CAS loop is one atomic step (see models/rwlock.pml for why this
  * is sound). The adaptive spin before sleeping (wait_round, barrier.c:119-128:
- * at most a thread-local budget of acquire loads of the word, struct fx_spin
+ * at most a thread-local budget of acquire loads of the word, struct fxi_spin
  * of src/internal/spin.h, returning 0 as soon as the round number changed)
  * only reads: each of its loads is the first look of the sleeping loop
  * (barrier.c:130-132) without the S update, so a run that leaves during the
  * spin is a run that leaves at that first look, and the spin is left out.
- * The budget bookkeeping (fx_spin_start/won/lost) is thread-private.
+ * The budget bookkeeping (fxi_spin_start/won/lost) is thread-private.
  *
  * Every step names the line(s) of src/barrier.c it mirrors as
  * "barrier.c:LINE".

@@ -8,9 +8,9 @@
  * the state table at the top of src/cond.c).
  *
  *  - the mutex exactly as src/mutex.c: 0/1/2, fast path 0->1, one ordinary
- *    try after spinning, then fx_mutex_lock_slept: acquire as CONTENDED
+ *    try after spinning, then fxi_mutex_lock_slept: acquire as CONTENDED
  *    (0->2), or 1->2 and sleep, or sleep on 2; unlock 1->0, or 2->0 + wake one;
- *    the cond re-acquires with one try (0->1) then fx_mutex_lock_slept;
+ *    the cond re-acquires with one try (0->1) then fxi_mutex_lock_slept;
  *  - the cond: seq (counter mod M << 2 | BCAST | ARMED), waiters, park (its
  *    futex queue);
  *  - the kernel: q[p] is the word process p sleeps on; FUTEX_WAIT compares
@@ -20,7 +20,7 @@
  *  - signal handlers (EINTR) and deadlines (ETIMEDOUT) ending a sleep on the
  *    cond word, on park or, after a requeue, on the mutex word, a bounded
  *    number of times.
- * Not modelled: W0 (cond.c:462, fx_mutex_check_held, mutex.c:117-125: a
+ * Not modelled: W0 (cond.c:462, fxi_mutex_check_held, mutex.c:117-125: a
  * relaxed load that only rejects a caller not holding the mutex; here every
  * caller holds it); the mutex token (W2): all waiters use one mutex, so a driver
  * requeues parked waiters onto it (-DFALLBACK models the wake-one hand-off
@@ -28,14 +28,14 @@
  * models/cond_rmutex.pml); the mutex's spin loop (fx_mutex_spin,
  * mutex.c:74-86: relaxed loads only, it only delays the try after it);
  * the W4a spin before W4 (cond.c:481-494: seq_cst loads of seq, at most a
- * thread-local budget of them, struct fx_spin of src/internal/spin.h; each
+ * thread-local budget of them, struct fxi_spin of src/internal/spin.h; each
  * look that finds the counter advanced is W4 returning EAGAIN without the
  * system call followed by the re-check, which this model already has, and
  * the looks that find it unchanged change nothing). A waiter released there
  * ("hot") never slept, so it cannot have been requeued: if it is not flagged
  * its W6 is fx_mutex_lock (fx_cond_mutex_relock_hot, cond.c:290-294), whose
  * steps are a CAS 0->1, read-only spinning, one more CAS 0->1, then
- * fx_mutex_lock_slept; a failed CAS changes nothing, so these runs are those
+ * fxi_mutex_lock_slept; a failed CAS changes nothing, so these runs are those
  * of relock() below (one try 0->1, then lock_slept) with the try taken
  * later, and relock() stands for both; if it is flagged, its W6 is
  * relock_slept as for any flagged waiter;
@@ -184,7 +184,7 @@ inline cs_enter()
     assert(incs == 1)   /* mutual exclusion */
 }
 
-/* fx_mutex_lock_slept's FUTEX_WAIT(state, 2), mutex.c:151: EAGAIN unless 2,
+/* fxi_mutex_lock_slept's FUTEX_WAIT(state, 2), mutex.c:151: EAGAIN unless 2,
  * else sleep until woken */
 inline futex_wait_mutex()
 {
@@ -192,7 +192,7 @@ inline futex_wait_mutex()
     (q[ME] == NONE)
 }
 
-/* fx_mutex_lock_slept, mutex.c:137-156, with fx_mutex_acquire_step,
+/* fxi_mutex_lock_slept, mutex.c:137-156, with fxi_mutex_acquire_step,
  * mutex.c:88-115 */
 inline lock_slept()
 {

@@ -10,8 +10,8 @@
  *
  *  - the cond exactly as models/cond.pml (seq = counter mod M << 2 | BCAST |
  *    ARMED, waiters, park), except W2..W7 for an fx_rmutex: W3 releases the
- *    whole depth (fx_rmutex_release_all), W6 takes it back at the saved depth
- *    with fx_rmutex_acquire_step steps and bounded futex waits on the owner
+ *    whole depth (fxi_rmutex_release_all), W6 takes it back at the saved depth
+ *    with fxi_rmutex_acquire_step steps and bounded futex waits on the owner
  *    word, and W7 always wakes one parked waiter (W2's RMUTEX token never
  *    allows the requeue; the token itself is not modelled);
  *  - the rmutex owner word as models/rmutex.pml: (own, W) with own FREE, a TID
@@ -35,7 +35,7 @@
  * Not modelled: W0's checks other than the inconsistent-mutex path (EPERM,
  * EINVAL: no wait happens; tested in tests/test_cond.c); the W4a spin before
  * W4 (cond.c:481-494: seq_cst loads of seq, at most a thread-local budget of
- * them, struct fx_spin of src/internal/spin.h; a look that finds the counter
+ * them, struct fxi_spin of src/internal/spin.h; a look that finds the counter
  * advanced is W4 returning EAGAIN without the system call followed by the
  * re-check, which the model has, and one that finds it unchanged changes
  * nothing; for an fx_rmutex the "hot" W6 is the same fx_cond_rmutex_relock
@@ -83,14 +83,14 @@
  *   cond-rm-no-recheck        the rmutex's sleeps are unbounded (no liveness
  *                             re-check): a death is never noticed
  *   cond-rm-requeue-keep-w  the same requeue, with W6 keeping W
- *                             from its first step (fx_rmutex_reacquire): no
+ *                             from its first step (fxi_rmutex_reacquire): no
  *                             wake-up is lost any more, but a requeued waiter
  *                             still sleeps without the re-check, and when the
  *                             owner dies (a waiter dying with the rmutex after
  *                             its wait) it never wakes (SCENARIO_DEATH)
  * Equivalent (must survive):
  *   cond-rm-relock-keeps-w    W6 keeps W from its first step, as
- *                             fx_rmutex_reacquire does: also correct, only a
+ *                             fxi_rmutex_reacquire does: also correct, only a
  *                             needless FUTEX_WAKE at the next unlock, which
  *                             src/cond.c avoids
  * (W7 before W6, waking the next parked waiter before re-acquiring, also
@@ -225,7 +225,7 @@ inline futex_move_all(F, T)
 
 /* ---- fx_rmutex, src/rmutex.c ------------------------------------------------ */
 
-/* One acquisition step, fx_rmutex_acquire_step -> fx_rm_step
+/* One acquisition step, fxi_rmutex_acquire_step -> fx_rm_step
  * (rmutex.c:666-686, rmutex.c:326-390), as one atomic transition (a CAS that
  * fails because another thread wrote the word in between is the same as that
  * write coming first; see models/rmutex.pml). Sets r; for R_BUSY, vo is the
@@ -291,7 +291,7 @@ inline rm_acquire(d)
 /* The final release by the owner: fx_rm_release (rmutex.c:254-278), through
  * fx_rm_release_owned (rmutex.c:552-561), from fx_rmutex_unlock at depth 1
  * (rmutex.c:579-602: the fast CAS S -> 0, rmutex.c:591-599, or
- * fx_rm_unlock_slow, rmutex.c:565-577) or fx_rmutex_release_all
+ * fx_rm_unlock_slow, rmutex.c:565-577) or fxi_rmutex_release_all
  * (rmutex.c:697-708): FREE, or NOTREC when inconsistent; wake one if W, all
  * if NOTREC. One atomic step: while the owner holds the word only W can
  * change. */

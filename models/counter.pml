@@ -71,7 +71,7 @@ byte spurious = SPURIOUS;
 
 byte done = 0;                  /* processes finished (observer) */
 
-/* fx_futex_wait_raw(&c->value, expected, deadline) (futex.c:33-57). */
+/* fxi_futex_wait_raw(&c->value, expected, deadline) (futex.c:33-57). */
 inline futex_wait(expected, timed, r)
 {
     atomic {
@@ -91,7 +91,7 @@ inline futex_wait(expected, timed, r)
     fi
 }
 
-/* fx_futex_wake_raw(&c->value, INT32_MAX) (futex.c:59-64): dequeues all. */
+/* fxi_futex_wake_raw(&c->value, INT32_MAX) (futex.c:59-64): dequeues all. */
 inline futex_wake_all()
 {
     d_step {

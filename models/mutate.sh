@@ -215,7 +215,7 @@ mutation rm-slept-takes-free-bare rmutex.pml \
     free-keep '            own = me; W = false; res = R_OK /* MUTANT */'
 
 mutation rm-recheck-no-liveness rmutex.pml \
-    "a waiter whose re-check is due takes the word over without asking fx_tid_dead (the owner may be alive)" \
+    "a waiter whose re-check is due takes the word over without asking fxi_tid_dead (the owner may be alive)" \
     due-dead '        :: held(vo) && !nowait && due -> /* MUTANT */' \
     due-alive '        :: held(vo) && !nowait && !due -> /* MUTANT */'
 
@@ -263,7 +263,7 @@ mutation cond-rm-no-recheck cond_rmutex.pml \
     rm-recheck '    :: atomic { false -> /* MUTANT */'
 
 equivalent cond-rm-relock-keeps-w cond_rmutex.pml \
-    "W6 keeps W from its first step (fx_rmutex_reacquire): correct, only a needless FUTEX_WAKE at the next unlock (tests/test_cond.c measures that cost)" \
+    "W6 keeps W from its first step (fxi_rmutex_reacquire): correct, only a needless FUTEX_WAKE at the next unlock (tests/test_cond.c measures that cost)" \
     rm-relock '    slept = 1; due = 0; do :: rm_step(saved); if :: r == R_BUSY -> rm_futex_wait() :: else -> break fi od; slept = 0; /* MUTANT */'
 
 # --- equivalent mutations: changes the checks must ACCEPT -------------------

@@ -16,7 +16,7 @@
  *     (leaving nondeterministically after each, at once when the value is not
  *     LOCKED). Loads change nothing, so this covers every run of the real
  *     loop of at most FX_MUTEX_SPIN loads;
- *   - the futex (src/futex.c, fx_futex_wait_raw / fx_futex_wake_raw) as the
+ *   - the futex (src/futex.c, fxi_futex_wait_raw / fxi_futex_wake_raw) as the
  *     kernel implements it: FUTEX_WAIT compares the word and queues the caller
  *     in one step (EAGAIN when the word differs); a queued thread leaves only
  *     when a FUTEX_WAKE dequeues it (result 0), when its deadline passes (only
@@ -25,7 +25,7 @@
  *     same moment), or spuriously (a signal: EINTR), at most SPURIOUS times
  *     per run. FUTEX_WAKE(1) dequeues any one queued thread (no assumption
  *     about the kernel's order). A deadline already past (negative tv_sec,
- *     which fx_futex_wait_raw answers without the kernel) is the same as a
+ *     which fxi_futex_wait_raw answers without the kernel) is the same as a
  *     wait that times out at once;
  *   - NPROC threads (3), each doing ITER operations (0: forever), each one a
  *     nondeterministic choice of fx_mutex_lock, fx_mutex_timedlock or
@@ -131,7 +131,7 @@ inline cas(expect, desired, ok)
     fi
 }
 
-/* fx_futex_wait_raw(&m->state, expected, deadline) (futex.c:33-57): FUTEX_WAIT
+/* fxi_futex_wait_raw(&m->state, expected, deadline) (futex.c:33-57): FUTEX_WAIT
  * compares and queues in one step. r: OK (woken by a wake, or spuriously),
  * EAGAIN, ETIMEDOUT (timed only, and only while still queued) or EINTR. */
 inline futex_wait(expected, r)
@@ -155,7 +155,7 @@ inline futex_wait(expected, r)
     fi
 }
 
-/* fx_futex_wake_raw(&m->state, 1) (futex.c:59-64): dequeues any one sleeper
+/* fxi_futex_wake_raw(&m->state, 1) (futex.c:59-64): dequeues any one sleeper
  * (no assumption about the kernel's order); the woken thread becomes
  * responsible in place of the waker. */
 #define WAKE(t) :: t < NPROC && queued[t] -> queued[t] = false; nqueued--; resp[t] = true
@@ -173,7 +173,7 @@ inline futex_wake_one()
     }
 }
 
-/* fx_mutex_acquire_step (mutex.c:88-115). r: OK (acquired as CONTENDED) or
+/* fxi_mutex_acquire_step (mutex.c:88-115). r: OK (acquired as CONTENDED) or
  * EBUSY (held; the word is CONTENDED, sleep on sleep_on). */
 inline acquire_step()
 {
@@ -196,7 +196,7 @@ inline acquire_step()
     od
 }
 
-/* fx_mutex_lock_slept (mutex.c:137-156). r: OK or ETIMEDOUT. */
+/* fxi_mutex_lock_slept (mutex.c:137-156). r: OK or ETIMEDOUT. */
 inline lock_slept()
 {
     do

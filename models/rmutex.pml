@@ -48,7 +48,7 @@
  *     most SPURIOUS times in a run, to explore those paths without letting
  *     them mask lost wake-ups;
  *   - worker 3's own deadline, at any moment.
- * The liveness check itself (fx_tid_dead) reads dead[t]; a non-waiting step
+ * The liveness check itself (fxi_tid_dead) reads dead[t]; a non-waiting step
  * (trylock memo) may also skip it and answer busy. Deaths of threads outside
  * the critical section (a waiter killed after consuming a wake) are not
  * modelled: the real re-check timers, which fire whether or not the owner is
@@ -122,7 +122,7 @@ bool want[N + 1];        /* a lock call is in progress */
 unsigned finished : 3 = 0; /* workers that ended (their acquisition done, or died) */
 
 /* Wake one sleeper, if any [rmutex.c:275 fx_rm_release, rmutex.c:638
- * fx_rmutex_recover, rmutex.c:694 fx_rmutex_abandon_wait]. */
+ * fx_rmutex_recover, rmutex.c:694 fxi_rmutex_abandon_wait]. */
 inline wake_one()
 {
     atomic {
@@ -193,7 +193,7 @@ inline step(nowait)
 }
 
 /* futex_wait(&owner, (vo, vw), min(deadline, check_at)) [rmutex.c:409-417
- * fx_rm_wait; the futex layer: futex.c:33-57 fx_futex_wait_raw]. */
+ * fx_rm_wait; the futex layer: futex.c:33-57 fxi_futex_wait_raw]. */
 inline futex_wait()
 {
     atomic {

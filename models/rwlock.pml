@@ -112,7 +112,7 @@ byte nr = 0;              /* readers inside a critical section (observer) */
 bool wants[NR + NW];      /* process p is inside a lock call (observer) */
 bool nw = 0;              /* a writer inside a critical section (observer) */
 
-/* Leaves a futex wait (fx_futex_wait_raw, futex.c:33-57): by a wake (queue
+/* Leaves a futex wait (fxi_futex_wait_raw, futex.c:33-57): by a wake (queue
  * flag cleared by the waker), a timeout or a signal. */
 inline futex_leave(q)
 {

@@ -21,7 +21,7 @@
  * into the CAS (a CAS loop is one atomic conditional update).
  *
  * The adaptive spin of the slow path (sem.c:129-141, a thread-local budget,
- * struct fx_spin of src/internal/spin.h) runs before W1: relaxed loads of the
+ * struct fxi_spin of src/internal/spin.h) runs before W1: relaxed loads of the
  * value and, when one sees a token, T (fx_sem_take). A failed T and a load
  * change nothing, and before W1 the waiter is invisible to everyone else, so
  * a spin is the fast-path T taken later: the model's fast-path T may happen
@@ -60,7 +60,7 @@ inline take(got)
     }
 }
 
-/* fx_futex_wait_raw(&value, expected) (futex.c:33-57): compare-and-queue, then
+/* fxi_futex_wait_raw(&value, expected) (futex.c:33-57): compare-and-queue, then
  * leave by a wake, a timeout (if timed) or a signal. */
 inline futex_wait(me, expected, timed, signals, r)
 {
@@ -85,7 +85,7 @@ inline futex_wait(me, expected, timed, signals, r)
     fi
 }
 
-/* fx_futex_wake_raw(&value, 1) (futex.c:59-64): dequeue one queued waiter,
+/* fxi_futex_wake_raw(&value, 1) (futex.c:59-64): dequeue one queued waiter,
  * if any. */
 inline futex_wake_one()
 {

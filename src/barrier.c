@@ -25,7 +25,7 @@
  * is due within FX_RECHECK_NS. A last arrival killed between its CAS and its
  * FUTEX_WAKE (the round is over, nobody wakes) and a sleeper killed in the
  * wake window (FUTEX_WAKE wakes all, so that costs nobody else) are both
- * covered by the bounded sleep (fx_futex_sleep): every sleeper re-reads the
+ * covered by the bounded sleep (fxi_futex_sleep): every sleeper re-reads the
  * word at its recheck and leaves when G changed. An idle sleeper costs one
  * wake-up per FX_RECHECK_NS; a round that ends during the spin is unchanged.
  *
@@ -50,7 +50,7 @@
  * sequence), and publishes it with its own release; waiters load the new G
  * with acquire order.
  *
- * Spin policy (adaptive, per thread: struct fx_spin of src/internal/spin.h):
+ * Spin policy (adaptive, per thread: struct fxi_spin of src/internal/spin.h):
  * a waiter spins watching for the round's end before it sets S and sleeps,
  * for a budget of pause iterations that each thread keeps for itself:
  * doubled (up to FX_BARRIER_SPIN) when the round ended during the spin,
@@ -82,7 +82,7 @@
 #endif
 
 /* This thread's spin budget (see the spin policy). */
-static _Thread_local struct fx_spin fx_barrier_spin = FX_SPIN_INIT(FX_BARRIER_SPIN);
+static _Thread_local struct fxi_spin fx_barrier_spin = FX_SPIN_INIT(FX_BARRIER_SPIN);
 
 #define ARRIVED  0x7fffu
 #define SLEEPERS 0x8000u
@@ -105,7 +105,7 @@ static inline bool cas_state(fx_barrier *b, uint32_t *expected, uint32_t desired
 
 int fx_barrier_init(fx_barrier *b)
 {
-    if (fx_bad_slot(b))
+    if (fxi_bad_slot(b))
         return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&b->state, 0, __ATOMIC_RELAXED);
@@ -129,17 +129,17 @@ static int check_parties(fx_barrier *b, int32_t parties)
 /* After arriving (not last) in round `mine`: waits for the round to end. */
 static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadline)
 {
-    int budget = fx_spin_start(&fx_barrier_spin, FX_BARRIER_SPIN);
+    int budget = fxi_spin_start(&fx_barrier_spin, FX_BARRIER_SPIN);
     for (int i = 0; i < budget; i++) {
         /* Acquire: seeing the next round means seeing every party's writes. */
         if ((load_state(b, __ATOMIC_ACQUIRE) & ROUND) != mine) {
-            fx_spin_won(&fx_barrier_spin, FX_BARRIER_SPIN);
+            fxi_spin_won(&fx_barrier_spin, FX_BARRIER_SPIN);
             return 0;
         }
-        fx_cpu_relax();
+        fxi_cpu_relax();
     }
-    fx_spin_lost(&fx_barrier_spin, FX_BARRIER_SPIN_MIN);
-    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    fxi_spin_lost(&fx_barrier_spin, FX_BARRIER_SPIN_MIN);
+    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     for (;;) {
         uint32_t s = load_state(b, __ATOMIC_ACQUIRE); /* as above */
         if ((s & ROUND) != mine)
@@ -151,7 +151,7 @@ static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadl
                 continue;
             s |= SLEEPERS;
         }
-        int r = fx_futex_sleep(&b->state, (int32_t)s, deadline, &rc);
+        int r = fxi_futex_sleep(&b->state, (int32_t)s, deadline, &rc);
         if (r != ETIMEDOUT)
             continue; /* woken, the word changed, a signal or a recheck: look again */
         /* Timed out: withdraw, unless the round has just ended. */
@@ -169,7 +169,7 @@ static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadl
 
 static int barrier_wait(fx_barrier *b, int32_t parties, const struct timespec *deadline)
 {
-    if (fx_bad_slot(b))
+    if (fxi_bad_slot(b))
         return EINVAL;
     fx_ann_own_words(b, sizeof *b);
     if (check_parties(b, parties) != 0)
@@ -189,14 +189,14 @@ static int barrier_wait(fx_barrier *b, int32_t parties, const struct timespec *d
                 continue;
             if (s & SLEEPERS) {
                 FX_FAULT("barrier.last.before_wake");
-                fx_futex_wake_raw(&b->state, INT32_MAX, FX_BITSET_ANY);
+                fxi_futex_wake_raw(&b->state, INT32_MAX, FX_BITSET_ANY);
             }
             fx_ann_happens_after(b);
             return FX_BARRIER_SERIAL_THREAD;
         }
         /* This arrival will wait: tv_nsec is checked now (POSIX), before
          * the arrival is counted. */
-        if (fx_deadline_check(deadline))
+        if (fxi_deadline_check(deadline))
             return EINVAL;
         /* Acq_rel: releases our writes to the last arrival (and acquires
          * the earlier arrivals', harmlessly). */

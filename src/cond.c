@@ -100,7 +100,7 @@
  * moves everything parked onto the mutex word with its own address of the
  * mutex (W7): the kernel keys shared futexes by the physical page, so this is
  * right in every process. Each unlock then wakes exactly one of them, and each
- * takes the mutex as CONTENDED again (fx_mutex_lock_slept), so the chain runs
+ * takes the mutex as CONTENDED again (fxi_mutex_lock_slept), so the chain runs
  * to its end one waiter at a time. When the waiters do not all use the same
  * mutex (mutex slot MIXED, or a token that is not the driver's), W7 instead
  * wakes one parked waiter, which does the same after taking its own mutex:
@@ -123,7 +123,7 @@
  * old driver may act on the token.
  *
  * fx_rmutex waiters (fx_cond_wait_rmutex). W3 releases the whole depth and
- * W6 restores it (fx_rmutex_release_all, then fx_rmutex_acquire_step with
+ * W6 restores it (fxi_rmutex_release_all, then fxi_rmutex_acquire_step with
  * that depth until it stops answering EBUSY). Their parked waiters are never
  * moved onto the rmutex's owner word. A thread asleep on that word must wake
  * at least every FX_RMUTEX_RECHECK_MS to see whether the owner died (nothing
@@ -137,7 +137,7 @@
  * one at a time, and at most one released waiter is between park and the
  * rmutex's queue; the cost against a requeue is one FUTEX_WAKE and one
  * FUTEX_WAIT more per waiter. W6 starts as an ordinary acquirer (W is kept
- * only once it has slept on the owner word): fx_rmutex_reacquire would always
+ * only once it has slept on the owner word): fxi_rmutex_reacquire would always
  * keep W, which only a waiter requeued onto the word needs, and would make the
  * unlock after every signalled wait a system call.
  *
@@ -166,13 +166,13 @@
  * notifier killed after S2/B2 but before its wake, a waiter killed after
  * S3 or B3 woke it but before it returned to user space (the wake is
  * consumed), a driver killed before W7 (the parked waiters behind it are
- * never moved on). The bounded sleep of W4 (fx_futex_sleep) covers them all:
+ * never moved on). The bounded sleep of W4 (fxi_futex_sleep) covers them all:
  * each sleeper looks at the counter at its recheck, finds it advanced and
  * returns, as a spurious wake-up that POSIX allows (a signal whose woken
  * waiter survives also releases the other sleepers of its counter, at their
  * next recheck, not at once). Sleepers that find the counter unchanged sleep
  * again: an idle waiter costs one wake-up per FX_RECHECK_NS. W6 re-acquires
- * through the mutex's own bounded loops (fx_mutex_lock_slept, or the rmutex
+ * through the mutex's own bounded loops (fxi_mutex_lock_slept, or the rmutex
  * acquire step bounded by its liveness recheck).
  *
  * Memory order. Every access to seq and waiters is seq_cst: the arguments
@@ -205,8 +205,8 @@
 #define FX_COND_PROBE 1024 /* a probe's spin: it must outlast a wake-up */
 #endif
 
-/* This thread's W4a spin budget (struct fx_spin, src/internal/spin.h). */
-static _Thread_local struct fx_spin fx_cond_spin = FX_SPIN_INIT(FX_COND_SPIN);
+/* This thread's W4a spin budget (struct fxi_spin, src/internal/spin.h). */
+static _Thread_local struct fxi_spin fx_cond_spin = FX_SPIN_INIT(FX_COND_SPIN);
 
 enum {
     ARMED = FX_COND_ARMED, /* a: a waiter registered at this counter */
@@ -278,7 +278,7 @@ static int fx_cond_mutex_check(void *p)
 {
     /* A plausibility check before registering; the unlock in W3 gives the
      * authoritative answer. */
-    return fx_mutex_check_held(p);
+    return fxi_mutex_check_held(p);
 }
 
 static int fx_cond_mutex_release(void *m, int32_t *saved)
@@ -292,7 +292,7 @@ static int fx_cond_mutex_relock_slept(void *p, int32_t saved)
     (void)saved;
     fx_mutex *m = p;
     fx_ann_pre_lock(m, FX_ANN_EXCLUSIVE);
-    int r = fx_mutex_lock_slept(m, NULL);
+    int r = fxi_mutex_lock_slept(m, NULL);
     fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_EXCLUSIVE, 0);
     return r;
 }
@@ -335,7 +335,7 @@ static int fx_cond_rmutex_check(void *p)
     pid_t owner = fx_rmutex_owner(m);
     if (owner < 0)
         return EINVAL; /* an owner word the library never writes */
-    if (owner != fx_tid())
+    if (owner != fxi_tid())
         return EPERM; /* free, orphaned, not recoverable, or another thread's */
     /* Relaxed: the owner's private slot, and we are the owner. */
     int32_t d = __atomic_load_n(&m->depth, __ATOMIC_RELAXED);
@@ -347,7 +347,7 @@ static int fx_cond_rmutex_check(void *p)
          * not recoverable (as fx_rmutex_unlock, and POSIX); nobody can take it
          * again, so do not sleep. */
         int32_t depth;
-        int r = fx_rmutex_release_all(m, &depth);
+        int r = fxi_rmutex_release_all(m, &depth);
         return r ? r : ENOTRECOVERABLE;
     }
     return 0;
@@ -362,7 +362,7 @@ static int32_t fx_cond_rmutex_token(const fx_cond *c, const void *m)
 
 static int fx_cond_rmutex_release(void *m, int32_t *saved)
 {
-    return fx_rmutex_release_all(m, saved);
+    return fxi_rmutex_release_all(m, saved);
 }
 
 /* W6: takes the rmutex back at the saved depth, blocking as long as needed;
@@ -375,16 +375,16 @@ static int fx_cond_rmutex_release(void *m, int32_t *saved)
 static int fx_cond_rmutex_relock(void *p, int32_t saved)
 {
     fx_rmutex *m = p;
-    struct fx_rmutex_waiter w;
-    fx_rmutex_waiter_init(&w, saved);
+    struct fxi_rmutex_waiter w;
+    fxi_rmutex_waiter_init(&w, saved);
     for (;;) {
         int32_t *word, sleep_on;
         struct timespec recheck_at;
-        int r = fx_rmutex_acquire_step(m, &w, &word, &sleep_on, &recheck_at);
+        int r = fxi_rmutex_acquire_step(m, &w, &word, &sleep_on, &recheck_at);
         if (r != EBUSY)
             return r;
         /* Woken, re-check time, EAGAIN or EINTR: all mean step again. */
-        fx_futex_wait_raw(word, sleep_on, &recheck_at, FX_BITSET_ANY);
+        fxi_futex_wait_raw(word, sleep_on, &recheck_at, FX_BITSET_ANY);
     }
 }
 
@@ -402,7 +402,7 @@ static const struct fx_cond_lock_ops fx_cond_rmutex_ops = {
 
 int fx_cond_init(fx_cond *c)
 {
-    if (fx_bad_slot(c))
+    if (fxi_bad_slot(c))
         return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&c->seq, 0, __ATOMIC_RELAXED);
@@ -466,24 +466,24 @@ static void fx_cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *op
     if (holding && word != NULL && __atomic_load_n(&c->mutex, __ATOMIC_RELAXED) == token) {
         /* All parked waiters use our mutex: sleep on its word, woken one by
          * one by the unlocks. park is always 0, so the compare cannot fail. */
-        fx_futex_requeue_raw(&c->park, 0, 0, word, INT32_MAX);
+        fxi_futex_requeue_raw(&c->park, 0, 0, word, INT32_MAX);
     } else {
         /* Unknown mutexes, or an fx_rmutex (whose waiters must sleep bounded):
          * wake one, which takes its own mutex and drives on. */
         FX_FAULT("cond.drive.before_wake");
-        fx_futex_wake_raw(&c->park, 1, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&c->park, 1, FX_BITSET_ANY);
     }
 }
 
 /* W4: sleeps until released. 0 (released) or ETIMEDOUT. */
 FX_CANCEL_FRAME static int fx_cond_sleep(fx_cond *c, int32_t v, const struct timespec *deadline)
 {
-    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     for (;;) {
         /* A bounded sleep: on seq, or on park or the mutex word once a
          * broadcast moved us (the kernel keeps our timeout); a cancellation
          * point. */
-        int w = fx_futex_sleep_cancel(&c->seq, v, deadline, &rc);
+        int w = fxi_futex_sleep_cancel(&c->seq, v, deadline, &rc);
         if (w == 0 && rc.woken)
             return 0; /* a wake: signal (S3), broadcast (B3) or a mutex unlock */
         /* seq_cst: pairs with S2/B2 (and keeps the W5 load after it). */
@@ -528,7 +528,7 @@ static void fx_cond_cancelled(void *arg)
     if (flagged)
         fx_cond_drive(cc->c, cc->m, cc->ops, cc->token, r == 0 || r == EOWNERDEAD);
     if (!fx_cond_same_counter(s, cc->v))
-        fx_futex_wake_raw(&cc->c->seq, 1, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&cc->c->seq, 1, FX_BITSET_ANY);
     fx_cond_depart(cc->c);
 }
 
@@ -541,7 +541,8 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
      * acts here, with the mutex held, or in W4. */
     pthread_testcancel();
     /* Relaxed: plausibility checks of slots the library writes (EINVAL). */
-    if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) < 0 ||
+    int32_t n0 = __atomic_load_n(&c->waiters, __ATOMIC_RELAXED);
+    if (n0 < 0 || n0 == INT32_MAX ||
         __atomic_load_n(&c->park, __ATOMIC_RELAXED) != 0 ||
         !fx_cond_token_valid(__atomic_load_n(&c->mutex, __ATOMIC_RELAXED)))
         return EINVAL;
@@ -579,16 +580,16 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
      * Released meanwhile is the kernel's EAGAIN of W4 without the system
      * call, and means the notifier runs on another CPU right now. */
     bool hot = false;
-    int budget = fx_spin_start(&fx_cond_spin, FX_COND_PROBE);
+    int budget = fxi_spin_start(&fx_cond_spin, FX_COND_PROBE);
     for (int i = 0; i < budget && !hot; i++) {
         /* seq_cst: as the re-check after W4 (pairs with S2/B2). */
         hot = !fx_cond_same_counter(__atomic_load_n(&c->seq, __ATOMIC_SEQ_CST), v);
-        fx_cpu_relax();
+        fxi_cpu_relax();
     }
     if (hot)
-        fx_spin_won(&fx_cond_spin, FX_COND_SPIN);
+        fxi_spin_won(&fx_cond_spin, FX_COND_SPIN);
     else
-        fx_spin_lost(&fx_cond_spin, 0);
+        fxi_spin_lost(&fx_cond_spin, 0);
 
     int res = 0;
     if (!hot) {
@@ -615,7 +616,7 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
 
 static int fx_cond_check_args(fx_cond *c, void *m, size_t size)
 {
-    if (fx_bad_slot(c) || fx_bad_slot(m) || fx_cond_overlaps(c, m, size))
+    if (fxi_bad_slot(c) || fxi_bad_slot(m) || fx_cond_overlaps(c, m, size))
         return EINVAL;
     fx_ann_own_words(c, sizeof *c);
     return 0;
@@ -633,7 +634,7 @@ FX_CANCEL_FRAME int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct time
     if (r)
         return r;
     /* A wait always blocks, so tv_nsec is checked up front. */
-    if (fx_deadline_check(deadline))
+    if (fxi_deadline_check(deadline))
         return EINVAL;
     return fx_cond_wait_core(c, m, &fx_cond_mutex_ops, deadline);
 }
@@ -649,14 +650,14 @@ FX_CANCEL_FRAME int fx_cond_timedwait_rmutex(fx_cond *c, fx_rmutex *m, const str
     int r = fx_cond_check_args(c, m, sizeof *m);
     if (r)
         return r;
-    if (fx_deadline_check(deadline))
+    if (fxi_deadline_check(deadline))
         return EINVAL;
     return fx_cond_wait_core(c, m, &fx_cond_rmutex_ops, deadline);
 }
 
 int fx_cond_signal(fx_cond *c)
 {
-    if (fx_bad_slot(c))
+    if (fxi_bad_slot(c))
         return EINVAL;
     fx_ann_own_words(c, sizeof *c);
     /* S1, seq_cst: sees W1 of every waiter whose W3 preceded the caller's
@@ -671,13 +672,13 @@ int fx_cond_signal(fx_cond *c)
                                         __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         ;
     FX_FAULT("cond.signal.before_wake");
-    fx_futex_wake_raw(&c->seq, 1, FX_BITSET_ANY); /* S3 */
+    fxi_futex_wake_raw(&c->seq, 1, FX_BITSET_ANY); /* S3 */
     return 0;
 }
 
 int fx_cond_broadcast(fx_cond *c)
 {
-    if (fx_bad_slot(c))
+    if (fxi_bad_slot(c))
         return EINVAL;
     fx_ann_own_words(c, sizeof *c);
     /* Relaxed: plausibility check of a slot that must stay 0. */
@@ -706,7 +707,7 @@ int fx_cond_broadcast(fx_cond *c)
          * it, or W8 cleared b. The sleepers from before the call are then
          * still on seq: set b on the current value and requeue again. A new
          * waiter moved along was waiting during this call (policy (a)). */
-        if (fx_futex_requeue_raw(&c->seq, ns, 1, &c->park, INT32_MAX) != -EAGAIN)
+        if (fxi_futex_requeue_raw(&c->seq, ns, 1, &c->park, INT32_MAX) != -EAGAIN)
             return 0;
     }
 }

@@ -30,7 +30,7 @@
  * Invariant: while a waiter sleeps in R4 and the value meets its target, a
  * writer between W1 and W2 is about to wake it, or a recheck is due within
  * FX_RECHECK_NS. A writer killed between W1 and W2 wakes nobody; R4 is a
- * bounded sleep (fx_futex_sleep), so each sleeper re-reads the value at its
+ * bounded sleep (fxi_futex_sleep), so each sleeper re-reads the value at its
  * recheck and returns if it meets the target. (W2 wakes all, so a woken
  * waiter that dies before returning to user space costs nobody else.) An
  * idle waiter costs one wake-up per FX_RECHECK_NS; add, store and a wait
@@ -50,7 +50,7 @@
 
 int fx_counter_init(fx_counter *c, int32_t value)
 {
-    if (fx_bad_slot(c))
+    if (fxi_bad_slot(c))
         return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&c->value, value, __ATOMIC_RELAXED);
@@ -63,13 +63,13 @@ static void fx_counter_wake_waiters(fx_counter *c)
     /* W2, seq_cst: ordered after W1 in the total order (see the table). */
     if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) != 0) {
         FX_FAULT("counter.before_wake");
-        fx_futex_wake_raw(&c->value, INT32_MAX, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&c->value, INT32_MAX, FX_BITSET_ANY);
     }
 }
 
 int32_t fx_counter_add(fx_counter *c, int32_t delta)
 {
-    if (fx_bad_slot(c))
+    if (fxi_bad_slot(c))
         return 0;
     fx_ann_own_words(c, sizeof *c);
     fx_ann_happens_before(c); /* for race detectors: see fx_counter_load */
@@ -82,7 +82,7 @@ int32_t fx_counter_add(fx_counter *c, int32_t delta)
 
 int32_t fx_counter_load(const fx_counter *c)
 {
-    if (fx_bad_slot(c))
+    if (fxi_bad_slot(c))
         return 0;
     fx_ann_own_words(c, sizeof *c);
     /* Acquire: a reader that sees a value also sees what the writer did
@@ -94,7 +94,7 @@ int32_t fx_counter_load(const fx_counter *c)
 
 int fx_counter_store(fx_counter *c, int32_t value)
 {
-    if (fx_bad_slot(c))
+    if (fxi_bad_slot(c))
         return EINVAL;
     fx_ann_own_words(c, sizeof *c);
     fx_ann_happens_before(c);
@@ -115,7 +115,7 @@ static inline bool fx_counter_met(int32_t v, int32_t target, enum fx_counter_unt
 static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct timespec *deadline,
                                  enum fx_counter_until until)
 {
-    if (fx_bad_slot(c))
+    if (fxi_bad_slot(c))
         return EINVAL;
     fx_ann_own_words(c, sizeof *c);
     /* Fast path, acquire: the value is the target, and what its writer did
@@ -128,22 +128,22 @@ static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct tim
     /* Relaxed: only a plausibility check of the slot, not synchronization. */
     if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) < 0)
         return EINVAL;
-    if (fx_deadline_check(deadline))
+    if (fxi_deadline_check(deadline))
         return EINVAL;
 
-    fx_counter_waiter_enter(c); /* R1, seq_cst */
-    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    fxi_counter_waiter_enter(c); /* R1, seq_cst */
+    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     int r;
     for (;;) {
-        v = fx_counter_waiter_look(c); /* R2, seq_cst */
+        v = fxi_counter_waiter_look(c); /* R2, seq_cst */
         if (fx_counter_met(v, target, until)) {
             r = 0;
             break;
         }
-        r = fx_futex_sleep(&c->value, v, deadline, &rc); /* R4 */
+        r = fxi_futex_sleep(&c->value, v, deadline, &rc); /* R4 */
         if (r == ETIMEDOUT) {
             /* One last look: a change that raced with the timeout counts. */
-            r = fx_counter_met(fx_counter_waiter_look(c), target, until) ? 0 : ETIMEDOUT;
+            r = fx_counter_met(fxi_counter_waiter_look(c), target, until) ? 0 : ETIMEDOUT;
             break;
         }
         /* Woken, changed before we slept, a signal or a recheck: the
@@ -151,7 +151,7 @@ static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct tim
     }
     /* R5, relaxed (see counter_wait.h). The seq_cst load R2 that saw the
      * target already gave us its acquire. */
-    fx_counter_waiter_leave(c);
+    fxi_counter_waiter_leave(c);
     if (r == 0)
         fx_ann_happens_after(c);
     return r;

@@ -28,11 +28,11 @@
 static long fx_sys_futex(int32_t *uaddr, int op, uint32_t val, const struct timespec *timeout,
                          int32_t *uaddr2, uint32_t val3)
 {
-    return fx_syscall(SYS_futex, (long)(uintptr_t)uaddr, op, (long)val, (long)(uintptr_t)timeout,
+    return fxi_syscall(SYS_futex, (long)(uintptr_t)uaddr, op, (long)val, (long)(uintptr_t)timeout,
                       (long)(uintptr_t)uaddr2, (long)val3);
 }
 
-int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *deadline,
+int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *deadline,
                       uint32_t bitset)
 {
     if (deadline != NULL && deadline->tv_sec < 0) {
@@ -65,47 +65,47 @@ int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *de
     }
 }
 
-FX_CANCEL_FRAME int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
-                   struct fx_recheck *s)
+FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
+                   struct fxi_recheck *s)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    if (s->tick.tv_nsec < 0 || !fx_ts_before(&now, &s->tick)) {
+    if (s->tick.tv_nsec < 0 || !fxi_ts_before(&now, &s->tick)) {
         /* The first sleep of this call, or the recheck is due: the caller has
          * re-read its word since the last tick. The next tick is set from now
          * only here, once the previous one has passed. */
-        s->tick = fx_ts_add_ns(now, s->period_ns);
+        s->tick = fxi_ts_add_ns(now, s->period_ns);
     }
-    bool mine = deadline != NULL && fx_ts_before(deadline, &s->tick);
-    int r = fx_futex_wait_raw(word, expected, mine ? deadline : &s->tick, FX_BITSET_ANY);
+    bool mine = deadline != NULL && fxi_ts_before(deadline, &s->tick);
+    int r = fxi_futex_wait_raw(word, expected, mine ? deadline : &s->tick, FX_BITSET_ANY);
     s->woken = r == 0;
     if (r != ETIMEDOUT)
         return 0; /* woken, EAGAIN (the word changed) or EINTR */
-    if (mine || fx_deadline_passed(deadline))
+    if (mine || fxi_deadline_passed(deadline))
         return ETIMEDOUT;
     return 0; /* the recheck is due */
 }
 
-FX_CANCEL_FRAME int fx_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
-                          struct fx_recheck *s)
+FX_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
+                          struct fxi_recheck *s)
 {
     int type;
     /* Acts at once on a pending cancellation (glibc); otherwise a
      * pthread_cancel during the sleep interrupts it with SIGCANCEL. */
     pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
-    int r = fx_futex_sleep(word, expected, deadline, s);
+    int r = fxi_futex_sleep(word, expected, deadline, s);
     pthread_setcanceltype(type, &type);
     return r;
 }
 
-int fx_futex_wake_raw(int32_t *word, int count, uint32_t bitset)
+int fxi_futex_wake_raw(int32_t *word, int count, uint32_t bitset)
 {
     long r = fx_sys_futex(word, FUTEX_WAKE_BITSET, (uint32_t)count, NULL, NULL, bitset);
     FX_STAT_WAKE(word);
     return r < 0 ? 0 : (int)r;
 }
 
-int fx_futex_requeue_raw(int32_t *word, int32_t expected, int wake, int32_t *target,
+int fxi_futex_requeue_raw(int32_t *word, int32_t expected, int wake, int32_t *target,
                          int requeue)
 {
     /* FUTEX_CMP_REQUEUE passes the requeue limit in the timeout argument. */
@@ -120,22 +120,22 @@ int fx_futex_requeue_raw(int32_t *word, int32_t expected, int wake, int32_t *tar
 
 int fx_futex_wait(int32_t *slot, int32_t expected, const struct timespec *deadline)
 {
-    if (fx_bad_slot(slot))
+    if (fxi_bad_slot(slot))
         return EINVAL;
     /* Relaxed: this only decides between EAGAIN and sleeping; the kernel
      * re-checks the value atomically with queueing the sleeper. */
     if (__atomic_load_n(slot, __ATOMIC_RELAXED) != expected)
         return EAGAIN;
-    if (fx_deadline_check(deadline))
+    if (fxi_deadline_check(deadline))
         return EINVAL;
-    return fx_futex_wait_raw(slot, expected, deadline, FX_BITSET_ANY);
+    return fxi_futex_wait_raw(slot, expected, deadline, FX_BITSET_ANY);
 }
 
 int fx_futex_wake(int32_t *slot, int count)
 {
-    if (fx_bad_slot(slot) || count < 0)
+    if (fxi_bad_slot(slot) || count < 0)
         return -EINVAL;
     if (count == 0)
         return 0; /* the kernel would wake one for a count of 0 */
-    return fx_futex_wake_raw(slot, count, FX_BITSET_ANY);
+    return fxi_futex_wake_raw(slot, count, FX_BITSET_ANY);
 }

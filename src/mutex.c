@@ -28,7 +28,7 @@
  * FUTEX_WAKE, or a sleeper killed after the unlock's FUTEX_WAKE picked it but before it
  * returned to user space, it consumes the wake and takes no step; the word is
  * UNLOCKED, later uncontended pairs (0 -> 1 -> 0) make no wake, and only the
- * sleepers' own bounded sleeps (fx_futex_sleep) end it: the first to recheck
+ * sleepers' own bounded sleeps (fxi_futex_sleep) end it: the first to recheck
  * finds UNLOCKED and takes it as CONTENDED, so its unlock wakes the next. An
  * idle sleeper costs one wake-up per FX_RECHECK_NS; the uncontended paths are
  * unchanged. A thread that has slept
@@ -77,7 +77,7 @@ static inline bool fx_mutex_valid(int32_t v)
 
 int fx_mutex_init(fx_mutex *m)
 {
-    if (fx_bad_slot(m))
+    if (fxi_bad_slot(m))
         return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&m->state, UNLOCKED, __ATOMIC_RELAXED);
@@ -93,13 +93,13 @@ static int32_t fx_mutex_spin(fx_mutex *m)
         v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
         if (v != LOCKED)
             break;
-        fx_cpu_relax();
+        fxi_cpu_relax();
         FX_STAT_SPIN(&m->state);
     }
     return v;
 }
 
-int fx_mutex_acquire_step(fx_mutex *m, int32_t *sleep_on)
+int fxi_mutex_acquire_step(fx_mutex *m, int32_t *sleep_on)
 {
     /* Relaxed: only a guess for the first CAS, which synchronizes. */
     int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
@@ -128,7 +128,7 @@ int fx_mutex_acquire_step(fx_mutex *m, int32_t *sleep_on)
     }
 }
 
-int fx_mutex_check_held(const fx_mutex *m)
+int fxi_mutex_check_held(const fx_mutex *m)
 {
     /* Relaxed: a plausibility check only; the caller's unlock gives the
      * authoritative answer. */
@@ -138,35 +138,35 @@ int fx_mutex_check_held(const fx_mutex *m)
     return v == UNLOCKED ? EPERM : 0;
 }
 
-void fx_mutex_abandon_wait(fx_mutex *m)
+void fxi_mutex_abandon_wait(fx_mutex *m)
 {
     /* The wake we may have consumed was meant to make someone take the lock
      * or re-mark it CONTENDED; hand it to the next sleeper instead. A wake
      * nobody needed costs one system call and nothing else. */
-    fx_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
+    fxi_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
 }
 
-/* The sleeping half of the slow path: fx_mutex_acquire_step until it takes
+/* The sleeping half of the slow path: fxi_mutex_acquire_step until it takes
  * the lock, sleeping on the word in between. */
-int fx_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
+int fxi_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
 {
     bool checked = false;
-    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     for (;;) {
         int32_t sleep_on;
-        int r = fx_mutex_acquire_step(m, &sleep_on);
+        int r = fxi_mutex_acquire_step(m, &sleep_on);
         if (r != EBUSY)
             return r;
         if (!checked) {
             /* tv_nsec is checked only now that we would block (POSIX). */
-            if (fx_deadline_check(deadline))
+            if (fxi_deadline_check(deadline))
                 return EINVAL;
             checked = true;
         }
         /* A bounded sleep (src/internal/futex.h): a wake consumed by a
          * process that died before returning to user space is made up for at
          * the next recheck, when the step finds the word UNLOCKED. */
-        r = fx_futex_sleep(&m->state, sleep_on, deadline, &rc);
+        r = fxi_futex_sleep(&m->state, sleep_on, deadline, &rc);
         if (r == ETIMEDOUT)
             return ETIMEDOUT; /* not woken, and the word stays CONTENDED */
         /* Woken, EAGAIN, EINTR or a recheck: step again with the same
@@ -188,14 +188,14 @@ __attribute__((noinline, cold)) static int fx_mutex_lock_contended(fx_mutex *m,
         __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
                                     __ATOMIC_RELAXED))
         return 0;
-    return fx_mutex_lock_slept(m, deadline);
+    return fxi_mutex_lock_slept(m, deadline);
 }
 
 /* lock and timedlock: the fast path, then the slow one; `ann` is the race
  * detector's view (a timed lock is a try: it may fail). */
 static inline int fx_mutex_acquire(fx_mutex *m, const struct timespec *deadline, unsigned ann)
 {
-    if (fx_bad_slot(m))
+    if (fxi_bad_slot(m))
         return EINVAL;
     fx_ann_pre_lock(m, ann);
     int32_t v = UNLOCKED;
@@ -220,7 +220,7 @@ int fx_mutex_timedlock(fx_mutex *m, const struct timespec *deadline)
 
 int fx_mutex_trylock(fx_mutex *m)
 {
-    if (fx_bad_slot(m))
+    if (fxi_bad_slot(m))
         return EINVAL;
     fx_ann_pre_lock(m, FX_ANN_TRY);
     int32_t v = UNLOCKED;
@@ -248,7 +248,7 @@ __attribute__((noinline, cold)) static int fx_mutex_unlock_slow(fx_mutex *m, int
                                         __ATOMIC_RELAXED)) {
             if (v == CONTENDED) {
                 FX_FAULT("mutex.unlock.before_wake");
-                fx_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
+                fxi_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
             }
             return 0;
         }
@@ -257,7 +257,7 @@ __attribute__((noinline, cold)) static int fx_mutex_unlock_slow(fx_mutex *m, int
 
 int fx_mutex_unlock(fx_mutex *m)
 {
-    if (fx_bad_slot(m))
+    if (fxi_bad_slot(m))
         return EINVAL;
     if (FX_ANN_ACTIVE) {
         /* A race detector must hear of the release before it happens, and

@@ -34,8 +34,8 @@
  * sleep return at once.
  *
  * Dead initialisers: a sleeping caller checks, every FX_ONCE_CHECK_MS ms on an
- * absolute schedule (fx_futex_sleep's recheck time, which neither signals nor
- * spurious wakes postpone), whether `tid` still exists (fx_tid_dead, which
+ * absolute schedule (fxi_futex_sleep's recheck time, which neither signals nor
+ * spurious wakes postpone), whether `tid` still exists (fxi_tid_dead, which
  * counts a zombie whose parent has not reaped it yet as dead and needs no file
  * descriptor). If not, it takes the word over with a
  * CAS from the exact value it saw, so of several waiters exactly one runs the
@@ -90,7 +90,7 @@ static void once_finish(fx_once *o, int32_t to)
      * every caller that sees DONE (or of the next initialiser, for 0). */
     int32_t old = __atomic_exchange_n(&o->state, to, __ATOMIC_RELEASE);
     if (old & WAITERS)
-        fx_futex_wake_raw(&o->state, INT32_MAX, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&o->state, INT32_MAX, FX_BITSET_ANY);
 }
 
 static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg);
@@ -149,9 +149,9 @@ static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg)
 
 __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void *), void *arg)
 {
-    int32_t me = (int32_t)fx_tid();
+    int32_t me = (int32_t)fxi_tid();
     /* One absolute liveness schedule for the whole call. */
-    struct fx_recheck rc = FX_RECHECK_INIT(FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC);
+    struct fxi_recheck rc = FX_RECHECK_INIT(FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC);
     /* Acquire: a caller that sees DONE sees what the initialiser wrote. */
     int32_t s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
     for (;;) {
@@ -183,7 +183,7 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
              * sleeps early cannot put it off. */
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
-            dead = !fx_ts_before(&now, &rc.tick) && fx_tid_dead((pid_t)owner);
+            dead = !fxi_ts_before(&now, &rc.tick) && fxi_tid_dead((pid_t)owner);
         }
         if (dead) {
             FX_FAULT("once.takeover");
@@ -207,14 +207,14 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
         }
         /* Woken, the word changed, a signal, or the recheck is due: look
          * again (no caller deadline, so never ETIMEDOUT). */
-        (void)fx_futex_sleep(&o->state, s, NULL, &rc);
+        (void)fxi_futex_sleep(&o->state, s, NULL, &rc);
         s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
     }
 }
 
 int fx_once_call(fx_once *o, void (*fn)(void *), void *arg)
 {
-    if (fx_bad_slot(o) || fn == NULL)
+    if (fxi_bad_slot(o) || fn == NULL)
         return EINVAL;
     fx_ann_own_words(o, sizeof *o);
     /* Acquire: pairs with the release that published DONE. */

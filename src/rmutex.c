@@ -67,7 +67,7 @@
  *   - a sleeper's every sleep is bounded: FIRST_CHECK after it first saw T
  *     holding the mutex, then RECHECK after each check that found T alive
  *     (LONG_RECHECK once it has watched T for LONG_AFTER); at the end of such
- *     a sleep it asks whether T lives (fx_tid_dead). A blocked waiter
+ *     a sleep it asks whether T lives (fxi_tid_dead). A blocked waiter
  *     therefore notices a death within RECHECK, or LONG_RECHECK (plus
  *     scheduling), an arriving one within FIRST_CHECK, and waits shorter
  *     than FIRST_CHECK never pay for a check;
@@ -346,11 +346,11 @@ static int fx_rm_release(fx_rmutex *m, uint32_t self, uint32_t to)
          * would have re-marked W or acquired with W -- now leaves with
          * ENOTRECOVERABLE instead, so W may be clear while threads sleep.
          * (Found by models/rmutex.pml.) Once per mutex: it costs nothing. */
-        fx_futex_wake_raw(&m->owner, INT32_MAX, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&m->owner, INT32_MAX, FX_BITSET_ANY);
     } else if (v & WAITERS) {
         /* One sleeper acquires (keeping W), or re-marks W before sleeping
          * again, so the next release wakes the next one. */
-        fx_futex_wake_raw(&m->owner, 1, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&m->owner, 1, FX_BITSET_ANY);
     }
     return 0;
 }
@@ -384,7 +384,7 @@ static bool fx_rm_dead_now(const fx_rmutex *m, uint32_t t)
     int64_t now = fx_rm_now();
     if (fx_rm_memo.m == m && fx_rm_memo.tid == t && now < fx_rm_memo.until)
         return false;
-    if (fx_tid_dead((pid_t)t))
+    if (fxi_tid_dead((pid_t)t))
         return true;
     fx_rm_memo.m = m;
     fx_rm_memo.tid = t;
@@ -402,7 +402,7 @@ static bool fx_rm_dead_now(const fx_rmutex *m, uint32_t t)
  * non-waiting attempt (liveness checked at once, memo permitting, and W not
  * set); otherwise the waiter's schedule in w decides.
  */
-static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w, bool nowait,
+static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, bool nowait,
                       uint32_t *sleep_on)
 {
     /* Relaxed: a guess for the first CAS; every CAS below synchronizes. */
@@ -436,7 +436,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w, b
             /* The take-over CAS for t was just lost (W set, or a new value
              * naming t again: the TID may have been reused by a new owner):
              * judge the value read now, at once. */
-            dead = fx_tid_dead((pid_t)t);
+            dead = fxi_tid_dead((pid_t)t);
         } else if (nowait) {
             dead = fx_rm_dead_now(m, t);
         } else {
@@ -447,7 +447,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w, b
                 w->since = now;
                 w->check_at = now + FIRST_CHECK_NS;
             } else if (now >= w->check_at) {
-                dead = fx_tid_dead((pid_t)t);
+                dead = fxi_tid_dead((pid_t)t);
                 /* A waiter that has watched the same live owner for long
                  * checks less often: many idle waiters cost little. */
                 w->check_at = now + (now - w->since < LONG_AFTER_NS ? RECHECK_NS : LONG_RECHECK_NS);
@@ -485,11 +485,11 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w, b
 
 /* Sleeps on the word between steps until the mutex is taken, the caller's
  * deadline passes (then one last non-waiting attempt), or an error. */
-static int fx_rm_wait(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w,
+static int fx_rm_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
                       const struct timespec *deadline)
 {
     uint32_t sleep_on;
-    if (deadline != NULL && fx_deadline_check(deadline)) {
+    if (deadline != NULL && fxi_deadline_check(deadline)) {
         /* A bad tv_nsec is an error only when the call would block (POSIX):
          * decide that as trylock does -- free, orphaned or a dead owner
          * (checked at once) is taken -- without marking W, since we leave. */
@@ -507,7 +507,7 @@ static int fx_rm_wait(fx_rmutex *m, uint32_t self, struct fx_rmutex_waiter *w,
             deadline != NULL && (deadline->tv_sec < until.tv_sec ||
                                  (deadline->tv_sec == until.tv_sec &&
                                   deadline->tv_nsec <= until.tv_nsec));
-        r = fx_futex_wait_raw(&m->owner, (int32_t)sleep_on, caller_deadline ? deadline : &until,
+        r = fxi_futex_wait_raw(&m->owner, (int32_t)sleep_on, caller_deadline ? deadline : &until,
                               FX_BITSET_ANY);
         if (r == ETIMEDOUT && caller_deadline) {
             /* Not woken (a wake makes the wait return 0), so no wake is lost
@@ -527,7 +527,7 @@ __attribute__((noinline, cold)) static int fx_rm_lock_contended(fx_rmutex *m, ui
     /* Relaxed loads: only hints for when to try the CAS, which synchronizes. */
     uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
     for (int i = 0; i < FX_RMUTEX_SPIN && fx_rm_held_tid(v) != 0 && !(v & WAITERS); i++) {
-        fx_cpu_relax();
+        fxi_cpu_relax();
         v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
     }
     /* One try as an ordinary locker before sleeping (we never slept: no W).
@@ -535,8 +535,8 @@ __attribute__((noinline, cold)) static int fx_rm_lock_contended(fx_rmutex *m, ui
     if (v == 0 && __atomic_compare_exchange_n(fx_rm_word(m), &v, self, false, __ATOMIC_ACQUIRE,
                                               __ATOMIC_RELAXED))
         return 0;
-    struct fx_rmutex_waiter w;
-    fx_rmutex_waiter_init(&w, 0);
+    struct fxi_rmutex_waiter w;
+    fxi_rmutex_waiter_init(&w, 0);
     return fx_rm_wait(m, self, &w, deadline);
 }
 
@@ -544,7 +544,7 @@ __attribute__((noinline, cold)) static int fx_rm_lock_contended(fx_rmutex *m, ui
 
 int fx_rmutex_init(fx_rmutex *m)
 {
-    if (fx_bad_slot(m))
+    if (fxi_bad_slot(m))
         return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&m->owner, 0, __ATOMIC_RELAXED);
@@ -570,9 +570,9 @@ __attribute__((noinline)) static int fx_rm_lock_busy(fx_rmutex *m, uint32_t self
         return fx_rm_reenter(m);
     }
     if (nowait) {
-        struct fx_rmutex_waiter w;
+        struct fxi_rmutex_waiter w;
         uint32_t unused;
-        fx_rmutex_waiter_init(&w, 0);
+        fxi_rmutex_waiter_init(&w, 0);
         r = fx_rm_step(m, self, &w, true, &unused);
     } else {
         r = fx_rm_lock_contended(m, self, deadline);
@@ -583,9 +583,9 @@ __attribute__((noinline)) static int fx_rm_lock_busy(fx_rmutex *m, uint32_t self
 static inline __attribute__((always_inline)) int
 fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait)
 {
-    if (fx_bad_slot(m))
+    if (fxi_bad_slot(m))
         return EINVAL;
-    uint32_t self = (uint32_t)fx_tid();
+    uint32_t self = (uint32_t)fxi_tid();
     if (fx_rm_hint == m) {
         /* Re-entry, probably: this thread's last outermost acquisition. The
          * word and the record's TID (a fork child inherits the hint) confirm
@@ -669,9 +669,9 @@ __attribute__((noinline)) static int fx_rm_unlock_slow(fx_rmutex *m, uint32_t se
 
 int fx_rmutex_unlock(fx_rmutex *m)
 {
-    if (fx_bad_slot(m))
+    if (fxi_bad_slot(m))
         return EINVAL;
-    uint32_t self = (uint32_t)fx_tid();
+    uint32_t self = (uint32_t)fxi_tid();
     /* Under a race detector (FX_ANN_ACTIVE) every unlock is checked before
      * it releases, since the announcement must precede the release: the
      * slow path does both. */
@@ -703,10 +703,10 @@ int fx_rmutex_unlock(fx_rmutex *m)
 
 int fx_rmutex_consistent(fx_rmutex *m)
 {
-    if (fx_bad_slot(m))
+    if (fxi_bad_slot(m))
         return EINVAL;
     int32_t d;
-    int r = fx_rm_owned(m, (uint32_t)fx_tid(), &d);
+    int r = fx_rm_owned(m, (uint32_t)fxi_tid(), &d);
     if (r != 0)
         return r;
     if (!(d & INC))
@@ -718,7 +718,7 @@ int fx_rmutex_consistent(fx_rmutex *m)
 
 int fx_rmutex_recover(fx_rmutex *m, pid_t dead_tid)
 {
-    if (fx_bad_slot(m))
+    if (fxi_bad_slot(m))
         return EINVAL;
     /* Relaxed: a guess for the CAS, which synchronizes. */
     uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
@@ -735,7 +735,7 @@ int fx_rmutex_recover(fx_rmutex *m, pid_t dead_tid)
                                         __ATOMIC_RELAXED)) {
             /* One sleeper takes ORPHANED, keeping W for the others. */
             if (v & WAITERS)
-                fx_futex_wake_raw(&m->owner, 1, FX_BITSET_ANY);
+                fxi_futex_wake_raw(&m->owner, 1, FX_BITSET_ANY);
             return 0;
         }
     }
@@ -743,7 +743,7 @@ int fx_rmutex_recover(fx_rmutex *m, pid_t dead_tid)
 
 pid_t fx_rmutex_owner(const fx_rmutex *m)
 {
-    if (fx_bad_slot(m))
+    if (fxi_bad_slot(m))
         return -EINVAL;
     /* Relaxed: a snapshot; it orders nothing. */
     uint32_t v = (uint32_t)__atomic_load_n(&m->owner, __ATOMIC_RELAXED);
@@ -754,7 +754,7 @@ pid_t fx_rmutex_owner(const fx_rmutex *m)
 
 /* Internal entry points (src/internal/rmutex.h) ------------------------------- */
 
-void fx_rmutex_waiter_init(struct fx_rmutex_waiter *w, int32_t depth)
+void fxi_rmutex_waiter_init(struct fxi_rmutex_waiter *w, int32_t depth)
 {
     w->depth = depth;
     w->seen = 0;
@@ -763,12 +763,12 @@ void fx_rmutex_waiter_init(struct fx_rmutex_waiter *w, int32_t depth)
     w->since = 0;
 }
 
-int fx_rmutex_acquire_step(fx_rmutex *m, struct fx_rmutex_waiter *w, int32_t **word,
+int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t **word,
                            int32_t *sleep_on, struct timespec *recheck_at)
 {
-    if (fx_bad_slot(m) || w == NULL || w->depth < 0 || w->depth > DEPTH_MAX)
+    if (fxi_bad_slot(m) || w == NULL || w->depth < 0 || w->depth > DEPTH_MAX)
         return EINVAL;
-    uint32_t self = (uint32_t)fx_tid();
+    uint32_t self = (uint32_t)fxi_tid();
     /* Relaxed: picks the path, as in fx_rm_lock. */
     uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
     if ((v & ~WAITERS) == self && fx_rm_mine(m, self))
@@ -785,20 +785,20 @@ int fx_rmutex_acquire_step(fx_rmutex *m, struct fx_rmutex_waiter *w, int32_t **w
     return r;
 }
 
-void fx_rmutex_abandon_wait(fx_rmutex *m)
+void fxi_rmutex_abandon_wait(fx_rmutex *m)
 {
-    if (fx_bad_slot(m))
+    if (fxi_bad_slot(m))
         return;
     /* The wake we may have consumed was meant to make someone take the mutex
      * (after an unlock or a recover) or re-mark W; hand it on. */
-    fx_futex_wake_raw(&m->owner, 1, FX_BITSET_ANY);
+    fxi_futex_wake_raw(&m->owner, 1, FX_BITSET_ANY);
 }
 
-int fx_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
+int fxi_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
 {
-    if (fx_bad_slot(m) || saved_depth == NULL)
+    if (fxi_bad_slot(m) || saved_depth == NULL)
         return EINVAL;
-    uint32_t self = (uint32_t)fx_tid();
+    uint32_t self = (uint32_t)fxi_tid();
     int32_t d;
     int r = fx_rm_owned(m, self, &d);
     if (r != 0)
@@ -807,18 +807,18 @@ int fx_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
     return fx_rm_release_owned(m, self, d);
 }
 
-int fx_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
+int fxi_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
 {
-    if (fx_bad_slot(m) || saved_depth < 1 || saved_depth > DEPTH_MAX)
+    if (fxi_bad_slot(m) || saved_depth < 1 || saved_depth > DEPTH_MAX)
         return EINVAL;
-    uint32_t self = (uint32_t)fx_tid();
+    uint32_t self = (uint32_t)fxi_tid();
     /* Relaxed: picks the path, as in fx_rm_lock. */
     if ((__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
         fx_rm_mine(m, self))
         return EINVAL;
     fx_ann_pre_lock(m, FX_ANN_RECURSIVE);
-    struct fx_rmutex_waiter w;
-    fx_rmutex_waiter_init(&w, saved_depth);
+    struct fxi_rmutex_waiter w;
+    fxi_rmutex_waiter_init(&w, saved_depth);
     /* As a thread that may have slept on the word (a condition variable may
      * have requeued it there): acquire with W kept. */
     w.slept = 1;

@@ -193,7 +193,7 @@ static inline bool read_lockable(uint32_t s)
 
 int fx_rwlock_init(fx_rwlock *l)
 {
-    if (fx_bad_slot(l))
+    if (fxi_bad_slot(l))
         return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&l->state, 0, __ATOMIC_RELAXED);
@@ -208,7 +208,7 @@ static int wake_writer(fx_rwlock *l)
     /* Release: a writer whose acquire load of writer_seq sees the new value
      * also sees the state change (WW cleared) the caller made before. */
     __atomic_fetch_add(&l->writer_seq, 1, __ATOMIC_RELEASE);
-    return fx_futex_wake_raw(&l->writer_seq, 1, FX_BITSET_ANY);
+    return fxi_futex_wake_raw(&l->writer_seq, 1, FX_BITSET_ANY);
 }
 
 /* The "wake" row of the table, for a caller that has just made the lock free
@@ -232,7 +232,7 @@ __attribute__((noinline, cold)) static void wake_waiters(fx_rwlock *l, uint32_t 
             /* Relaxed, as above; the readers re-read the state. */
             if (!cas_state(l, &s, s & ~RW, __ATOMIC_RELAXED))
                 continue;
-            fx_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
+            fxi_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
             return;
         } else {
             return;
@@ -275,15 +275,15 @@ static bool intent_is_stale(fx_rwlock *l, struct stale_watch *w)
         w->since = now;
         return false;
     }
-    struct timespec limit = fx_ts_add_ns(w->since, FX_RWLOCK_STALE_NS);
-    return !fx_ts_before(&now, &limit);
+    struct timespec limit = fxi_ts_add_ns(w->since, FX_RWLOCK_STALE_NS);
+    return !fxi_ts_before(&now, &limit);
 }
 
 __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                                                        const struct timespec *deadline)
 {
     uint32_t s = load_state(l);
-    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     struct stale_watch watch = {false, 0, {0, 0}};
     bool checked = false;
     int spins = 0;
@@ -301,20 +301,20 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
              * keeps them out either (and the fast path opens again). */
             if (cas_state(l, &s, (s + 1) & ~RW, __ATOMIC_ACQUIRE)) {
                 if (s & RW)
-                    fx_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
+                    fxi_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
                 return 0;
             }
             continue;
         }
         if (spins < FX_RWLOCK_SPIN) {
             spins++;
-            fx_cpu_relax();
+            fxi_cpu_relax();
             s = load_state(l);
             continue;
         }
         if (!checked) {
             /* tv_nsec is checked only now that we would block (POSIX). */
-            if (fx_deadline_check(deadline))
+            if (fxi_deadline_check(deadline))
                 return EINVAL;
             checked = true;
         }
@@ -332,7 +332,7 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                  * Relaxed: clears bits, publishes no data. */
                 if (cas_state(l, &s, s & ~(WP | WW | RW), __ATOMIC_RELAXED)) {
                     if (s & RW)
-                        fx_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
+                        fxi_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
                     s &= ~(WP | WW | RW);
                     watch.on = false;
                 }
@@ -349,7 +349,7 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
         /* A bounded sleep: a wake consumed by a reader that died before it
          * returned (or a writer's, see wake_waiters) is made up for by the
          * recheck. */
-        int r = fx_futex_sleep(&l->state, (int32_t)s, deadline, &rc);
+        int r = fxi_futex_sleep(&l->state, (int32_t)s, deadline, &rc);
         if (r == ETIMEDOUT)
             return ETIMEDOUT; /* not woken: no wake is lost by leaving */
         FX_FAULT("rwlock.rdlock.slept");
@@ -381,7 +381,7 @@ static void wake_readers_if_open(fx_rwlock *l, uint32_t s)
         /* Relaxed: clearing the bit publishes no data; the readers re-read
          * the state. On failure s is reloaded. */
         if (cas_state(l, &s, s & ~RW, __ATOMIC_RELAXED)) {
-            fx_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
+            fxi_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
             return;
         }
     }
@@ -410,7 +410,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
 {
     uint32_t s = load_state(l);
     uint32_t slept = 0; /* WW once this writer has slept: others may sleep too */
-    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     struct timespec renew_at = {0, -1}; /* next renewal of WP/WW; none yet */
     bool checked = false;
     int spins = 0;
@@ -431,12 +431,12 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
                     continue;
             }
             spins++;
-            fx_cpu_relax();
+            fxi_cpu_relax();
             s = load_state(l);
             continue;
         }
         if (!checked) {
-            if (fx_deadline_check(deadline)) {
+            if (fxi_deadline_check(deadline)) {
                 writer_give_up(l);
                 return EINVAL;
             }
@@ -456,13 +456,13 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
         fx_ann_own_words(&l->writer_seq, sizeof l->writer_seq);
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if (renew || !fx_ts_before(&now, &renew_at)) {
+        if (renew || !fxi_ts_before(&now, &renew_at)) {
             /* The renewal readers watch (intent_is_stale). Relaxed: a sign
              * of life only; as an RMW it continues the release sequence of
              * a waker's increment, so the acquire load below still pairs
              * with that waker. */
             __atomic_fetch_add(&l->writer_seq, 1, __ATOMIC_RELAXED);
-            renew_at = fx_ts_add_ns(now, FX_RWLOCK_RENEW_NS);
+            renew_at = fxi_ts_add_ns(now, FX_RWLOCK_RENEW_NS);
         }
         /* Acquire: pairs with wake_writer's release, so that if we see its
          * new sequence number we also see the WW it cleared (below). */
@@ -473,7 +473,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
         /* A bounded sleep: if the one writer a release woke dies before it
          * returns to user space, the others still look again at their next
          * recheck (and renew WP/WW for the readers that watch them). */
-        int r = fx_futex_sleep(&l->writer_seq, seq, deadline, &rc);
+        int r = fxi_futex_sleep(&l->writer_seq, seq, deadline, &rc);
         if (r == ETIMEDOUT) {
             writer_give_up(l);
             return ETIMEDOUT;
@@ -490,7 +490,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
 
 int fx_rwlock_rdlock(fx_rwlock *l)
 {
-    if (fx_bad_slot(l))
+    if (fxi_bad_slot(l))
         return EINVAL;
     fx_ann_pre_lock(l, FX_ANN_SHARED);
     int r = rdlock_common(l, NULL);
@@ -500,7 +500,7 @@ int fx_rwlock_rdlock(fx_rwlock *l)
 
 int fx_rwlock_timedrdlock(fx_rwlock *l, const struct timespec *deadline)
 {
-    if (fx_bad_slot(l))
+    if (fxi_bad_slot(l))
         return EINVAL;
     fx_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
     int r = rdlock_common(l, deadline);
@@ -510,7 +510,7 @@ int fx_rwlock_timedrdlock(fx_rwlock *l, const struct timespec *deadline)
 
 int fx_rwlock_tryrdlock(fx_rwlock *l)
 {
-    if (fx_bad_slot(l))
+    if (fxi_bad_slot(l))
         return EINVAL;
     fx_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
     uint32_t s = load_state(l);
@@ -543,7 +543,7 @@ int fx_rwlock_tryrdlock(fx_rwlock *l)
 static inline int fx_rwlock_wracquire(fx_rwlock *l, const struct timespec *deadline,
                                       unsigned ann)
 {
-    if (fx_bad_slot(l))
+    if (fxi_bad_slot(l))
         return EINVAL;
     fx_ann_pre_lock(l, ann);
     uint32_t s = 0;
@@ -565,7 +565,7 @@ int fx_rwlock_timedwrlock(fx_rwlock *l, const struct timespec *deadline)
 
 int fx_rwlock_trywrlock(fx_rwlock *l)
 {
-    if (fx_bad_slot(l))
+    if (fxi_bad_slot(l))
         return EINVAL;
     fx_ann_pre_lock(l, FX_ANN_TRY);
     uint32_t s = load_state(l);
@@ -600,7 +600,7 @@ static inline void writer_release(fx_rwlock *l)
 
 int fx_rwlock_unlock(fx_rwlock *l)
 {
-    if (fx_bad_slot(l))
+    if (fxi_bad_slot(l))
         return EINVAL;
     uint32_t s = load_state(l);
     if (s & BAD)
@@ -624,7 +624,7 @@ int fx_rwlock_unlock(fx_rwlock *l)
 
 int fx_rwlock_rdunlock(fx_rwlock *l)
 {
-    if (fx_bad_slot(l))
+    if (fxi_bad_slot(l))
         return EINVAL;
     if (FX_RWLOCK_CHECK_FIRST) {
         uint32_t s = load_state(l);
@@ -654,7 +654,7 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
 
 int fx_rwlock_wrunlock(fx_rwlock *l)
 {
-    if (fx_bad_slot(l))
+    if (fxi_bad_slot(l))
         return EINVAL;
     if (FX_RWLOCK_CHECK_FIRST) {
         uint32_t s = load_state(l);

@@ -55,12 +55,12 @@
  * FX_RECHECK_NS. In shared memory the first two can die: a poster killed
  * between P1 and P2 leaves a token and no wake, and a waiter killed after
  * P2's wake picked it but before it returned to user space consumes the wake
- * and leaves the token. The bounded sleep of W3 (fx_futex_sleep) makes every
+ * and leaves the token. The bounded sleep of W3 (fxi_futex_sleep) makes every
  * sleeper go back to W2 at its recheck, find the token and take it. An idle
  * sleeper costs one wake-up per FX_RECHECK_NS; trywait, post and a wait that
  * finds a token are unchanged.
  *
- * Spin policy (adaptive, per thread: struct fx_spin of src/internal/spin.h):
+ * Spin policy (adaptive, per thread: struct fxi_spin of src/internal/spin.h):
  * before registering, a waiter spins watching for a token, so a post arriving
  * within a few hundred nanoseconds costs neither side a system call. Each
  * thread's budget doubles (up to FX_SEM_SPIN pauses) when a token came during
@@ -89,11 +89,11 @@
 #endif
 
 /* This thread's spin budget (see the spin policy). */
-static _Thread_local struct fx_spin fx_sem_spin = FX_SPIN_INIT(FX_SEM_SPIN);
+static _Thread_local struct fxi_spin fx_sem_spin = FX_SPIN_INIT(FX_SEM_SPIN);
 
 int fx_sem_init(fx_sem *s, int32_t value)
 {
-    if (fx_bad_slot(s) || value < 0 || value > FX_SEM_VALUE_MAX)
+    if (fxi_bad_slot(s) || value < 0 || value > FX_SEM_VALUE_MAX)
         return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&s->value, value, __ATOMIC_RELAXED);
@@ -130,7 +130,7 @@ static inline int fx_sem_take(fx_sem *s)
 
 int fx_sem_post(fx_sem *s)
 {
-    if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
+    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
     fx_ann_happens_before(s);
@@ -147,7 +147,7 @@ int fx_sem_post(fx_sem *s)
      * count only costs a wake nobody needed. */
     if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0) {
         FX_FAULT("sem.post.before_wake");
-        fx_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
     }
     return 0;
 }
@@ -164,13 +164,13 @@ static void fx_sem_cancelled(void *arg)
     __atomic_fetch_sub(&s->waiters, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&s->value, __ATOMIC_SEQ_CST) > 0 &&
         __atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0)
-        fx_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
 }
 
 /* W2..W4 after W1: 0 (a token taken), ETIMEDOUT or EINVAL. */
 FX_CANCEL_FRAME static int fx_sem_sleep(fx_sem *s, const struct timespec *deadline)
 {
-    struct fx_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     for (;;) {
         int32_t v = __atomic_load_n(&s->value, __ATOMIC_SEQ_CST); /* W2 */
         if (v < 0)
@@ -184,7 +184,7 @@ FX_CANCEL_FRAME static int fx_sem_sleep(fx_sem *s, const struct timespec *deadli
             continue;
         }
         /* W3, a cancellation point (see fx_sem_cancelled). */
-        int r = fx_futex_sleep_cancel(&s->value, 0, deadline, &rc);
+        int r = fxi_futex_sleep_cancel(&s->value, 0, deadline, &rc);
         if (r == ETIMEDOUT) {
             /* Not woken (a wake makes the futex return 0). A token posted
              * as the deadline passed still counts: POSIX lets a wait that
@@ -205,23 +205,23 @@ fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
      * cancellation acts here, before anything changes. Not on the path that
      * finds a token, whose cost it would raise by half. */
     pthread_testcancel();
-    int budget = fx_spin_start(&fx_sem_spin, FX_SEM_PROBE);
+    int budget = fxi_spin_start(&fx_sem_spin, FX_SEM_PROBE);
     for (int i = 0; i < budget; i++) {
         /* Relaxed: a hint for when to try T, which synchronizes. */
         if (__atomic_load_n(&s->value, __ATOMIC_RELAXED) != 0) {
             int r = fx_sem_take(s);
             if (r != EAGAIN) {
-                fx_spin_won(&fx_sem_spin, FX_SEM_SPIN);
+                fxi_spin_won(&fx_sem_spin, FX_SEM_SPIN);
                 return r;
             }
         }
-        fx_cpu_relax();
+        fxi_cpu_relax();
     }
-    fx_spin_lost(&fx_sem_spin, 0);
+    fxi_spin_lost(&fx_sem_spin, 0);
     if (fx_sem_waiters_bad(s))
         return EINVAL;
     /* tv_nsec is checked only now that we would block (POSIX). */
-    if (fx_deadline_check(deadline))
+    if (fxi_deadline_check(deadline))
         return EINVAL;
 
     __atomic_fetch_add(&s->waiters, 1, __ATOMIC_SEQ_CST); /* W1 */
@@ -237,7 +237,7 @@ fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
 
 FX_CANCEL_FRAME int fx_sem_wait(fx_sem *s)
 {
-    if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
+    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
     int r = fx_sem_take(s);
@@ -250,7 +250,7 @@ FX_CANCEL_FRAME int fx_sem_wait(fx_sem *s)
 
 FX_CANCEL_FRAME int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
 {
-    if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
+    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
     int r = fx_sem_take(s);
@@ -263,7 +263,7 @@ FX_CANCEL_FRAME int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
 
 int fx_sem_trywait(fx_sem *s)
 {
-    if (fx_bad_slot(s) || fx_sem_waiters_bad(s))
+    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
     int r = fx_sem_take(s);
@@ -274,7 +274,7 @@ int fx_sem_trywait(fx_sem *s)
 
 int32_t fx_sem_value(const fx_sem *s)
 {
-    if (fx_bad_slot(s))
+    if (fxi_bad_slot(s))
         return -EINVAL;
     fx_ann_own_words(s, sizeof *s);
     /* Relaxed: a snapshot for monitoring; it orders nothing. */

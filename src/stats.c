@@ -32,7 +32,7 @@ _Static_assert((FX_STATS_WORDS & (FX_STATS_WORDS - 1)) == 0, "FX_STATS_WORDS is 
 
 struct fx_stat_rec {
     uintptr_t key;                /* 0: free; else the slot's address */
-    uint64_t n[FX_STAT_K_COUNT];  /* indexed by enum fx_stat_kind */
+    uint64_t n[FX_STAT_K_COUNT];  /* indexed by enum fxi_stat_kind */
 } __attribute__((aligned(64)));
 
 static struct fx_stat_rec fx_stat_table[FX_STATS_WORDS];
@@ -66,7 +66,7 @@ static struct fx_stat_rec *fx_stat_find(uintptr_t key)
     return NULL;
 }
 
-void fx_stat_add(const void *word, enum fx_stat_kind kind, uint64_t n)
+void fxi_stat_add(const void *word, enum fxi_stat_kind kind, uint64_t n)
 {
     struct fx_stat_rec *r = fx_stat_find((uintptr_t)word);
     if (r == NULL)
@@ -75,7 +75,7 @@ void fx_stat_add(const void *word, enum fx_stat_kind kind, uint64_t n)
     __atomic_fetch_add(&r->n[kind], n, __ATOMIC_RELAXED);
 }
 
-void fx_stat_waited(const void *word, long r)
+void fxi_stat_waited(const void *word, long r)
 {
     struct fx_stat_rec *rec = fx_stat_find((uintptr_t)word);
     if (rec == NULL)

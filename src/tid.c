@@ -26,12 +26,12 @@
 
 /* High half: the PID of the process that filled it; low half: the TID. The
  * initial value matches no page (no PID is 0xffffffff). */
-_Thread_local uint64_t fx_tid_cache __attribute__((tls_model("initial-exec"))) = UINT64_MAX;
+_Thread_local uint64_t fxi_tid_cache __attribute__((tls_model("initial-exec"))) = UINT64_MAX;
 
-/* Where fx_tid_epoch points until the wiped page exists, and for ever when it
+/* Where fxi_tid_epoch points until the wiped page exists, and for ever when it
  * cannot exist: 0 matches no cache, so nothing is cached. */
 static const int32_t fx_tid_never = 0;
-__attribute__((visibility("hidden"))) const int32_t *fx_tid_epoch = &fx_tid_never;
+__attribute__((visibility("hidden"))) const int32_t *fxi_tid_epoch = &fx_tid_never;
 
 static pthread_once_t fx_tid_once = PTHREAD_ONCE_INIT;
 static int32_t *fx_tid_page; /* the MADV_WIPEONFORK page, or NULL */
@@ -39,9 +39,9 @@ static int32_t *fx_tid_page; /* the MADV_WIPEONFORK page, or NULL */
 static void fx_tid_setup(void)
 {
     /* The two pointers are written here once and read by every thread's
-     * fx_tid() without a lock (the comments below give the order): the
+     * fxi_tid() without a lock (the comments below give the order): the
      * library's own words, hidden from Helgrind and DRD before the writes. */
-    fx_ann_own_words_once(&fx_tid_epoch, sizeof fx_tid_epoch);
+    fx_ann_own_words_once(&fxi_tid_epoch, sizeof fxi_tid_epoch);
     fx_ann_own_words_once(&fx_tid_page, sizeof fx_tid_page);
     long size = sysconf(_SC_PAGESIZE);
     if (size <= 0)
@@ -57,18 +57,17 @@ static void fx_tid_setup(void)
     }
     fx_tid_page = p;
     /* Helgrind and DRD would see the epoch, stored by each thread's first
-     * fx_tid() and read by all, as a race: it is the library's own word,
+     * fxi_tid() and read by all, as a race: it is the library's own word,
      * ordered as the comments say. Once per process, so not behind the
      * FUTEXSYNC_HELGRIND option. */
     fx_ann_own_words_once(p, (size_t)size);
-    /* Release: a thread whose fx_tid() loads this pointer (acquire) without
-     * going through pthread_once reads the page after its mmap. The page
-     * reads 0 (matches no cache) until fx_tid_slow, which pthread_once orders
-     * after this function, stores the epoch. */
-    __atomic_store_n(&fx_tid_epoch, (const int32_t *)p, __ATOMIC_RELEASE);
+    /* Release: a thread that loads the pointer (acquire, in fxi_tid) reads
+     * the page as mapped, 0 (matches no cache), until fxi_tid_slow, which
+     * pthread_once orders after this function, stores the epoch. */
+    __atomic_store_n(&fxi_tid_epoch, (const int32_t *)p, __ATOMIC_RELEASE);
 }
 
-pid_t fx_tid_slow(void)
+pid_t fxi_tid_slow(void)
 {
     int saved = errno;
     pthread_once(&fx_tid_once, fx_tid_setup);
@@ -81,7 +80,7 @@ pid_t fx_tid_slow(void)
          * PID it holds) is trusted, before or after the child's first thread
          * stores the child's PID here. Relaxed: every thread of a process
          * stores the same value; it guards only each thread's own cache. */
-        fx_tid_cache = (uint64_t)(uint32_t)pid << 32 | (uint32_t)t;
+        fxi_tid_cache = (uint64_t)(uint32_t)pid << 32 | (uint32_t)t;
         __atomic_store_n(fx_tid_page, (int32_t)pid, __ATOMIC_RELAXED);
     }
     return t;
@@ -110,7 +109,7 @@ static int fx_tid_proc_dead(pid_t tid)
     return state == 'Z' || state == 'X' || state == 'x';
 }
 
-bool fx_tid_dead(pid_t tid)
+bool fxi_tid_dead(pid_t tid)
 {
     int saved = errno;
     bool dead;

@@ -91,7 +91,7 @@ int fx_deadline_from(int clock_id, const struct timespec *abs, struct timespec *
     clock_gettime(CLOCK_MONOTONIC, &m1);
     int64_t span = ((int64_t)m1.tv_sec - (int64_t)m0.tv_sec) * FX_NSEC_PER_SEC +
                    ((int64_t)m1.tv_nsec - (int64_t)m0.tv_nsec);
-    struct timespec m = fx_ts_add_ns(m0, span / 2);
+    struct timespec m = fxi_ts_add_ns(m0, span / 2);
 
     /* deadline = m + (abs - c), in seconds and nanoseconds, each sum
      * saturating: only a huge |abs->tv_sec| can reach the ends. */
@@ -119,7 +119,7 @@ int fx_deadline_from(int clock_id, const struct timespec *abs, struct timespec *
     return 0;
 }
 
-struct timespec fx_ts_add_ns(struct timespec t, int64_t ns)
+struct timespec fxi_ts_add_ns(struct timespec t, int64_t ns)
 {
     int64_t sec = ns / FX_NSEC_PER_SEC;
     int64_t nsec = (int64_t)t.tv_nsec + ns % FX_NSEC_PER_SEC;
@@ -137,7 +137,7 @@ struct timespec fx_ts_add_ns(struct timespec t, int64_t ns)
     return t;
 }
 
-bool fx_deadline_passed(const struct timespec *deadline)
+bool fxi_deadline_passed(const struct timespec *deadline)
 {
     if (deadline == NULL)
         return false;
@@ -145,5 +145,5 @@ bool fx_deadline_passed(const struct timespec *deadline)
         return true;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    return !fx_ts_before(&now, deadline);
+    return !fxi_ts_before(&now, deadline);
 }

@@ -6,7 +6,7 @@
  * The child handler registered here comes before any the library could
  * register (nothing in this process calls the library before it), so it runs
  * first in the child. On main the library reset its TID cache in a child
- * handler registered at the first fx_tid(), after ours: our handler then ran
+ * handler registered at the first fxi_tid(), after ours: our handler then ran
  * with the parent's TID cached and unlocked, in shared memory, the fx_rmutex
  * the parent still held. That test comes first: the order is per process.
  */

@@ -801,14 +801,14 @@ static void *step_sleeper_main(void *p)
 {
     struct step_sleeper *ss = p;
     ss->tid = my_tid();
-    struct fx_rmutex_waiter w;
-    fx_rmutex_waiter_init(&w, 0);
+    struct fxi_rmutex_waiter w;
+    fxi_rmutex_waiter_init(&w, 0);
     int32_t *word, sleep_on;
     struct timespec recheck;
     fx_counter_add(&ss->ready, 1);
     for (;;) {
         ss->steps++;
-        ss->r = fx_rmutex_acquire_step(ss->m, &w, &word, &sleep_on, &recheck);
+        ss->r = fxi_rmutex_acquire_step(ss->m, &w, &word, &sleep_on, &recheck);
         if (ss->r != EBUSY)
             break;
         struct timespec d = fx_deadline_in(10 * FX_NSEC_PER_SEC); /* ignores recheck */
@@ -954,11 +954,11 @@ static void *paused_sleeper_main(void *p)
 {
     struct paused_sleeper *ps = p;
     ps->tid = my_tid();
-    struct fx_rmutex_waiter w;
-    fx_rmutex_waiter_init(&w, 0);
+    struct fxi_rmutex_waiter w;
+    fxi_rmutex_waiter_init(&w, 0);
     int32_t *word, sleep_on;
     struct timespec recheck;
-    ps->r = fx_rmutex_acquire_step(ps->m, &w, &word, &sleep_on, &recheck);
+    ps->r = fxi_rmutex_acquire_step(ps->m, &w, &word, &sleep_on, &recheck);
     fx_counter_add(&ps->ready, 1);
     while (ps->r == EBUSY) {
         struct timespec d = fx_deadline_in(10 * FX_NSEC_PER_SEC); /* ignores recheck */
@@ -971,7 +971,7 @@ static void *paused_sleeper_main(void *p)
             fx_counter_add(&ps->woken, 1);
             fx_counter_wait(&ps->go, 1, NULL);
         }
-        ps->r = fx_rmutex_acquire_step(ps->m, &w, &word, &sleep_on, &recheck);
+        ps->r = fxi_rmutex_acquire_step(ps->m, &w, &word, &sleep_on, &recheck);
     }
     return NULL;
 }
@@ -1241,25 +1241,25 @@ static void test_uncontended_paths_make_no_system_call(void **state)
 static void *tid_of_thread(void *unused)
 {
     (void)unused;
-    return (void *)(intptr_t)(fx_tid() == my_tid() && fx_tid() == my_tid());
+    return (void *)(intptr_t)(fxi_tid() == my_tid() && fxi_tid() == my_tid());
 }
 
 static int tid_child(void *p)
 {
     pid_t parent = *(pid_t *)p;
-    FXT_CHILD_CHECK(fx_tid() == getpid(), 70);
-    FXT_CHILD_CHECK(fx_tid() != parent, 71);
+    FXT_CHILD_CHECK(fxi_tid() == getpid(), 70);
+    FXT_CHILD_CHECK(fxi_tid() != parent, 71);
     return 0;
 }
 
 static void test_tid_cache_is_each_threads_own_and_reset_in_fork_children(void **state)
 {
     (void)state;
-    pid_t me = fx_tid();
+    pid_t me = fxi_tid();
     assert_int_equal(me, my_tid());
     assert_int_equal((intptr_t)fxt_join(fxt_thread(tid_of_thread, NULL)), 1);
     assert_int_equal(fxt_run_child(tid_child, &me), 0);
-    assert_int_equal(fx_tid(), me);
+    assert_int_equal(fxi_tid(), me);
 }
 
 static int sleep_forever_child(void *p)
@@ -1274,18 +1274,18 @@ static int sleep_forever_child(void *p)
 static void test_liveness_check_sees_live_zombie_and_reaped_tids(void **state)
 {
     (void)state;
-    assert_false(fx_tid_dead(my_tid()));
-    assert_false(fx_tid_dead(1)); /* init: alive (or hidden: kill says EPERM) */
+    assert_false(fxi_tid_dead(my_tid()));
+    assert_false(fxi_tid_dead(1)); /* init: alive (or hidden: kill says EPERM) */
     pid_t child = fxt_fork(sleep_forever_child, NULL);
-    assert_false(fx_tid_dead(child));
+    assert_false(fxi_tid_dead(child));
     kill_holder_keep_zombie(child);
-    assert_true(fx_tid_dead(child)); /* a zombie is dead */
+    assert_true(fxi_tid_dead(child)); /* a zombie is dead */
     reap_killed(child);
-    assert_true(fx_tid_dead(child)); /* gone */
+    assert_true(fxi_tid_dead(child)); /* gone */
     enum { CHECKS = 200 };
     int64_t start = fxt_now_ns();
     for (int i = 0; i < CHECKS; i++)
-        assert_false(fx_tid_dead(my_tid()));
+        assert_false(fxi_tid_dead(my_tid()));
     printf("rmutex: one liveness check (/proc/<tid>/stat) costs %.1f us\n",
            (double)(fxt_now_ns() - start) / CHECKS / 1e3);
 }
@@ -1299,19 +1299,19 @@ static void test_release_all_and_reacquire_restore_the_depth(void **state)
     int32_t saved = 0;
     for (int i = 0; i < 3; i++)
         assert_int_equal(fx_rmutex_lock(&m), 0);
-    assert_int_equal(fx_rmutex_release_all(&m, &saved), 0);
+    assert_int_equal(fxi_rmutex_release_all(&m, &saved), 0);
     assert_int_equal(saved, 3);
     assert_int_equal(fx_rmutex_owner(&m), 0);
     assert_int_equal(other_thread_trylock(&m), 0);
-    assert_int_equal(fx_rmutex_reacquire(&m, saved), 0);
+    assert_int_equal(fxi_rmutex_reacquire(&m, saved), 0);
     assert_int_equal(depth_slot(&m), 3);
-    assert_int_equal(fx_rmutex_reacquire(&m, 1), EINVAL); /* already the owner */
+    assert_int_equal(fxi_rmutex_reacquire(&m, 1), EINVAL); /* already the owner */
     for (int i = 0; i < 3; i++)
         assert_int_equal(fx_rmutex_unlock(&m), 0);
     assert_int_equal(fx_rmutex_owner(&m), 0);
-    assert_int_equal(fx_rmutex_release_all(&m, &saved), EPERM);
-    assert_int_equal(fx_rmutex_reacquire(&m, 0), EINVAL);
-    assert_int_equal(fx_rmutex_reacquire(&m, FX_RMUTEX_DEPTH_MAX + 1), EINVAL);
+    assert_int_equal(fxi_rmutex_release_all(&m, &saved), EPERM);
+    assert_int_equal(fxi_rmutex_reacquire(&m, 0), EINVAL);
+    assert_int_equal(fxi_rmutex_reacquire(&m, FX_RMUTEX_DEPTH_MAX + 1), EINVAL);
 }
 
 static void test_reacquire_reports_eownerdead_to_the_condition_waiter(void **state)
@@ -1321,12 +1321,12 @@ static void test_reacquire_reports_eownerdead_to_the_condition_waiter(void **sta
     int32_t saved = 0;
     assert_int_equal(fx_rmutex_lock(&m), 0);
     assert_int_equal(fx_rmutex_lock(&m), 0);
-    assert_int_equal(fx_rmutex_release_all(&m, &saved), 0);
+    assert_int_equal(fxi_rmutex_release_all(&m, &saved), 0);
     struct holder h; /* takes it while we "wait", and dies holding it */
     pthread_t t = start_holder(&h, &m, 1, HOLDER_EXIT_HOLDING);
     fx_counter_store(&h.release, 1);
     fxt_join(t);
-    assert_int_equal(fx_rmutex_reacquire(&m, saved), EOWNERDEAD);
+    assert_int_equal(fxi_rmutex_reacquire(&m, saved), EOWNERDEAD);
     assert_int_equal(depth_slot(&m), 2 | FX_RMUTEX_INCONSISTENT);
     assert_int_equal(fx_rmutex_consistent(&m), 0);
     assert_int_equal(fx_rmutex_unlock(&m), 0);
@@ -1340,32 +1340,32 @@ static void test_release_all_of_inconsistent_mutex_makes_it_unrecoverable(void *
     fx_rmutex m = FX_RMUTEX_INIT;
     int32_t saved = 0;
     acquire_inconsistent(&m);
-    assert_int_equal(fx_rmutex_release_all(&m, &saved), 0);
+    assert_int_equal(fxi_rmutex_release_all(&m, &saved), 0);
     assert_int_equal(saved, 1);
-    assert_int_equal(fx_rmutex_reacquire(&m, saved), ENOTRECOVERABLE);
+    assert_int_equal(fxi_rmutex_reacquire(&m, saved), ENOTRECOVERABLE);
 }
 
 static void test_acquire_step_reports_word_value_and_recheck_time(void **state)
 {
     (void)state;
     fx_rmutex m = FX_RMUTEX_INIT;
-    struct fx_rmutex_waiter w;
+    struct fxi_rmutex_waiter w;
     int32_t *word = NULL, sleep_on = 0;
     struct timespec recheck;
-    fx_rmutex_waiter_init(&w, 0);
-    assert_int_equal(fx_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), 0);
-    assert_int_equal(fx_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), 0); /* re-entry */
+    fxi_rmutex_waiter_init(&w, 0);
+    assert_int_equal(fxi_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), 0);
+    assert_int_equal(fxi_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), 0); /* re-entry */
     assert_int_equal(depth_slot(&m), 2);
-    fx_rmutex_waiter_init(&w, 2);
-    assert_int_equal(fx_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), EINVAL);
+    fxi_rmutex_waiter_init(&w, 2);
+    assert_int_equal(fxi_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), EINVAL);
     assert_int_equal(fx_rmutex_unlock(&m), 0);
     assert_int_equal(fx_rmutex_unlock(&m), 0);
 
     struct holder h;
     pthread_t t = start_holder(&h, &m, 1, HOLDER_UNLOCK);
-    fx_rmutex_waiter_init(&w, 0);
+    fxi_rmutex_waiter_init(&w, 0);
     int64_t before = fxt_now_ns();
-    assert_int_equal(fx_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), EBUSY);
+    assert_int_equal(fxi_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), EBUSY);
     assert_ptr_equal(word, &m.owner);
     assert_int_equal((uint32_t)sleep_on, (uint32_t)h.tid | W_BIT);
     assert_int_equal(owner_word(&m), (uint32_t)sleep_on);
@@ -1375,13 +1375,13 @@ static void test_acquire_step_reports_word_value_and_recheck_time(void **state)
      * alive, so the next re-check is FX_RMUTEX_RECHECK_MS away. */
     assert_int_equal(fx_futex_wait(word, sleep_on, &recheck), ETIMEDOUT);
     before = fxt_now_ns();
-    assert_int_equal(fx_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), EBUSY);
+    assert_int_equal(fxi_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), EBUSY);
     at = (int64_t)recheck.tv_sec * FX_NSEC_PER_SEC + recheck.tv_nsec;
     assert_true(at >= before + FX_RMUTEX_RECHECK_MS * FX_NSEC_PER_MSEC);
-    fx_rmutex_abandon_wait(&m);
+    fxi_rmutex_abandon_wait(&m);
     fx_counter_store(&h.release, 1);
     fxt_join(t);
-    assert_int_equal(fx_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), 0);
+    assert_int_equal(fxi_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), 0);
     /* It had slept: it keeps WAITERS, so its unlock wakes whoever may remain. */
     assert_int_equal(owner_word(&m), (uint32_t)my_tid() | W_BIT);
     assert_int_equal(fx_rmutex_unlock(&m), 0);
@@ -1405,11 +1405,11 @@ static void *abandoner_main(void *p)
 {
     struct abandoner *a = p;
     a->tid = my_tid();
-    struct fx_rmutex_waiter w;
-    fx_rmutex_waiter_init(&w, 0);
+    struct fxi_rmutex_waiter w;
+    fxi_rmutex_waiter_init(&w, 0);
     int32_t *word, sleep_on;
     struct timespec recheck;
-    a->r = fx_rmutex_acquire_step(a->m, &w, &word, &sleep_on, &recheck);
+    a->r = fxi_rmutex_acquire_step(a->m, &w, &word, &sleep_on, &recheck);
     fx_counter_add(&a->ready, 1);
     while (a->r == EBUSY) {
         struct timespec d = fx_deadline_in(10 * FX_NSEC_PER_SEC);
@@ -1417,11 +1417,11 @@ static void *abandoner_main(void *p)
         if (a->wait_r == ETIMEDOUT)
             return NULL;
         if (a->wait_r == 0 && a->abandon) {
-            fx_rmutex_abandon_wait(a->m);
+            fxi_rmutex_abandon_wait(a->m);
             a->r = ABANDONED;
             return NULL;
         }
-        a->r = fx_rmutex_acquire_step(a->m, &w, &word, &sleep_on, &recheck);
+        a->r = fxi_rmutex_acquire_step(a->m, &w, &word, &sleep_on, &recheck);
     }
     if (a->r == 0)
         fx_rmutex_unlock(a->m);

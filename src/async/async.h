@@ -37,7 +37,7 @@ enum { STATE_IDLE, STATE_WAITING };
 
 /* The futex wait a kind asks for. The kind may bound it (`until`); the core
  * folds the caller's deadline in before the back end sees it. */
-struct fx_sleep {
+struct fxi_sleep {
     int32_t *word;
     int32_t expected;
     bool has_until;        /* the sleep ends by `until` at the latest */
@@ -59,14 +59,14 @@ struct fx_sleep {
  * loop a readiness and a few system calls (docs/async.md). */
 #define FX_ASYNC_RECHECK_NS (500 * 1000000LL)
 
-struct fx_async_kind {
+struct fxi_async_kind {
     /* A first attempt that needs no waiting and leaves no trace: the result,
      * or EINPROGRESS when the operation has to wait. */
     int (*ready)(fx_async *w);
     /* One move after the last wait ended (`last`): the result, or EINPROGRESS
      * with *s set (s->has_until is false on entry). Never EINPROGRESS for
      * LAST_TIMEDOUT. */
-    int (*step)(fx_async *w, int last, struct fx_sleep *s);
+    int (*step)(fx_async *w, int last, struct fxi_sleep *s);
     /* Leaves the protocol after a wait that ended with `last`. */
     void (*abandon)(fx_async *w, int last);
 };
@@ -82,7 +82,7 @@ struct fx_async_backend {
     void (*close)(fx_async *w);
     /* Arms one futex wait (s->has_until: bounded by s->until). On failure
      * returns the errno and sets *failed_last to how the wait ended. */
-    int (*arm)(fx_async *w, const struct fx_sleep *s, int *failed_last);
+    int (*arm)(fx_async *w, const struct fxi_sleep *s, int *failed_last);
     /* complete(): EINPROGRESS, or 0 with *last once the wait is over. A
      * recheck (s->recheck_ns) that finds the word unchanged is not over: the
      * back end sleeps again by itself, and sets w->own_bound for the bound of
@@ -95,13 +95,13 @@ struct fx_async_backend {
 extern const struct fx_async_backend fxi_async_uring;
 extern const struct fx_async_backend fxi_async_thread;
 
-extern const struct fx_async_kind fxi_async_kind_futex;
-extern const struct fx_async_kind fxi_async_kind_mutex;
-extern const struct fx_async_kind fxi_async_kind_rmutex;
-extern const struct fx_async_kind fxi_async_kind_counter;
+extern const struct fxi_async_kind fxi_async_kind_futex;
+extern const struct fxi_async_kind fxi_async_kind_mutex;
+extern const struct fxi_async_kind fxi_async_kind_rmutex;
+extern const struct fxi_async_kind fxi_async_kind_counter;
 
 /* The io_uring back end's state (src/async/uring.c). */
-struct fx_uring {
+struct fxi_uring {
     int fd;              /* the ring; -1 when closed */
     unsigned features;   /* io_uring_params.features */
     /* submission ring */
@@ -118,8 +118,8 @@ struct fx_uring {
     size_t sqe_map_len;
 };
 
-struct fx_async_uring {
-    struct fx_uring ring;
+struct fxi_async_uring {
+    struct fxi_uring ring;
     unsigned inflight;  /* submitted requests whose completion is not reaped */
     bool futex_done;    /* the futex wait's completion has been reaped */
     bool timeout_done;  /* the linked timeout's completion has been reaped */
@@ -127,10 +127,10 @@ struct fx_async_uring {
     struct __kernel_timespec ts; /* the bound of the linked timeout */
     int32_t *word;      /* the wait in flight: its word, value and */
     int32_t expected;
-    int64_t recheck_ns; /* fx_sleep.recheck_ns */
+    int64_t recheck_ns; /* fxi_sleep.recheck_ns */
 };
 
-struct fx_async_thread {
+struct fxi_async_thread {
     pthread_t thread;
     bool started;
     int32_t req;    /* requests posted by the loop: the helper sleeps on it */
@@ -145,7 +145,7 @@ struct fx_async_thread {
     bool bounded;          /* the sleep ends at `bound` at the latest */
     struct timespec bound; /* absolute CLOCK_MONOTONIC */
     bool own;              /* `bound` is the kind's, before the deadline */
-    int64_t recheck_ns;    /* fx_sleep.recheck_ns */
+    int64_t recheck_ns;    /* fxi_sleep.recheck_ns */
     bool has_deadline;     /* the caller's deadline, for the rechecks' bounds */
     struct timespec deadline;
     int efd;
@@ -160,7 +160,7 @@ struct fx_async {
     pid_t owner;   /* TID of the creating thread */
     int efd;       /* the eventfd the loop polls */
     int state;     /* STATE_* */
-    const struct fx_async_kind *kind;
+    const struct fxi_async_kind *kind;
     bool has_deadline;
     struct timespec deadline;
     struct timespec recheck; /* a mutex or counter wait's next re-read of its
@@ -176,7 +176,7 @@ struct fx_async {
         fx_mutex *mutex;
         struct {
             fx_rmutex *m;
-            struct fx_rmutex_waiter rw; /* the acquisition's state */
+            struct fxi_rmutex_waiter rw; /* the acquisition's state */
         } rmutex;
         struct {
             fx_counter *c;
@@ -187,47 +187,47 @@ struct fx_async {
     void (*fn)(void *);       /* fx_async_mutex_run's callback, or NULL */
     void (*rfn)(void *, int); /* fx_async_rmutex_run's callback, or NULL */
     void *arg;
-    struct fx_async_uring uring;
-    struct fx_async_thread thread;
+    struct fxi_async_uring uring;
+    struct fxi_async_thread thread;
 };
 
-/* A back end's own recheck (fx_sleep.recheck_ns): the kind's bound passed
+/* A back end's own recheck (fxi_sleep.recheck_ns): the kind's bound passed
  * before the deadline and the word still held its value. Sets *bound to the
  * next sleep's bound, the earlier of the next recheck (recheck_ns from now:
  * the recheck time moves on only once it has passed) and the deadline, and
  * returns true when it is the recheck. */
-static inline bool fx_async_next_recheck(int64_t recheck_ns, bool has_deadline,
+static inline bool fxi_async_next_recheck(int64_t recheck_ns, bool has_deadline,
                                          const struct timespec *deadline,
                                          struct timespec *bound)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    *bound = fx_ts_add_ns(now, recheck_ns);
-    if (has_deadline && !fx_ts_before(bound, deadline)) {
+    *bound = fxi_ts_add_ns(now, recheck_ns);
+    if (has_deadline && !fxi_ts_before(bound, deadline)) {
         *bound = *deadline;
         return false;
     }
     return true;
 }
 
-/* System calls with errno kept (fx_syscall) -------------------------------- */
+/* System calls with errno kept (fxi_syscall) -------------------------------- */
 
 /* Clears the eventfd; non-blocking: EAGAIN when it was clear already. */
-static inline void fx_efd_clear(int efd)
+static inline void fxi_efd_clear(int efd)
 {
     uint64_t v;
-    (void)fx_syscall(SYS_read, efd, (long)(uintptr_t)&v, (long)sizeof v, 0, 0, 0);
+    (void)fxi_syscall(SYS_read, efd, (long)(uintptr_t)&v, (long)sizeof v, 0, 0, 0);
 }
 
-static inline void fx_efd_signal(int efd)
+static inline void fxi_efd_signal(int efd)
 {
     uint64_t one = 1;
-    (void)fx_syscall(SYS_write, efd, (long)(uintptr_t)&one, (long)sizeof one, 0, 0, 0);
+    (void)fxi_syscall(SYS_write, efd, (long)(uintptr_t)&one, (long)sizeof one, 0, 0, 0);
 }
 
-static inline void fx_close(int fd)
+static inline void fxi_close(int fd)
 {
-    (void)fx_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+    (void)fxi_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
 }
 
 #endif /* FX_ASYNC_ASYNC_H */

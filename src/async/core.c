@@ -56,7 +56,7 @@
  *   The back end's timer cannot tell `until` from the deadline: the core
  *   remembers which of the two it gave (w->own_bound) and turns a timeout of
  *   its own bound into RECHECK. A back end that repeats a recheck by itself
- *   (fx_sleep.recheck_ns: the word unchanged at a mutex or counter recheck)
+ *   (fxi_sleep.recheck_ns: the word unchanged at a mutex or counter recheck)
  *   moves the bound and sets w->own_bound for the sleep that did end, so a
  *   timeout of a bound moved onto the deadline is TIMEDOUT. Before each
  *   re-arm the core checks the deadline itself, so a passed deadline never
@@ -86,11 +86,11 @@
 #include "internal/tid.h"
 
 /* The thread rule (async.h): a waiter is used only by the thread that
- * created it. fx_tid() is right in a fork child from its first instruction
+ * created it. fxi_tid() is right in a fork child from its first instruction
  * (src/internal/tid.h), so a child never passes for its parent's thread. */
 static bool fx_async_is_owner(const fx_async *w)
 {
-    return fx_tid() == w->owner;
+    return fxi_tid() == w->owner;
 }
 
 /* The first check of complete, cancel and destroy, whatever the waiter's
@@ -147,11 +147,11 @@ static int fx_async_finish(fx_async *w, int r)
 /* Folds the caller's deadline into the sleep's bound: the wait ends at the
  * earlier of the two. Returns true when the bound is the kind's own `until`
  * (strictly before the deadline), so that its timeout means RECHECK. */
-static bool fx_async_bound(const fx_async *w, struct fx_sleep *s)
+static bool fx_async_bound(const fx_async *w, struct fxi_sleep *s)
 {
     if (!w->has_deadline)
         return s->has_until;
-    if (s->has_until && fx_ts_before(&s->until, &w->deadline))
+    if (s->has_until && fxi_ts_before(&s->until, &w->deadline))
         return true;
     s->has_until = true;
     s->until = w->deadline;
@@ -163,13 +163,13 @@ static bool fx_async_bound(const fx_async *w, struct fx_sleep *s)
 static int fx_async_advance(fx_async *w, int last)
 {
     for (;;) {
-        struct fx_sleep s;
+        struct fxi_sleep s;
         s.has_until = false;
         s.recheck_ns = 0;
         int r = w->kind->step(w, last, &s);
         if (r != EINPROGRESS)
             return fx_async_finish(w, r);
-        if (w->has_deadline && fx_deadline_passed(&w->deadline)) {
+        if (w->has_deadline && fxi_deadline_passed(&w->deadline)) {
             last = LAST_TIMEDOUT;
             continue;
         }
@@ -187,7 +187,7 @@ static int fx_async_advance(fx_async *w, int last)
 }
 
 /* Arms the operation whose arguments are in w->op. */
-static int fx_async_start(fx_async *w, const struct fx_async_kind *kind,
+static int fx_async_start(fx_async *w, const struct fxi_async_kind *kind,
                           const struct timespec *deadline)
 {
     w->kind = kind;
@@ -196,7 +196,7 @@ static int fx_async_start(fx_async *w, const struct fx_async_kind *kind,
         return fx_async_finish(w, r);
     /* It has to wait: now the deadline is checked (POSIX), and the waiter's
      * resources, which belong to their creator, come into play. */
-    if (fx_deadline_check(deadline) != 0)
+    if (fxi_deadline_check(deadline) != 0)
         r = EINVAL;
     else if (!fx_async_is_owner(w))
         r = EPERM;
@@ -234,12 +234,12 @@ int fx_async_create(fx_async **waiter, int backend)
 
     int saved = errno;
     fx_async *w = calloc(1, sizeof *w);
-    errno = saved; /* calloc is no system call: fx_syscall cannot keep it */
+    errno = saved; /* calloc is no system call: fxi_syscall cannot keep it */
     if (w == NULL)
         return ENOMEM;
-    w->owner = fx_tid();
+    w->owner = fxi_tid();
     w->uring.ring.fd = -1;
-    long efd = fx_syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK, 0, 0, 0, 0);
+    long efd = fxi_syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK, 0, 0, 0, 0);
     if (efd < 0) {
         free(w);
         return (int)-efd;
@@ -266,7 +266,7 @@ int fx_async_create(fx_async **waiter, int backend)
         }
     }
     if (r != 0) {
-        fx_close(w->efd);
+        fxi_close(w->efd);
         free(w);
         return r;
     }
@@ -295,7 +295,7 @@ int fx_async_destroy(fx_async *w)
         return c;
     fx_async_cancel(w);
     w->be->close(w);
-    fx_close(w->efd);
+    fxi_close(w->efd);
     free(w);
     return 0;
 }
@@ -329,7 +329,7 @@ int fx_async_complete(fx_async *w)
 int fx_async_futex_wait(fx_async *w, int32_t *slot, int32_t expected,
                         const struct timespec *deadline)
 {
-    if (w == NULL || fx_bad_slot(slot))
+    if (w == NULL || fxi_bad_slot(slot))
         return EINVAL;
     if (w->state != STATE_IDLE)
         return EBUSY;
@@ -341,7 +341,7 @@ int fx_async_futex_wait(fx_async *w, int32_t *slot, int32_t expected,
 
 int fx_async_mutex_lock(fx_async *w, fx_mutex *m, const struct timespec *deadline)
 {
-    if (w == NULL || fx_bad_slot(m))
+    if (w == NULL || fxi_bad_slot(m))
         return EINVAL;
     if (w->state != STATE_IDLE)
         return EBUSY;
@@ -353,7 +353,7 @@ int fx_async_mutex_lock(fx_async *w, fx_mutex *m, const struct timespec *deadlin
 int fx_async_mutex_run(fx_async *w, fx_mutex *m, const struct timespec *deadline,
                        void (*fn)(void *arg), void *arg)
 {
-    if (w == NULL || fx_bad_slot(m) || fn == NULL)
+    if (w == NULL || fxi_bad_slot(m) || fn == NULL)
         return EINVAL;
     if (w->state != STATE_IDLE)
         return EBUSY;
@@ -367,7 +367,7 @@ int fx_async_mutex_run(fx_async *w, fx_mutex *m, const struct timespec *deadline
 int fx_async_counter_wait(fx_async *w, fx_counter *c, int32_t target,
                           const struct timespec *deadline)
 {
-    if (w == NULL || fx_bad_slot(c))
+    if (w == NULL || fxi_bad_slot(c))
         return EINVAL;
     if (w->state != STATE_IDLE)
         return EBUSY;
@@ -380,7 +380,7 @@ int fx_async_counter_wait(fx_async *w, fx_counter *c, int32_t target,
 
 int fx_async_rmutex_lock(fx_async *w, fx_rmutex *m, const struct timespec *deadline)
 {
-    if (w == NULL || fx_bad_slot(m))
+    if (w == NULL || fxi_bad_slot(m))
         return EINVAL;
     if (w->state != STATE_IDLE)
         return EBUSY;
@@ -392,7 +392,7 @@ int fx_async_rmutex_lock(fx_async *w, fx_rmutex *m, const struct timespec *deadl
 int fx_async_rmutex_run(fx_async *w, fx_rmutex *m, const struct timespec *deadline,
                         void (*fn)(void *arg, int status), void *arg)
 {
-    if (w == NULL || fx_bad_slot(m) || fn == NULL)
+    if (w == NULL || fxi_bad_slot(m) || fn == NULL)
         return EINVAL;
     if (w->state != STATE_IDLE)
         return EBUSY;

@@ -1,7 +1,7 @@
 /*
  * src/async/kinds.c - the operations an asynchronous waiter runs: a raw
  * futex wait, an fx_mutex or fx_rmutex acquisition, an fx_counter wait. Each
- * is a kind (struct fx_async_kind, src/async/async.h) that the core
+ * is a kind (struct fxi_async_kind, src/async/async.h) that the core
  * (src/async/core.c) steps through its waits.
  *
  * Kinds
@@ -10,19 +10,19 @@
  *            (word, expected); WOKEN -> 0, CHANGED -> EAGAIN, TIMEDOUT ->
  *            ETIMEDOUT. abandon: nothing (a raw wait owes nobody a wake).
  *   mutex    ready: fx_mutex_trylock (0 -> LOCKED, no system call).
- *            step: fx_mutex_acquire_step (src/mutex.c), which takes a free
+ *            step: fxi_mutex_acquire_step (src/mutex.c), which takes a free
  *            lock as CONTENDED or marks a held one CONTENDED so that its
  *            unlock wakes a sleeper; EBUSY -> sleep on (state, CONTENDED)
  *            until the next recheck (below), or ETIMEDOUT after TIMEDOUT (a
  *            last try first). RECHECK steps again. abandon: after WOKEN,
- *            fx_mutex_abandon_wait passes the consumed wake on.
+ *            fxi_mutex_abandon_wait passes the consumed wake on.
  *   rmutex   ready: fx_rmutex_trylock, by the calling thread: free -> 0,
  *            its own -> re-entry (0, or EAGAIN at the depth limit),
  *            ORPHANED or a dead owner (checked at once, memo permitting)
  *            -> EOWNERDEAD, NOTREC -> ENOTRECOVERABLE; no system call when
- *            free or re-entered. step(FIRST) starts an fx_rmutex_waiter
+ *            free or re-entered. step(FIRST) starts an fxi_rmutex_waiter
  *            (depth 0: a plain lock); every step but TIMEDOUT is
- *            fx_rmutex_acquire_step (src/rmutex.c) by the waiter's thread
+ *            fxi_rmutex_acquire_step (src/rmutex.c) by the waiter's thread
  *            (the only one that may step, so the TID written is the loop
  *            thread's): 0 / EOWNERDEAD (acquired, W kept once it has slept)
  *            / ENOTRECOVERABLE / EINVAL / EAGAIN finish; EBUSY (W marked)
@@ -36,7 +36,7 @@
  *            liveness checked at once), EBUSY -> ETIMEDOUT. We were not
  *            woken (or our last step re-marked W), so taking a free word
  *            without W is a barger's take. abandon: after WOKEN,
- *            fx_rmutex_abandon_wait passes the consumed wake on (the one
+ *            fxi_rmutex_abandon_wait passes the consumed wake on (the one
  *            meant to make someone take the mutex or re-mark W).
  *   counter  ready: value == target -> 0. step(FIRST): R1 waiters += 1,
  *            then R2 look (src/internal/counter_wait.h, the protocol of
@@ -83,12 +83,12 @@
  * window) re-reads its word within FX_ASYNC_RECHECK_NS (src/async/async.h).
  * Bounds the sleep s by the next recheck time, which is absolute and moves
  * on only once it has passed, so that spurious readiness cannot postpone it. */
-static void fx_kind_recheck(fx_async *w, int last, struct fx_sleep *s)
+static void fx_kind_recheck(fx_async *w, int last, struct fxi_sleep *s)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    if (last == LAST_FIRST || !fx_ts_before(&now, &w->recheck))
-        w->recheck = fx_ts_add_ns(now, FX_ASYNC_RECHECK_NS);
+    if (last == LAST_FIRST || !fxi_ts_before(&now, &w->recheck))
+        w->recheck = fxi_ts_add_ns(now, FX_ASYNC_RECHECK_NS);
     s->has_until = true;
     s->until = w->recheck;
     /* Only a re-read of the word: the back end repeats it while the word
@@ -107,7 +107,7 @@ static int fx_kind_futex_ready(fx_async *w)
                : EINPROGRESS;
 }
 
-static int fx_kind_futex_step(fx_async *w, int last, struct fx_sleep *s)
+static int fx_kind_futex_step(fx_async *w, int last, struct fxi_sleep *s)
 {
     switch (last) {
     case LAST_FIRST:
@@ -129,7 +129,7 @@ static void fx_kind_futex_abandon(fx_async *w, int last)
     (void)last;
 }
 
-const struct fx_async_kind fxi_async_kind_futex = {
+const struct fxi_async_kind fxi_async_kind_futex = {
     .ready = fx_kind_futex_ready,
     .step = fx_kind_futex_step,
     .abandon = fx_kind_futex_abandon,
@@ -143,7 +143,7 @@ static int fx_kind_mutex_ready(fx_async *w)
     return r == EBUSY ? EINPROGRESS : r;
 }
 
-static int fx_kind_mutex_step(fx_async *w, int last, struct fx_sleep *s)
+static int fx_kind_mutex_step(fx_async *w, int last, struct fxi_sleep *s)
 {
     fx_mutex *m = w->op.mutex;
     int32_t sleep_on = 0;
@@ -151,7 +151,7 @@ static int fx_kind_mutex_step(fx_async *w, int last, struct fx_sleep *s)
      * the loop runs other code between steps, which the race detector must
      * keep watching. */
     fx_ann_pre_lock(m, FX_ANN_TRY);
-    int r = fx_mutex_acquire_step(m, &sleep_on);
+    int r = fxi_mutex_acquire_step(m, &sleep_on);
     fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
     if (r != EBUSY)
         return r; /* 0: held (as CONTENDED), or EINVAL */
@@ -166,10 +166,10 @@ static int fx_kind_mutex_step(fx_async *w, int last, struct fx_sleep *s)
 static void fx_kind_mutex_abandon(fx_async *w, int last)
 {
     if (last == LAST_WOKEN)
-        fx_mutex_abandon_wait(w->op.mutex);
+        fxi_mutex_abandon_wait(w->op.mutex);
 }
 
-const struct fx_async_kind fxi_async_kind_mutex = {
+const struct fxi_async_kind fxi_async_kind_mutex = {
     .ready = fx_kind_mutex_ready,
     .step = fx_kind_mutex_step,
     .abandon = fx_kind_mutex_abandon,
@@ -185,7 +185,7 @@ static int fx_kind_rmutex_ready(fx_async *w)
     return r == EBUSY ? EINPROGRESS : r;
 }
 
-static int fx_kind_rmutex_step(fx_async *w, int last, struct fx_sleep *s)
+static int fx_kind_rmutex_step(fx_async *w, int last, struct fxi_sleep *s)
 {
     fx_rmutex *m = w->op.rmutex.m;
     if (last == LAST_TIMEDOUT) {
@@ -196,12 +196,12 @@ static int fx_kind_rmutex_step(fx_async *w, int last, struct fx_sleep *s)
         return r == EBUSY ? ETIMEDOUT : r;
     }
     if (last == LAST_FIRST)
-        fx_rmutex_waiter_init(&w->op.rmutex.rw, 0);
+        fxi_rmutex_waiter_init(&w->op.rmutex.rw, 0);
     /* Only the waiter's thread steps (fx_async_start and complete check it),
      * so the TID the step writes into the word is the loop thread's. */
     int32_t *word = NULL, sleep_on = 0;
     struct timespec recheck_at;
-    int r = fx_rmutex_acquire_step(m, &w->op.rmutex.rw, &word, &sleep_on, &recheck_at);
+    int r = fxi_rmutex_acquire_step(m, &w->op.rmutex.rw, &word, &sleep_on, &recheck_at);
     if (r != EBUSY)
         return r; /* 0, EOWNERDEAD, ENOTRECOVERABLE, EINVAL, EAGAIN */
     s->word = word;
@@ -214,10 +214,10 @@ static int fx_kind_rmutex_step(fx_async *w, int last, struct fx_sleep *s)
 static void fx_kind_rmutex_abandon(fx_async *w, int last)
 {
     if (last == LAST_WOKEN)
-        fx_rmutex_abandon_wait(w->op.rmutex.m);
+        fxi_rmutex_abandon_wait(w->op.rmutex.m);
 }
 
-const struct fx_async_kind fxi_async_kind_rmutex = {
+const struct fxi_async_kind fxi_async_kind_rmutex = {
     .ready = fx_kind_rmutex_ready,
     .step = fx_kind_rmutex_step,
     .abandon = fx_kind_rmutex_abandon,
@@ -238,16 +238,16 @@ static int fx_kind_counter_ready(fx_async *w)
     return EINPROGRESS;
 }
 
-static int fx_kind_counter_step(fx_async *w, int last, struct fx_sleep *s)
+static int fx_kind_counter_step(fx_async *w, int last, struct fxi_sleep *s)
 {
     fx_counter *c = w->op.counter.c;
     if (last == LAST_FIRST) {
-        fx_counter_waiter_enter(c); /* R1 */
+        fxi_counter_waiter_enter(c); /* R1 */
         w->op.counter.counted = true;
     }
-    int32_t v = fx_counter_waiter_look(c); /* R2, seq_cst: acquire on success */
+    int32_t v = fxi_counter_waiter_look(c); /* R2, seq_cst: acquire on success */
     if (v == w->op.counter.target || last == LAST_TIMEDOUT) {
-        fx_counter_waiter_leave(c); /* R5 */
+        fxi_counter_waiter_leave(c); /* R5 */
         w->op.counter.counted = false;
         return v == w->op.counter.target ? 0 : ETIMEDOUT;
     }
@@ -261,12 +261,12 @@ static void fx_kind_counter_abandon(fx_async *w, int last)
 {
     (void)last; /* writers wake every waiter: no wake to pass on */
     if (w->op.counter.counted) {
-        fx_counter_waiter_leave(w->op.counter.c);
+        fxi_counter_waiter_leave(w->op.counter.c);
         w->op.counter.counted = false;
     }
 }
 
-const struct fx_async_kind fxi_async_kind_counter = {
+const struct fxi_async_kind fxi_async_kind_counter = {
     .ready = fx_kind_counter_ready,
     .step = fx_kind_counter_step,
     .abandon = fx_kind_counter_abandon,

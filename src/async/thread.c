@@ -46,13 +46,13 @@
 
 static void *fx_async_helper(void *arg)
 {
-    struct fx_async_thread *t = arg;
+    struct fxi_async_thread *t = arg;
     int32_t seen = 0;
     for (;;) {
         /* Acquire: the request fields written before the increment. */
         int32_t req = __atomic_load_n(&t->req, __ATOMIC_ACQUIRE);
         if (req == seen) {
-            fx_futex_wait_raw(&t->req, seen, NULL, FX_BITSET_ANY);
+            fxi_futex_wait_raw(&t->req, seen, NULL, FX_BITSET_ANY);
             continue;
         }
         seen = req;
@@ -68,7 +68,7 @@ static void *fx_async_helper(void *arg)
                 r = LAST_CANCELED;
                 break;
             }
-            r = fx_futex_wait_raw(t->word, t->expected, t->bounded ? &bound : NULL,
+            r = fxi_futex_wait_raw(t->word, t->expected, t->bounded ? &bound : NULL,
                                   FX_BITSET_ANY);
             if (r == EINTR)
                 continue;
@@ -76,7 +76,7 @@ static void *fx_async_helper(void *arg)
                 /* The recheck, not the deadline: the next wait re-reads the
                  * word (EAGAIN: it changed, a wake was lost) and otherwise
                  * sleeps to the next recheck. The loop is not woken. */
-                own = fx_async_next_recheck(t->recheck_ns, t->has_deadline, &t->deadline,
+                own = fxi_async_next_recheck(t->recheck_ns, t->has_deadline, &t->deadline,
                                             &bound);
                 continue;
             }
@@ -87,19 +87,19 @@ static void *fx_async_helper(void *arg)
         /* Release: the result is visible to whoever sees done. */
         __atomic_store_n(&t->done, seen, __ATOMIC_RELEASE);
         if (!__atomic_load_n(&t->cancel, __ATOMIC_SEQ_CST))
-            fx_efd_signal(t->efd);
+            fxi_efd_signal(t->efd);
         /* Seq_cst: the Dekker pair with the loop's watch / cancel. */
         __atomic_store_n(&t->quiet, seen, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&t->watch, __ATOMIC_SEQ_CST) ||
             __atomic_load_n(&t->cancel, __ATOMIC_SEQ_CST))
-            fx_futex_wake_raw(&t->quiet, 1, FX_BITSET_ANY);
+            fxi_futex_wake_raw(&t->quiet, 1, FX_BITSET_ANY);
     }
     return NULL;
 }
 
 static int fx_thread_backend_open(fx_async *w)
 {
-    struct fx_async_thread *t = &w->thread;
+    struct fxi_async_thread *t = &w->thread;
     t->efd = w->efd;
     /* The helper takes no signal meant for the application. */
     sigset_t all, old;
@@ -117,23 +117,23 @@ static int fx_thread_backend_open(fx_async *w)
 
 static void fx_thread_backend_close(fx_async *w)
 {
-    struct fx_async_thread *t = &w->thread;
+    struct fxi_async_thread *t = &w->thread;
     if (!t->started)
         return;
     __atomic_store_n(&t->quit, 1, __ATOMIC_RELAXED);
     /* Release: quit is visible to the helper that sees the increment. */
     __atomic_fetch_add(&t->req, 1, __ATOMIC_RELEASE);
-    fx_futex_wake_raw(&t->req, 1, FX_BITSET_ANY);
+    fxi_futex_wake_raw(&t->req, 1, FX_BITSET_ANY);
     int saved = errno;
     pthread_join(t->thread, NULL);
     errno = saved;
     t->started = false;
 }
 
-static int fx_thread_arm(fx_async *w, const struct fx_sleep *s, int *failed_last)
+static int fx_thread_arm(fx_async *w, const struct fxi_sleep *s, int *failed_last)
 {
     (void)failed_last;
-    struct fx_async_thread *t = &w->thread;
+    struct fxi_async_thread *t = &w->thread;
     t->word = s->word;
     t->expected = s->expected;
     t->bounded = s->has_until;
@@ -145,13 +145,13 @@ static int fx_thread_arm(fx_async *w, const struct fx_sleep *s, int *failed_last
     __atomic_store_n(&t->cancel, 0, __ATOMIC_RELAXED); /* published by req */
     /* Release: the request fields above happen-before the helper's read. */
     __atomic_fetch_add(&t->req, 1, __ATOMIC_RELEASE);
-    fx_futex_wake_raw(&t->req, 1, FX_BITSET_ANY);
+    fxi_futex_wake_raw(&t->req, 1, FX_BITSET_ANY);
     return 0;
 }
 
 /* Sleeps until the helper is finished with request `req`: quiet == req.
  * With `kick`, the helper may still sleep on the word and is woken there. */
-static void fx_thread_wait_quiet(struct fx_async_thread *t, int32_t req, bool kick)
+static void fx_thread_wait_quiet(struct fxi_async_thread *t, int32_t req, bool kick)
 {
     int32_t before = (int32_t)((uint32_t)req - 1u);
     __atomic_store_n(&t->watch, 1, __ATOMIC_SEQ_CST);
@@ -161,28 +161,28 @@ static void fx_thread_wait_quiet(struct fx_async_thread *t, int32_t req, bool ki
         if (kick && __atomic_load_n(&t->done, __ATOMIC_RELAXED) != req) {
             /* The helper may sleep on the word: wake everyone there, then
              * look again within 1 ms in case it was not asleep yet. */
-            fx_futex_wake_raw(t->word, INT32_MAX, FX_BITSET_ANY);
+            fxi_futex_wake_raw(t->word, INT32_MAX, FX_BITSET_ANY);
             clock_gettime(CLOCK_MONOTONIC, &d);
-            d = fx_ts_add_ns(d, 1000000);
+            d = fxi_ts_add_ns(d, 1000000);
             dl = &d;
         }
-        fx_futex_wait_raw(&t->quiet, before, dl, FX_BITSET_ANY);
+        fxi_futex_wait_raw(&t->quiet, before, dl, FX_BITSET_ANY);
     }
     __atomic_store_n(&t->watch, 0, __ATOMIC_RELAXED);
 }
 
 static int fx_thread_poll(fx_async *w, int *last)
 {
-    struct fx_async_thread *t = &w->thread;
+    struct fxi_async_thread *t = &w->thread;
     /* Relaxed: req is ours. */
     int32_t req = __atomic_load_n(&t->req, __ATOMIC_RELAXED);
-    fx_efd_clear(w->efd); /* first: a write still to come signals again */
+    fxi_efd_clear(w->efd); /* first: a write still to come signals again */
     /* Acquire: the result written before done. */
     if (__atomic_load_n(&t->done, __ATOMIC_ACQUIRE) != req)
         return EINPROGRESS;
     /* The wait is over; the helper is at most one write() from quiet. */
     fx_thread_wait_quiet(t, req, false);
-    fx_efd_clear(w->efd);
+    fxi_efd_clear(w->efd);
     *last = t->result;
     w->own_bound = t->result_own; /* the helper may have moved the bound */
     return 0;
@@ -190,12 +190,12 @@ static int fx_thread_poll(fx_async *w, int *last)
 
 static int fx_thread_stop(fx_async *w)
 {
-    struct fx_async_thread *t = &w->thread;
+    struct fxi_async_thread *t = &w->thread;
     int32_t req = __atomic_load_n(&t->req, __ATOMIC_RELAXED);
     /* Seq_cst: the Dekker pairs with the helper (see top). */
     __atomic_store_n(&t->cancel, 1, __ATOMIC_SEQ_CST);
     fx_thread_wait_quiet(t, req, true);
-    fx_efd_clear(w->efd); /* the helper is finished with this request */
+    fxi_efd_clear(w->efd); /* the helper is finished with this request */
     return t->result; /* written before done, itself before quiet */
 }
 

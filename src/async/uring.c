@@ -48,7 +48,7 @@
  *   CONTENDED, or whose abandon passes the wake on.
  *
  *   Idle recheck (fx_uring_recheck): when the linked timeout of a mutex or
- *   counter recheck (fx_sleep.recheck_ns) fires before the deadline,
+ *   counter recheck (fxi_sleep.recheck_ns) fires before the deadline,
  *   complete() drains both completions, finds the word still holding its
  *   value and submits the same futex wait and a linked timeout at the next
  *   recheck (or the deadline, whichever comes first), returning EINPROGRESS
@@ -110,31 +110,31 @@ _Static_assert(IORING_OP_SENDMSG_ZC == 48, "io_uring opcode numbering");
 #define IORING_SETUP_DEFER_TASKRUN (1u << 13)
 #endif
 
-static void fx_uring_unmap(struct fx_uring *r)
+static void fx_uring_unmap(struct fxi_uring *r)
 {
     if (r->sqe_map != NULL)
-        fx_syscall(SYS_munmap, (long)(uintptr_t)r->sqe_map, (long)r->sqe_map_len, 0, 0, 0, 0);
+        fxi_syscall(SYS_munmap, (long)(uintptr_t)r->sqe_map, (long)r->sqe_map_len, 0, 0, 0, 0);
     if (r->cq_map != NULL && r->cq_map != r->sq_map)
-        fx_syscall(SYS_munmap, (long)(uintptr_t)r->cq_map, (long)r->cq_map_len, 0, 0, 0, 0);
+        fxi_syscall(SYS_munmap, (long)(uintptr_t)r->cq_map, (long)r->cq_map_len, 0, 0, 0, 0);
     if (r->sq_map != NULL)
-        fx_syscall(SYS_munmap, (long)(uintptr_t)r->sq_map, (long)r->sq_map_len, 0, 0, 0, 0);
+        fxi_syscall(SYS_munmap, (long)(uintptr_t)r->sq_map, (long)r->sq_map_len, 0, 0, 0, 0);
     r->sq_map = r->cq_map = r->sqe_map = NULL;
 }
 
 /* Closes the ring. The kernel cancels whatever is still in flight, but
  * asynchronously: callers that care about a wake a request may consume
  * cancel and reap their requests before closing. */
-static void fx_uring_close(struct fx_uring *r)
+static void fx_uring_close(struct fxi_uring *r)
 {
     fx_uring_unmap(r);
     if (r->fd >= 0)
-        fx_close(r->fd);
+        fxi_close(r->fd);
     r->fd = -1;
 }
 
 static void *fx_uring_map(int fd, size_t len, long long offset)
 {
-    long p = fx_syscall(SYS_mmap, 0, (long)len, PROT_READ | PROT_WRITE,
+    long p = fxi_syscall(SYS_mmap, 0, (long)len, PROT_READ | PROT_WRITE,
                         MAP_SHARED | MAP_POPULATE, fd, (long)offset);
     return p < 0 && p > -4096 ? NULL : (void *)(uintptr_t)p;
 }
@@ -143,14 +143,14 @@ static void *fx_uring_map(int fd, size_t len, long long offset)
  * Returns 0, or the positive errno of io_uring_setup (ENOSYS: no io_uring;
  * EPERM: disabled by sysctl or seccomp; EINVAL: a flag this kernel does not
  * know; EMFILE, ENOMEM...) or of mmap. */
-static int fx_uring_open(struct fx_uring *r, unsigned entries, unsigned flags)
+static int fx_uring_open(struct fxi_uring *r, unsigned entries, unsigned flags)
 {
     memset(r, 0, sizeof *r);
     r->fd = -1;
     struct io_uring_params p;
     memset(&p, 0, sizeof p);
     p.flags = flags;
-    long fd = fx_syscall(SYS_io_uring_setup, (long)entries, (long)(uintptr_t)&p, 0, 0, 0, 0);
+    long fd = fxi_syscall(SYS_io_uring_setup, (long)entries, (long)(uintptr_t)&p, 0, 0, 0, 0);
     if (fd < 0)
         return (int)-fd;
     r->fd = (int)fd;
@@ -198,7 +198,7 @@ fail:
 }
 
 /* True if the kernel implements every opcode of ops[0..n). */
-static bool fx_uring_supports(struct fx_uring *r, const unsigned *ops, int n)
+static bool fx_uring_supports(struct fxi_uring *r, const unsigned *ops, int n)
 {
     /* struct io_uring_probe ends in a flexible array of 256 entries here;
      * uint64_t storage keeps it aligned. */
@@ -206,7 +206,7 @@ static bool fx_uring_supports(struct fx_uring *r, const unsigned *ops, int n)
                  sizeof(uint64_t)];
     memset(buf, 0, sizeof buf);
     struct io_uring_probe *probe = (struct io_uring_probe *)(void *)buf;
-    long rc = fx_syscall(SYS_io_uring_register, r->fd, IORING_REGISTER_PROBE,
+    long rc = fxi_syscall(SYS_io_uring_register, r->fd, IORING_REGISTER_PROBE,
                            (long)(uintptr_t)probe, 256, 0, 0);
     if (rc < 0)
         return false;
@@ -220,16 +220,16 @@ static bool fx_uring_supports(struct fx_uring *r, const unsigned *ops, int n)
 /* Makes the kernel signal the eventfd `efd` when completions are posted and,
  * in a IORING_SETUP_DEFER_TASKRUN ring, as soon as deferred work (a futex
  * wake, a fired timer) is queued for the submitter. */
-static int fx_uring_register_eventfd(struct fx_uring *r, int efd)
+static int fx_uring_register_eventfd(struct fxi_uring *r, int efd)
 {
     int32_t fd = efd;
-    long rc = fx_syscall(SYS_io_uring_register, r->fd, IORING_REGISTER_EVENTFD,
+    long rc = fxi_syscall(SYS_io_uring_register, r->fd, IORING_REGISTER_EVENTFD,
                            (long)(uintptr_t)&fd, 1, 0, 0);
     return rc < 0 ? (int)-rc : 0;
 }
 
 /* How many submission entries are free. */
-static unsigned fx_uring_room(struct fx_uring *r)
+static unsigned fx_uring_room(struct fxi_uring *r)
 {
     /* Relaxed: the tail is ours; acquire on the head (see fx_uring_sqe). */
     uint32_t tail = __atomic_load_n(r->sq_tail, __ATOMIC_RELAXED) + r->sq_pending;
@@ -239,7 +239,7 @@ static unsigned fx_uring_room(struct fx_uring *r)
 
 /* The next free submission entry, zeroed, or NULL when the ring is full. The
  * entry is published by fx_uring_submit(). */
-static struct io_uring_sqe *fx_uring_sqe(struct fx_uring *r)
+static struct io_uring_sqe *fx_uring_sqe(struct fxi_uring *r)
 {
     /* Relaxed: the tail is ours; acquire on the head, which the kernel
      * advances once it has consumed entries we may then reuse. */
@@ -257,10 +257,10 @@ static struct io_uring_sqe *fx_uring_sqe(struct fx_uring *r)
 }
 
 /* io_uring_enter(2) with errno kept: the count it returns, or -errno. */
-static long fx_uring_enter(struct fx_uring *r, unsigned to_submit, unsigned min_complete,
+static long fx_uring_enter(struct fxi_uring *r, unsigned to_submit, unsigned min_complete,
                                   unsigned flags)
 {
-    return fx_syscall(SYS_io_uring_enter, r->fd, (long)to_submit, (long)min_complete,
+    return fxi_syscall(SYS_io_uring_enter, r->fd, (long)to_submit, (long)min_complete,
                         (long)flags, 0, 0);
 }
 
@@ -268,7 +268,7 @@ static long fx_uring_enter(struct fx_uring *r, unsigned to_submit, unsigned min_
  * 0 when the kernel consumed every one. Otherwise returns the errno of
  * io_uring_enter (EAGAIN for a short count): *consumed entries are then in
  * flight (the caller cancels them) and the rest are withdrawn. */
-static int fx_uring_submit(struct fx_uring *r, unsigned *consumed)
+static int fx_uring_submit(struct fxi_uring *r, unsigned *consumed)
 {
     unsigned n = r->sq_pending;
     uint32_t tail = __atomic_load_n(r->sq_tail, __ATOMIC_RELAXED);
@@ -291,7 +291,7 @@ static int fx_uring_submit(struct fx_uring *r, unsigned *consumed)
 }
 
 /* The oldest unreaped completion, or NULL. */
-static struct io_uring_cqe *fx_uring_peek(struct fx_uring *r)
+static struct io_uring_cqe *fx_uring_peek(struct fxi_uring *r)
 {
     /* Relaxed: the head is ours. Acquire on the tail: the entry the kernel
      * wrote before advancing it is visible. */
@@ -303,7 +303,7 @@ static struct io_uring_cqe *fx_uring_peek(struct fx_uring *r)
 }
 
 /* Gives the completion returned by fx_uring_peek() back to the kernel. */
-static void fx_uring_seen(struct fx_uring *r)
+static void fx_uring_seen(struct fxi_uring *r)
 {
     uint32_t head = __atomic_load_n(r->cq_head, __ATOMIC_RELAXED);
     /* Release: we have read the entry before the kernel may overwrite it. */
@@ -313,7 +313,7 @@ static void fx_uring_seen(struct fx_uring *r)
 /* True when the ring needs the submitter to enter the kernel: deferred work
  * is queued (IORING_SQ_TASKRUN, with IORING_SETUP_TASKRUN_FLAG) or completions
  * are waiting to be reaped. */
-static bool fx_uring_has_work(struct fx_uring *r)
+static bool fx_uring_has_work(struct fxi_uring *r)
 {
     /* Acquire: pairs with the kernel setting the flag before it signals. */
     if (__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN)
@@ -328,7 +328,7 @@ enum { TAG_FUTEX = 1, TAG_TIMEOUT = 2, TAG_CANCEL = 3 };
 
 static int fx_uring_backend_open(fx_async *w)
 {
-    struct fx_async_uring *u = &w->uring;
+    struct fxi_async_uring *u = &w->uring;
     int r = fx_uring_open(&u->ring, 4,
                           IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
                               IORING_SETUP_TASKRUN_FLAG);
@@ -352,7 +352,7 @@ static int fx_uring_backend_open(fx_async *w)
     return 0;
 }
 
-static void fx_uring_reap(struct fx_async_uring *u)
+static void fx_uring_reap(struct fxi_async_uring *u)
 {
     struct io_uring_cqe *cqe;
     while ((cqe = fx_uring_peek(&u->ring)) != NULL) {
@@ -369,7 +369,7 @@ static void fx_uring_reap(struct fx_async_uring *u)
 }
 
 /* Runs the deferred work (posting the completions it produces) and reaps. */
-static void fx_uring_flush(struct fx_async_uring *u)
+static void fx_uring_flush(struct fxi_async_uring *u)
 {
     if (fx_uring_has_work(&u->ring)) {
         long rc;
@@ -394,21 +394,21 @@ static void fx_uring_flush(struct fx_async_uring *u)
 #define FX_URING_RUNS 64
 static void fx_uring_settle(fx_async *w)
 {
-    struct fx_async_uring *u = &w->uring;
-    fx_efd_clear(w->efd);
+    struct fxi_async_uring *u = &w->uring;
+    fxi_efd_clear(w->efd);
     for (int runs = 0; runs < FX_URING_RUNS; runs++) {
         fx_uring_flush(u);
         /* Acquire: pairs with the kernel's setting of the flag. */
         if (!(__atomic_load_n(u->ring.sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN))
             return;
     }
-    fx_efd_signal(w->efd);
+    fxi_efd_signal(w->efd);
 }
 
 /* Waits until every request has completed. Called only when each one will
  * complete promptly (the futex wait has ended or is being cancelled), so this
  * never waits for the word. False if the kernel refused to wait. */
-static bool fx_uring_drain(struct fx_async_uring *u)
+static bool fx_uring_drain(struct fxi_async_uring *u)
 {
     fx_uring_flush(u);
     while (u->inflight > 0) {
@@ -421,7 +421,7 @@ static bool fx_uring_drain(struct fx_async_uring *u)
 }
 
 /* How the futex wait ended, from its completion's result. */
-static int fx_uring_last(const struct fx_async_uring *u, int canceled)
+static int fx_uring_last(const struct fxi_async_uring *u, int canceled)
 {
     if (u->futex_res == 0)
         return LAST_WOKEN;
@@ -432,7 +432,7 @@ static int fx_uring_last(const struct fx_async_uring *u, int canceled)
 
 /* Submits an IORING_OP_ASYNC_CANCEL of the futex wait. A submission refused
  * for want of memory is retried for up to a second. */
-static bool fx_uring_submit_cancel(struct fx_async_uring *u)
+static bool fx_uring_submit_cancel(struct fxi_async_uring *u)
 {
     for (int tries = 0; tries < 1000; tries++) {
         struct io_uring_sqe *sqe = fx_uring_sqe(&u->ring);
@@ -447,7 +447,7 @@ static bool fx_uring_submit_cancel(struct fx_async_uring *u)
         if (r == 0)
             return true;
         struct timespec ms = {0, 1000000};
-        fx_syscall(SYS_nanosleep, (long)(uintptr_t)&ms, 0, 0, 0, 0, 0);
+        fxi_syscall(SYS_nanosleep, (long)(uintptr_t)&ms, 0, 0, 0, 0, 0);
     }
     return false;
 }
@@ -460,14 +460,14 @@ static int fx_uring_give_up(fx_async *w)
 {
     fx_uring_close(&w->uring.ring);
     w->uring.inflight = 0;
-    fx_efd_clear(w->efd);
+    fxi_efd_clear(w->efd);
     return LAST_WOKEN;
 }
 
 /* Stops the wait in flight and reports how it ended (LAST_*). */
 static int fx_uring_stop(fx_async *w)
 {
-    struct fx_async_uring *u = &w->uring;
+    struct fxi_async_uring *u = &w->uring;
     fx_uring_flush(u);
     if ((!u->futex_done && !fx_uring_submit_cancel(u)) || !fx_uring_drain(u))
         return fx_uring_give_up(w);
@@ -475,9 +475,9 @@ static int fx_uring_stop(fx_async *w)
     return fx_uring_last(u, LAST_CANCELED);
 }
 
-static int fx_uring_arm(fx_async *w, const struct fx_sleep *s, int *failed_last)
+static int fx_uring_arm(fx_async *w, const struct fxi_sleep *s, int *failed_last)
 {
-    struct fx_async_uring *u = &w->uring;
+    struct fxi_async_uring *u = &w->uring;
     if (u->ring.fd < 0) {
         /* The ring was given up after a failed cancellation: a new one. */
         int r = fx_uring_backend_open(w);
@@ -530,17 +530,17 @@ static int fx_uring_arm(fx_async *w, const struct fx_sleep *s, int *failed_last)
  * the kind; a changed word is CHANGED, for the kind to look at. */
 static int fx_uring_recheck(fx_async *w, int *last)
 {
-    struct fx_async_uring *u = &w->uring;
+    struct fxi_async_uring *u = &w->uring;
     /* Relaxed: only chooses between re-arming and a step of the kind; the
      * kernel compares the value again, atomically with queueing the wait. */
     if (__atomic_load_n(u->word, __ATOMIC_RELAXED) != u->expected) {
         *last = LAST_CHANGED;
         return 0;
     }
-    struct fx_sleep s = {.word = u->word, .expected = u->expected, .has_until = true,
+    struct fxi_sleep s = {.word = u->word, .expected = u->expected, .has_until = true,
                          .recheck_ns = u->recheck_ns};
-    bool own = fx_async_next_recheck(u->recheck_ns, w->has_deadline, &w->deadline, &s.until);
-    if (!own && fx_deadline_passed(&w->deadline)) {
+    bool own = fxi_async_next_recheck(u->recheck_ns, w->has_deadline, &w->deadline, &s.until);
+    if (!own && fxi_deadline_passed(&w->deadline)) {
         w->own_bound = false;
         *last = LAST_TIMEDOUT; /* the kernel rejects a passed deadline */
         return 0;
@@ -558,7 +558,7 @@ static int fx_uring_recheck(fx_async *w, int *last)
 /* complete(): EINPROGRESS, or 0 with *last once the wait is over. */
 static int fx_uring_poll(fx_async *w, int *last)
 {
-    struct fx_async_uring *u = &w->uring;
+    struct fxi_async_uring *u = &w->uring;
     fx_uring_settle(w); /* work queued after it signals again */
     /* The linked timeout completes after the futex wait (-ECANCELED) or by
      * firing, which cancels the wait (or finds it woken): either way the

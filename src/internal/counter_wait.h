@@ -23,21 +23,21 @@
 
 /* R1: count the caller as a waiter. Seq_cst: ordered before the first R2 in
  * the total order that the writers' W1/W2 also belong to. */
-static inline void fx_counter_waiter_enter(fx_counter *c)
+static inline void fxi_counter_waiter_enter(fx_counter *c)
 {
     __atomic_fetch_add(&c->waiters, 1, __ATOMIC_SEQ_CST);
 }
 
 /* R2: the value to compare with the target and, when it differs, to sleep on
  * (the kernel re-checks it atomically with queueing the sleeper). */
-static inline int32_t fx_counter_waiter_look(const fx_counter *c)
+static inline int32_t fxi_counter_waiter_look(const fx_counter *c)
 {
     return __atomic_load_n(&c->value, __ATOMIC_SEQ_CST);
 }
 
 /* R5: stop being counted. Relaxed: the count only tells writers whether to
  * call the kernel; a writer that still sees us costs one needless wake. */
-static inline void fx_counter_waiter_leave(fx_counter *c)
+static inline void fxi_counter_waiter_leave(fx_counter *c)
 {
     __atomic_fetch_sub(&c->waiters, 1, __ATOMIC_RELAXED);
 }

@@ -13,7 +13,7 @@
 /* EINVAL when a deadline is given and its tv_nsec is outside [0, 999999999];
  * callers ask only when they are about to block (POSIX: an acquire that can
  * succeed at once succeeds whatever the deadline). */
-static inline int fx_deadline_check(const struct timespec *deadline)
+static inline int fxi_deadline_check(const struct timespec *deadline)
 {
     if (deadline != NULL && (deadline->tv_nsec < 0 || deadline->tv_nsec > 999999999L))
         return EINVAL;
@@ -21,16 +21,16 @@ static inline int fx_deadline_check(const struct timespec *deadline)
 }
 
 /* True once the (checked) deadline has passed on CLOCK_MONOTONIC. */
-bool fx_deadline_passed(const struct timespec *deadline);
+bool fxi_deadline_passed(const struct timespec *deadline);
 
 /* The one timespec comparison of the library: a < b (both normalised). */
-static inline bool fx_ts_before(const struct timespec *a, const struct timespec *b)
+static inline bool fxi_ts_before(const struct timespec *a, const struct timespec *b)
 {
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
 /* The one timespec addition: t + ns for 0 <= ns, saturating at the largest
  * time_t instead of wrapping. */
-struct timespec fx_ts_add_ns(struct timespec t, int64_t ns);
+struct timespec fxi_ts_add_ns(struct timespec t, int64_t ns);
 
 #endif /* FX_INTERNAL_DEADLINE_H */

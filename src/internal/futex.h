@@ -16,7 +16,7 @@
 #define FX_BITSET_ANY 0xffffffffu
 
 /* For every library function whose frame a cancellation unwinds (those
- * between fx_futex_sleep_cancel or a pthread_testcancel and the caller's own
+ * between fxi_futex_sleep_cancel or a pthread_testcancel and the caller's own
  * frames, the one that pushed the library's cleanup handler included): no
  * AddressSanitizer redzones. glibc's unwinder reaches each cleanup handler
  * with an internal longjmp that AddressSanitizer does not see, so the
@@ -41,7 +41,7 @@
  * Returns 0 (woken, perhaps spuriously), EAGAIN (*word != expected), ETIMEDOUT
  * (deadline passed; a negative tv_sec counts as passed) or EINTR (a signal
  * handler ran). The deadline's tv_nsec must already be checked. */
-int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *deadline,
+int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *deadline,
                       uint32_t bitset);
 
 /* A bounded sleep: the blocking wait of every primitive.
@@ -54,13 +54,13 @@ int fx_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *de
  * time is absolute and moves on only once it has passed, so neither signals
  * nor spurious wakes can postpone it.
  *
- * Declare a struct fx_recheck per blocking call, FX_RECHECK_INIT(period_ns),
+ * Declare a struct fxi_recheck per blocking call, FX_RECHECK_INIT(period_ns),
  * and pass it to every
- * fx_futex_sleep of that call. */
-struct fx_recheck {
+ * fxi_futex_sleep of that call. */
+struct fxi_recheck {
     struct timespec tick; /* the next recheck; tv_nsec < 0 before the first sleep */
     int64_t period_ns;    /* the recheck period, > 0 */
-    int woken;            /* set by each fx_futex_sleep: 1 if a FUTEX_WAKE ended it */
+    int woken;            /* set by each fxi_futex_sleep: 1 if a FUTEX_WAKE ended it */
 };
 #define FX_RECHECK_INIT(period_ns) { {0, -1}, (period_ns), 0 }
 
@@ -75,10 +75,10 @@ struct fx_recheck {
  * caller re-reads its word and calls again with the same s and deadline.
  * s->woken tells a wake (1) from the other reasons (0), for a caller whose
  * word does not show everything a wake means (fx_cond). */
-int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
-                   struct fx_recheck *s);
+int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
+                   struct fxi_recheck *s);
 
-/* fx_futex_sleep as a cancellation point: asynchronous cancellation of the
+/* fxi_futex_sleep as a cancellation point: asynchronous cancellation of the
  * calling thread is enabled around the sleep only (as glibc does around the
  * futex wait of pthread_cond_wait), so a deferred pthread_cancel that is
  * pending, or arrives while the thread sleeps, acts there. Only the waits
@@ -87,21 +87,21 @@ int fx_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadl
  * that restores the object's invariants before the caller's handlers run.
  * The sleep itself touches no lock and no allocation, so it is safe to
  * cancel anywhere inside it. */
-int fx_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
-                          struct fx_recheck *s);
+int fxi_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
+                          struct fxi_recheck *s);
 
 /* Wakes up to count (> 0) sleepers on word whose bitset intersects `bitset`;
  * returns how many were woken. */
-int fx_futex_wake_raw(int32_t *word, int count, uint32_t bitset);
+int fxi_futex_wake_raw(int32_t *word, int count, uint32_t bitset);
 
 /* If *word == expected, wakes up to `wake` sleepers on word and moves up to
  * `requeue` more to sleep on `target` instead, without waking them. Returns the
  * number woken plus requeued, or -EAGAIN if *word != expected. */
-int fx_futex_requeue_raw(int32_t *word, int32_t expected, int wake, int32_t *target,
+int fxi_futex_requeue_raw(int32_t *word, int32_t expected, int wake, int32_t *target,
                          int requeue);
 
 /* 1 if p is NULL or not 4-byte aligned: the EINVAL test of every entry point. */
-static inline int fx_bad_slot(const void *p)
+static inline int fxi_bad_slot(const void *p)
 {
     return p == NULL || ((uintptr_t)p & 3u) != 0;
 }

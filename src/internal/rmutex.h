@@ -4,24 +4,24 @@
  * Two clients are foreseen:
  *
  * 1. A condition variable waiting with an fx_rmutex (pthread_cond_wait with a
- *    recursive robust mutex): fx_rmutex_release_all() gives the mutex up
- *    entirely and returns the depth, fx_rmutex_reacquire() takes it back at
+ *    recursive robust mutex): fxi_rmutex_release_all() gives the mutex up
+ *    entirely and returns the depth, fxi_rmutex_reacquire() takes it back at
  *    that depth. EOWNERDEAD reaches the waiter when the mutex's owner died while
  *    it waited (the waiter then owns it, inconsistent, at its saved depth).
  *
  * 2. An event-loop (asynchronous) acquirer that sleeps by other means (an
  *    io_uring futex wait, a helper thread, epoll on a timer):
- *    fx_rmutex_acquire_step() makes one non-blocking attempt and, when the
+ *    fxi_rmutex_acquire_step() makes one non-blocking attempt and, when the
  *    mutex is busy, says which word to futex-wait on, with which value, and
  *    until when at the latest (the owner-liveness re-check time).
- *    fx_rmutex_abandon_wait() gives up a wait without losing a wake.
+ *    fxi_rmutex_abandon_wait() gives up a wait without losing a wake.
  *
  * Sleeping on m->owner must always be bounded by the re-check time: owner
  * death is detected only by acquirers that wake up and look. For the same
  * reason a condition variable must not FUTEX_CMP_REQUEUE its waiters onto
  * m->owner unless those waiters' sleeps are bounded by FX_RMUTEX_RECHECK_MS;
  * the simple correct scheme is to wake them and let each call
- * fx_rmutex_reacquire(). (fx_rmutex_reacquire acquires as a thread that may
+ * fxi_rmutex_reacquire(). (fxi_rmutex_reacquire acquires as a thread that may
  * have slept on the word, keeping FX_RMUTEX_WAITERS set, so a bounded requeue
  * would not lose wake-ups either.)
  */
@@ -40,20 +40,20 @@
  * As in POSIX, releasing an inconsistent mutex (acquired with EOWNERDEAD,
  * fx_rmutex_consistent not called) makes it not recoverable. Returns 0, EPERM
  * when the caller does not own m, EINVAL (bad m, slot values). */
-int fx_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth);
+int fxi_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth);
 
 /* Takes m back after a condition wait, blocking as long as needed, and restores
  * the saved depth. Returns 0; EOWNERDEAD (the owner died meanwhile: the caller
  * owns m at saved_depth, inconsistent); ENOTRECOVERABLE (not acquired); EINVAL
  * (bad m or slot values, saved_depth outside 1..FX_RMUTEX_DEPTH_MAX, or the
  * caller already owns m). Never EINTR. */
-int fx_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth);
+int fxi_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth);
 
 /* Event-loop acquirer ------------------------------------------------------ */
 
 /* The state of one asynchronous acquisition, owned by the caller. Initialise
- * with fx_rmutex_waiter_init before the first step, keep it across steps. */
-struct fx_rmutex_waiter {
+ * with fxi_rmutex_waiter_init before the first step, keep it across steps. */
+struct fxi_rmutex_waiter {
     int32_t depth;    /* depth installed on success; 0: a plain lock (re-entry
                          allowed, depth 1) */
     int32_t seen;     /* owner TID being watched (0: none yet) */
@@ -65,7 +65,7 @@ struct fx_rmutex_waiter {
 
 /* Prepares *w for a plain lock (depth 0) or for a re-acquisition at depth
  * (1..FX_RMUTEX_DEPTH_MAX, re-entry then being an error). */
-void fx_rmutex_waiter_init(struct fx_rmutex_waiter *w, int32_t depth);
+void fxi_rmutex_waiter_init(struct fxi_rmutex_waiter *w, int32_t depth);
 
 /* One non-blocking acquisition step, with the calling thread as the acquirer.
  * Returns:
@@ -83,15 +83,15 @@ void fx_rmutex_waiter_init(struct fx_rmutex_waiter *w, int32_t depth);
  *                     *recheck_at (absolute CLOCK_MONOTONIC) at the latest,
  *                     whichever comes first, then step again: the step at or
  *                     after *recheck_at checks whether the owner is alive.
- * A waiter woken from the word must step again, or call fx_rmutex_abandon_wait;
+ * A waiter woken from the word must step again, or call fxi_rmutex_abandon_wait;
  * it must not simply leave. */
-int fx_rmutex_acquire_step(fx_rmutex *m, struct fx_rmutex_waiter *w, int32_t **word,
+int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t **word,
                            int32_t *sleep_on, struct timespec *recheck_at);
 
 /* Called by an asynchronous waiter that stops waiting for m (cancelled, timed
  * out) after a step returned EBUSY: it may have consumed a wake meant to make
  * someone take m (after an unlock or an fx_rmutex_recover), so it passes one on
  * to the next sleeper. A wake nobody needed costs one system call. */
-void fx_rmutex_abandon_wait(fx_rmutex *m);
+void fxi_rmutex_abandon_wait(fx_rmutex *m);
 
 #endif /* FX_INTERNAL_RMUTEX_H */

@@ -6,7 +6,7 @@
 
 /* Tells the CPU this is a spin-wait loop: saves power, yields the core to a
  * hyper-thread sibling and avoids a memory-order mis-speculation on exit. */
-static inline void fx_cpu_relax(void)
+static inline void fxi_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -20,7 +20,7 @@ static inline void fx_cpu_relax(void)
 /*
  * An adaptive spin budget: how long a waiter watches for its condition before
  * it sleeps, learned per thread (each primitive keeps a _Thread_local
- * struct fx_spin of its own).
+ * struct fxi_spin of its own).
  *
  *   - a wait spins for the thread's budget of pause instructions;
  *   - success (the condition came during the spin) doubles the budget, up to
@@ -42,18 +42,18 @@ static inline void fx_cpu_relax(void)
 #define FX_SPIN_GAP_MIN 32u
 #define FX_SPIN_GAP_MAX 4096u
 
-struct fx_spin {
+struct fxi_spin {
     int budget;       /* pause instructions of the next ordinary wait */
     unsigned waits;   /* waits since the last probe */
     unsigned gap;     /* waits between two probes */
-    int current;      /* this wait's spin length (set by fx_spin_start) */
+    int current;      /* this wait's spin length (set by fxi_spin_start) */
     int probing;      /* this wait is a probe */
 };
 
 #define FX_SPIN_INIT(max) { (max), 0u, FX_SPIN_GAP_MIN, 0, 0 }
 
 /* How many pause instructions this wait may spin. */
-static inline int fx_spin_start(struct fx_spin *s, int probe)
+static inline int fxi_spin_start(struct fxi_spin *s, int probe)
 {
     s->probing = ++s->waits >= s->gap;
     if (s->probing)
@@ -63,7 +63,7 @@ static inline int fx_spin_start(struct fx_spin *s, int probe)
 }
 
 /* The condition came during the spin. */
-static inline void fx_spin_won(struct fx_spin *s, int max)
+static inline void fxi_spin_won(struct fxi_spin *s, int max)
 {
     int b = s->current < FX_SPIN_RESTART ? FX_SPIN_RESTART : s->current * 2;
     s->budget = b < max ? b : max;
@@ -71,7 +71,7 @@ static inline void fx_spin_won(struct fx_spin *s, int max)
 }
 
 /* The spin ran out: the thread sleeps. */
-static inline void fx_spin_lost(struct fx_spin *s, int min)
+static inline void fxi_spin_lost(struct fxi_spin *s, int min)
 {
     s->budget = s->budget / 2 > min ? s->budget / 2 : min;
     if (s->probing && s->gap < FX_SPIN_GAP_MAX)

@@ -22,7 +22,7 @@
 #if defined(FUTEXSYNC_STATS)
 #include <stdint.h>
 
-enum fx_stat_kind {
+enum fxi_stat_kind {
     FX_STAT_K_CONTENDED,
     FX_STAT_K_WAITS,
     FX_STAT_K_WAKES,
@@ -32,16 +32,16 @@ enum fx_stat_kind {
 };
 
 /* Adds n to the `kind` counter of the record of word (src/stats.c). */
-void fx_stat_add(const void *word, enum fx_stat_kind kind, uint64_t n);
+void fxi_stat_add(const void *word, enum fxi_stat_kind kind, uint64_t n);
 /* Counts one futex wait whose system call returned r (0 or -errno). */
-void fx_stat_waited(const void *word, long r);
+void fxi_stat_waited(const void *word, long r);
 
-#define FX_STAT_CONTENDED(w) fx_stat_add((w), FX_STAT_K_CONTENDED, 1)
-#define FX_STAT_SPIN(w) fx_stat_add((w), FX_STAT_K_SPINS, 1)
-#define FX_STAT_WAITED(w, r) fx_stat_waited((w), (r))
+#define FX_STAT_CONTENDED(w) fxi_stat_add((w), FX_STAT_K_CONTENDED, 1)
+#define FX_STAT_SPIN(w) fxi_stat_add((w), FX_STAT_K_SPINS, 1)
+#define FX_STAT_WAITED(w, r) fxi_stat_waited((w), (r))
 #define FX_STAT_TIMEOUT_IF(w, cond) \
-    ((cond) ? fx_stat_add((w), FX_STAT_K_TIMEOUTS, 1) : (void)0)
-#define FX_STAT_WAKE(w) fx_stat_add((w), FX_STAT_K_WAKES, 1)
+    ((cond) ? fxi_stat_add((w), FX_STAT_K_TIMEOUTS, 1) : (void)0)
+#define FX_STAT_WAKE(w) fxi_stat_add((w), FX_STAT_K_WAKES, 1)
 
 #else
 #define FX_STAT_CONTENDED(w) ((void)0)

@@ -3,7 +3,7 @@
  *
  * futexsync returns errors and never sets errno, so the few raw system calls
  * it makes (the futex layer's, src/futex.c, and io_uring's, src/async/uring.c)
- * go through fx_syscall: the kernel's result, or -errno on failure, with
+ * go through fxi_syscall: the kernel's result, or -errno on failure, with
  * errno put back as the caller had it.
  */
 #ifndef FX_INTERNAL_SYSCALL_H
@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-static inline long fx_syscall(long nr, long a, long b, long c, long d, long e, long f)
+static inline long fxi_syscall(long nr, long a, long b, long c, long d, long e, long f)
 {
     int saved = errno;
     long r = syscall(nr, a, b, c, d, e, f);

@@ -2,7 +2,7 @@
  * src/internal/tid.h - the calling thread's kernel TID, cached, and whether
  * another TID is still alive.
  *
- * fx_tid() returns gettid() of the calling thread. The first call in a thread
+ * fxi_tid() returns gettid() of the calling thread. The first call in a thread
  * makes the system call and keeps the answer in an initial-exec TLS variable,
  * so every later call is one %fs-relative load, one load of the process's
  * fork epoch and a compare: owner-tracked
@@ -13,14 +13,14 @@
  * that filled it, and is trusted only while it equals the process's epoch, a
  * word in a page marked MADV_WIPEONFORK, which the kernel hands to every
  * child of fork(), vfork()+exec, _Fork() or a raw clone() without CLONE_VM
- * zeroed; the first fx_tid_slow in the child stores the child's PID there.
+ * zeroed; the first fxi_tid_slow in the child stores the child's PID there.
  * Where madvise(MADV_WIPEONFORK) fails (Linux before 4.14) nothing is
- * cached: every fx_tid() makes the system call. Limits, by construction:
+ * cached: every fxi_tid() makes the system call. Limits, by construction:
  *   - a vfork() child that calls anything but exec/_exit shares the parent's
  *     memory, cache and page, and would act with the parent thread's TID;
  *   - a child whose PID equals the PID of the ancestor that filled a copied
  *     cache (that ancestor dead and its PID reused, the process in between
- *     never having called fx_tid) would trust that cache;
+ *     never having called fxi_tid) would trust that cache;
  *   - the TID is relative to the caller's PID namespace: threads sharing an
  *     owner-tracked object must live in the same PID namespace;
  *   - a TID is reused by the kernel after the PID counter wraps at
@@ -37,29 +37,27 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The cache: PID << 32 | TID; UINT64_MAX until the thread's first fx_tid(). */
-extern _Thread_local uint64_t fx_tid_cache __attribute__((tls_model("initial-exec")));
+/* The cache: PID << 32 | TID; UINT64_MAX until the thread's first fxi_tid(). */
+extern _Thread_local uint64_t fxi_tid_cache __attribute__((tls_model("initial-exec")));
 
 /* The process's fork epoch: its PID once a thread has cached its TID, 0 in a
  * fork child until then (and for ever where nothing can be cached). Hidden:
- * read PC-relative, not through the GOT, on every fx_tid(). */
-extern const int32_t *fx_tid_epoch __attribute__((visibility("hidden")));
+ * read PC-relative, not through the GOT, on every fxi_tid(). */
+extern const int32_t *fxi_tid_epoch __attribute__((visibility("hidden")));
 
 /* Fills the cache (setting the epoch page up first); returns the TID. */
-pid_t fx_tid_slow(void);
+pid_t fxi_tid_slow(void);
 
 /* The calling thread's kernel TID, > 0. No system call after the first. */
-static inline pid_t fx_tid(void)
+static inline pid_t fxi_tid(void)
 {
-    uint64_t c = fx_tid_cache;
-    /* Acquire on the pointer: pairs with fx_tid_setup's release, so the page's
-     * zero fill (its mmap) happens-before a read through it, also for a thread
-     * that meets the page while another thread is still setting it up (a
-     * plain load on x86). Relaxed on the epoch: it guards only this thread's
-     * own cache (tid.c). */
-    int32_t epoch = __atomic_load_n(__atomic_load_n(&fx_tid_epoch, __ATOMIC_ACQUIRE),
+    uint64_t c = fxi_tid_cache;
+    /* Acquire on the pointer: the page it names was mapped (zeroed) before
+     * it was published (a plain load on x86). Relaxed on the epoch: it
+     * guards only this thread's own cache (tid.c). */
+    int32_t epoch = __atomic_load_n(__atomic_load_n(&fxi_tid_epoch, __ATOMIC_ACQUIRE),
                                     __ATOMIC_RELAXED);
-    return __builtin_expect((int32_t)(c >> 32) == epoch, 1) ? (pid_t)(uint32_t)c : fx_tid_slow();
+    return __builtin_expect((int32_t)(c >> 32) == epoch, 1) ? (pid_t)(uint32_t)c : fxi_tid_slow();
 }
 
 /* True when no live thread has this TID in the caller's PID namespace, asked
@@ -75,6 +73,6 @@ static inline pid_t fx_tid(void)
  * hidepid, no fd) the answer is kill(tid, 0) == ESRCH, which fails safe: a
  * zombie looks alive, a live thread never looks dead. One system call on the
  * usual path, but never call it on a fast path. errno is preserved. */
-bool fx_tid_dead(pid_t tid);
+bool fxi_tid_dead(pid_t tid);
 
 #endif /* FX_INTERNAL_TID_H */

@@ -3,6 +3,8 @@
 # install that scripts/test.sh checks with the consumers of tests/install:
 #   1. vendored with add_subdirectory, a parent's install installs nothing of
 #      futexsync, unless the parent sets FUTEXSYNC_INSTALL=ON;
+#   1b. the installed archive's global fx_ symbols are exactly the public
+#      functions (internal symbols are named fxi_);
 #   2. -DBUILD_SHARED_LIBS=ON gives libfutexsync.so.<major> (SONAME) that
 #      exports exactly the functions the public headers declare, and a
 #      pkg-config consumer runs against it;
@@ -40,6 +42,17 @@ quiet cmake --install "$work/vendor-on" --prefix "$work/vendor-on-prefix"
     fail "FUTEXSYNC_INSTALL=ON did not install the headers"
 echo "   ok: nothing by default; headers, library and package with FUTEXSYNC_INSTALL=ON"
 
+echo "-- the installed archive: the public namespace holds only the headers' functions"
+archive=$(find "$work/vendor-on-prefix" -name libfutexsync.a | head -1)
+[ -n "$archive" ] || fail "no libfutexsync.a installed"
+nm -g --defined-only "$archive" 2>/dev/null | awk 'NF == 3 && $2 ~ /^[A-Z]$/ { print $3 }' |
+    grep '^fx_' | sort -u >"$work/archive_fx.txt" || true
+if ! diff -u "$work/public.txt" "$work/archive_fx.txt" >"$work/archive.diff"; then
+    cat "$work/archive.diff"
+    fail "global fx_ symbols of libfutexsync.a differ from the public headers' functions (internal names take fxi_)"
+fi
+echo "   ok: $(wc -l <"$work/archive_fx.txt") global fx_ symbols, all public; internals are fxi_"
+
 echo "-- shared library: SONAME and exported symbols"
 quiet cmake -S . -B "$work/shared" -DBUILD_SHARED_LIBS=ON -DFUTEXSYNC_BUILD_TESTS=OFF \
     -DFUTEXSYNC_BUILD_EXAMPLES=OFF -DFUTEXSYNC_BUILD_BENCH=OFF -DFUTEXSYNC_WERROR=ON \
@@ -63,7 +76,8 @@ pcdir=$(dirname "$(find "$work/shared-prefix" -name futexsync.pc | head -1)")
 gcc -std=c11 -Wall -Wextra -Werror tests/package/vendor/main.c -o "$work/shared-app" \
     $(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs futexsync) \
     -Wl,-rpath,"$(dirname "$so")"
-ldd "$work/shared-app" | grep -q "libfutexsync.so.$major" || fail "the consumer did not link the shared library"
+ldd "$work/shared-app" >"$work/ldd.txt"
+grep -q "libfutexsync.so.$major" "$work/ldd.txt" || fail "the consumer did not link the shared library"
 quiet "$work/shared-app"
 echo "   ok: a pkg-config consumer runs against libfutexsync.so.$major"
 
