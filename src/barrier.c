@@ -70,13 +70,14 @@ static inline bool cas_state(fx_barrier *b, uint32_t *expected, uint32_t desired
     return ok;
 }
 
-void fx_barrier_init(fx_barrier *b)
+int fx_barrier_init(fx_barrier *b)
 {
     if (fxi_bad_slot(b))
-        return;
+        return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&b->state, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&b->parties, 0, __ATOMIC_RELAXED);
+    return 0;
 }
 
 /* Records parties on first use, or checks it against the recorded count. */

@@ -290,15 +290,16 @@ static const struct fx_cond_lock_ops fx_cond_rmutex_ops = {
     fx_cond_rmutex_word,
 };
 
-void fx_cond_init(fx_cond *c)
+int fx_cond_init(fx_cond *c)
 {
     if (fxi_bad_slot(c))
-        return;
+        return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&c->seq, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&c->waiters, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&c->mutex, TOKEN_NONE, __ATOMIC_RELAXED);
     __atomic_store_n(&c->park, 0, __ATOMIC_RELAXED);
+    return 0;
 }
 
 /* W2: records which mutex the waiters use. With the mutex held, the waiters

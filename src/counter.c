@@ -40,13 +40,14 @@
 #include "internal/fault.h"
 #include "internal/futex.h"
 
-void fx_counter_init(fx_counter *c, int32_t value)
+int fx_counter_init(fx_counter *c, int32_t value)
 {
     if (fxi_bad_slot(c))
-        return;
+        return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&c->value, value, __ATOMIC_RELAXED);
     __atomic_store_n(&c->waiters, 0, __ATOMIC_RELAXED);
+    return 0;
 }
 
 static void fx_counter_wake_waiters(fx_counter *c)
@@ -83,14 +84,15 @@ int32_t fx_counter_load(const fx_counter *c)
     return v;
 }
 
-void fx_counter_store(fx_counter *c, int32_t value)
+int fx_counter_store(fx_counter *c, int32_t value)
 {
     if (fxi_bad_slot(c))
-        return;
+        return EINVAL;
     fx_ann_own_words(c, sizeof *c);
     fx_ann_happens_before(c);
     __atomic_store_n(&c->value, value, __ATOMIC_SEQ_CST); /* W1 */
     fx_counter_wake_waiters(c);
+    return 0;
 }
 
 /* What a wait waits for: value == target, >= target or <= target. */

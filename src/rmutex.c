@@ -484,13 +484,14 @@ __attribute__((noinline, cold)) static int fx_rm_lock_contended(fx_rmutex *m, ui
 
 /* Public API ------------------------------------------------------------------ */
 
-void fx_rmutex_init(fx_rmutex *m)
+int fx_rmutex_init(fx_rmutex *m)
 {
     if (fxi_bad_slot(m))
-        return;
+        return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&m->owner, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&m->depth, 0, __ATOMIC_RELAXED);
+    return 0;
 }
 
 /* The lock's CAS found the word not FREE (value v): re-entry, or the slow path

@@ -124,13 +124,14 @@ static inline bool read_lockable(uint32_t s)
     return (s & ~READERS) == 0 && s < MAXR;
 }
 
-void fx_rwlock_init(fx_rwlock *l)
+int fx_rwlock_init(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
-        return;
+        return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&l->state, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&l->writer_seq, 0, __ATOMIC_RELAXED);
+    return 0;
 }
 
 /* Wakes one writer sleeping on writer_seq; returns how many woke (0 or 1). */
