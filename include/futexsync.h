@@ -4,9 +4,12 @@
  * futexsync is a static C library of Linux futex-based synchronization
  * primitives. Each one is a few 4-byte-aligned int32_t slots that may live
  * anywhere (a global, a struct field, MAP_SHARED memory used by several
- * processes); all-zero bytes are a valid, unlocked object. Functions return 0
- * or a positive errno value and never set errno; deadlines are absolute
- * CLOCK_MONOTONIC timespecs.
+ * processes); all-zero bytes are a valid, unlocked object. Deadlines are
+ * absolute CLOCK_MONOTONIC timespecs.
+ *
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set.
  */
 #ifndef FUTEXSYNC_H
 #define FUTEXSYNC_H

@@ -87,7 +87,7 @@ function func_pages(   i, j, file, sep) {
         print ".SH DESCRIPTION" > file
         body(fdoc[i], file)
         print ".PP" > file
-        print "Functions of futexsync return 0 or a positive errno value and never set \\fIerrno\\fP; deadlines are absolute \\fBCLOCK_MONOTONIC\\fP times." > file
+        print "Functions of futexsync return 0 or a positive errno value; a call whose result is a value returns it (>= 0) or a negative errno value; \\fIerrno\\fP is never set (the header says any exception). Deadlines are absolute \\fBCLOCK_MONOTONIC\\fP times." > file
         print ".SH SEE ALSO" > file
         printf ".BR futexsync_%s (3)", base > file
         for (j = 1; j <= nf; j++) if (j != i) printf ",\n.BR %s (3)", fname[j] > file
@@ -167,7 +167,7 @@ END { header_page(); func_pages() }
         '.SH DESCRIPTION' \
         'Each object is a few aligned int32_t slots that the caller places anywhere: a global, a struct field, or memory shared between processes.' \
         'All\-zero bytes are a valid, unlocked object; no init call, attribute or destroy is needed.' \
-        'Every call returns 0 or a positive errno value and never sets \fIerrno\fP.'
+        'Every call returns 0 or a positive errno value; a call whose result is a value returns it (>= 0) or a negative errno value; \fIerrno\fP is never set. The exceptions: \fBfx_counter_add\fP and \fBfx_counter_load\fP return the count, any int32_t, and the last arrival at a barrier gets \fBFX_BARRIER_SERIAL_THREAD\fP (\-1).'
     awk -F'\t' '
         $1 == "fn" { printf ".TP\n.BR %s (3)\n%s\n", $2, $3; next }
         { printf ".SS <%s>: %s\n.BR futexsync_%s (3)\n", $1, $3, $2 }

@@ -20,47 +20,14 @@
  *   (none: a re-read of G)              sleeper, at its       its FUTEX_WAIT
  *                                       recheck               ends then
  *
- * Invariant: while a waiter sleeps on the word of a round that has ended,
- * the last arrival is about to wake it (it set G+1 and saw S), or a recheck
- * is due within FX_RECHECK_NS. A last arrival killed between its CAS and its
- * FUTEX_WAKE (the round is over, nobody wakes) and a sleeper killed in the
- * wake window (FUTEX_WAKE wakes all, so that costs nobody else) are both
- * covered by the bounded sleep (fxi_futex_sleep): every sleeper re-reads the
- * word at its recheck and leaves when G changed. An idle sleeper costs one
- * wake-up per FX_RECHECK_NS; a round that ends during the spin is unchanged.
+ * Invariant (checked by models/barrier.pml): while a waiter sleeps on the
+ * word of a round that has ended, the last arrival is about to wake it (it
+ * set G+1 and saw S), or a recheck is due within FX_RECHECK_NS. S is set by
+ * a CAS on the word the last arrival replaces by a CAS, and a waiter leaves
+ * when G is no longer its round.
  *
- * A waiter of round G sleeps on the whole word and leaves when G changes.
- * No lost wake-up: S is set with a CAS on the same word the last arrival
- * replaces with a CAS, so either the waiter's CAS comes first and the last
- * arrival sees S and wakes, or the round has ended and the waiter's CAS fails
- * and it sees the new G; the kernel compares the word (with S) when queueing
- * the sleeper, so an end between the CAS and the sleep returns at once.
- *
- * Wrap-around: a waiter only asks "is G still my round". The round after
- * G cannot end without this waiter's next arrival, so the word can never come
- * back to G while it waits, even after 2^16 rounds; the futex compares the
- * full word, A and S included, so a stale value never blocks either.
- *
- * Withdrawal (timeout): the CAS (G, S, A) -> (G, S, A-1) succeeds only while
- * the round G is still open; if it fails because G changed, the round ended
- * with this thread counted, and the wait returns 0.
- *
- * Memory order: every arrival is an acq_rel RMW of the word, so the last
- * arrival acquires everything the others wrote before arriving (release
- * sequence), and publishes it with its own release; waiters load the new G
- * with acquire order.
- *
- * Spin policy (adaptive, per thread: struct fxi_spin of src/internal/spin.h):
- * a waiter spins watching for the round's end before it sets S and sleeps,
- * for a budget of pause iterations that each thread keeps for itself:
- * doubled (up to FX_BARRIER_SPIN) when the round ended during the spin,
- * halved (down to FX_BARRIER_SPIN_MIN) when the waiter had to sleep anyway,
- * with a probe of FX_BARRIER_SPIN pauses every 32nd wait, ever more rarely
- * while probes fail.
- * Parties running on CPUs of their own fall into step and finish rounds
- * without a system call; parties that share CPUs (more threads than cores,
- * or a loaded machine) stop burning the time the missing party needs.
- * The last arrival makes a system call only if S is set.
+ * Why it works (no lost wake-up, death in the wake window, wrap-around,
+ * withdrawal, memory order) and the spin policy: docs/design/barrier.md.
  */
 #include "futexsync/barrier.h"
 
@@ -103,13 +70,14 @@ static inline bool cas_state(fx_barrier *b, uint32_t *expected, uint32_t desired
     return ok;
 }
 
-void fx_barrier_init(fx_barrier *b)
+int fx_barrier_init(fx_barrier *b)
 {
     if (fxi_bad_slot(b))
-        return;
+        return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&b->state, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&b->parties, 0, __ATOMIC_RELAXED);
+    return 0;
 }
 
 /* Records parties on first use, or checks it against the recorded count. */

@@ -56,131 +56,21 @@
  *         else back to B1 (B2 then sets b
  *         only: one advance per broadcast)
  *
- * A waiter is released when a wake finds it asleep (W4 returns 0, woken), or
- * when the counter differs from counter(v) (W4 returns EAGAIN, or a signal
- * handler, its recheck or the deadline interrupted it). A recheck that finds
- * the counter unchanged sleeps again, so an idle waiter is not released on
- * every tick. While the waiter is counted, a stays set at
- * its counter, so seq changes without an advance only in b: a broadcast's
- * retry sets it (B3), or W8 of a previous population clears it just after
- * this waiter's W1. Neither releases anyone: the waiter sleeps again on the
- * new value. (Were a b change a release, a waiter arriving during a broadcast
- * could return, wait again, clear b as the last one out, fail the broadcast's
- * compare, and so on for ever; the model found that livelock.)
+ * Invariant (checked by models/cond.pml and models/cond_rmutex.pml): a
+ * waiter is released only by a wake that finds it asleep or by the counter
+ * moving past counter(v) (a change of b alone releases nobody), and while a
+ * waiter sleeps (on seq, park or the mutex word) after the counter advanced
+ * past its W1, a notifier between S2/B2 and S3/B3, a woken waiter before W7,
+ * or a holder about to unlock is responsible for waking it, or its recheck is
+ * due within FX_RECHECK_NS. W1 runs under the mutex before W3, so a notifier
+ * that holds the mutex to change the predicate sees the waiter counted and
+ * armed. b is set before any waiter is moved and cleared only by the waiter
+ * that brings n to 0, so every moved waiter sees it. Every access to seq and
+ * waiters is seq_cst.
  *
- * No lost wake-up. W1 runs with the mutex held, before W3 releases it. A
- * notifier that makes the predicate true does so holding the mutex (POSIX's
- * rule for predictable wake-ups): if it held it before the waiter, the waiter
- * sees the predicate and does not wait; otherwise it acquired the mutex after
- * W3, so W1 happens-before its S1/S2 (B1/B2), which therefore see n >= 1 and
- * the waiter's a, or later values. Either a is still set, and S2/B2 advance
- * the counter, or it is clear because the counter advanced after W1: both ways
- * the counter no longer equals counter(v). So a waiter not yet asleep is
- * released by the kernel's check in W4 (EAGAIN), and a sleeping one by S3's
- * wake (any sleeper it finds is one released thread) or by B3, which wakes one
- * and parks the rest: no thread that waits when signal is called is left
- * without a release. (The order of W1's two steps does not matter, since both
- * precede W3; the model confirms it.)
- *
- * The sequence cannot wrap under a waiter by signals. The counter advances
- * only while a is set, and only W1 sets a, so between two advances at least
- * one wait registered. A waiter between W1 and its entry into the kernel
- * sees every later signal and broadcast (any number of them) advance the
- * counter exactly once unless other waits register; for the word to come
- * back to its v, 2^30 other waits would have to register and be released
- * while it is stopped in that window (a few dozen instructions). Closing
- * even that gap would need signallers to wait for such a stopped waiter (as
- * glibc 2.25's group switch does), which turns a dead or stopped process
- * into a hang of every signaller; we take the bound instead.
- *
- * Broadcast without pointers. A broadcast receives no mutex, and an address
- * stored in shared memory means nothing in a process that maps it elsewhere.
- * So B3 moves the sleepers onto park, a word of the cond itself, and wakes one.
- * That one sees b (W5), re-acquires the mutex as a sleeper (W6, CONTENDED) and
- * moves everything parked onto the mutex word with its own address of the
- * mutex (W7): the kernel keys shared futexes by the physical page, so this is
- * right in every process. Each unlock then wakes exactly one of them, and each
- * takes the mutex as CONTENDED again (fxi_mutex_lock_slept), so the chain runs
- * to its end one waiter at a time. When the waiters do not all use the same
- * mutex (mutex slot MIXED, or a token that is not the driver's), W7 instead
- * wakes one parked waiter, which does the same after taking its own mutex:
- * still one at a time, and never a waiter moved onto a mutex it did not use.
- *
- * What b is for, and why it is cleared only at n == 0. A waiter moved onto
- * the mutex word must take the mutex as CONTENDED (its unlock must wake the
- * next one); one that was never moved may take it as an ordinary locker,
- * which keeps a signalled wait free of extra system calls. b is set (B2)
- * before the requeue (B3), and only the requeue of a seq that still holds b
- * succeeds; it is cleared (W8) only by the waiter that brings n to 0. Every
- * waiter that can have been moved is counted in n until after it has read b
- * (W8 comes last), so it always sees b; and if W8 clears b between B2 and
- * B3, B3's compare fails and the broadcast sets b again before moving anyone.
- * W1 and W8 both run with the mutex held, so no waiter can register while W8
- * decides; its re-check of n and its CAS only matter for waiters using
- * different mutexes, which POSIX forbids but which must not hang. W8 comes
- * after W7 also so that a driver is still counted: a new population of
- * waiters, whose first W2 rewrites the mutex token, cannot start while an
- * old driver may act on the token.
- *
- * fx_rmutex waiters (fx_cond_wait_rmutex). W3 releases the whole depth and
- * W6 restores it (fxi_rmutex_release_all, then fxi_rmutex_acquire_step with
- * that depth until it stops answering EBUSY). Their parked waiters are never
- * moved onto the rmutex's owner word. A thread asleep on that word must wake
- * at least every FX_RMUTEX_RECHECK_MS to see whether the owner died (nothing
- * else tells the word), but a thread the kernel moved there is still inside
- * its W4 wait, which has no such bound: if the owner then died, it would
- * sleep until an unlock that never comes. So W7 of an rmutex waiter always
- * wakes one parked waiter (the mixed-mutex hand-off), after W6: the woken one
- * tries the rmutex, finds it held by the waiter that woke it, sleeps on the
- * owner word in the rmutex's own bounded loop (setting W), is woken by that
- * waiter's final unlock, and wakes the next one in turn. The waiters still run
- * one at a time, and at most one released waiter is between park and the
- * rmutex's queue; the cost against a requeue is one FUTEX_WAKE and one
- * FUTEX_WAIT more per waiter. W6 starts as an ordinary acquirer (W is kept
- * only once it has slept on the owner word): fxi_rmutex_reacquire would always
- * keep W, which only a waiter requeued onto the word needs, and would make the
- * unlock after every signalled wait a system call.
- *
- * One token, RMUTEX, stands for every fx_rmutex. It is none of the fx_mutex
- * tokens, so W2 marks a population of rmutex and fx_mutex waiters MIXED like
- * any two different mutexes (of two concurrent binders one sees the other:
- * every access of W1 and W2 is seq_cst), and no fx_mutex driver moves an
- * rmutex waiter onto its mutex. Waiters of two different rmutexes are not
- * told apart, and need not be: RMUTEX never moves anyone.
- *
- * Owner death. W6 detects a dead owner as any rmutex acquirer does, within
- * FX_RMUTEX_RECHECK_MS, and takes the mutex with EOWNERDEAD at the saved
- * depth, INCONSISTENT; the wait returns EOWNERDEAD (also instead of
- * ETIMEDOUT: the caller must repair) and drives like any waiter holding the
- * mutex. An inconsistent rmutex reaching W0 is released as its unlock would
- * release it, not recoverable (POSIX; every sleeper is woken), and the wait
- * returns ENOTRECOVERABLE at once instead of sleeping with a mutex nobody can
- * take again. A waiter whose process dies between W1 and W8 stays counted
- * (signals keep making their FUTEX_WAKE, b stays set).
- *
- * Death in the wake window. Invariant: while a waiter sleeps (on seq, park
- * or the mutex word) and the counter has advanced since its W1, a notifier
- * between S2/B2 and S3/B3, a woken waiter before W7 or a holder about to
- * unlock is responsible for waking it, or its recheck is due within
- * FX_RECHECK_NS. Any of those threads can be a process that dies: a
- * notifier killed after S2/B2 but before its wake, a waiter killed after
- * S3 or B3 woke it but before it returned to user space (the wake is
- * consumed), a driver killed before W7 (the parked waiters behind it are
- * never moved on). The bounded sleep of W4 (fxi_futex_sleep) covers them all:
- * each sleeper looks at the counter at its recheck, finds it advanced and
- * returns, as a spurious wake-up that POSIX allows (a signal whose woken
- * waiter survives also releases the other sleepers of its counter, at their
- * next recheck, not at once). Sleepers that find the counter unchanged sleep
- * again: an idle waiter costs one wake-up per FX_RECHECK_NS. W6 re-acquires
- * through the mutex's own bounded loops (fxi_mutex_lock_slept, or the rmutex
- * acquire step bounded by its liveness recheck).
- *
- * Memory order. Every access to seq and waiters is seq_cst: the arguments
- * above then need no further case analysis, and on x86 a read-modify-write is
- * a full barrier anyway (the loads are plain loads). What they rely on beyond
- * coherence is the mutex's release (W3) and acquire (the notifier's lock),
- * which also order the predicate itself; the futex calls are full barriers
- * in the kernel.
+ * Why it works (no lost wake-up, the wrap-around bound, broadcast without
+ * pointers, b, the fx_rmutex waiters and their owner deaths, death in the
+ * wake window, memory order): docs/design/cond.md.
  */
 #include "futexsync/cond.h"
 
@@ -300,8 +190,8 @@ static int fx_cond_mutex_relock_slept(void *p, int32_t saved)
 /* W6 of a waiter that was never moved to the mutex word: one try as an
  * ordinary locker, then sleep, without fx_mutex_lock's spin. The mutex is
  * then mostly held by the thread that just signalled us, which may need our
- * CPU to release it: spinning there cost a signalled ping-pong a quarter of
- * its speed (and most of it with a longer spin), as measured. */
+ * CPU to release it: spinning there slows a signalled ping-pong down
+ * (bench/README.md). */
 static int fx_cond_mutex_relock(void *m, int32_t saved)
 {
     int r = fx_mutex_trylock(m);
@@ -402,15 +292,16 @@ static const struct fx_cond_lock_ops fx_cond_rmutex_ops = {
     fx_cond_rmutex_word,
 };
 
-void fx_cond_init(fx_cond *c)
+int fx_cond_init(fx_cond *c)
 {
     if (fxi_bad_slot(c))
-        return;
+        return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&c->seq, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&c->waiters, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&c->mutex, TOKEN_NONE, __ATOMIC_RELAXED);
     __atomic_store_n(&c->park, 0, __ATOMIC_RELAXED);
+    return 0;
 }
 
 /* W2: records which mutex the waiters use. With the mutex held, the waiters
@@ -554,7 +445,8 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
      * acts here, with the mutex held, or in W4. */
     pthread_testcancel();
     /* Relaxed: plausibility checks of slots the library writes (EINVAL). */
-    if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) < 0 ||
+    int32_t n0 = __atomic_load_n(&c->waiters, __ATOMIC_RELAXED);
+    if (n0 < 0 || n0 == INT32_MAX ||
         __atomic_load_n(&c->park, __ATOMIC_RELAXED) != 0 ||
         !fx_cond_token_valid(__atomic_load_n(&c->mutex, __ATOMIC_RELAXED)))
         return EINVAL;

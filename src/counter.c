@@ -6,7 +6,7 @@
  *   value    any int32           add: value += delta (mod 2^32)   store: value = v
  *                                the futex word the waiters sleep on
  *   waiters  0 .. number of      wait: +1 on entry, -1 on exit; an armed
- *            threads waiting     asynchronous wait (src/async.c) counts too
+ *            threads waiting     asynchronous wait (src/async/) counts too
  *                                (negative: never written -> EINVAL)
  *
  *   writer (add / store)                 waiter (wait for target)
@@ -18,15 +18,6 @@
  *                                           at most FX_RECHECK_NS, then R2 again
  *                                        R5 waiters -= 1          (relaxed)
  *
- * No lost wake-up (the Dekker pattern): W1, W2, R1 and R2 are seq_cst, so in
- * their single total order either W2 follows R1 (the writer sees the waiter and
- * wakes it) or R2 follows W1 (the waiter sees the new value, and if it still
- * differs from the target it sleeps on that new value, which the kernel checks
- * atomically with queueing). A writer therefore calls the kernel only when
- * someone waits, and then wakes everyone, because each waiter may wait for a
- * different target. The waiter's steps R1, R2 and R5 are the inline helpers
- * of src/internal/counter_wait.h, shared with the asynchronous waiters.
- *
  * Invariant: while a waiter sleeps in R4 and the value meets its target, a
  * writer between W1 and W2 is about to wake it, or a recheck is due within
  * FX_RECHECK_NS. A writer killed between W1 and W2 wakes nobody; R4 is a
@@ -34,7 +25,8 @@
  * recheck and returns if it meets the target. (W2 wakes all, so a woken
  * waiter that dies before returning to user space costs nobody else.) An
  * idle waiter costs one wake-up per FX_RECHECK_NS; add, store and a wait
- * that finds its target are unchanged.
+ * that finds its target are unchanged. W1, W2, R1 and R2 are seq_cst (the
+ * Dekker pattern): why that loses no wake-up is in docs/design/counter.md.
  */
 #include "futexsync/counter.h"
 
@@ -48,13 +40,14 @@
 #include "internal/fault.h"
 #include "internal/futex.h"
 
-void fx_counter_init(fx_counter *c, int32_t value)
+int fx_counter_init(fx_counter *c, int32_t value)
 {
     if (fxi_bad_slot(c))
-        return;
+        return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&c->value, value, __ATOMIC_RELAXED);
     __atomic_store_n(&c->waiters, 0, __ATOMIC_RELAXED);
+    return 0;
 }
 
 static void fx_counter_wake_waiters(fx_counter *c)
@@ -93,14 +86,15 @@ int32_t fx_counter_load(const fx_counter *c)
     return v;
 }
 
-void fx_counter_store(fx_counter *c, int32_t value)
+int fx_counter_store(fx_counter *c, int32_t value)
 {
     if (fxi_bad_slot(c))
-        return;
+        return EINVAL;
     fx_ann_own_words(c, sizeof *c);
     fx_ann_happens_before(c);
     __atomic_store_n(&c->value, value, __ATOMIC_SEQ_CST); /* W1 */
     fx_counter_wake_waiters(c);
+    return 0;
 }
 
 /* What a wait waits for: value == target, >= target or <= target. */

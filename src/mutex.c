@@ -76,12 +76,13 @@ static inline bool fx_mutex_valid(int32_t v)
     return (uint32_t)v <= CONTENDED;
 }
 
-void fx_mutex_init(fx_mutex *m)
+int fx_mutex_init(fx_mutex *m)
 {
     if (fxi_bad_slot(m))
-        return;
+        return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&m->state, UNLOCKED, __ATOMIC_RELAXED);
+    return 0;
 }
 
 /* Spins while the lock is LOCKED; returns the last value seen. */

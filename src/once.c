@@ -27,32 +27,15 @@
  *                                       not running o's
  *                                       initialiser: taking over
  *
- * No lost wake-up: WAITERS is set by a CAS on the word that the initialiser
- * replaces with an exchange, so either the exchange sees WAITERS and wakes,
- * or the CAS fails and the caller re-reads DONE; the kernel compares the word
- * when queueing the sleeper, so a DONE between the CAS and the sleep makes the
- * sleep return at once.
+ * Invariant: while callers sleep on the word, WAITERS is set in it and the
+ * word still names the running initialiser, or that initialiser's thread is
+ * about to put DONE or NOT_RUN with an exchange that sees WAITERS and wakes.
+ * Every sleep is bounded by an absolute check time (FX_ONCE_CHECK_MS) that
+ * ends in a liveness check of the TID. EDEADLK only from inside the caller's
+ * own initialiser (its per-thread record), never for a TID alone.
  *
- * Dead initialisers: a sleeping caller checks, every FX_ONCE_CHECK_MS ms on an
- * absolute schedule (fxi_futex_sleep's recheck time, which neither signals nor
- * spurious wakes postpone), whether `tid` still exists (fxi_tid_dead, which
- * counts a zombie whose parent has not reaped it yet as dead and needs no file
- * descriptor). If not, it takes the word over with a
- * CAS from the exact value it saw, so of several waiters exactly one runs the
- * initialiser again; the others keep waiting for it. A thread that exits or
- * is cancelled inside the initialiser runs the cleanup handler, which puts
- * the word back to NOT_RUN at once and wakes the waiters to race for it.
- *
- * Recursion: each thread keeps a record of the initialisers it is running (a
- * thread-local array of flags, with its TID; a longjmp out of an initialiser
- * leaves its entry behind, as it leaves the flag RUNNING). A caller that
- * finds its own TID in a RUNNING word and o in its record is inside its own
- * initialiser: EDEADLK instead of sleeping forever. Its own TID without the
- * record means the thread that had this TID before (no two live threads share
- * one) died inside the initialiser: the caller takes over at once.
- *
- * Memory order: DONE is published with release and read with acquire, so
- * everything the initialiser wrote happens-before every caller's return.
+ * Why it works (no lost wake-up, dead initialisers, recursion and reused
+ * TIDs, memory order): docs/design/once.md.
  */
 #include "futexsync/once.h"
 

@@ -30,7 +30,7 @@
  *   T(|W) -> S(|W)        an acquirer that found T dead     none (W kept: the
  *                         (CAS from that exact value), or   sleepers now wait for S)
  *                         found T == S without a record
- *                         of having acquired m (below)
+ *                         of having acquired m (fx_rm_own)
  *   T(|W) -> ORPHANED     fx_rmutex_recover(T)              FUTEX_WAKE(1) if W
  *   ORPHANED -> S(|W)     next acquirer: EOWNERDEAD         none
  *   depth := 1            acquisition of FREE (after the CAS)
@@ -39,77 +39,19 @@
  *   depth d -> d-1        unlock at depth > 1
  *   depth d|INC -> d      fx_rmutex_consistent
  *
- * Fast paths (no system call, two locked instructions per lock/unlock pair):
- * lock is a CAS 0 -> S then the depth store; unlock reads the depth and, if
- * it is 1, CASes S -> 0 (release), which both proves ownership and releases;
- * re-entry is recognised by a thread-local hint (the last rmutex this thread
- * acquired) and a plain load of the word, then the depth store, with no
- * locked instruction; anything else (W set, errors, a re-entry the hint
- * missed: the lock CAS then fails on S) takes the checked slow paths.
+ * Invariant (checked by models/rmutex.pml): while threads sleep on the word,
+ * W is set in it, or a woken thread is on its way back and is responsible for
+ * them (it acquires with W kept, or re-marks W before it sleeps or times out);
+ * NOTREC wakes everyone, W or not, since a woken thread leaves with
+ * ENOTRECOVERABLE without passing the duty on. Every sleep is bounded
+ * (FIRST_CHECK after first seeing T, then RECHECK, LONG_RECHECK once T has
+ * been watched for LONG_AFTER) and ends in a liveness check of T. A verdict
+ * "T is dead" serves only the one CAS from the exact value it was made for;
+ * a word naming S is the caller's only together with its record (fx_rm_own).
  *
- * Sleepers (the mutex.c / "Futexes Are Tricky" mutex3 argument, with W as
- * CONTENDED): a thread sleeps only on a value with W set, which it set itself
- * or saw. Invariant: while threads sleep, W is set in the word, or a woken
- * thread is on its way back and is responsible for them: it will acquire with
- * W kept (it has slept) or re-mark W before it sleeps or times out. So: an
- * unlock of a W value wakes one; recover of a W value wakes one (it takes
- * ORPHANED with W kept, or finds a barger's value and re-marks W); the
- * recovery by a waiter keeps W in the word (the remaining sleepers now wait for
- * the new owner's unlock); and NOTREC wakes everyone even without W, because a
- * responsible woken thread leaves with ENOTRECOVERABLE without passing the
- * responsibility on. A woken thread always steps again before it may sleep, so
- * a thread woken by recover takes ORPHANED and never goes back to sleep on it.
- * W may stay set with nobody asleep (a timed waiter left): that costs one
- * needless FUTEX_WAKE, nothing more. models/rmutex.pml checks all of this,
- * with the re-check timers disabled unless the owner is dead.
- *
- * Owner death. Nothing tells the word that T died, so acquirers look:
- *   - a sleeper's every sleep is bounded: FIRST_CHECK after it first saw T
- *     holding the mutex, then RECHECK after each check that found T alive
- *     (LONG_RECHECK once it has watched T for LONG_AFTER); at the end of such
- *     a sleep it asks whether T lives (fxi_tid_dead). A blocked waiter
- *     therefore notices a death within RECHECK, or LONG_RECHECK (plus
- *     scheduling), an arriving one within FIRST_CHECK, and waits shorter
- *     than FIRST_CHECK never pay for a check;
- *   - a non-waiting attempt (trylock, timedlock whose deadline has passed)
- *     checks at once, except when the same thread checked the same (mutex,
- *     owner) and found it alive less than RECHECK ago (a thread-local memo).
- * The acquirer that finds T dead takes the word with a CAS from the exact value
- * it saw (T or T|W): of several detectors, and of a detector racing with
- * fx_rmutex_recover, exactly one wins; the others see the new value. The winner
- * sets depth = 1|INC and returns EOWNERDEAD. A verdict is about one value: it
- * is made after that value was read, used by the single CAS that follows, and
- * dropped when that CAS fails; the new value is judged afresh at once when it
- * names the same TID (W was set, or the TID was reused by a new live owner).
- * What remains: a TID reused, by a thread that then acquires m, between the
- * liveness read and the CAS (a few instructions; the word has no generation to
- * tell the two owners apart), and a dead owner whose TID a new, unrelated
- * thread took before any check: it looks alive until that thread exits.
- *
- * Identity of the caller. The word names a thread by TID, which the kernel
- * reuses. Each thread keeps a record of the rmutexes it acquired (fx_rm_own:
- * the first FX_RM_OWN outermost acquisitions, then a count). "The word names
- * me" means "I own m" only together with the record; a word naming our TID
- * without it was left by a dead thread that had our TID: lock, trylock and
- * timedlock take it over with EOWNERDEAD, unlock and consistent give EPERM.
- *
- * Spin policy (as src/mutex.c): a thread that finds the mutex held spins at
- * most FX_RMUTEX_SPIN pause iterations while it is HELD without W, then
- * sleeps. The liveness check is never on a fast path: uncontended lock, unlock,
- * re-entry, trylock and consistent make no system call at all.
- *
- * Memory orders: acquiring CASes are acquire (the critical section sees the
- * previous owner's writes), releasing CASes are release (the critical
- * section's writes happen-before the next acquire). The depth slot
- * is the owner's private data, passed between owners by that release/acquire
- * pair, so its accesses are relaxed atomics. A dead owner released nothing: the
- * data it left is as it left it, which is what the EOWNERDEAD repair handles.
- *
- * Race detectors: only the outermost acquisition and the final release are
- * announced (fx_ann_*, FX_ANN_RECURSIVE); re-entry and inner unlocks are not.
- * Under ThreadSanitizer a thread that exits holding an rmutex announces the
- * release at its exit (a thread-specific-data destructor), so that the
- * EOWNERDEAD acquisition is not reported as a double lock.
+ * The fast paths, the sleepers' argument, owner-death detection, the caller's
+ * identity, the spin policy, the memory orders and the race-detector hooks:
+ * docs/design/rmutex.md.
  */
 #include "futexsync/rmutex.h"
 
@@ -207,7 +149,7 @@ static _Thread_local struct {
 
 /* The rmutex this thread last acquired (outermost) and has not released since,
  * when it is the last entry of the record (else NULL): lets the lock recognise
- * a re-entry with a plain load instead of a failed CAS (about 6 ns less),
+ * a re-entry with a plain load instead of a failed CAS (cheaper),
  * without putting that load in front of the first acquisition's CAS, and lets
  * the unlock fast path drop the record's last entry. Only a hint: the owner
  * word and the record's TID decide. */
@@ -563,13 +505,14 @@ __attribute__((noinline, cold)) static int fx_rm_lock_contended(fx_rmutex *m, ui
 
 /* Public API ------------------------------------------------------------------ */
 
-void fx_rmutex_init(fx_rmutex *m)
+int fx_rmutex_init(fx_rmutex *m)
 {
     if (fxi_bad_slot(m))
-        return;
+        return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&m->owner, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&m->depth, 0, __ATOMIC_RELAXED);
+    return 0;
 }
 
 /* The lock's CAS found the word not FREE (value v): re-entry, or the slow path

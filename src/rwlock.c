@@ -51,79 +51,18 @@
  *     writer sets WP and WW again, or takes the lock); if nobody woke and
  *     neither WL, WP nor WW is set: -RW (if set), wake all on state
  *
- * Who waits, and who is responsible for waking them:
- * - WW set means writers may sleep. A writer sets it only while the lock is
- *   not free, so whoever makes it free sees it. The waker clears WW and wakes
- *   one writer; others may still sleep, so a writer that has slept sets WW
- *   again when it acquires, and its own unlock then wakes the next.
- * - RW set means readers may sleep. A reader sets it only while WL is set
- *   (the writer's release wakes), or WW is set (as above), or WP is set: the
- *   spinning writer either acquires (its unlock wakes) or gives up and wakes
- *   them itself (give-up). Readers woken while a writer still waits find WP
- *   or WW and sleep again; the writer's unlock wakes them. Every sleeper also
- *   re-reads the word at its recheck, so these duties bound the latency of
- *   a wake-up; a duty lost to a death costs at most a recheck period.
- * - A fast-path reader that adds itself and must take it back is, for this
- *   purpose, a holder: if its undo makes the lock free it runs the wake, so
- *   an unlocker that saw R != 0 because of it may leave the wake to it.
- * - A writer reads writer_seq before re-checking the state and sleeps only
- *   if writer_seq still holds that value (the kernel compares it), so a wake
- *   between its check and its sleep makes the sleep return at once (the
- *   waker advances writer_seq before waking, with release order, and the
- *   writer's acquire load of writer_seq then sees the cleared WW).
- * - A woken thread never leaves without acquiring or going back to sleep
- *   with its waiting bit set on a held lock (even past its deadline it takes
- *   a lock it finds free), so a wake is never lost by a timeout; a writer's
- *   wake that found nobody asleep (the writers timed out) goes on to the
- *   readers.
- * - A writer that gives up takes WP and WW away, its own or not: a gone
- *   writer must not keep readers out (a reader inside may be waiting for a
- *   reader outside). The writers that still wait put them back: a spinning
- *   one at its next look, a sleeping one (it had set WW) because the give-up
- *   wakes one of them, which looks and sets WP and WW again before it
- *   sleeps; if it finds nobody asleep, the readers WP/WW kept out are woken.
- * - WP carries no wake-up duty (nobody sleeps on it), so the writer that
- *   acquires clears it even if other writers wait: each waiting writer sets
- *   it again whenever it finds the lock held (spinning, or before sleeping),
- *   so from a writer's first look at a held lock until it gets in, new
- *   readers can slip in only while it is between a wake and its next look.
- * - Invariant: WL (taken only by a CAS on a free lock, R = 0) and R are the
- *   only bits that exclude; WP, WW and RW are preference and wake-duty bits.
- *   So anyone may clear WP/WW/RW at a cost in fairness or latency, never in
- *   mutual exclusion, and a sleeper that missed its wake (the waker died
- *   before its FUTEX_WAKE, or the woken process died before it returned to
- *   user space and so consumed the wake) or whose wake-duty bit was cleared
- *   finds what the lock allows at its next recheck: readers come in when no
- *   writer holds or says it waits (RW alone keeps no slow-path reader out),
- *   writers take a free lock and set WP/WW again on a held one.
- * - Writer intent: a writer that dies while it waits leaves WP/WW behind.
- *   Waiting writers renew their intent on writer_seq (every recheck), and a
- *   reader kept out only by WP/WW that sees writer_seq unchanged for
- *   FX_RWLOCK_STALE_NS (more than two renewal periods) takes WP, WW and RW
- *   away and wakes the sleeping readers: readers get in within about a
- *   second of such a death. Live writers keep the writer preference: they
- *   renew long before a reader takes them for dead, and one that was only
- *   kept from running sets WP/WW again (and renews) at its next look.
- * (models/rwlock.pml checks mutual exclusion and no lost wake-up on this
- * table, with timeouts and signals, and that a writer always gets in under a
- * stream of readers.)
+ * Invariant (checked by models/rwlock.pml): WL (taken only by a CAS on a
+ * free lock, R = 0) and R are the only bits that exclude; WP, WW and RW are
+ * preference and wake-duty bits, so clearing them costs fairness or latency,
+ * never mutual exclusion. While readers sleep RW is set, and while writers sleep WW is
+ * set, or a woken thread, a holder (a fast-path reader about to undo
+ * included) or a writer giving up is responsible for waking them; every
+ * sleeper also re-reads the word at its recheck, so a duty lost to a death
+ * costs at most a recheck period. A writer sleeps only while writer_seq holds
+ * the value it read before its last look at the state.
  *
- * Fairness policy (writer preference): a new reader does not enter while WP,
- * RW or WW is set, so a writer waiting for the current readers is not starved
- * by a stream of new ones: they drain, and it enters. A release wakes one
- * sleeping writer if there is one, and the sleeping readers (all at once)
- * only when no writer waits. Readers may therefore wait as long as writers
- * keep coming: the lock is made for read-mostly data.
- *
- * Spin policy: a thread that cannot enter spins at most FX_RWLOCK_SPIN pause
- * iterations (a few microseconds) before it sleeps; a writer first sets WP so
- * that the readers inside drain while it spins, and spins again after every
- * wake. Short critical sections therefore hand the lock over without any
- * system call.
- *
- * Why the reader fast path is a fetch_add and not a CAS: it never fails under
- * read contention, and it needs no load of the word beforehand (a load
- * followed by an atomic RMW of the same word costs about as much again).
+ * Who wakes whom, the writer intent, the fairness and spin policies and the
+ * reader fast path: docs/design/rwlock.md.
  */
 #include "futexsync/rwlock.h"
 
@@ -141,7 +80,7 @@
 #define FX_RWLOCK_SPIN 100
 #endif
 
-/* Dead waiting writers (see "Writer intent" above). A waiting writer renews
+/* Dead waiting writers (docs/design/rwlock.md, "Writer intent"). A waiting writer renews
  * its intent at every recheck (FX_RECHECK_NS apart; the renewal is due after
  * half of that, so a recheck that comes a little early still renews). A
  * reader kept out by WP/WW alone looks every FX_RWLOCK_WATCH_NS and clears
@@ -152,12 +91,6 @@
 #define FX_RWLOCK_RENEW_NS (FX_RECHECK_NS / 2)
 #define FX_RWLOCK_WATCH_NS (100 * 1000000LL)
 #define FX_RWLOCK_STALE_NS (600 * 1000000LL)
-
-/* Under a race detector every release is announced before it is made, so
- * the mode-specific unlocks check the mode first, too (a load the fast path
- * skips otherwise): a wrong call then reports EPERM without being announced
- * as an unlock. */
-#define FX_RWLOCK_CHECK_FIRST FX_ANN_ACTIVE
 
 #define READERS 0x007fffffu
 #define MAXR    0x00400000u /* FX_RWLOCK_MAX_READERS; R above it: undo room */
@@ -191,13 +124,14 @@ static inline bool read_lockable(uint32_t s)
     return (s & ~READERS) == 0 && s < MAXR;
 }
 
-void fx_rwlock_init(fx_rwlock *l)
+int fx_rwlock_init(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
-        return;
+        return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&l->state, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&l->writer_seq, 0, __ATOMIC_RELAXED);
+    return 0;
 }
 
 /* Wakes one writer sleeping on writer_seq; returns how many woke (0 or 1). */
@@ -527,9 +461,12 @@ int fx_rwlock_rdlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    fx_ann_pre_lock(l, FX_ANN_SHARED);
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    if (on)
+        fx_ann_pre_lock(l, FX_ANN_SHARED);
     int r = rdlock_common(l, NULL);
-    fx_ann_post_lock(l, r ? FX_ANN_SHARED | FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_SHARED, 0);
+    if (on)
+        fx_ann_post_lock(l, r ? FX_ANN_SHARED | FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_SHARED, 0);
     return r;
 }
 
@@ -537,9 +474,12 @@ int fx_rwlock_timedrdlock(fx_rwlock *l, const struct timespec *deadline)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    fx_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    if (on)
+        fx_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
     int r = rdlock_common(l, deadline);
-    fx_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
+    if (on)
+        fx_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
     return r;
 }
 
@@ -547,7 +487,9 @@ int fx_rwlock_tryrdlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    fx_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    if (on)
+        fx_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
     uint32_t s = load_state(l);
     int r;
     for (;;) {
@@ -569,23 +511,27 @@ int fx_rwlock_tryrdlock(fx_rwlock *l)
             break;
         }
     }
-    fx_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
+    if (on)
+        fx_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
     return r;
 }
 
-/* wrlock and timedwrlock; `ann` is the race detector's view (a timed lock is
- * a try: it may fail). */
+/* wrlock and timedwrlock; `flags` is the race detector's view (a timed lock
+ * is a try: it may fail). */
 static inline int fx_rwlock_wracquire(fx_rwlock *l, const struct timespec *deadline,
-                                      unsigned ann)
+                                      unsigned flags)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    fx_ann_pre_lock(l, ann);
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    if (on)
+        fx_ann_pre_lock(l, flags);
     /* @step rwlock.wracquire.fast */
     uint32_t s = 0;
     /* Fast path from the all-zero state, acquire on success. */
     int r = cas_state(l, &s, WL, __ATOMIC_ACQUIRE) ? 0 : wrlock_slow(l, deadline);
-    fx_ann_post_lock(l, r ? ann | FX_ANN_FAILED : ann, 0);
+    if (on)
+        fx_ann_post_lock(l, r ? flags | FX_ANN_FAILED : flags, 0);
     return r;
 }
 
@@ -603,7 +549,9 @@ int fx_rwlock_trywrlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    fx_ann_pre_lock(l, FX_ANN_TRY);
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    if (on)
+        fx_ann_pre_lock(l, FX_ANN_TRY);
     uint32_t s = load_state(l);
     int r;
     for (;;) {
@@ -621,7 +569,8 @@ int fx_rwlock_trywrlock(fx_rwlock *l)
             break;
         }
     }
-    fx_ann_post_lock(l, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+    if (on)
+        fx_ann_post_lock(l, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
     return r;
 }
 
@@ -640,6 +589,7 @@ int fx_rwlock_unlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
     uint32_t s = load_state(l);
     if (s & BAD)
         return EINVAL;
@@ -649,13 +599,17 @@ int fx_rwlock_unlock(fx_rwlock *l)
      * it releases: WL stays set for a writer, and never appears while a
      * reader holds (fast-path readers passing through only touch R). */
     if (s & WL) {
-        fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
+        if (on)
+            fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
         writer_release(l);
-        fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
+        if (on)
+            fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
     } else {
-        fx_ann_pre_unlock(l, FX_ANN_SHARED);
+        if (on)
+            fx_ann_pre_unlock(l, FX_ANN_SHARED);
         reader_release(l);
-        fx_ann_post_unlock(l, FX_ANN_SHARED);
+        if (on)
+            fx_ann_post_unlock(l, FX_ANN_SHARED);
     }
     return 0;
 }
@@ -664,14 +618,19 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    if (FX_RWLOCK_CHECK_FIRST) {
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    /* Under a race detector every release is announced before it is made,
+     * so the mode is checked first (a load the fast path skips otherwise):
+     * a wrong call then reports EPERM without being announced as an unlock. */
+    if (on) {
         uint32_t s = load_state(l);
         if (s & BAD)
             return EINVAL;
         if ((s & WL) || (s & READERS) == 0)
             return EPERM;
     }
-    fx_ann_pre_unlock(l, FX_ANN_SHARED);
+    if (on)
+        fx_ann_pre_unlock(l, FX_ANN_SHARED);
     /* One RMW and no load first: under read contention the load would cost
      * a second transfer of the cache line. Release, as in reader_release. */
     /* @step rwlock.rdunlock.sub */
@@ -687,7 +646,8 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
         if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
             wake_waiters(l, s);
     }
-    fx_ann_post_unlock(l, FX_ANN_SHARED);
+    if (on)
+        fx_ann_post_unlock(l, FX_ANN_SHARED);
     return r;
 }
 
@@ -695,14 +655,19 @@ int fx_rwlock_wrunlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    if (FX_RWLOCK_CHECK_FIRST) {
+    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    /* Under a race detector every release is announced before it is made,
+     * so the mode is checked first (a load the fast path skips otherwise):
+     * a wrong call then reports EPERM without being announced as an unlock. */
+    if (on) {
         uint32_t s = load_state(l);
         if (s & BAD)
             return EINVAL;
         if (!(s & WL))
             return EPERM;
     }
-    fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
+    if (on)
+        fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
     uint32_t s = WL;
     int r = 0;
     /* The common case in one CAS (release): held by us, nobody waiting. On
@@ -715,6 +680,7 @@ int fx_rwlock_wrunlock(fx_rwlock *l)
         else
             writer_release(l);
     }
-    fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
+    if (on)
+        fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
     return r;
 }

@@ -29,44 +29,16 @@
  *   C  cancelled in W3: W5, then wake one     wait's cleanup     FUTEX_WAKE(1)
  *      if a token is there and waiters != 0   handler
  *
- * A post at the maximum adds a token for an instant and takes one back: a
- * waiter may take the passing token meanwhile, which is the same as taking
- * one of the MAX tokens that were there. The value stays positive throughout,
- * so no waiter sleeps and none is owed a wake.
+ * Invariant (checked by models/sem.pml): while a waiter sleeps in W3 and a
+ * token is there, some thread is responsible for taking it or waking a
+ * sleeper (a poster between P1 and P2, a woken waiter before its W2), or a
+ * recheck of every sleeper is due within FX_RECHECK_NS. P1, P2, W1 and W2
+ * are seq_cst (the Dekker pattern), so a post sees the waiter or the waiter
+ * sees the token.
  *
- * No lost wake-up. P1, P2, W1 and W2 are seq_cst (the Dekker pattern): in
- * their single total order either P2 follows W1, and the poster sees the
- * waiter and wakes, or W2 follows P1, and the waiter sees the token. A waiter
- * that saw 0 sleeps expecting 0, which the kernel compares atomically with
- * queueing it, so a post between W2 and W3 makes W3 return at once.
- *
- * Why one wake per post is enough: each post adds one token and wakes at most
- * one sleeper, and the kernel never hands two wakes to the same sleeper. A
- * woken thread always goes back to W2 before it gives up (the futex returns 0
- * for a wake, ETIMEDOUT only when it was not woken; past its deadline it still
- * takes a token it finds), so it either takes a token or finds the value 0,
- * that is, every token taken by somebody. A wake that finds nobody asleep
- * means every registered waiter is between W1 and W3 and sees the token at W2
- * or W3. (models/sem.pml checks this with three waiters and timeouts.)
- *
- * Invariant: while a waiter sleeps in W3 and a token is there, some thread is
- * responsible for taking it or waking a sleeper (a poster between P1 and P2,
- * a woken waiter before its W2), or a recheck of every sleeper is due within
- * FX_RECHECK_NS. In shared memory the first two can die: a poster killed
- * between P1 and P2 leaves a token and no wake, and a waiter killed after
- * P2's wake picked it but before it returned to user space consumes the wake
- * and leaves the token. The bounded sleep of W3 (fxi_futex_sleep) makes every
- * sleeper go back to W2 at its recheck, find the token and take it. An idle
- * sleeper costs one wake-up per FX_RECHECK_NS; trywait, post and a wait that
- * finds a token are unchanged.
- *
- * Spin policy (adaptive, per thread: struct fxi_spin of src/internal/spin.h):
- * before registering, a waiter spins watching for a token, so a post arriving
- * within a few hundred nanoseconds costs neither side a system call. Each
- * thread's budget doubles (up to FX_SEM_SPIN pauses) when a token came during
- * the spin and halves (down to 0) when it slept anyway, with a probe of
- * FX_SEM_PROBE pauses every 32nd wait, ever more rarely while probes fail: a
- * poster and a waiter that share one CPU stop spinning against each other.
+ * Why it works (the post at the maximum, no lost wake-up, one wake per post,
+ * deaths in the wake window, cancellation) and the spin policy:
+ * docs/design/sem.md.
  */
 #include "futexsync/sem.h"
 
@@ -211,7 +183,7 @@ fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
 {
     /* A cancellation point when the wait would block (sem.h): a pending
      * cancellation acts here, before anything changes. Not on the path that
-     * finds a token, whose cost it would raise by half. */
+     * finds a token, which it would make slower (bench/README.md). */
     pthread_testcancel();
     /* @step sem.wait_slow.spin */
     int budget = fxi_spin_start(&fx_sem_spin, FX_SEM_PROBE);

@@ -353,3 +353,37 @@ int64_t fxt_ts_ns(const struct timespec *ts)
 {
     return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
 }
+
+struct fxt_storm *fxt_storm_start_child(pthread_t target)
+{
+    struct fxt_storm *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return NULL;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fxt_storm_handler;
+    sa.sa_flags = 0; /* no SA_RESTART: blocking calls see EINTR */
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGUSR1, &sa, &s->old) != 0) {
+        free(s);
+        return NULL;
+    }
+    __atomic_store_n(&fxt_signals_seen, 0, __ATOMIC_RELAXED);
+    s->target = target;
+    if (pthread_create(&s->thread, NULL, fxt_storm_main, s) != 0) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+long fxt_storm_stop_child(struct fxt_storm *s)
+{
+    __atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+    if (pthread_join(s->thread, NULL) != 0)
+        return -1;
+    long n = __atomic_load_n(&fxt_signals_seen, __ATOMIC_RELAXED);
+    /* Keep the handler installed: a signal still in flight must not kill us. */
+    free(s);
+    return n;
+}

@@ -111,4 +111,11 @@ void *fxt_arena(size_t size);
 /* A timespec as nanoseconds (tv_sec must be within +-292 years). */
 int64_t fxt_ts_ns(const struct timespec *ts);
 
+/* The signal storm for forked children, which must not call cmocka's
+ * assertions: as fxt_storm_start / fxt_storm_stop, but a failure to install
+ * the handler or to start the thread returns NULL instead of asserting, and
+ * the stop never asserts (it returns -1 when the thread could not be joined). */
+struct fxt_storm *fxt_storm_start_child(pthread_t target);
+long fxt_storm_stop_child(struct fxt_storm *s);
+
 #endif /* FXTEST_H */

@@ -269,7 +269,7 @@ static void test_null_and_misaligned_give_einval(void **state)
     fx_rwlock *objs[] = {NULL, bad};
     for (int i = 0; i < 2; i++) {
         fx_rwlock *l = objs[i];
-        fx_rwlock_init(l);
+        assert_int_equal(fx_rwlock_init(l), EINVAL);
         assert_int_equal(fx_rwlock_rdlock(l), EINVAL);
         assert_int_equal(fx_rwlock_tryrdlock(l), EINVAL);
         assert_int_equal(fx_rwlock_timedrdlock(l, &d), EINVAL);

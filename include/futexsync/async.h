@@ -68,10 +68,11 @@
  *   once, to reach the helper thread; all futexsync sleepers re-check and
  *   sleep again (a raw futex user sees a spurious wake-up).
  *
- * Return values follow futexsync's conventions: 0 or a positive errno value,
- * errno never set, EINTR never returned. Deadlines are absolute
- * CLOCK_MONOTONIC (NULL: none); tv_nsec out of range gives EINVAL when the
- * call would wait; a wait whose deadline has already passed is not armed.
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set. EINTR is never returned. Deadlines are absolute CLOCK_MONOTONIC
+ * (NULL: none); tv_nsec out of range gives EINVAL when the call would wait; a
+ * wait whose deadline has already passed is not armed.
  */
 #ifndef FUTEXSYNC_ASYNC_H
 #define FUTEXSYNC_ASYNC_H

@@ -30,6 +30,12 @@
  * A sleeper re-reads the word at least every quarter second, so a last
  * arrival killed between ending the round and its wake leaves no sleeper
  * asleep for longer; an idle sleeper costs one wake-up per period.
+ *
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set.
+ * The one exception here: the wait returns FX_BARRIER_SERIAL_THREAD (-1) to
+ * the one thread per round that arrived last, as pthread_barrier_wait does.
  */
 #ifndef FUTEXSYNC_BARRIER_H
 #define FUTEXSYNC_BARRIER_H
@@ -57,8 +63,9 @@ typedef struct fx_barrier {
 #define FX_BARRIER_SLEEPERS    0x8000
 
 /* Makes *b an unused barrier (the same as zeroing it), forgetting the party
- * count. Not to be called while any thread is inside a wait. */
-void fx_barrier_init(fx_barrier *b);
+ * count. Not to be called while any thread is inside a wait. Returns 0, or
+ * EINVAL for a NULL or misaligned b (nothing written). */
+int fx_barrier_init(fx_barrier *b);
 
 /* Arrives at the barrier and sleeps until `parties` threads have arrived in
  * this round. Returns FX_BARRIER_SERIAL_THREAD (the last arrival), 0 (the

@@ -86,6 +86,10 @@
  * moved onto a mutex they did not use, when they can be told apart: always
  * between an fx_rmutex and an fx_mutex); a broadcast then wakes them one after
  * another instead of moving them.
+ *
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set.
  */
 #ifndef FUTEXSYNC_COND_H
 #define FUTEXSYNC_COND_H
@@ -114,8 +118,9 @@ typedef struct fx_cond {
 #define FX_COND_BCAST 2
 
 /* Makes *c a condition variable nobody waits on (the same as zeroing it). Not
- * to be called while any thread uses it. */
-void fx_cond_init(fx_cond *c);
+ * to be called while any thread uses it. Returns 0, or EINVAL for a NULL or
+ * misaligned c (nothing written). */
+int fx_cond_init(fx_cond *c);
 
 /* Atomically releases m (which the caller must hold) and sleeps until
  * released by fx_cond_signal/fx_cond_broadcast (see the spurious wake-up

@@ -18,8 +18,13 @@
  * change and its wake leaves no waiter asleep for longer while the value
  * meets its target; an idle waiter costs one wake-up per period.
  *
- * A NULL or misaligned counter makes add/load return 0 and store do nothing
- * (they have no error channel); fx_counter_wait returns EINVAL for it.
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set.
+ * The one exception: fx_counter_add and fx_counter_load return the count,
+ * which may be any int32_t, so they have no error value; for a NULL or
+ * misaligned counter they return 0 and change nothing. Every other counter
+ * call gives EINVAL for it.
  */
 #ifndef FUTEXSYNC_COUNTER_H
 #define FUTEXSYNC_COUNTER_H
@@ -39,8 +44,9 @@ typedef struct fx_counter {
 #define FX_COUNTER_INIT(v) { (v), 0 }
 
 /* Sets the value and clears the waiter count. Not to be called while any
- * thread waits on the counter. */
-void fx_counter_init(fx_counter *c, int32_t value);
+ * thread waits on the counter. Returns 0, or EINVAL for a NULL or misaligned
+ * c (nothing written). */
+int fx_counter_init(fx_counter *c, int32_t value);
 
 /* Adds delta (wrapping), wakes the waiters if any, and returns the new value. */
 int32_t fx_counter_add(fx_counter *c, int32_t delta);
@@ -48,8 +54,9 @@ int32_t fx_counter_add(fx_counter *c, int32_t delta);
 /* Returns the current value. */
 int32_t fx_counter_load(const fx_counter *c);
 
-/* Sets the value and wakes the waiters if any. */
-void fx_counter_store(fx_counter *c, int32_t value);
+/* Sets the value and wakes the waiters if any. Returns 0, or EINVAL for a
+ * NULL or misaligned c (nothing written). */
+int fx_counter_store(fx_counter *c, int32_t value);
 
 /* Blocks until the value equals target, or the absolute CLOCK_MONOTONIC deadline
  * (NULL: none) passes. Returns 0 (at once if it already equals target),

@@ -8,7 +8,12 @@
  * memory shared between processes (MAP_SHARED, shm_open): the wait is never
  * FUTEX_PRIVATE, so a waker in another process finds the sleeper.
  *
- * A slot must be non-NULL and 4-byte aligned, otherwise EINVAL.
+ * A slot must be non-NULL and 4-byte aligned, otherwise EINVAL (-EINVAL from
+ * fx_futex_wake, whose result is a count).
+ *
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set.
  */
 #ifndef FUTEXSYNC_FUTEX_H
 #define FUTEXSYNC_FUTEX_H

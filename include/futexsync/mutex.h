@@ -20,6 +20,10 @@
  * process killed between an unlock and its wake, or killed after a wake
  * picked it but before it returned, leaves no sleeper asleep for longer while
  * the mutex is free; an idle sleeper costs one wake-up per period.
+ *
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set.
  */
 #ifndef FUTEXSYNC_MUTEX_H
 #define FUTEXSYNC_MUTEX_H
@@ -43,8 +47,9 @@ typedef struct FX_CAPABILITY("mutex") fx_mutex {
 #define FX_MUTEX_CONTENDED 2
 
 /* Makes *m an unlocked mutex (the same as zeroing it). Not to be called while
- * any thread uses the mutex. */
-void fx_mutex_init(fx_mutex *m);
+ * any thread uses the mutex. Returns 0, or EINVAL for a NULL or misaligned m
+ * (nothing written). */
+int fx_mutex_init(fx_mutex *m);
 
 /* Acquires m, sleeping as long as needed. Returns 0, or EINVAL for a NULL or
  * misaligned m or a state the library never writes. Never EINTR. Not a

@@ -37,6 +37,10 @@
  * initialisers it runs): a flag naming the caller's TID otherwise was left by
  * a dead thread that had that TID (the kernel reuses TIDs), and is taken over
  * at once.
+ *
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set.
  */
 #ifndef FUTEXSYNC_ONCE_H
 #define FUTEXSYNC_ONCE_H

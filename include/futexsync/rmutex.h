@@ -18,7 +18,10 @@
  *   depth   written only by the owner: the recursion depth (1..FX_RMUTEX_DEPTH_MAX)
  *           in the low 30 bits, plus FX_RMUTEX_INCONSISTENT while the owner has
  *           acquired it with EOWNERDEAD and not yet called fx_rmutex_consistent.
- *           0 when free. Other values: EINVAL (see the functions).
+ *           Meaningful only while a thread owns m: when m is free it may hold
+ *           anything (0 when all-zero, the 1 an unlock leaves behind) and the
+ *           next acquirer overwrites it. Other values while owned: EINVAL (see
+ *           the functions).
  *
  * All-zero bytes (FX_RMUTEX_INIT) are a free mutex; it works across processes in
  * MAP_SHARED memory with no init call. The owner is the kernel TID (gettid()),
@@ -65,6 +68,10 @@
  *
  * Guarantees and limits (PID namespaces) are in the README section
  * "Re-entrant mutex with owner-death recovery".
+ *
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set.
  */
 #ifndef FUTEXSYNC_RMUTEX_H
 #define FUTEXSYNC_RMUTEX_H
@@ -106,8 +113,9 @@ typedef struct FX_CAPABILITY("mutex") fx_rmutex {
 #define FX_RMUTEX_LONG_AFTER_MS    100
 #define FX_RMUTEX_LONG_RECHECK_MS  250
 
-/* Makes *m a free mutex (the same as zeroing it). Not while anyone uses it. */
-void fx_rmutex_init(fx_rmutex *m);
+/* Makes *m a free mutex (the same as zeroing it). Not while anyone uses it.
+ * Returns 0, or EINVAL for a NULL or misaligned m (nothing written). */
+int fx_rmutex_init(fx_rmutex *m);
 
 /* Acquires m, or re-enters it when the caller owns it (depth + 1). Returns 0;
  * EOWNERDEAD when the previous owner died holding it (the caller now owns it at

@@ -52,6 +52,10 @@
  * has cleared it). A process that dies HOLDING the lock leaves it held for
  * good, as with pthread_rwlock_t (the lock does not track its owners); use
  * fx_rmutex where owner death must be survived.
+ *
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set.
  */
 #ifndef FUTEXSYNC_RWLOCK_H
 #define FUTEXSYNC_RWLOCK_H
@@ -78,8 +82,9 @@ typedef struct FX_CAPABILITY("mutex") fx_rwlock {
 #define FX_RWLOCK_WRITERS_WAITING ((int32_t)0x80000000u)
 
 /* Makes *l an unlocked lock (the same as zeroing it). Not to be called while
- * any thread uses the lock. */
-void fx_rwlock_init(fx_rwlock *l);
+ * any thread uses the lock. Returns 0, or EINVAL for a NULL or misaligned l
+ * (nothing written). */
+int fx_rwlock_init(fx_rwlock *l);
 
 /* Acquires l for reading, sleeping as long as needed. Returns 0, EAGAIN when
  * FX_RWLOCK_MAX_READERS readers hold it, or EINVAL (NULL or misaligned l, or a

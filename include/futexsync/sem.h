@@ -27,6 +27,10 @@
  * process killed between a post and its wake, or killed after a wake
  * picked it but before it returned, leaves no sleeper asleep for longer while
  * a token is there; an idle sleeper costs one wake-up per period.
+ *
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set.
  */
 #ifndef FUTEXSYNC_SEM_H
 #define FUTEXSYNC_SEM_H

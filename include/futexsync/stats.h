@@ -31,6 +31,10 @@
  * other threads run is a consistent-enough snapshot for monitoring, not an
  * atomic one. The stats build slows the slow paths a little (each spin
  * iteration adds one atomic addition), so take timings from the default build.
+ *
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set.
  */
 #ifndef FUTEXSYNC_STATS_H
 #define FUTEXSYNC_STATS_H

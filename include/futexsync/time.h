@@ -8,6 +8,10 @@
  * that would block on it returns EINVAL. A deadline with a negative tv_sec is
  * valid and already passed. fx_deadline_from() converts an absolute time on
  * another clock (CLOCK_REALTIME, as pthread code holds) to such a deadline.
+ *
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set.
  */
 #ifndef FUTEXSYNC_TIME_H
 #define FUTEXSYNC_TIME_H

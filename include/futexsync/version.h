@@ -8,6 +8,10 @@
  * same object when their FUTEXSYNC_LAYOUT is equal, whatever their library
  * versions. It changes only with a major version (see "Stability" in
  * README.md), and has never changed.
+ *
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set.
  */
 #ifndef FUTEXSYNC_VERSION_H
 #define FUTEXSYNC_VERSION_H

@@ -27,11 +27,11 @@
  *            thread's): 0 / EOWNERDEAD (acquired, W kept once it has slept)
  *            / ENOTRECOVERABLE / EINVAL / EAGAIN finish; EBUSY (W marked)
  *            -> sleep on (owner, T|W) until the liveness re-check time it
- *            names (FIRST_CHECK after it first sees owner T, then RECHECK
- *            after each check that found T alive). RECHECK and WOKEN both
- *            step again: the step at or after the re-check time reads
- *            /proc/T/stat, so a death is seen within RECHECK of it, as by
- *            a blocked fx_rmutex_lock. TIMEDOUT: a last non-waiting try,
+ *            names (FIRST_CHECK after it first sees owner T, then RECHECK,
+ *            LONG_RECHECK once it has watched T for LONG_AFTER). RECHECK and
+ *            WOKEN both step again: the step at or after the re-check time
+ *            checks whether T lives (fxi_tid_dead), so a death is seen on
+ *            the schedule of a blocked fx_rmutex_lock. TIMEDOUT: a last non-waiting try,
  *            fx_rmutex_trylock (as fx_rmutex_timedlock at its deadline:
  *            liveness checked at once), EBUSY -> ETIMEDOUT. We were not
  *            woken (or our last step re-marked W), so taking a free word

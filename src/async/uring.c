@@ -17,53 +17,18 @@
  * exactly one completion, counted in `inflight`; an operation's wait is over
  * only when all have been reaped.
  *
- *   Closing a ring (fx_async_destroy) is the one interruption: the kernel
- *   finishes the teardown in a worker (io_ring_exit_work), which queues a
- *   TWA_SIGNAL task-work item on every task that submitted to the ring, so
- *   the creating thread's next blocking system call returns EINTR once,
- *   shortly after the destroy. The
- *   thread is on that list because it submitted; short of keeping rings
- *   open, we know of no way to leave it early. Documented in async.h.
+ *   Invariant (readiness is never lost): the eventfd is cleared only by
+ *   fx_uring_settle, before the deferred work is run, and runs repeat until
+ *   IORING_SQ_TASKRUN is clear, so any work queued afterwards finds an empty
+ *   list and signals the eventfd again. A futex completion of 0 (a consumed
+ *   wake) always reaches the kind as WOKEN. An idle mutex or counter recheck
+ *   is re-armed inside complete (fx_uring_recheck), without a step of the
+ *   kind.
  *
- *   eventfd discipline (fx_uring_settle, the one place that clears it):
- *   the kernel signals the eventfd only when it queues deferred work on an
- *   empty list, and a run of that work can leave work queued (a fired
- *   timeout cancels the futex wait, whose completion is queued while the run
- *   goes on; a wake races the timer), with IORING_SQ_TASKRUN set again. So
- *   the eventfd is cleared *before* the deferred work is run
- *   (io_uring_enter GETEVENTS), and runs repeat until IORING_SQ_TASKRUN is
- *   clear: from then on any work queued finds an empty list and signals
- *   again, and nothing is lost. Work left queued behind a cleared eventfd
- *   would never signal, for this wait and every later one. The signals that
- *   become stale (those of the work we just ran) are cleared, the same way,
- *   once nothing is in flight. When the linked timeout fires, its
- *   completion comes first and the cancelled wait's a moment later:
- *   complete() waits for the latter (io_uring_enter with min_complete 1;
- *   it is already on its way) instead of returning EINPROGRESS, so a timer
- *   costs the loop one readiness, not two. A consumed wake is never
- *   dropped: the kernel either wakes the futex request (result 0, even when
- *   its timeout fired at the same moment: the cancellation then finds it
- *   dequeued) or cancels it (-ECANCELED, nothing consumed), and a result 0
- *   reaches the kind as WOKEN, whose step takes the mutex or marks it
- *   CONTENDED, or whose abandon passes the wake on.
- *
- *   Idle recheck (fx_uring_recheck): when the linked timeout of a mutex or
- *   counter recheck (fxi_sleep.recheck_ns) fires before the deadline,
- *   complete() drains both completions, finds the word still holding its
- *   value and submits the same futex wait and a linked timeout at the next
- *   recheck (or the deadline, whichever comes first), returning EINPROGRESS
- *   without a step of the kind; a changed word is CHANGED for the kind, a
- *   bound moved onto a deadline that has passed is TIMEDOUT.
- *
- * The ring. futexsync depends on libc and system calls only, so there is no
- * liburing: the ring is set up with io_uring_setup(2), its three regions are
- * mapped here, and entries are submitted and reaped with io_uring_enter(2).
- * Debian 12's kernel headers (6.1) predate the futex operations of io_uring
- * (Linux 6.7): their opcode numbers and the futex2 flags are defined here.
- * Opcodes are a fixed ABI; the static assertion below checks that the
- * installed header numbers the operations before them as the kernel does.
- * Every ring function returns 0 or a positive errno value (or, for counts, a
- * non-negative count or a negative errno) and leaves errno as it found it.
+ * Why (the kernel's signalling rule, a timeout racing a wake), the EINTR of
+ * a ring's teardown, and the minimal ring on the raw system calls (no
+ * liburing; opcodes defined here for headers older than Linux 6.7, a static
+ * assertion checks their numbering): docs/async.md.
  */
 #include <errno.h>
 #include <linux/io_uring.h>

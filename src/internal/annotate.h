@@ -131,7 +131,7 @@ FX_ANN_COLD void fxi_ann_happens_after(const void *a);
  * condition variable's slots) as races between the threads using it. TSan
  * knows atomics and needs nothing here. Marking those words is a hook on
  * paths that have no other (fx_cond_signal with nobody waiting, a done
- * fx_once), where its check costs measurably: it is compiled only with the
+ * fx_once), where its check would slow them: it is compiled only with the
  * CMake option FUTEXSYNC_HELGRIND (-DFUTEXSYNC_HELGRIND). Helgrind is silent
  * on tests/race without it; DRD reports the words of fx_cond, fx_barrier
  * and fx_counter without it. */

@@ -6,6 +6,9 @@
 #     (docs/design/<header>.md or docs/<header>.md).
 #  3. Every relative link in README.md, docs/**/*.md and bench/README.md points
 #     at a file or directory that exists.
+#  4. Every public header that declares a function states the return rule in
+#     the words of the README's Conventions table (its "returns" row, up to
+#     "errno is never set"; backquotes and comment layout aside).
 # Prints one line per problem and exits 1 if there is any. POSIX sh, grep, sed,
 # awk and find only.
 set -u
@@ -102,7 +105,24 @@ for md in README.md bench/README.md $(find docs -name '*.md' 2>/dev/null | sort)
     done
 done
 
+# 4. The return rule, once in the README, in the same words in every header.
+# shellcheck disable=SC2016 # the backquotes are the Markdown's, not the shell's
+rule=$(sed -n 's/^| returns | \(.*`errno` is never set\).*/\1/p' README.md | tr -d '`')
+nrule=0
+if [ -z "$rule" ]; then
+    problem "README.md's Conventions table has no 'returns' row ending in 'errno is never set'"
+else
+    for h in include/futexsync/*.h; do
+        [ "$(basename "$h")" = annotations.h ] && continue
+        text=$(sed -e 's/^ *\*\/\{0,1\} \{0,1\}//' -e 's/^\/\* \{0,1\}//' "$h" | tr '\n' ' ' | tr -s ' ')
+        case "$text" in
+        *"$rule"*) nrule=$((nrule + 1)) ;;
+        *) problem "$h does not state the README's return rule: \"$rule\"" ;;
+        esac
+    done
+fi
+
 if [ "$fail" -eq 0 ]; then
-    echo "docs_check: ok (README.md $lines lines, $nfun public functions, $nlinks relative links)"
+    echo "docs_check: ok (README.md $lines lines, $nfun public functions, $nlinks relative links, the return rule in $nrule headers)"
 fi
 exit "$fail"

@@ -250,36 +250,38 @@ static void op_badptr(uint32_t arg)
 }
 
 
-/* The specification of fx_sem (src/sem.c: value >= 0, waiters >= 0). */
+/* The specification of fx_sem (src/sem.c: value >= 0, waiters >= 0). Every
+ * operation but fx_sem_value reads both slots: a negative one gives EINVAL
+ * and changes nothing (issue 11, class 9). */
 static void op_sem(struct slots *s, uint8_t op, uint32_t arg)
 {
     int32_t v = s->sem.value, w = s->sem.waiters;
+    bool ill = v < 0 || w < 0;
     int r, bad;
     struct timespec d;
     switch (op) {
     case 0: /* post */
         r = fx_sem_post(&s->sem);
-        EXPECT("sem post result", r, v < 0 ? EINVAL : v >= FX_SEM_VALUE_MAX ? EOVERFLOW : 0, v);
-        EXPECT("sem post value", s->sem.value, v >= 0 && v < FX_SEM_VALUE_MAX ? v + 1 : v, v);
+        EXPECT("sem post result", r, ill ? EINVAL : v >= FX_SEM_VALUE_MAX ? EOVERFLOW : 0, v);
+        EXPECT("sem post value", s->sem.value, !ill && v < FX_SEM_VALUE_MAX ? v + 1 : v, v);
         break;
     case 1: /* trywait */
         r = fx_sem_trywait(&s->sem);
-        EXPECT("sem trywait result", r, v < 0 ? EINVAL : v == 0 ? EAGAIN : 0, v);
-        EXPECT("sem trywait value", s->sem.value, v > 0 ? v - 1 : v, v);
+        EXPECT("sem trywait result", r, ill ? EINVAL : v == 0 ? EAGAIN : 0, v);
+        EXPECT("sem trywait value", s->sem.value, !ill && v > 0 ? v - 1 : v, v);
         break;
     case 2: /* timedwait: a token is taken whatever the deadline */
         d = deadline_of(arg, &bad);
         r = fx_sem_timedwait(&s->sem, &d);
-        EXPECT("sem timedwait result", r,
-               v < 0 ? EINVAL : v > 0 ? 0 : (w < 0 || bad) ? EINVAL : ETIMEDOUT, v);
-        EXPECT("sem timedwait value", s->sem.value, v > 0 ? v - 1 : v, v);
+        EXPECT("sem timedwait result", r, ill ? EINVAL : v > 0 ? 0 : bad ? EINVAL : ETIMEDOUT, v);
+        EXPECT("sem timedwait value", s->sem.value, !ill && v > 0 ? v - 1 : v, v);
         break;
     case 3: /* wait, only where it returns at once */
-        if (v == 0)
+        if (v == 0 && w >= 0)
             return;
         r = fx_sem_wait(&s->sem);
-        EXPECT("sem wait result", r, v < 0 ? EINVAL : 0, v);
-        EXPECT("sem wait value", s->sem.value, v > 0 ? v - 1 : v, v);
+        EXPECT("sem wait result", r, ill ? EINVAL : 0, v);
+        EXPECT("sem wait value", s->sem.value, !ill ? v - 1 : v, v);
         break;
     case 4:
         EXPECT("sem value", fx_sem_value(&s->sem), v < 0 ? -EINVAL : v, v);
@@ -385,7 +387,7 @@ static void op_cond(struct slots *s, uint8_t op, uint32_t arg)
     case 2: /* timedwait: EINVAL/EPERM before waiting, or a time-out */
         d = deadline_of(arg, &bad);
         r = fx_cond_timedwait(&s->cond, &s->cm, &d);
-        if (bad || !cond_ok || !mutex_ok) {
+        if (bad || !cond_ok || !mutex_ok || c0.waiters == INT32_MAX) {
             e = EINVAL;
         } else if (m0 == FX_MUTEX_UNLOCKED) {
             e = EPERM;
@@ -403,10 +405,11 @@ static void op_cond(struct slots *s, uint8_t op, uint32_t arg)
         }
         break;
     case 3: /* wait, only where it returns at once */
-        if (cond_ok && mutex_ok && m0 != FX_MUTEX_UNLOCKED)
+        /* A waiters count its increment would wrap is refused up front. */
+        if (cond_ok && mutex_ok && m0 != FX_MUTEX_UNLOCKED && c0.waiters != INT32_MAX)
             return;
         r = fx_cond_wait(&s->cond, &s->cm);
-        e = (cond_ok && mutex_ok) ? EPERM : EINVAL;
+        e = (cond_ok && mutex_ok && c0.waiters != INT32_MAX) ? EPERM : EINVAL;
         break;
     case 4:
         fx_cond_init(&s->cond);
