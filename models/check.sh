@@ -13,6 +13,8 @@
 #                      -m2000000 for the search depth)
 #          expect-fail the check must find a violation: documents a property
 #                      the design does not have
+#          long        a check of minutes: run only with --long (ctest -L long,
+#                      FUTEXSYNC_LONG_CHECKS), so the CI run stays short
 #
 # and "//@mirrors <path> <function>... sha256=<hex>" pins the C functions the
 # model mirrors: the hash is over their bodies (from the column-0 line of the
@@ -36,6 +38,7 @@
 #   -k, --keep          keep the work directories (kept anyway on failure)
 #   -q, --quiet         print the table only
 #   --only REGEX        run only the checks whose "model check words" match
+#   --long              also run the checks marked "long" (skipped by default)
 #   --stop-on-fail      stop at the first check that does not pass (with -j,
 #                       checks already running finish; no new one starts)
 #   --no-source-check   skip the //@mirrors pins and the step tags (mutated
@@ -48,7 +51,7 @@ set -u -o pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 
-keep=0 quiet=0 only="" stop=0 srccheck=1 tsv="" rehash=0 jobs=${FX_SPIN_JOBS:-1}
+keep=0 quiet=0 only="" long=0 stop=0 srccheck=1 tsv="" rehash=0 jobs=${FX_SPIN_JOBS:-1}
 models=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -57,6 +60,7 @@ while [ $# -gt 0 ]; do
     -k | --keep) keep=1 ;;
     -q | --quiet) quiet=1 ;;
     --only) only=$2; shift ;;
+    --long) long=1 ;;
     --stop-on-fail) stop=1 ;;
     --no-source-check) srccheck=0 ;;
     --tsv) tsv=$2; shift ;;
@@ -233,6 +237,7 @@ run_check() {
         case "$w" in
         -D*) defs+=("$w") ;;
         expect-fail) expect_fail=1 ;;
+        long) ;;
         -*) panflags+=("$w") ;;
         *) echo "$name: unknown word '$w' in //@check $kind $rest" >&3; expect_fail=2 ;;
         esac
@@ -338,6 +343,9 @@ for ((i = 0; i < n; i++)); do
     [ -n "${C_MODEL[$i]+x}" ] || continue
     name=$(basename "${C_MODEL[$i]}" .pml)
     if [ -n "$only" ] && ! [[ "$name ${C_KIND[$i]} ${C_REST[$i]}" =~ $only ]]; then
+        continue
+    fi
+    if [ $long -eq 0 ] && [[ " ${C_REST[$i]} " == *" long "* ]]; then
         continue
     fi
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do

@@ -111,7 +111,7 @@
 //@check ltl signalled_returns -DSCENARIO_BCAST
 //@check ltl all_finish
 //@check ltl signalled_returns
-//@check ltl signalled_returns -DDEATHS=1 -DCOLLAPSE
+//@check ltl signalled_returns -DDEATHS=1 -DCOLLAPSE long
 
 #define M  4            /* counter modulus: 2^30 in src/cond.c */
 #define A  1            /* ARMED, seq bit 0 */

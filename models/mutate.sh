@@ -407,7 +407,9 @@ run_mutation() {
     done <<<"${SUBS[$n]}"
     t0=$(date +%s.%N)
     local onlyarg=()
-    [ -z "${ONLY[$n]}" ] || onlyarg=(--only "${ONLY[$n]}")
+    # A mutation aimed at named checks runs them even when they are long:
+    # the mutant fails fast, the restriction keeps the rest out.
+    [ -z "${ONLY[$n]}" ] || onlyarg=(--only "${ONLY[$n]}" --long)
     if [ -z "$status" ]; then
         TMPDIR="$dir" FX_SPIN_JOBS=1 "$here/check.sh" --quiet --no-source-check --stop-on-fail \
             "${onlyarg[@]}" --tsv "$dir/result.tsv" "$dir/$model" >"$dir/check.log" 2>&1

@@ -115,7 +115,7 @@
 //@check safety -DSCENARIO_GIVEUP
 //@check ltl writer_progress -DSCENARIO_STREAM
 //@check ltl live_finish -DDEATHS=1 -DSCENARIO_DEATH
-//@check ltl live_finish -DDEATHS=1 -DSCENARIO_DEATH_WRITERS -DCOLLAPSE
+//@check ltl live_finish -DDEATHS=1 -DSCENARIO_DEATH_WRITERS -DCOLLAPSE long
 
 #define NR 2              /* readers: processes 0 .. NR-1 */
 #define NW 2              /* writers: processes NR .. NR+NW-1 */
