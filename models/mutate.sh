@@ -12,7 +12,9 @@
 #
 # usage: models/mutate.sh [--list] [--full | --long] [-j N] [-k] [name ...]
 #   (default: every mutation except the long ones)
-#   --full  also the long mutations: the equivalent mutations of models whose
+#   --full  also the long mutations (long_mutation, long_equivalent): those
+#           whose check takes half a minute or more, and the equivalent
+#           mutations of models whose
 #           checks take minutes (an equivalent mutation must pass every check
 #           of its model, so it costs a whole run of them); ctest runs them
 #           only in the long mode (models/README.md)
@@ -36,6 +38,9 @@ names=() declare -A MODEL DESC SUBS EXPECT LONG ONLY
 # long_equivalent ...: an equivalent mutation that runs only with --full.
 equivalent() { expect=SURVIVED mutation "$@"; }
 long_equivalent() { expect=SURVIVED long=1 mutation "$@"; }
+# long_mutation ...: a mutation whose catch takes half a minute or more; it
+# runs only with --full/--long (ctest -L long), to keep the CI run short.
+long_mutation() { long=1 mutation "$@"; }
 mutation() {
     local n=$1
     names+=("$n")
@@ -125,7 +130,7 @@ only=DEATHS mutation cond-unbounded-sleep cond.pml \
     recheck-seq '          :: false -> skip /* MUTANT */' \
     recheck-mutex '    :: false -> skip /* MUTANT */'
 
-mutation cond-relock-locked cond.pml \
+long_mutation cond-relock-locked cond.pml \
     "a possibly requeued waiter takes the mutex as LOCKED" \
     relock '    :: flagged -> mutex_lock() /* MUTANT */'
 
@@ -133,7 +138,7 @@ mutation cond-bcast-no-flag cond.pml \
     "broadcast does not set BCAST before requeueing" \
     B2 '          if :: (!adv && (seq & A)) -> seq = ADV(seq) :: else -> skip fi; /* MUTANT */'
 
-mutation cond-bcast-retry-advances cond.pml \
+long_mutation cond-bcast-retry-advances cond.pml \
     "a broadcast retry advances the counter again" \
     B2 '          if :: (seq & A) -> seq = ADV(seq) | B :: else -> seq = seq | B fi; /* MUTANT */'
 
@@ -141,11 +146,11 @@ mutation cond-bcast-wakes-none cond.pml \
     "broadcast parks every sleeper and wakes none" \
     B3 '          :: seq == ns -> futex_move_all(QSEQ, QPARK); r = 0 /* MUTANT */'
 
-mutation cond-no-drive cond.pml \
+long_mutation cond-no-drive cond.pml \
     "the woken waiter does not move the parked ones on" \
     drive '    :: flagged -> skip /* MUTANT */'
 
-mutation cond-bcast-gives-up cond.pml \
+long_mutation cond-bcast-gives-up cond.pml \
     "broadcast gives up when the requeue compare fails" \
     retry '       break /* MUTANT */'
 
@@ -327,7 +332,7 @@ mutation cond-rm-no-recheck cond_rmutex.pml \
     "the rmutex's sleeps on the owner word are unbounded: no liveness re-check, a dead owner is never noticed" \
     rm-recheck '    :: atomic { false -> /* MUTANT */'
 
-equivalent cond-rm-relock-keeps-w cond_rmutex.pml \
+long_equivalent cond-rm-relock-keeps-w cond_rmutex.pml \
     "W6 keeps W from its first step (fxi_rmutex_reacquire): correct, only a needless FUTEX_WAKE at the next unlock (tests/test_cond.c measures that cost)" \
     rm-relock '    slept = 1; due = 0; do :: rm_step(saved); if :: r == R_BUSY -> rm_futex_wait() :: else -> break fi od; slept = 0; /* MUTANT */'
 
@@ -336,7 +341,7 @@ equivalent cond-rm-relock-keeps-w cond_rmutex.pml \
 # if such a mutation is caught (then the comment in the source is right and
 # this claim is wrong).
 
-equivalent waiter-registers-late counter.pml \
+long_equivalent waiter-registers-late counter.pml \
     "the waiter reads the value (R2) before registering (R1): harmless, because it sleeps on the value it read and FUTEX_WAIT compares it (EAGAIN if a writer changed it); R1 need only be visible before that compare" \
     R1 '    atomic { v = value }; /* MUTANT: R2 first */' \
     R2 '    atomic { waiters++ }; /* MUTANT: then R1 */'
