@@ -19,30 +19,7 @@ struct timespec fx_deadline_in(int64_t timeout_ns)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-
-    /* Split timeout_ns so that 0 <= ns < 1e9 (floor division), then add with a
-     * saturating seconds sum: now.tv_sec is small and positive, so only a huge
-     * positive timeout can overflow. */
-    int64_t sec = timeout_ns / FX_NSEC_PER_SEC;
-    int64_t ns = timeout_ns % FX_NSEC_PER_SEC;
-    if (ns < 0) {
-        ns += FX_NSEC_PER_SEC;
-        sec -= 1;
-    }
-    ns += now.tv_nsec;
-    if (ns >= FX_NSEC_PER_SEC) {
-        ns -= FX_NSEC_PER_SEC;
-        sec += 1;
-    }
-    struct timespec d;
-    if (sec > 0 && (int64_t)now.tv_sec > (int64_t)FX_TIME_T_MAX - sec) {
-        d.tv_sec = FX_TIME_T_MAX;
-        d.tv_nsec = 999999999L;
-    } else {
-        d.tv_sec = (time_t)((int64_t)now.tv_sec + sec);
-        d.tv_nsec = (long)ns;
-    }
-    return d;
+    return fxi_ts_add_ns(now, timeout_ns);
 }
 
 /* The clocks fx_deadline_from converts from: those that keep time at the
@@ -121,17 +98,30 @@ int fx_deadline_from(int clock_id, const struct timespec *abs, struct timespec *
 
 struct timespec fxi_ts_add_ns(struct timespec t, int64_t ns)
 {
+    /* Split ns so that 0 <= nsec < 1e9 (floor division), carry t.tv_nsec into
+     * the seconds, then add the seconds, saturating at either end of time_t
+     * (and of int64_t, which the sum can pass only for a t.tv_sec near it). */
     int64_t sec = ns / FX_NSEC_PER_SEC;
-    int64_t nsec = (int64_t)t.tv_nsec + ns % FX_NSEC_PER_SEC;
+    int64_t nsec = ns % FX_NSEC_PER_SEC;
+    if (nsec < 0) {
+        nsec += FX_NSEC_PER_SEC;
+        sec -= 1;
+    }
+    nsec += (int64_t)t.tv_nsec;
     if (nsec >= FX_NSEC_PER_SEC) {
         nsec -= FX_NSEC_PER_SEC;
         sec += 1;
     }
-    if ((int64_t)t.tv_sec > (int64_t)FX_TIME_T_MAX - sec) {
+    int64_t s;
+    bool over = __builtin_add_overflow((int64_t)t.tv_sec, sec, &s);
+    if (over ? sec > 0 : s > (int64_t)FX_TIME_T_MAX) {
         t.tv_sec = FX_TIME_T_MAX;
         t.tv_nsec = 999999999L;
+    } else if (over || s < (int64_t)FX_TIME_T_MIN) {
+        t.tv_sec = FX_TIME_T_MIN; /* long passed */
+        t.tv_nsec = 0;
     } else {
-        t.tv_sec = (time_t)((int64_t)t.tv_sec + sec);
+        t.tv_sec = (time_t)s;
         t.tv_nsec = (long)nsec;
     }
     return t;

@@ -29,8 +29,9 @@ static inline bool fxi_ts_before(const struct timespec *a, const struct timespec
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-/* The one timespec addition: t + ns for 0 <= ns, saturating at the largest
- * time_t instead of wrapping. */
+/* The one timespec addition: t + ns (ns of either sign; t normalised), the
+ * result normalised, saturating instead of wrapping: to the largest time_t
+ * with tv_nsec 999999999 above, to the smallest with tv_nsec 0 below. */
 struct timespec fxi_ts_add_ns(struct timespec t, int64_t ns);
 
 #endif /* FX_INTERNAL_DEADLINE_H */
