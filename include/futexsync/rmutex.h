@@ -66,8 +66,8 @@
  * fx_rmutex_recover(m, tid). Unlock before exec, or exec from a thread that
  * holds no fx_rmutex.
  *
- * Guarantees and limits (PID namespaces) are in the README section
- * "Re-entrant mutex with owner-death recovery".
+ * Guarantees and limits (PID namespaces) are in docs/reliability.md,
+ * section "Owner death: fx_rmutex".
  *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is

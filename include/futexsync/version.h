@@ -6,8 +6,8 @@
  * version of the objects' memory layout, the contract between separately built
  * binaries that share an object in MAP_SHARED memory: two programs may use the
  * same object when their FUTEXSYNC_LAYOUT is equal, whatever their library
- * versions. It changes only with a major version (see "Stability" in
- * README.md), and has never changed.
+ * versions. It changes only with a major version (see "Versions and
+ * stability" in README.md), and has never changed.
  *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is
