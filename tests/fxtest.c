@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fxfault.h" /* FXF_CANCELLED_FRAME */
+
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv 449
 #endif
@@ -386,4 +388,59 @@ long fxt_storm_stop_child(struct fxt_storm *s)
     /* Keep the handler installed: a signal still in flight must not kill us. */
     free(s);
     return n;
+}
+
+static void fxt_cancel_cleanup(void *arg)
+{
+    struct fxt_cancel *c = arg;
+    __atomic_store_n(&c->cleanup_ran, 1, __ATOMIC_RELAXED); /* read after the join */
+    if (c->cleanup != NULL)
+        c->cleanup(c->arg);
+}
+
+FXF_CANCELLED_FRAME static void *fxt_cancel_main(void *arg)
+{
+    struct fxt_cancel *c = arg;
+    int old = PTHREAD_CANCEL_ENABLE;
+    if (c->pending)
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    if (c->prepare != NULL && c->prepare(c->arg) != 0)
+        return NULL; /* ready never set: the test fails */
+    pthread_cleanup_push(fxt_cancel_cleanup, c);
+    c->tid = fxt_gettid();
+    fxt_flag_set(&c->ready, 1);
+    if (c->pending) {
+        fxt_flag_wait(&c->ready, 2, c->timeout_ms); /* the cancellation is pending now */
+        pthread_setcancelstate(old, &old);
+    }
+    c->wait(c->arg);
+    pthread_cleanup_pop(0);
+    return NULL; /* the wait returned: not PTHREAD_CANCELED, the test fails */
+}
+
+static void fxt_cancel_run(struct fxt_cancel *c, int pending, int timeout_ms)
+{
+    c->pending = pending;
+    c->timeout_ms = timeout_ms;
+    pthread_t t = fxt_thread(fxt_cancel_main, c);
+    assert_true(fxt_flag_wait(&c->ready, 1, timeout_ms));
+    if (!pending)
+        assert_true(fxt_wait_asleep(c->tid, c->word, timeout_ms));
+    assert_int_equal(pthread_cancel(t), 0);
+    if (pending)
+        fxt_flag_set(&c->ready, 2);
+    void *ret = NULL;
+    assert_true(fxt_join_timed(t, timeout_ms, &ret));
+    assert_ptr_equal(ret, PTHREAD_CANCELED);
+    assert_int_equal(c->cleanup_ran, 1);
+}
+
+void fxt_cancel_blocked(struct fxt_cancel *c, int timeout_ms)
+{
+    fxt_cancel_run(c, 0, timeout_ms);
+}
+
+void fxt_cancel_pending(struct fxt_cancel *c, int timeout_ms)
+{
+    fxt_cancel_run(c, 1, timeout_ms);
 }

@@ -118,4 +118,39 @@ int64_t fxt_ts_ns(const struct timespec *ts);
 struct fxt_storm *fxt_storm_start_child(pthread_t target);
 long fxt_storm_stop_child(struct fxt_storm *s);
 
+/* Cancellation of a thread in a wait (a cancellation point). The test fills
+ * in the callbacks and the word, in fxt_arena memory (a thread that a failing
+ * test leaves blocked keeps using it); the harness runs wait() in a thread of
+ * its own: prepare(), then the cleanup handler pushed, then wait(). Callbacks
+ * that a cancellation unwinds (wait, and prepare for a pending one) are
+ * FXF_CANCELLED_FRAME (fxfault.h). */
+struct fxt_cancel {
+    /* Takes what the wait needs (the cond's mutex), or NULL: 0, or a failure
+     * (the thread then ends before it is ready, and the test fails). */
+    int (*prepare)(void *arg);
+    /* The wait under test, called with the cleanup handler pushed; it must
+     * not return before it is cancelled (a return fails the test). */
+    void (*wait)(void *arg);
+    /* The cleanup handler, run by the cancellation with what prepare took,
+     * or NULL. */
+    void (*cleanup)(void *arg);
+    const void *word; /* the futex word wait() sleeps on */
+    void *arg;
+    /* Set by the harness. */
+    pid_t tid;           /* the waiting thread */
+    int32_t ready;       /* fxt_flag: 1 once tid is set, 2 once the cancellation is pending */
+    int32_t cleanup_ran; /* the cleanup handler ran */
+    int pending;         /* which of the two runs */
+    int timeout_ms;
+};
+
+/* A thread blocked in c->wait is cancelled: asserts that it sleeps on c->word,
+ * then that it ends cancelled (PTHREAD_CANCELED) within timeout_ms, its
+ * cleanup handler run. */
+void fxt_cancel_blocked(struct fxt_cancel *c, int timeout_ms);
+/* A cancellation pending before the wait: the thread runs prepare() and waits
+ * for the cancellation with cancellation disabled, then enables it and calls
+ * c->wait, which must act on it; asserts as fxt_cancel_blocked. */
+void fxt_cancel_pending(struct fxt_cancel *c, int timeout_ms);
+
 #endif /* FXTEST_H */

@@ -1153,20 +1153,23 @@ static void test_rmutex_wait_with_waiters_slot_that_would_wrap_gives_einval_at_o
 /* --- cancellation (issue 13): the waits are cancellation points ----------- */
 
 struct cancel_case {
+    struct fxt_cancel run;
     fx_cond c;
     fx_mutex m;
     fx_rmutex rm;
-    int kind;              /* 0 fx_cond_wait, 1 timedwait, 2 _rmutex, 3 timedwait_rmutex */
-    pid_t tid;
-    int32_t ready;         /* fxt_flag: tid is set */
+    int kind;                /* 0 fx_cond_wait, 1 timedwait, 2 _rmutex, 3 timedwait_rmutex */
     int32_t held_in_handler; /* the cleanup handler found the mutex held by this thread */
-    int32_t handler_ran;
 };
+
+static int cancel_lock(void *arg)
+{
+    struct cancel_case *k = arg;
+    return k->kind < 2 ? fx_mutex_lock(&k->m) : fx_rmutex_lock(&k->rm);
+}
 
 static void cancel_handler(void *arg)
 {
     struct cancel_case *k = arg;
-    __atomic_store_n(&k->handler_ran, 1, __ATOMIC_RELAXED);
     if (k->kind < 2) {
         /* Held: the word is LOCKED or CONTENDED, and our unlock succeeds. */
         int32_t st = __atomic_load_n(&k->m.state, __ATOMIC_RELAXED);
@@ -1177,16 +1180,11 @@ static void cancel_handler(void *arg)
     }
 }
 
-FXF_CANCELLED_FRAME static void *cancel_waiter(void *arg)
+FXF_CANCELLED_FRAME static void cancel_wait(void *arg)
 {
     struct cancel_case *k = arg;
     struct timespec far = fx_deadline_in(3600 * FX_NSEC_PER_SEC);
-    if ((k->kind < 2 ? fx_mutex_lock(&k->m) : fx_rmutex_lock(&k->rm)) != 0)
-        return NULL; /* ready never set: the test fails */
     int r = 0;
-    pthread_cleanup_push(cancel_handler, k);
-    k->tid = tid_self();
-    fxt_flag_set(&k->ready, 1);
     while (r == 0) { /* no predicate ever becomes true: only cancellation ends it */
         switch (k->kind) {
         case 0: r = fx_cond_wait(&k->c, &k->m); break;
@@ -1195,24 +1193,33 @@ FXF_CANCELLED_FRAME static void *cancel_waiter(void *arg)
         default: r = fx_cond_timedwait_rmutex(&k->c, &k->rm, &far); break;
         }
     }
-    pthread_cleanup_pop(0);
-    return NULL; /* a wait failed: not PTHREAD_CANCELED, the test fails */
+}
+
+/* One fx_cond_wait, which the pending cancellation must end. */
+FXF_CANCELLED_FRAME static void pending_cancel_wait(void *arg)
+{
+    struct cancel_case *k = arg;
+    fx_cond_wait(&k->c, &k->m);
+}
+
+static struct cancel_case *cancel_case_new(int kind, void (*wait)(void *))
+{
+    struct cancel_case *k = fxt_arena(sizeof *k);
+    k->kind = kind;
+    k->run.prepare = cancel_lock;
+    k->run.wait = wait;
+    k->run.cleanup = cancel_handler;
+    k->run.word = &k->c.seq;
+    k->run.arg = k;
+    return k;
 }
 
 /* A thread blocked in the wait is cancelled and joined promptly; its cleanup
  * handler runs with the mutex held by it; the cond is left with no waiter. */
 static void run_cancel_case(int kind)
 {
-    struct cancel_case *k = fxt_arena(sizeof *k);
-    k->kind = kind;
-    pthread_t t = fxt_thread(cancel_waiter, k);
-    assert_true(fxt_flag_wait(&k->ready, 1, 10000));
-    assert_true(fxt_wait_asleep(k->tid, &k->c.seq, 10000));
-    assert_int_equal(pthread_cancel(t), 0);
-    void *ret = NULL;
-    assert_true(fxt_join_timed(t, 10000, &ret));
-    assert_ptr_equal(ret, PTHREAD_CANCELED);
-    assert_int_equal(k->handler_ran, 1);
+    struct cancel_case *k = cancel_case_new(kind, cancel_wait);
+    fxt_cancel_blocked(&k->run, 10000);
     assert_int_equal(k->held_in_handler, 1);
     assert_int_equal(k->c.waiters, 0);
     if (kind < 2)
@@ -1246,32 +1253,11 @@ static void test_rmutex_cancelled_timedwait_runs_cleanup_with_mutex_held(void **
 }
 
 /* A cancellation requested before the call acts at the call, mutex held. */
-FXF_CANCELLED_FRAME static void *pending_cancel_waiter(void *arg)
-{
-    struct cancel_case *k = arg;
-    int old;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-    fx_mutex_lock(&k->m);
-    pthread_cleanup_push(cancel_handler, k);
-    fxt_flag_set(&k->ready, 1);
-    fxt_flag_wait(&k->ready, 2, 10000); /* the cancellation is pending now */
-    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
-    fx_cond_wait(&k->c, &k->m);
-    pthread_cleanup_pop(0);
-    return NULL;
-}
-
 static void test_pending_cancellation_acts_at_wait_with_mutex_held(void **state)
 {
     (void)state;
-    struct cancel_case *k = fxt_arena(sizeof *k);
-    pthread_t t = fxt_thread(pending_cancel_waiter, k);
-    assert_true(fxt_flag_wait(&k->ready, 1, 10000));
-    assert_int_equal(pthread_cancel(t), 0);
-    fxt_flag_set(&k->ready, 2);
-    void *ret = NULL;
-    assert_true(fxt_join_timed(t, 10000, &ret));
-    assert_ptr_equal(ret, PTHREAD_CANCELED);
+    struct cancel_case *k = cancel_case_new(0, pending_cancel_wait);
+    fxt_cancel_pending(&k->run, 10000);
     assert_int_equal(k->held_in_handler, 1);
     assert_int_equal(k->c.waiters, 0);
     assert_int_equal(k->c.seq, 0); /* it never registered */

@@ -238,37 +238,44 @@ static void test_post_with_negative_waiters_slot_gives_einval_and_adds_nothing(v
 /* --- cancellation (issue 13): wait and timedwait are cancellation points -- */
 
 struct cancel_case {
+    struct fxt_cancel run;
     fx_sem s;
     int timed;
-    pid_t tid;
-    int32_t ready;
     int result;
 };
 
-FXF_CANCELLED_FRAME static void *cancel_waiter(void *arg)
+FXF_CANCELLED_FRAME static void cancel_wait(void *arg)
 {
     struct cancel_case *k = arg;
     struct timespec far = fx_deadline_in(3600 * FX_NSEC_PER_SEC);
-    k->tid = fxt_gettid();
-    fxt_flag_set(&k->ready, 1);
     k->result = k->timed ? fx_sem_timedwait(&k->s, &far) : fx_sem_wait(&k->s);
-    return NULL;
+}
+
+FXF_CANCELLED_FRAME static void pending_cancel_wait(void *arg)
+{
+    struct cancel_case *k = arg;
+    k->result = fx_sem_wait(&k->s);
+    if (k->result == 0)
+        k->result = fx_sem_wait(&k->s); /* after taking a token: this one blocks */
+}
+
+static struct cancel_case *cancel_case_new(void (*wait)(void *))
+{
+    struct cancel_case *k = fxt_arena(sizeof *k);
+    k->result = -1;
+    k->run.wait = wait;
+    k->run.word = &k->s.value;
+    k->run.arg = k;
+    return k;
 }
 
 /* A thread blocked in the wait is cancelled and joined promptly; the
  * semaphore is left with no waiter and works on. */
 static void run_cancel_case(int timed)
 {
-    struct cancel_case *k = fxt_arena(sizeof *k);
+    struct cancel_case *k = cancel_case_new(cancel_wait);
     k->timed = timed;
-    k->result = -1;
-    pthread_t t = fxt_thread(cancel_waiter, k);
-    assert_true(fxt_flag_wait(&k->ready, 1, 10000));
-    assert_true(fxt_wait_asleep(k->tid, &k->s.value, 10000));
-    assert_int_equal(pthread_cancel(t), 0);
-    void *ret = NULL;
-    assert_true(fxt_join_timed(t, 10000, &ret));
-    assert_ptr_equal(ret, PTHREAD_CANCELED);
+    fxt_cancel_blocked(&k->run, 10000);
     assert_int_equal(k->result, -1); /* the wait never returned */
     assert_int_equal(k->s.waiters, 0);
     assert_int_equal(fx_sem_post(&k->s), 0);
@@ -288,32 +295,11 @@ static void test_cancelled_timedwait_is_joined_and_leaves_no_waiter(void **state
 }
 
 /* A cancellation pending when the wait would block acts at the call. */
-FXF_CANCELLED_FRAME static void *pending_cancel_waiter(void *arg)
-{
-    struct cancel_case *k = arg;
-    int old;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-    fxt_flag_set(&k->ready, 1);
-    fxt_flag_wait(&k->ready, 2, 10000); /* the cancellation is pending now */
-    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
-    k->result = fx_sem_wait(&k->s);
-    if (k->result == 0)
-        k->result = fx_sem_wait(&k->s); /* after taking a token: this one blocks */
-    return NULL;
-}
-
 static void run_pending_cancel_case(int32_t tokens, int result)
 {
-    struct cancel_case *k = fxt_arena(sizeof *k);
-    k->result = -1;
+    struct cancel_case *k = cancel_case_new(pending_cancel_wait);
     assert_int_equal(fx_sem_init(&k->s, tokens), 0);
-    pthread_t t = fxt_thread(pending_cancel_waiter, k);
-    assert_true(fxt_flag_wait(&k->ready, 1, 10000));
-    assert_int_equal(pthread_cancel(t), 0);
-    fxt_flag_set(&k->ready, 2);
-    void *ret = NULL;
-    assert_true(fxt_join_timed(t, 10000, &ret));
-    assert_ptr_equal(ret, PTHREAD_CANCELED);
+    fxt_cancel_pending(&k->run, 10000);
     assert_int_equal(k->result, result);
     assert_int_equal(fx_sem_value(&k->s), 0);
     assert_int_equal(k->s.waiters, 0);
