@@ -13,14 +13,21 @@
 
 /* The armed step of this process; only touched with __atomic builtins. */
 static const char *fxf_armed;
+/* When not NULL, the armed step kills only once *fxf_gate is set (a flag in
+ * shared memory, set by another process); set before fxf_armed. */
+static const int32_t *fxf_gate;
 
 /* The library's weak reference (src/internal/fault.h) resolves to this. */
 void fxi_fault_point(const char *step);
 void fxi_fault_point(const char *step)
 {
-    /* Acquire: pairs with the release of fxf_kill_at in another thread. */
+    /* Acquire: pairs with the release of fxf_kill_at in another thread (and
+     * so makes fxf_gate, stored before it, visible). */
     const char *armed = __atomic_load_n(&fxf_armed, __ATOMIC_ACQUIRE);
-    if (armed != NULL && strcmp(armed, step) == 0)
+    if (armed == NULL || strcmp(armed, step) != 0)
+        return;
+    /* Acquire: pairs with the releaser's release store of the gate flag. */
+    if (fxf_gate == NULL || __atomic_load_n(fxf_gate, __ATOMIC_ACQUIRE) != 0)
         kill(getpid(), SIGKILL);
 }
 
@@ -61,13 +68,14 @@ struct fxf_ctl {
     int32_t ready;      /* the releaser has prepared */
     int32_t go;         /* the parent lets the releaser release */
     int32_t victim;     /* the victim's pid, for the releaser's SIGKILL */
-    int32_t pad;
+    int32_t released;   /* the releaser is about to release (fxf_victim.step's gate) */
     int64_t released_at;
     int64_t done_at[FXF_MAX_BYSTANDERS];
 };
 
 /* The schedule and control block of the current run; children inherit them. */
 static const struct fxf_schedule *fxf_cur;
+static const struct fxf_victim *fxf_cur_victim;
 static struct fxf_ctl *fxf_ctl;
 static const char *fxf_cur_step;
 static int fxf_cur_cpu;
@@ -90,6 +98,8 @@ static int fxf_releaser(void *unused)
     if (fxf_cur_step != NULL)
         fxf_kill_at(fxf_cur_step);
     fxf_ctl->released_at = fxt_now_ns();
+    /* Release: pairs with the acquire load of the gate in fxi_fault_point. */
+    __atomic_store_n(&fxf_ctl->released, 1, __ATOMIC_RELEASE);
     int r = fxf_cur->release(fxf_cur->arg);
     /* At once, with no blocking call in between: the victim was woken onto
      * this CPU and, at SCHED_IDLE, has not run since. */
@@ -106,7 +116,11 @@ static int fxf_victim(void *unused)
         return FXF_PIN;
     if (fxf_sched_idle() != 0)
         return FXF_IDLE;
-    return fxf_cur->block(fxf_cur->arg);
+    if (fxf_cur_victim->step != NULL) {
+        fxf_gate = &fxf_ctl->released;
+        fxf_kill_at(fxf_cur_victim->step);
+    }
+    return fxf_cur_victim->block(fxf_cur->arg);
 }
 
 static int fxf_bystander(void *index)
@@ -118,14 +132,16 @@ static int fxf_bystander(void *index)
 
 /* Both runs: the releaser prepared, the victim (if any) and the bystanders
  * asleep on the word in that order, then the release. */
-static void fxf_run(const struct fxf_schedule *s, bool with_victim, const char *step,
+static void fxf_run(const struct fxf_schedule *s, const struct fxf_victim *v, const char *step,
                     int timeout_ms, struct fxf_result *out)
 {
+    bool with_victim = v != NULL;
     memset(out, 0, sizeof *out);
     for (int i = 0; i < FXF_MAX_BYSTANDERS; i++)
         out->bystander[i] = -2;
     out->victim = -2;
     fxf_cur = s;
+    fxf_cur_victim = v;
     fxf_cur_step = step;
     fxf_ctl = fxt_shared_alloc(sizeof *fxf_ctl);
     fxf_cur_cpu = with_victim ? fxf_first_cpu() : -1;
@@ -142,7 +158,7 @@ static void fxf_run(const struct fxf_schedule *s, bool with_victim, const char *
     pid_t vic = -1;
     if (with_victim) {
         vic = fxt_fork(fxf_victim, NULL);
-        if (!fxt_wait_asleep(vic, s->word, FXF_HANDSHAKE_MS))
+        if (!fxt_wait_asleep(vic, v->word, FXF_HANDSHAKE_MS))
             out->setup = 3;
         __atomic_store_n(&fxf_ctl->victim, (int32_t)vic, __ATOMIC_RELEASE);
     }
@@ -154,6 +170,9 @@ static void fxf_run(const struct fxf_schedule *s, bool with_victim, const char *
         if (!fxt_wait_asleep(by[i], s->word, FXF_HANDSHAKE_MS) && out->setup == 0)
             out->setup = 4;
     }
+    /* The victim re-reads its word at its rechecks: it must sleep again. */
+    if (with_victim && !fxt_wait_asleep(vic, v->word, FXF_HANDSHAKE_MS) && out->setup == 0)
+        out->setup = 5;
     fxt_flag_set(&fxf_ctl->go, 1);
     out->releaser = fxt_wait_child(rel, FXF_HANDSHAKE_MS);
     if (with_victim)
@@ -171,11 +190,18 @@ static void fxf_run(const struct fxf_schedule *s, bool with_victim, const char *
 
 void fxf_run_wake_window(const struct fxf_schedule *s, int timeout_ms, struct fxf_result *out)
 {
-    fxf_run(s, true, NULL, timeout_ms, out);
+    struct fxf_victim v = {s->block, s->word, NULL};
+    fxf_run(s, &v, NULL, timeout_ms, out);
+}
+
+void fxf_run_victim_wake_window(const struct fxf_schedule *s, const struct fxf_victim *v,
+                                int timeout_ms, struct fxf_result *out)
+{
+    fxf_run(s, v, NULL, timeout_ms, out);
 }
 
 void fxf_run_notifier_death(const struct fxf_schedule *s, const char *step, int timeout_ms,
                             struct fxf_result *out)
 {
-    fxf_run(s, false, step, timeout_ms, out);
+    fxf_run(s, NULL, step, timeout_ms, out);
 }

@@ -68,9 +68,26 @@ struct fxf_result {
 };
 
 /* The woken side: releaser and victim pinned to one CPU, victim at
- * SCHED_IDLE, asleep first; then the bystanders asleep; then the release and
+ * SCHED_IDLE, asleep first; then the bystanders asleep, and the victim seen
+ * asleep again (it re-reads its word at its rechecks); then the release and
  * at once SIGKILL of the victim. Each bystander is given timeout_ms. */
 void fxf_run_wake_window(const struct fxf_schedule *s, int timeout_ms, struct fxf_result *out);
+
+/* A victim that blocks otherwise than the bystanders (a writer, the
+ * bystanders readers), for fxf_run_victim_wake_window. */
+struct fxf_victim {
+    int (*block)(void *arg); /* as fxf_schedule.block, with s->arg */
+    const void *word;        /* the futex word it sleeps on */
+    /* A backstop, or NULL: the FX_FAULT point at which the victim dies should
+     * it come back from a sleep once the release has begun (the kernel let it
+     * run before the releaser's SIGKILL); a return from a sleep before the
+     * release (a recheck) passes it. */
+    const char *step;
+};
+
+/* fxf_run_wake_window with the victim v instead of s->block on s->word. */
+void fxf_run_victim_wake_window(const struct fxf_schedule *s, const struct fxf_victim *v,
+                                int timeout_ms, struct fxf_result *out);
 
 /* The notifier side: the bystanders block (all asleep on s->word), then the
  * releaser runs release() with fxf_kill_at(step) armed, so it dies at that

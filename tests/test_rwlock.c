@@ -2,6 +2,7 @@
  * torn-read stress, threads, processes, signals, bad input, and the
  * no-system-call promise. */
 #define _GNU_SOURCE
+#include "fxfault.h"
 #include "fxtest.h"
 #include "fxt_threads.h"
 
@@ -531,141 +532,69 @@ static void test_timed_reader_leaving_does_not_strand_writers(void **state)
 
 /* --- processes that die while they wait (issue 11, classes 7 and 8) ------- */
 
-/* Shared between the test, a victim that is killed while it waits, and the
- * other sleepers. */
-struct deathbed {
-    fx_rwlock l;
-    int32_t released;  /* set just before the release that wakes the victim */
-    pid_t victim;
-    int32_t go_victim; /* the children start only once the test holds the */
-    int32_t go_other;  /* lock (forked before it: race detectors' state) */
-};
-
-static struct deathbed *g_bed; /* for the fault point, in every process */
-
-/* The library's fault point (src/internal/fault.h): the victim dies as soon
- * as it comes back from a sleep after the release, before it can look at the
- * lock, like a process killed between the kernel's wake and its return. */
-void fxi_fault_point(const char *step);
-void fxi_fault_point(const char *step)
-{
-    if (g_bed == NULL || strcmp(step, "rwlock.wrlock.slept") != 0)
-        return;
-    if (getpid() == __atomic_load_n(&g_bed->victim, __ATOMIC_ACQUIRE) &&
-        __atomic_load_n(&g_bed->released, __ATOMIC_ACQUIRE))
-        kill(getpid(), SIGKILL);
-}
-
-/* The victim: a writer at idle priority on the releaser's CPU, so that the
- * release's wake makes it runnable but it does not run before the releaser
- * kills it: the wake is consumed by a process that never returns. Returns
- * 0 if it got the lock (the kill came too late), an error code otherwise. */
-static int victim_writer(void *arg)
-{
-    struct deathbed *b = arg;
-    struct sched_param sp = {0};
-    if (sched_setscheduler(0, SCHED_IDLE, &sp) != 0)
-        return 2;
-    __atomic_store_n(&b->victim, getpid(), __ATOMIC_RELEASE);
-    if (!fxt_flag_wait(&b->go_victim, 1, 30000))
-        return 5;
-    if (fx_rwlock_wrlock(&b->l) != 0)
-        return 3;
-    fx_rwlock_unlock(&b->l);
-    return 4; /* it ran after the wake: the window was missed */
-}
-
 static int sleeping_reader(void *arg)
 {
-    struct deathbed *b = arg;
-    FXT_CHILD_CHECK(fx_rwlock_rdlock(&b->l) == 0, 2);
-    FXT_CHILD_CHECK(fx_rwlock_unlock(&b->l) == 0, 3);
+    fx_rwlock *l = arg;
+    FXT_CHILD_CHECK(fx_rwlock_rdlock(l) == 0, 2);
+    FXT_CHILD_CHECK(fx_rwlock_unlock(l) == 0, 3);
     return 0;
 }
 
 static int sleeping_writer(void *arg)
 {
-    struct deathbed *b = arg;
-    FXT_CHILD_CHECK(fx_rwlock_wrlock(&b->l) == 0, 2);
-    FXT_CHILD_CHECK(fx_rwlock_unlock(&b->l) == 0, 3);
+    fx_rwlock *l = arg;
+    FXT_CHILD_CHECK(fx_rwlock_wrlock(l) == 0, 2);
+    FXT_CHILD_CHECK(fx_rwlock_unlock(l) == 0, 3);
     return 0;
 }
 
-/* Runs fn in a child that is not pinned (the test pins itself). */
-struct unpinned_call {
-    int (*fn)(void *);
-    void *arg;
-    cpu_set_t mask;
-};
-static int unpinned(void *arg)
+static int wrlock_hold(void *arg)
 {
-    struct unpinned_call *c = arg;
-    struct deathbed *b = c->arg;
-    if (sched_setaffinity(0, sizeof c->mask, &c->mask) != 0)
-        return 5;
-    if (!fxt_flag_wait(&b->go_other, 1, 30000))
-        return 6;
-    return c->fn(c->arg);
+    return fx_rwlock_wrlock(arg);
 }
 
-/* The woken side of the wake window: the test holds the write lock; the
- * victim writer sleeps, then `other` (a reader or a writer) sleeps; the test
- * releases (the wake goes to the victim, which sleeps first and is the only
- * one woken) and kills the victim before it runs. `other` must still get
- * the lock, although no later release will wake it. */
+static int rwlock_release(void *arg)
+{
+    return fx_rwlock_unlock(arg);
+}
+
+/* The woken side of the wake window (fxfault.h): the releaser holds the
+ * write lock; the victim writer sleeps, then `other` (a reader or a writer)
+ * sleeps; the releaser releases (the wake goes to the victim, which sleeps
+ * first and is the only one woken) and kills the victim before it runs.
+ * Should the victim run first, it dies as soon as it comes back from that
+ * sleep (the fault point after a writer's sleep), before it can look at the
+ * lock, like a process killed between the kernel's wake and its return.
+ * `other` must still get the lock, although no later release will wake it. */
 static void kill_woken_writer(int (*other)(void *), size_t other_word_offset)
 {
-    struct deathbed *b = fxt_shared_alloc(sizeof *b);
-    g_bed = b;
-    cpu_set_t saved;
-    assert_int_equal(sched_getaffinity(0, sizeof saved, &saved), 0);
-    int cpu = sched_getcpu();
-    assert_true(cpu >= 0);
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
-
-    pid_t victim = fxt_fork(victim_writer, b); /* inherits the pin */
-    struct unpinned_call call = {other, b, saved};
-    pid_t o = fxt_fork(unpinned, &call);
-    assert_int_equal(fx_rwlock_wrlock(&b->l), 0);
-    fxt_flag_set(&b->go_victim, 1);
-    bool asleep = fxt_wait_asleep(victim, &b->l.writer_seq, 10000);
-    fxt_flag_set(&b->go_other, 1);
-    bool other_asleep = fxt_wait_asleep(o, (const char *)b + other_word_offset, 10000);
-    /* The victim re-reads the lock at its rechecks: make sure it sleeps. */
-    asleep = asleep && fxt_wait_asleep(victim, &b->l.writer_seq, 10000);
-    __atomic_store_n(&b->released, 1, __ATOMIC_RELEASE);
-    int unlocked = fx_rwlock_unlock(&b->l);
-    kill(victim, SIGKILL);
-    assert_int_equal(sched_setaffinity(0, sizeof saved, &saved), 0);
-    int64_t t0 = fxt_now_ns();
-    int vst = fxt_wait_child(victim, 10000);
-    int ost = fxt_wait_child(o, 10000);
-    int64_t dt = fxt_now_ns() - t0;
-    print_message("     the other sleeper got the lock %.3f s after the victim's death\n",
-                  (double)dt / 1e9);
-    g_bed = NULL;
-    assert_true(asleep);
-    assert_true(other_asleep);
-    assert_int_equal(unlocked, 0);
-    assert_int_equal(vst, 128 + SIGKILL);
-    assert_int_equal(ost, 0);
-    assert_int_equal(b->l.state & (int32_t)~(RW_BIT | WW_BIT | WP_BIT), 0);
-    fxt_shared_free(b, sizeof *b);
+    fx_rwlock *l = fxt_shared_alloc(sizeof *l);
+    const void *word = (const char *)l + other_word_offset;
+    struct fxf_schedule s = {wrlock_hold, rwlock_release, other, word, l, 1};
+    struct fxf_victim v = {sleeping_writer, &l->writer_seq, "rwlock.wrlock.slept"};
+    struct fxf_result r;
+    fxf_run_victim_wake_window(&s, &v, 10000, &r);
+    print_message("     the other sleeper got the lock %.3f s after the release the killed "
+                  "victim consumed\n",
+                  (double)r.recovery_ns / 1e9);
+    assert_int_equal(r.setup, 0); /* victim and other asleep */
+    assert_int_equal(r.releaser, 0);
+    assert_int_equal(r.victim, 128 + SIGKILL);
+    assert_int_equal(r.bystander[0], 0);
+    assert_int_equal(l->state & (int32_t)~(RW_BIT | WW_BIT | WP_BIT), 0);
+    fxt_shared_free(l, sizeof *l);
 }
 
 static void test_killed_woken_writer_does_not_strand_sleeping_reader(void **state)
 {
     (void)state;
-    kill_woken_writer(sleeping_reader, offsetof(struct deathbed, l.state));
+    kill_woken_writer(sleeping_reader, offsetof(fx_rwlock, state));
 }
 
 static void test_killed_woken_writer_does_not_strand_sleeping_writer(void **state)
 {
     (void)state;
-    kill_woken_writer(sleeping_writer, offsetof(struct deathbed, l.writer_seq));
+    kill_woken_writer(sleeping_writer, offsetof(fx_rwlock, writer_seq));
 }
 
 /* A writer that waits and is killed: its WP/WW must not keep readers out
@@ -673,28 +602,28 @@ static void test_killed_woken_writer_does_not_strand_sleeping_writer(void **stat
  * loaded machine, the time is printed). */
 static void dead_waiting_writer(bool release_first)
 {
-    struct deathbed *b = fxt_shared_alloc(sizeof *b);
-    assert_int_equal(fx_rwlock_rdlock(&b->l), 0);
-    pid_t w = fxt_fork(sleeping_writer, b);
-    assert_true(fxt_wait_asleep(w, &b->l.writer_seq, 10000));
-    assert_int_equal(fxt_load(&b->l.state) & (WP_BIT | WW_BIT), WP_BIT | WW_BIT);
+    fx_rwlock *l = fxt_shared_alloc(sizeof *l);
+    assert_int_equal(fx_rwlock_rdlock(l), 0);
+    pid_t w = fxt_fork(sleeping_writer, l);
+    assert_true(fxt_wait_asleep(w, &l->writer_seq, 10000));
+    assert_int_equal(fxt_load(&l->state) & (WP_BIT | WW_BIT), WP_BIT | WW_BIT);
     kill(w, SIGKILL);
     assert_int_equal(fxt_wait_child(w, 10000), 128 + SIGKILL);
     if (release_first)
-        assert_int_equal(fx_rwlock_unlock(&b->l), 0); /* free, WP left */
+        assert_int_equal(fx_rwlock_unlock(l), 0); /* free, WP left */
     int64_t t0 = fxt_now_ns();
-    pid_t r = fxt_fork(sleeping_reader, b); /* an untimed rdlock */
+    pid_t r = fxt_fork(sleeping_reader, l); /* an untimed rdlock */
     int rst = fxt_wait_child(r, 10000);
     int64_t dt = fxt_now_ns() - t0;
     print_message("     a new reader got in %.3f s after the waiting writer's death\n",
                   (double)dt / 1e9);
     assert_int_equal(rst, 0);
     if (!release_first)
-        assert_int_equal(fx_rwlock_unlock(&b->l), 0);
-    assert_int_equal(b->l.state, 0);
-    assert_int_equal(fx_rwlock_tryrdlock(&b->l), 0);
-    assert_int_equal(fx_rwlock_unlock(&b->l), 0);
-    fxt_shared_free(b, sizeof *b);
+        assert_int_equal(fx_rwlock_unlock(l), 0);
+    assert_int_equal(l->state, 0);
+    assert_int_equal(fx_rwlock_tryrdlock(l), 0);
+    assert_int_equal(fx_rwlock_unlock(l), 0);
+    fxt_shared_free(l, sizeof *l);
 }
 
 static void test_dead_waiting_writer_lets_readers_in_while_read_held(void **state)
