@@ -405,8 +405,11 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
             } else if (now >= w->check_at) {
                 dead = fxi_tid_dead((pid_t)t);
                 /* A waiter that has watched the same live owner for long
-                 * checks less often: many idle waiters cost little. */
-                w->check_at = now + (now - w->since < LONG_AFTER_NS ? RECHECK_NS : LONG_RECHECK_NS);
+                 * checks less often, on the recheck grid (internal/futex.h):
+                 * many idle waiters cost little. */
+                w->check_at = now - w->since < LONG_AFTER_NS
+                                  ? now + RECHECK_NS
+                                  : fxi_recheck_grid(now, LONG_RECHECK_NS);
             }
         }
         judge_now = 0;
