@@ -10,6 +10,7 @@
  * keys a private mapping by (mm, address) anyway.
  */
 #include "futexsync/futex.h"
+#include "futexsync/time.h" /* FX_NSEC_PER_SEC */
 
 #include <errno.h>
 #include <stdbool.h>
@@ -65,6 +66,16 @@ int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *d
     }
 }
 
+/* The next recheck time after now, on the grid of src/internal/futex.h. */
+static struct timespec fx_recheck_tick(const struct timespec *now, int64_t period_ns)
+{
+    int64_t next = fxi_recheck_grid((int64_t)now->tv_sec * FX_NSEC_PER_SEC + now->tv_nsec,
+                                    period_ns);
+    struct timespec t = {.tv_sec = (time_t)(next / FX_NSEC_PER_SEC),
+                         .tv_nsec = (long)(next % FX_NSEC_PER_SEC)};
+    return t;
+}
+
 FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
                    struct fxi_recheck *s)
 {
@@ -74,7 +85,7 @@ FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected, const struc
         /* The first sleep of this call, or the recheck is due: the caller has
          * re-read its word since the last tick. The next tick is set from now
          * only here, once the previous one has passed. */
-        s->tick = fxi_ts_add_ns(now, s->period_ns);
+        s->tick = fx_recheck_tick(&now, s->period_ns);
     }
     bool mine = deadline != NULL && fxi_ts_before(deadline, &s->tick);
     int r = fxi_futex_wait_raw(word, expected, mine ? deadline : &s->tick, FX_BITSET_ANY);

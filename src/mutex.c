@@ -207,12 +207,15 @@ __attribute__((noinline, cold)) static int fx_mutex_lock_contended(fx_mutex *m,
 }
 
 /* lock and timedlock: the fast path, then the slow one; `ann` is the race
- * detector's view (a timed lock is a try: it may fail). */
-static inline int fx_mutex_acquire(fx_mutex *m, const struct timespec *deadline, unsigned ann)
+ * detector's view (a timed lock is a try: it may fail), `on` whether one is
+ * there (FX_ANN_CALL). */
+static inline __attribute__((always_inline)) int
+fx_mutex_acquire(fx_mutex *m, const struct timespec *deadline, unsigned ann, int on)
 {
     if (fxi_bad_slot(m))
         return EINVAL;
-    fx_ann_pre_lock(m, ann);
+    if (on)
+        fx_ann_pre_lock(m, ann);
     int32_t v = UNLOCKED;
     /* Fast path, acquire on success: pairs with the release of unlock. */
     /* @step mutex.acquire.fast */
@@ -220,25 +223,30 @@ static inline int fx_mutex_acquire(fx_mutex *m, const struct timespec *deadline,
                                         __ATOMIC_RELAXED)
                 ? 0
                 : fx_mutex_lock_contended(m, deadline);
-    fx_ann_post_lock(m, r ? ann | FX_ANN_FAILED : ann, 0);
+    if (on)
+        fx_ann_post_lock(m, r ? ann | FX_ANN_FAILED : ann, 0);
     return r;
 }
 
+FX_ANN_TWIN(fx_mutex_acquire, (fx_mutex *m, const struct timespec *deadline, unsigned ann),
+            (m, deadline, ann))
+
 int fx_mutex_lock(fx_mutex *m)
 {
-    return fx_mutex_acquire(m, NULL, FX_ANN_EXCLUSIVE);
+    return FX_ANN_CALL(fx_mutex_acquire, m, NULL, FX_ANN_EXCLUSIVE);
 }
 
 int fx_mutex_timedlock(fx_mutex *m, const struct timespec *deadline)
 {
-    return fx_mutex_acquire(m, deadline, FX_ANN_TRY);
+    return FX_ANN_CALL(fx_mutex_acquire, m, deadline, FX_ANN_TRY);
 }
 
-int fx_mutex_trylock(fx_mutex *m)
+static inline __attribute__((always_inline)) int fx_mutex_try(fx_mutex *m, int on)
 {
     if (fxi_bad_slot(m))
         return EINVAL;
-    fx_ann_pre_lock(m, FX_ANN_TRY);
+    if (on)
+        fx_ann_pre_lock(m, FX_ANN_TRY);
     int32_t v = UNLOCKED;
     int r = 0;
     /* Acquire on success; a failed CAS reports the value it saw (relaxed: it
@@ -247,8 +255,16 @@ int fx_mutex_trylock(fx_mutex *m)
     if (!__atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
         r = fx_mutex_valid(v) ? EBUSY : EINVAL; /* @step mutex.trylock.busy */
-    fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+    if (on)
+        fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
     return r;
+}
+
+FX_ANN_TWIN(fx_mutex_try, (fx_mutex *m), (m))
+
+int fx_mutex_trylock(fx_mutex *m)
+{
+    return FX_ANN_CALL(fx_mutex_try, m);
 }
 
 /* The slow path of unlock: v is the value the fast CAS found instead of
@@ -275,12 +291,12 @@ __attribute__((noinline, cold)) static int fx_mutex_unlock_slow(fx_mutex *m, int
     }
 }
 
-int fx_mutex_unlock(fx_mutex *m)
+static inline __attribute__((always_inline)) int fx_mutex_release(fx_mutex *m, int on)
 {
     if (fxi_bad_slot(m))
         return EINVAL;
     /* @step mutex.unlock.annotate */
-    if (FX_ANN_ACTIVE) {
+    if (on) {
         /* A race detector must hear of the release before it happens, and
          * only of a real one: sort out EPERM and EINVAL first. Relaxed: a
          * first look only; the CAS below is what synchronizes. */
@@ -289,8 +305,8 @@ int fx_mutex_unlock(fx_mutex *m)
             return EPERM;
         if (!fx_mutex_valid(seen))
             return EINVAL;
+        fx_ann_pre_unlock(m, FX_ANN_EXCLUSIVE);
     }
-    fx_ann_pre_unlock(m, FX_ANN_EXCLUSIVE);
     /* @step mutex.unlock.fast */
     int32_t v = LOCKED;
     /* Release: everything the critical section wrote happens-before the next
@@ -301,6 +317,14 @@ int fx_mutex_unlock(fx_mutex *m)
                                         __ATOMIC_RELAXED)
                 ? 0
                 : fx_mutex_unlock_slow(m, v);
-    fx_ann_post_unlock(m, FX_ANN_EXCLUSIVE);
+    if (on)
+        fx_ann_post_unlock(m, FX_ANN_EXCLUSIVE);
     return r;
+}
+
+FX_ANN_TWIN(fx_mutex_release, (fx_mutex *m), (m))
+
+int fx_mutex_unlock(fx_mutex *m)
+{
+    return FX_ANN_CALL(fx_mutex_release, m);
 }

@@ -253,15 +253,16 @@ static void fx_rm_exit_arm(void)
  * owner's; what a former owner (dead or not) left in it is meaningless and
  * overwritten; our release publishes it to the next owner. */
 static inline __attribute__((always_inline)) int
-fx_rm_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t depth)
+fx_rm_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t depth, int on)
 {
     if (r == 0 || r == EOWNERDEAD) {
-        fx_ann_post_lock(m, FX_ANN_RECURSIVE | try_flag, 0);
+        if (on)
+            fx_ann_post_lock(m, FX_ANN_RECURSIVE | try_flag, 0);
         fx_rm_own_add(m, self);
         fx_rm_exit_arm();
         /* @step rmutex.acquired.depth */
         __atomic_store_n(&m->depth, r == 0 ? depth : depth | INC, __ATOMIC_RELAXED);
-    } else {
+    } else if (on) {
         fx_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
     }
     return r;
@@ -404,8 +405,11 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
             } else if (now >= w->check_at) {
                 dead = fxi_tid_dead((pid_t)t);
                 /* A waiter that has watched the same live owner for long
-                 * checks less often: many idle waiters cost little. */
-                w->check_at = now + (now - w->since < LONG_AFTER_NS ? RECHECK_NS : LONG_RECHECK_NS);
+                 * checks less often, on the recheck grid (internal/futex.h):
+                 * many idle waiters cost little. */
+                w->check_at = now - w->since < LONG_AFTER_NS
+                                  ? now + RECHECK_NS
+                                  : fxi_recheck_grid(now, LONG_RECHECK_NS);
             }
         }
         judge_now = 0;
@@ -541,11 +545,11 @@ __attribute__((noinline)) static int fx_rm_lock_busy(fx_rmutex *m, uint32_t self
     } else {
         r = fx_rm_lock_contended(m, self, deadline);
     }
-    return fx_rm_acquired(m, self, try_flag, r, 1);
+    return fx_rm_acquired(m, self, try_flag, r, 1, FX_ANN_ACTIVE);
 }
 
 static inline __attribute__((always_inline)) int
-fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait)
+fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait, int on)
 {
     if (fxi_bad_slot(m))
         return EINVAL;
@@ -559,7 +563,8 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
             fx_rm_own.tid == self)
             return fx_rm_reenter(m);
     }
-    fx_ann_pre_lock(m, FX_ANN_RECURSIVE | try_flag);
+    if (on)
+        fx_ann_pre_lock(m, FX_ANN_RECURSIVE | try_flag);
     uint32_t v = 0;
     /* Fast path, acquire on success: pairs with the release of the unlock.
      * The CAS comes first, with no load before it: a plain load of a word
@@ -570,24 +575,28 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
     if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, self, false,
                                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED),
                          1)) {
-        return fx_rm_acquired(m, self, try_flag, 0, 1);
+        return fx_rm_acquired(m, self, try_flag, 0, 1, on);
     }
     return fx_rm_lock_busy(m, self, v, deadline, try_flag, nowait);
 }
 
+FX_ANN_TWIN(fx_rm_lock,
+            (fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait),
+            (m, deadline, try_flag, nowait))
+
 int fx_rmutex_lock(fx_rmutex *m)
 {
-    return fx_rm_lock(m, NULL, 0, false);
+    return FX_ANN_CALL(fx_rm_lock, m, NULL, 0, false);
 }
 
 int fx_rmutex_timedlock(fx_rmutex *m, const struct timespec *deadline)
 {
-    return fx_rm_lock(m, deadline, FX_ANN_TRY, false);
+    return FX_ANN_CALL(fx_rm_lock, m, deadline, FX_ANN_TRY, false);
 }
 
 int fx_rmutex_trylock(fx_rmutex *m)
 {
-    return fx_rm_lock(m, NULL, FX_ANN_TRY, true);
+    return FX_ANN_CALL(fx_rm_lock, m, NULL, FX_ANN_TRY, true);
 }
 
 /* Checks that the caller owns m; returns 0 and its depth slot, or the error. */
@@ -747,7 +756,7 @@ int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t *
     fx_ann_pre_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY);
     uint32_t on = 0;
     int r = fx_rm_acquired(m, self, FX_ANN_TRY, fx_rm_step(m, self, w, false, &on),
-                           w->depth > 0 ? w->depth : 1);
+                           w->depth > 0 ? w->depth : 1, FX_ANN_ACTIVE);
     if (r == EBUSY) {
         *word = &m->owner;
         *sleep_on = (int32_t)on;
@@ -796,5 +805,5 @@ int fxi_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
     /* As a thread that may have slept on the word (a condition variable may
      * have requeued it there): acquire with W kept. */
     w.slept = 1;
-    return fx_rm_acquired(m, self, 0, fx_rm_wait(m, self, &w, NULL), saved_depth);
+    return fx_rm_acquired(m, self, 0, fx_rm_wait(m, self, &w, NULL), saved_depth, FX_ANN_ACTIVE);
 }

@@ -28,43 +28,34 @@
  * initial value matches no page (no PID is 0xffffffff). */
 _Thread_local uint64_t fxi_tid_cache __attribute__((tls_model("initial-exec"))) = UINT64_MAX;
 
-/* Where fxi_tid_epoch points until the wiped page exists, and for ever when it
- * cannot exist: 0 matches no cache, so nothing is cached. */
-static const int32_t fx_tid_never = 0;
-__attribute__((visibility("hidden"))) const int32_t *fxi_tid_epoch = &fx_tid_never;
+/* Zero (matches no cache) until a thread of this process caches its TID,
+ * and for ever when the page cannot be marked. In .bss: anonymous memory,
+ * which MADV_WIPEONFORK accepts (file-backed memory it refuses). */
+__attribute__((visibility("hidden"), aligned(FXI_TID_PAGE))) int32_t
+    fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)];
 
 static pthread_once_t fx_tid_once = PTHREAD_ONCE_INIT;
-static int32_t *fx_tid_page; /* the MADV_WIPEONFORK page, or NULL */
+static bool fx_tid_wiped; /* the epoch's page is marked MADV_WIPEONFORK */
 
 static void fx_tid_setup(void)
 {
-    /* The two pointers are written here once and read by every thread's
-     * fxi_tid() without a lock (the comments below give the order): the
-     * library's own words, hidden from Helgrind and DRD before the writes. */
-    fx_ann_own_words_once(&fxi_tid_epoch, sizeof fxi_tid_epoch);
-    fx_ann_own_words_once(&fx_tid_page, sizeof fx_tid_page);
+    /* Written here once and read by every thread's fxi_tid_slow after
+     * pthread_once: the library's own word, hidden from Helgrind and DRD. */
+    fx_ann_own_words_once(&fx_tid_wiped, sizeof fx_tid_wiped);
     long size = sysconf(_SC_PAGESIZE);
-    if (size <= 0)
-        size = 4096;
-    void *p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return;
-    if (madvise(p, (size_t)size, MADV_WIPEONFORK) != 0) {
+    if (size <= 0 || size > FXI_TID_PAGE || (uintptr_t)fxi_tid_epoch % (uintptr_t)size != 0)
+        return; /* cannot mark exactly the epoch's page: cache nothing */
+    if (madvise(fxi_tid_epoch, (size_t)size, MADV_WIPEONFORK) != 0) {
         /* A kernel before 4.14 (EINVAL): nothing would reset the epoch in a
          * fork child, so no TID is ever cached. */
-        munmap(p, (size_t)size);
         return;
     }
-    fx_tid_page = p;
     /* Helgrind and DRD would see the epoch, stored by each thread's first
      * fxi_tid() and read by all, as a race: it is the library's own word,
      * ordered as the comments say. Once per process, so not behind the
      * FUTEXSYNC_HELGRIND option. */
-    fx_ann_own_words_once(p, (size_t)size);
-    /* Release: a thread that loads the pointer (acquire, in fxi_tid) reads
-     * the page as mapped, 0 (matches no cache), until fxi_tid_slow, which
-     * pthread_once orders after this function, stores the epoch. */
-    __atomic_store_n(&fxi_tid_epoch, (const int32_t *)p, __ATOMIC_RELEASE);
+    fx_ann_own_words_once(fxi_tid_epoch, sizeof fxi_tid_epoch[0]);
+    fx_tid_wiped = true;
 }
 
 pid_t fxi_tid_slow(void)
@@ -74,14 +65,14 @@ pid_t fxi_tid_slow(void)
     pid_t t = (pid_t)syscall(SYS_gettid);
     pid_t pid = getpid();
     errno = saved;
-    if (fx_tid_page != NULL) {
+    if (fx_tid_wiped) {
         /* The epoch is this process's PID. In a fork child the kernel hands
          * the page over zeroed, so no cache copied from the parent (whose
          * PID it holds) is trusted, before or after the child's first thread
          * stores the child's PID here. Relaxed: every thread of a process
          * stores the same value; it guards only each thread's own cache. */
         fxi_tid_cache = (uint64_t)(uint32_t)pid << 32 | (uint32_t)t;
-        __atomic_store_n(fx_tid_page, (int32_t)pid, __ATOMIC_RELAXED);
+        __atomic_store_n(&fxi_tid_epoch[0], (int32_t)pid, __ATOMIC_RELAXED);
     }
     return t;
 }

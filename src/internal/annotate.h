@@ -14,8 +14,8 @@
  *   Valgrind.
  *
  * Which of the two is there is found out once per process (src/annotate.c,
- * fx_ann_probe) and kept in fxi_ann_mode. Each hook costs the fast paths
- * one relaxed load of that word and a branch that is not taken when no
+ * fx_ann_probe) and kept in fxi_ann_mode. A public call looks at that word
+ * once (FX_ANN_CALL): one relaxed load and a branch that is not taken when no
  * detector is there; the announcements themselves are out of line
  * (fxi_ann_*, cold).
  *
@@ -42,6 +42,22 @@
 #define FX_TSAN 1
 #endif
 #endif
+
+/* FX_ANN_CALL(f, args...): one look at the race-detector probe per public
+ * call. f is an always-inline body whose last parameter `on` says whether to
+ * run the hooks (it tests `if (on)` around each), and f_announced (defined
+ * with FX_ANN_TWIN) its out-of-line, cold instance with on = 1. Without a
+ * detector a call costs one load and an untaken branch and runs no hook, and
+ * the fast path keeps the registers and stack frame of the plain body. */
+#define FX_ANN_CALL(f, ...) (FX_ANN_ACTIVE ? f##_announced(__VA_ARGS__) : f(__VA_ARGS__, 0))
+/* FX_ANN_TWIN(f, (params), (args)): defines f_announced for FX_ANN_CALL, e.g.
+ * FX_ANN_TWIN(fx_mutex_try, (fx_mutex *m), (m)). */
+#define FX_ANN_TWIN(f, params, args)                                        \
+    __attribute__((noinline, cold)) static int f##_announced params         \
+    {                                                                       \
+        return f(FX_ANN_UNPAREN args, 1);                                   \
+    }
+#define FX_ANN_UNPAREN(...) __VA_ARGS__
 
 /* Flags of an annotated operation. */
 #define FX_ANN_EXCLUSIVE   0u /* an exclusive lock */

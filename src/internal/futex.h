@@ -64,6 +64,17 @@ struct fxi_recheck {
 };
 #define FX_RECHECK_INIT(period_ns) { {0, -1}, (period_ns), 0 }
 
+/* The first multiple of period_ns after now_ns (both CLOCK_MONOTONIC ns,
+ * i.e. since boot): the recheck times of every sleeper with the same period,
+ * in every process, fall on one grid, so the kernel serves their timers
+ * together -- one timer interrupt for all instead of one each, which is what
+ * keeps idle sleepers cheap. A sleep still lasts at most one period (the first
+ * one of a call may be shorter). CLOCK_MONOTONIC is far from overflowing. */
+static inline int64_t fxi_recheck_grid(int64_t now_ns, int64_t period_ns)
+{
+    return (now_ns / period_ns + 1) * period_ns;
+}
+
 /* The recheck period of the primitives that have no period of their own: a
  * sleeper whose wake was lost re-reads its word within this time. */
 #define FX_RECHECK_NS (250 * 1000000LL)

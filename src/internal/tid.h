@@ -4,18 +4,20 @@
  *
  * fxi_tid() returns gettid() of the calling thread. The first call in a thread
  * makes the system call and keeps the answer in an initial-exec TLS variable,
- * so every later call is one %fs-relative load, one load of the process's
- * fork epoch and a compare: owner-tracked
+ * so every later call is one %fs-relative load, one PC-relative load of the
+ * process's fork epoch and a compare: owner-tracked
  * primitives (fx_rmutex) call it on their fast paths.
  *
  * Fork safety, from the child's first instruction whatever the order of any
  * pthread_atfork handlers: each cache entry carries the PID of the process
- * that filled it, and is trusted only while it equals the process's epoch, a
- * word in a page marked MADV_WIPEONFORK, which the kernel hands to every
+ * that filled it, and is trusted only while it equals the process's epoch, the
+ * first word of a page-aligned page of the library's zero-initialised data
+ * (.bss, anonymous memory) marked MADV_WIPEONFORK, which the kernel hands to every
  * child of fork(), vfork()+exec, _Fork() or a raw clone() without CLONE_VM
  * zeroed; the first fxi_tid_slow in the child stores the child's PID there.
- * Where madvise(MADV_WIPEONFORK) fails (Linux before 4.14) nothing is
- * cached: every fxi_tid() makes the system call. Limits, by construction:
+ * Where madvise(MADV_WIPEONFORK) fails (Linux before 4.14, or a page larger
+ * than FXI_TID_PAGE) nothing is cached: every fxi_tid() makes the system
+ * call. Limits, by construction:
  *   - a vfork() child that calls anything but exec/_exit shares the parent's
  *     memory, cache and page, and would act with the parent thread's TID;
  *   - a child whose PID equals the PID of the ancestor that filled a copied
@@ -40,10 +42,20 @@
 /* The cache: PID << 32 | TID; UINT64_MAX until the thread's first fxi_tid(). */
 extern _Thread_local uint64_t fxi_tid_cache __attribute__((tls_model("initial-exec")));
 
-/* The process's fork epoch: its PID once a thread has cached its TID, 0 in a
- * fork child until then (and for ever where nothing can be cached). Hidden:
- * read PC-relative, not through the GOT, on every fxi_tid(). */
-extern const int32_t *fxi_tid_epoch __attribute__((visibility("hidden")));
+/* The page whose first word is the process's fork epoch: its PID once a
+ * thread has cached its TID, 0 in a fork child until then (and for ever where
+ * nothing can be cached). FXI_TID_PAGE is the page size: 4 KiB on x86, and
+ * elsewhere 64 KiB, the largest page size Linux uses, so that the array holds
+ * a whole page whatever the kernel's (a larger alignment than the page in an
+ * x86 program's data confuses Valgrind's DRD). Hidden: read PC-relative, not
+ * through the GOT, on every fxi_tid(). */
+#if defined(__x86_64__) || defined(__i386__)
+#define FXI_TID_PAGE 4096
+#else
+#define FXI_TID_PAGE 65536
+#endif
+extern int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
+    __attribute__((visibility("hidden"), aligned(FXI_TID_PAGE)));
 
 /* Fills the cache (setting the epoch page up first); returns the TID. */
 pid_t fxi_tid_slow(void);
@@ -52,11 +64,8 @@ pid_t fxi_tid_slow(void);
 static inline pid_t fxi_tid(void)
 {
     uint64_t c = fxi_tid_cache;
-    /* Acquire on the pointer: the page it names was mapped (zeroed) before
-     * it was published (a plain load on x86). Relaxed on the epoch: it
-     * guards only this thread's own cache (tid.c). */
-    int32_t epoch = __atomic_load_n(__atomic_load_n(&fxi_tid_epoch, __ATOMIC_ACQUIRE),
-                                    __ATOMIC_RELAXED);
+    /* Relaxed: the epoch guards only this thread's own cache (tid.c). */
+    int32_t epoch = __atomic_load_n(&fxi_tid_epoch[0], __ATOMIC_RELAXED);
     return __builtin_expect((int32_t)(c >> 32) == epoch, 1) ? (pid_t)(uint32_t)c : fxi_tid_slow();
 }
 
