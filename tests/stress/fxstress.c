@@ -25,12 +25,15 @@
  * watchdog, the killer (it respawns killed processes) and the judge at the
  * end.
  *
- * Kills of waiting processes (every process-shared lock, issue 11 classes 7
- * and 8): the parent pins itself to one CPU, moves every thread of a chosen
- * worker process onto that CPU at SCHED_IDLE (so that none of them runs
- * while the parent runs), waits until each of its worker threads is asleep
- * in a futex wait on the object or preempted outside the lock, at least one
- * asleep (/proc/<pid>/task/<tid>/syscall), and kills the process at once:
+ * Kills of waiting processes (every process-shared lock, and the custom
+ * adapters with FXS_WAITER_KILLS: cond, counter, barrier, once; issue 11
+ * classes 7 and 8): the parent pins itself to one CPU, moves every thread of
+ * a chosen worker process onto that CPU at SCHED_IDLE (so that none of them
+ * runs while the parent runs), waits until each of its worker threads is
+ * asleep in a futex wait (not a wake) on the object (a custom adapter: on
+ * its wait area, between fxs_wait_begin and fxs_wait_end) or preempted
+ * between operations, at least one asleep
+ * (/proc/<pid>/task/<tid>/syscall), and kills the process at once:
  * it dies holding nothing, as a waiter, possibly with a wake already
  * consumed. The others must lose nothing and strand nobody (the
  * watchdog); the time until every other thread has acquired again is printed
@@ -64,10 +67,11 @@
 
 /* What a thread is doing, for the diagnostics of a hang. */
 enum { OP_IDLE, OP_LOCK, OP_TRYLOCK, OP_TIMEDLOCK, OP_RDLOCK, OP_TRYRDLOCK, OP_TIMEDRDLOCK,
-       OP_CS, OP_UNLOCK, OP_RDUNLOCK, OP_STEP, OP_RECOVER, OP_LEAVE, OP_EXITED };
+       OP_CS, OP_UNLOCK, OP_RDUNLOCK, OP_STEP, OP_RECOVER, OP_LEAVE, OP_EXITED, OP_WAIT };
 static const char *const op_names[] = {"idle", "lock", "trylock", "timedlock", "rdlock",
                                        "tryrdlock", "timedrdlock", "critical section", "unlock",
-                                       "rdunlock", "step", "recovery", "leave", "exited"};
+                                       "rdunlock", "step", "recovery", "leave", "exited",
+                                       "wait"};
 
 /* Per-thread figures, written by the thread (relaxed atomics), read by the
  * parent. */
@@ -270,6 +274,19 @@ uint64_t fxs_waiters_killed(void)
 static void set_op(struct fxs_thread *t, int op)
 {
     __atomic_store_n(&t->st->op, op, __ATOMIC_RELAXED);
+}
+
+/* Relaxed: the parent reads op only for threads it has found asleep in the
+ * kernel or off the CPU, i.e. after a context switch of this thread, which
+ * orders this store before the parent's read of /proc. */
+void fxs_wait_begin(struct fxs_thread *t)
+{
+    set_op(t, OP_WAIT);
+}
+
+void fxs_wait_end(struct fxs_thread *t)
+{
+    set_op(t, OP_STEP);
 }
 
 /* The protected record ------------------------------------------------------- */
@@ -680,7 +697,13 @@ static int where_is(pid_t pid, pid_t tid, uintptr_t lo, uintptr_t hi)
         return -1;
     if (nr == -1)
         return 0;
-    if (nr != SYS_futex || sscanf(buf, "%ld %lx", &nr, &a0) != 2)
+    unsigned long a1;
+    if (nr != SYS_futex || sscanf(buf, "%ld %lx %lx", &nr, &a0, &a1) != 3)
+        return -1;
+    /* A wait, not a wake: a thread stopped inside FUTEX_WAKE may still hold
+     * what it is about to release (a notifier under the mutex). */
+    unsigned long op = a1 & 127ul; /* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
+    if (op != 0ul /* FUTEX_WAIT */ && op != 9ul /* FUTEX_WAIT_BITSET */)
         return -1;
     return a0 >= lo && a0 < hi ? 1 : -1;
 }
@@ -721,6 +744,12 @@ static int last_asleep; /* asleep threads of the last process found waiting */
 static bool waiting_and_holding_nothing(int p, pid_t pid)
 {
     uintptr_t lo = (uintptr_t)obj, hi = lo + ad->size;
+    if (ad->wait_area) {
+        size_t len = 0;
+        lo = (uintptr_t)ad->wait_area(obj, &len);
+        hi = lo + len;
+    }
+    bool custom = ad->kind == FXS_CUSTOM;
     int asleep = 0;
     if (sched_getcpu() != kill_cpu)
         return false; /* the parent must be on the victims' CPU */
@@ -730,9 +759,11 @@ static bool waiting_and_holding_nothing(int p, pid_t pid)
         if (tid <= 0)
             return false;
         int w = where_is(pid, tid, lo, hi);
-        if (w == 1)
+        int op = __atomic_load_n(&st->op, __ATOMIC_RELAXED);
+        /* A custom step holds nothing only where it says so. */
+        if (w == 1 && (!custom || op == OP_WAIT))
             asleep++;
-        else if (!(w == 0 && __atomic_load_n(&st->op, __ATOMIC_RELAXED) == OP_IDLE))
+        else if (!(w == 0 && op == OP_IDLE))
             return false;
     }
     last_asleep = asleep;
@@ -757,7 +788,9 @@ static int run_adapter(const struct fxs_adapter *a)
     /* Waiting processes are killed for the library's process-shared locks
      * (not the pthread reference adapters: glibc's process-shared locks
      * strand sleepers after such a death, which is what these kills show). */
-    bool wkills = cfg.waiter_kills && a->kind == FXS_LOCK && !(a->caps & FXS_NO_PROCESSES) &&
+    bool wkills = cfg.waiter_kills &&
+                  (a->kind == FXS_LOCK || (a->caps & FXS_WAITER_KILLS)) &&
+                  !(a->caps & FXS_NO_PROCESSES) &&
                   strncmp(a->name, "ref_", 4) != 0 && strncmp(a->name, "broken_", 7) != 0;
     cpu_set_t saved_aff;
     int kcpu = -1;
