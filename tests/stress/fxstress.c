@@ -61,7 +61,7 @@
 #define MAXP 16
 #define MAXT 16
 #define MAXTH (MAXP * MAXT)
-#define OBJ_MAX 4096
+#define OBJ_MAX 8192
 #define RECORD_WORDS 7
 #define MAX_ADAPTERS 64
 
