@@ -24,6 +24,15 @@
  * inside that older flag: a caller announces the flag it is about to use,
  * then re-reads the frontier and skips the step if that flag is 16,384 or
  * more behind (so no caller can be inside a flag being reset).
+ *
+ * Waiter kills (FXS_WAITER_KILLS): the harness SIGKILLs processes whose
+ * threads are all asleep inside fx_once_call waiting for another process's
+ * initialiser (or between steps; the initialiser itself is never killed
+ * here, only its waiters), and respawns them. The dead waiter must not
+ * block the others: the initialiser still finishes, every surviving caller
+ * returns and sees the flag done exactly once (the checks above), and the
+ * next flags go on (the watchdog, the recovery time). The dead thread's
+ * announcement in cur[] is overwritten by its successor's first step.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -115,7 +124,12 @@ static int o_step(void *o, struct fxs_thread *t)
     uint32_t slot = (uint32_t)(k % NFLAGS);
     int32_t pre = __atomic_load_n(&f->flag[slot].state, __ATOMIC_RELAXED);
     struct init_ctx c = {.t = t, .f = f, .k = k};
+    /* A caller that lost the race sleeps in here, killable; the winner runs
+     * the initialiser in here too, but inside the harness's critical
+     * section (fxs_cs_enter), never killed. */
+    fxs_wait_begin(t);
     int r = fx_once_call(&f->flag[slot], initialiser, &c);
+    fxs_wait_end(t);
     if (c.failed)
         return 1;
     if (r != 0)
@@ -164,10 +178,19 @@ static int o_finish(void *o)
     return bad;
 }
 
+/* The flags, where the callers sleep, are outside the harness's object. */
+static void *o_wait_area(void *o, size_t *len)
+{
+    *len = sizeof(struct flags);
+    return ((struct obj *)o)->f;
+}
+
 static const struct fxs_adapter once_adapter = {
     .name = "once",
     .what = "fx_once: every thread of every process races for each fresh flag",
     .kind = FXS_CUSTOM,
+    .caps = FXS_WAITER_KILLS,
+    .wait_area = o_wait_area,
     .size = sizeof(struct obj),
     .setup = o_setup,
     .step = o_step,
