@@ -31,8 +31,8 @@
  * here, only its waiters), and respawns them. The dead waiter must not
  * block the others: the initialiser still finishes, every surviving caller
  * returns and sees the flag done exactly once (the checks above), and the
- * next flags go on (the watchdog, the recovery time). The dead thread's
- * announcement in cur[] is overwritten by its successor's first step.
+ * next flags go on (the watchdog, the recovery time). The parent withdraws
+ * the dead thread's announcement in cur[] (killed()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -178,6 +178,16 @@ static int o_finish(void *o)
     return bad;
 }
 
+/* A caller killed asleep leaves its announcement; its successor would
+ * overwrite it at its first step, but may run none (the run stops), and the
+ * initialiser half a lap on would wait for it for ever. The dead thread is
+ * inside no flag: withdraw it (release, as the caller's own withdrawal). */
+static void o_killed(void *o, int thread_index)
+{
+    struct flags *f = ((struct obj *)o)->f;
+    __atomic_store_n(&f->cur[thread_index], 0, __ATOMIC_RELEASE);
+}
+
 /* The flags, where the callers sleep, are outside the harness's object. */
 static void *o_wait_area(void *o, size_t *len)
 {
@@ -191,6 +201,7 @@ static const struct fxs_adapter once_adapter = {
     .kind = FXS_CUSTOM,
     .caps = FXS_WAITER_KILLS,
     .wait_area = o_wait_area,
+    .killed = o_killed,
     .size = sizeof(struct obj),
     .setup = o_setup,
     .step = o_step,

@@ -612,6 +612,11 @@ static int worker_process(int p)
     return 0;
 }
 
+/* The CPUs the workers may use: the parent's before it pinned itself to
+ * one for the waiter kills (worker_aff_set), else what they inherit. */
+static cpu_set_t worker_aff;
+static bool worker_aff_set;
+
 static pid_t spawn(int p)
 {
     int64_t now = now_ns();
@@ -625,8 +630,13 @@ static pid_t spawn(int p)
     }
     fflush(NULL);
     pid_t pid = fork();
-    if (pid == 0)
+    if (pid == 0) {
+        /* Not the parent's single CPU: the workers run where the parent
+         * could before it pinned itself (all CPUs, for the races). */
+        if (worker_aff_set)
+            sched_setaffinity(0, sizeof worker_aff, &worker_aff);
         _exit(worker_process(p));
+    }
     if (pid < 0)
         fxs_fail(NULL, "fork failed: %s", strerror(errno));
     return pid;
@@ -793,6 +803,7 @@ static int run_adapter(const struct fxs_adapter *a)
                   !(a->caps & FXS_NO_PROCESSES) &&
                   strncmp(a->name, "ref_", 4) != 0 && strncmp(a->name, "broken_", 7) != 0;
     cpu_set_t saved_aff;
+    worker_aff_set = false;
     int kcpu = -1;
     if (wkills) {
         kcpu = sched_getcpu();
@@ -804,6 +815,10 @@ static int run_adapter(const struct fxs_adapter *a)
         if (kcpu < 0 || sched_getaffinity(0, sizeof saved_aff, &saved_aff) != 0 ||
             sched_setaffinity(0, sizeof one, &one) != 0)
             wkills = false;
+        else {
+            worker_aff = saved_aff;
+            worker_aff_set = true;
+        }
     }
     rec_write(0);
     if (a->setup && a->setup(obj) != 0) {
@@ -962,6 +977,9 @@ static int run_adapter(const struct fxs_adapter *a)
                     fxs_fail(NULL, "a killed waiting process did not die");
                 sh->wkills++;
                 sh->wkilled_asleep += (uint64_t)last_asleep;
+                if (a->killed && st != -1)
+                    for (int i = 0; i < cfg.threads; i++)
+                        a->killed(obj, p * cfg.threads + i);
                 pids[p] = spawn(p);
                 respawns++;
                 wvictim = -1;

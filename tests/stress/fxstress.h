@@ -126,6 +126,11 @@ struct fxs_adapter {
     /* FXS_WAITER_KILLS, optional: the memory its waits sleep on, when not
      * the object itself (returns its start and sets *len). */
     void *(*wait_area)(void *obj, size_t *len);
+    /* FXS_WAITER_KILLS, optional: called by the parent for each thread of a
+     * process it killed as a waiter, once the process is reaped and before
+     * it is respawned (the successor may not run a step before the run
+     * stops): undoes what only that thread would have undone. */
+    void (*killed)(void *obj, int thread_index);
 };
 
 /* Registers an adapter (at program start). */
