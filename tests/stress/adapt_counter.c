@@ -36,6 +36,7 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fxstress.h"
@@ -114,17 +115,35 @@ struct targets {
     fx_counter pace;  /* always 0: the movers rest in timed waits for 1 */
     int32_t left;     /* threads that have left the run */
     uint64_t moved[TTHREADS]; /* steps each mover (thread index) made */
+    int32_t in_move[TTHREADS]; /* 1 between a move's first add and its tally */
+    uint64_t torn;             /* movers killed in_move (see t_killed) */
 };
+
+/* The harness kills only processes whose threads all sleep in a wait or
+ * sit between steps, but a mover was seen killed inside a move, rarely: a
+ * SCHED_IDLE thread still gets a small share of its CPU, so the parent can
+ * be preempted between its look and the kill. Such a move may have added
+ * to one counter, both or neither. It is counted (printed), and the end
+ * check allows that many moves untallied, no more. */
+static void t_killed(void *o, int thread_index)
+{
+    struct targets *x = o;
+    if (__atomic_exchange_n(&x->in_move[thread_index], 0, __ATOMIC_RELAXED))
+        x->torn++;
+}
 
 /* One move of both counters; the caller counts it. */
 static int t_move(struct targets *x, struct fxs_thread *t)
 {
+    int me = fxs_thread_index(t);
+    /* Relaxed, this one and the tally: read by the parent after this
+     * process died or after every worker stopped (waitpid orders them). */
+    __atomic_store_n(&x->in_move[me], 1, __ATOMIC_RELAXED);
     int32_t u = fx_counter_add(&x->up, 1), d = fx_counter_add(&x->down, -1);
     if (u <= 0 || d >= 0)
         return fxs_fail(t, "after a move: up %d, down %d", (int)u, (int)d);
-    /* Relaxed: a per-thread tally read by the parent after every worker
-     * stopped (waitpid orders it). */
-    __atomic_fetch_add(&x->moved[fxs_thread_index(t)], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&x->moved[me], 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&x->in_move[me], 0, __ATOMIC_RELAXED);
     return 0;
 }
 
@@ -205,10 +224,13 @@ static int t_finish(void *o)
     for (int i = 0; i < TTHREADS; i++)
         moves += x->moved[i];
     int32_t up = fx_counter_load(&x->up), down = fx_counter_load(&x->down);
-    if ((uint64_t)(uint32_t)up != (moves & 0xffffffffu) ||
-        (uint64_t)(uint32_t)-down != (moves & 0xffffffffu))
-        return fxs_fail(NULL, "%" PRIu64 " moves, but up is %d and down %d", moves, (int)up,
-                        (int)down);
+    uint32_t extra_up = (uint32_t)up - (uint32_t)moves, extra_down = (uint32_t)-down - (uint32_t)moves;
+    if (extra_up > x->torn || extra_down > x->torn)
+        return fxs_fail(NULL, "%" PRIu64 " moves (%" PRIu64 " torn by a kill), but up is %d and down %d",
+                        moves, x->torn, (int)up, (int)down);
+    if (x->torn > 0)
+        printf("  moves torn by a kill %" PRIu64 " (the harness's look at the victim missed it)\n",
+               x->torn);
     return 0;
 }
 
@@ -221,6 +243,7 @@ static const struct fxs_adapter counter_targets_adapter = {
     .setup = t_setup,
     .step = t_step,
     .leave = t_leave,
+    .killed = t_killed,
     .finish = t_finish,
 };
 FXS_ADAPTER(counter_targets_adapter)

@@ -82,6 +82,7 @@ struct stats {
     int32_t op;          /* OP_* */
     int32_t live;        /* 1 while its process runs */
     int32_t tid;         /* the thread's kernel TID, for adapter->reaped */
+    uint32_t opseq;      /* changes of op: a thread that ran in between */
 } __attribute__((aligned(64)));
 
 /* Everything the processes share. */
@@ -274,6 +275,8 @@ uint64_t fxs_waiters_killed(void)
 static void set_op(struct fxs_thread *t, int op)
 {
     __atomic_store_n(&t->st->op, op, __ATOMIC_RELAXED);
+    /* Relaxed, single writer: see waiting_and_holding_nothing. */
+    __atomic_store_n(&t->st->opseq, t->st->opseq + 1, __ATOMIC_RELAXED);
 }
 
 /* Relaxed: the parent reads op only for threads it has found asleep in the
@@ -742,6 +745,27 @@ static bool make_idle_on(int p, pid_t pid, int cpu)
     return true;
 }
 
+/* Undoes make_idle_on for a process not killed: back to SCHED_OTHER on the
+ * workers' CPUs. A process left at SCHED_IDLE would hardly run on a busy
+ * machine, and the others would wait for what it holds. */
+static void make_normal(int p, pid_t pid)
+{
+    struct sched_param sp = {0};
+    pid_t tids[MAXT + 1];
+    int n = 0;
+    tids[n++] = pid;
+    for (int i = 0; i < cfg.threads; i++) {
+        pid_t tid = __atomic_load_n(&sh->st[p * cfg.threads + i].tid, __ATOMIC_ACQUIRE);
+        if (tid > 0)
+            tids[n++] = tid;
+    }
+    for (int i = 0; i < n; i++) {
+        sched_setscheduler(tids[i], SCHED_OTHER, &sp);
+        if (worker_aff_set)
+            sched_setaffinity(tids[i], sizeof worker_aff, &worker_aff);
+    }
+}
+
 /* True if process slot p (pid), whose threads were made idle on the
  * parent's CPU, holds nothing and waits: every worker thread is asleep on
  * the object, or is outside the lock (OP_IDLE) and off the CPU; at least
@@ -761,6 +785,7 @@ static bool waiting_and_holding_nothing(int p, pid_t pid)
     }
     bool custom = ad->kind == FXS_CUSTOM;
     int asleep = 0;
+    uint32_t seq[MAXT];
     if (sched_getcpu() != kill_cpu)
         return false; /* the parent must be on the victims' CPU */
     for (int i = 0; i < cfg.threads; i++) {
@@ -768,6 +793,7 @@ static bool waiting_and_holding_nothing(int p, pid_t pid)
         pid_t tid = __atomic_load_n(&st->tid, __ATOMIC_ACQUIRE);
         if (tid <= 0)
             return false;
+        seq[i] = __atomic_load_n(&st->opseq, __ATOMIC_RELAXED);
         int w = where_is(pid, tid, lo, hi);
         int op = __atomic_load_n(&st->op, __ATOMIC_RELAXED);
         /* A custom step holds nothing only where it says so. */
@@ -776,6 +802,15 @@ static bool waiting_and_holding_nothing(int p, pid_t pid)
         else if (!(w == 0 && op == OP_IDLE))
             return false;
     }
+    /* Reading /proc may block the parent for a moment, and then the
+     * victim's threads run: one that changed its op since it was looked at
+     * (left a wait, started a step) may hold something now. The kill follows
+     * this check with no blocking call in between. (Not airtight: a
+     * SCHED_IDLE thread still gets a small share of the CPU, so the parent
+     * can be preempted by it anywhere; rare, see adapt_counter.c.) */
+    for (int i = 0; i < cfg.threads; i++)
+        if (__atomic_load_n(&sh->st[p * cfg.threads + i].opseq, __ATOMIC_RELAXED) != seq[i])
+            return false;
     last_asleep = asleep;
     return asleep > 0;
 }
@@ -955,6 +990,8 @@ static int run_adapter(const struct fxs_adapter *a)
                 int p = (int)(rng_next(&krng) % (uint64_t)procs);
                 if (pids[p] > 0 && make_idle_on(p, pids[p], kcpu))
                     wvictim = p;
+                else if (pids[p] > 0)
+                    make_normal(p, pids[p]);
             }
             bool done = false;
             int64_t until = now_ns() + 50000000; /* look for 50 ms, then later again */
@@ -989,10 +1026,15 @@ static int run_adapter(const struct fxs_adapter *a)
                 next_wkill = now_ns() + (int64_t)(x % (uint64_t)(2 * cfg.waiter_kill_ms + 1)) * 1000000;
             } else {
                 sh->wkill_skipped++;
+                if (wvictim >= 0 && pids[wvictim] > 0)
+                    make_normal(wvictim, pids[wvictim]); /* another one next time */
+                wvictim = -1;
                 next_wkill = now_ns() + (int64_t)cfg.waiter_kill_ms * 1000000;
             }
         }
     }
+    if (wvictim >= 0 && pids[wvictim] > 0)
+        make_normal(wvictim, pids[wvictim]);
     if (wkills)
         sched_setaffinity(0, sizeof saved_aff, &saved_aff);
     double elapsed = (double)(now_ns() - start) / 1e9;
