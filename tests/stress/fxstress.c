@@ -850,10 +850,10 @@ static int run_adapter(const struct fxs_adapter *a)
         if (kcpu < 0 || sched_getaffinity(0, sizeof saved_aff, &saved_aff) != 0 ||
             sched_setaffinity(0, sizeof one, &one) != 0)
             wkills = false;
-        else {
-            worker_aff = saved_aff;
-            worker_aff_set = true;
-        }
+        /* The workers inherit the parent's single CPU, as before. Spreading
+         * them over saved_aff (worker_aff_set) left every fx_mutex thread
+         * "in lock" for good in 2 of 8 runs of stress_mutex (8 of 8 passed
+         * pinned): not yet understood, see the stress2 report. */
     }
     rec_write(0);
     if (a->setup && a->setup(obj) != 0) {
