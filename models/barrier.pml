@@ -18,22 +18,34 @@
  * Futex semantics as in models/sem.pml: compare-and-queue in one step, then
  * leave by a wake (dequeued by the waker), a timeout (timed party) or a
  * signal. A CAS loop is one atomic step (see models/rwlock.pml for why this
- * is sound). The adaptive spin before sleeping (wait_round, barrier.c:119-128:
+ * is sound). The adaptive spin before sleeping (wait_round, @barrier.wait_round.spin:
  * at most a thread-local budget of acquire loads of the word, struct fxi_spin
  * of src/internal/spin.h, returning 0 as soon as the round number changed)
  * only reads: each of its loads is the first look of the sleeping loop
- * (barrier.c:130-132) without the S update, so a run that leaves during the
+ * (@barrier.wait_round.look) without the S update, so a run that leaves during the
  * spin is a run that leaves at that first look, and the spin is left out.
  * The budget bookkeeping (fxi_spin_start/won/lost) is thread-private.
  *
- * Every step names the line(s) of src/barrier.c it mirrors as
- * "barrier.c:LINE".
+ * Every step names the step tag of src/barrier.c it mirrors as
+ * "@barrier.<step>" (an "@step barrier.<step>" comment in the C).
  */
-//@source src/barrier.c sha256=1777e37145529e3da191f7b4c0fa17ad45c58087ca85dbc1deeb3456c01a99f7
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=9500660ba0a2a6565251915425783bb6f047f5a65fa49ed345ce83fc9c8f790b
+//@mirrors src/barrier.c barrier_wait wait_round sha256=030b17c406bd52f957d0574a71ac4c41dbadc5d584d1be7b96363562ef769196
 //@check safety
+//@check ltl late_pass -DDEATHS=1
 
+#ifndef DEATHS
+#define DEATHS 0          /* parties killed in a run, at most */
+#endif
+#ifndef BOUNDED
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep) */
+#endif
 #define N 3               /* parties */
+#if DEATHS
+#define ROUNDS 1
+#else
 #define ROUNDS 3
+#endif
 #define GENS 2            /* round numbers kept modulo 2 */
 #define AMASK 31          /* arrivals: bits 0..4 */
 #define SB 32             /* FX_BARRIER_SLEEPERS */
@@ -50,29 +62,54 @@ bool q[N];                /* the futex queue of &state */
 byte arrived[N];          /* rounds party p has arrived in, not withdrawn (observer) */
 byte serials[ROUNDS];     /* serial parties per round (observer) */
 
+/* Death (DEATHS > 0; the fix on branch wake, f1260f2): a killer SIGKILLs at
+ * most DEATHS parties, each at any step: in particular the last arrival
+ * between its CAS that opens the next round and its FUTEX_WAKE (the notifier
+ * side). The kernel drops a dying party from the futex queue. A party killed
+ * before it arrives keeps the others out of that round for good, rightly;
+ * the property is about the rounds that did end: late_pass (weak fairness),
+ * a live party still waiting in a round that has ended eventually passes.
+ * Every sleep is bounded (fxi_futex_sleep): the recheck, always enabled for a
+ * sleeper, ends it. The mutation barrier-no-recheck is caught. No timeouts
+ * or signals in this scenario (the safety check has them). */
+byte deaths = DEATHS;
+bool doom[N];             /* the killer chose party p: it dies */
+bool killable[N];         /* (observer) party p is alive and not done */
+byte waitgen[N];          /* (observer) 1 + the round number party p waits in, 0: none */
+#define LATE(p) (waitgen[p] != 0 && waitgen[p] != st / G + 1)
+
 proctype party(byte me; bool timed; byte signals)
 {
     int s; byte mine; byte r; byte round = 0; bit serial; bit wake;
+#if DEATHS
+    killable[me] = 1;
+    {
+#endif
     do
     :: round < ROUNDS ->
-arrive: /* barrier_wait, barrier.c:156-194: one arrival (CAS loop, barrier.c:165-189) */
+arrive: /* barrier_wait, barrier.c: one arrival (CAS loop, @barrier.arrive.load) */
         atomic {
             s = st;
-            assert((s & AMASK) < N);                           /* barrier.c:167-169 */
+            assert((s & AMASK) < N);                           /* @barrier.arrive.count */
             arrived[me]++;
             if
-            :: (s & AMASK) + 1 == N ->                         /* barrier.c:170-175 last, CAS */
+            :: (s & AMASK) + 1 == N ->                         /* @barrier.arrive.last last, CAS */
                 st = ((s / G + 1) % GENS) * G;
                 serial = 1; wake = (s & SB) != 0;
                 serials[round]++
             :: else ->
-                st = s + 1; mine = s / G; serial = 0           /* barrier.c:187-190 */
+                st = s + 1; mine = s / G; serial = 0;          /* @barrier.arrive.cas */
+#if DEATHS
+                waitgen[me] = mine + 1
+#else
+                skip
+#endif
             fi
         };
         if
         :: serial ->
             if
-            :: wake ->                                         /* barrier.c:176-177 [M:wake] */
+            :: wake ->                                         /* @barrier.arrive.wake [M:wake] */
                 atomic {
                     if :: q[0] -> q[0] = 0 :: else -> skip fi;
                     if :: q[1] -> q[1] = 0 :: else -> skip fi;
@@ -83,14 +120,14 @@ arrive: /* barrier_wait, barrier.c:156-194: one arrival (CAS loop, barrier.c:165
             goto passed
         :: else -> skip
         fi;
-look:   /* wait_round, barrier.c:129-139: the round still ours? set S */
+look:   /* wait_round, @barrier.wait_round.loop: the round still ours? set S */
         atomic {
             s = st;
             if
-            :: s / G != mine -> r = WOKEN                      /* barrier.c:130-132: passed */
+            :: s / G != mine -> r = WOKEN                      /* @barrier.wait_round.look: passed */
             :: else ->
                 if
-                :: (s & SB) == 0 -> st = s | SB; s = s | SB    /* barrier.c:133-139 [M:sleepers] */
+                :: (s & SB) == 0 -> st = s | SB; s = s | SB    /* @barrier.wait_round.mark_sleepers [M:sleepers] */
                 :: else -> skip
                 fi;
                 r = SLEEPING
@@ -100,7 +137,7 @@ look:   /* wait_round, barrier.c:129-139: the round still ours? set S */
         :: r == WOKEN -> goto passed
         :: else -> skip
         fi;
-        atomic {                                               /* futex wait, barrier.c:140 */
+        atomic {                                               /* futex wait, @barrier.wait_round.sleep */
             if
             :: st != s -> r = EAGAIN
             :: else -> q[me] = 1; r = SLEEPING
@@ -116,18 +153,19 @@ look:   /* wait_round, barrier.c:129-139: the round still ours? set S */
                    :: else -> r = WOKEN
                    fi }
             :: atomic { signals > 0 && q[me] -> q[me] = 0; signals--; r = EINTR }
+            :: atomic { BOUNDED && q[me] -> q[me] = 0; r = WOKEN } /* recheck [M:recheck] */
             fi
         :: else -> skip
         fi;
         if
-        :: r != ETIMEDOUT -> r = 0; goto look                  /* barrier.c:141-142 */
+        :: r != ETIMEDOUT -> r = 0; goto look                  /* @barrier.wait_round.woken */
         :: else -> skip
         fi;
-        atomic {                                               /* withdraw, barrier.c:143-152 */
+        atomic {                                               /* withdraw, @barrier.wait_round.timed_out */
             s = st;
             if
-            :: s / G != mine -> r = WOKEN                      /* barrier.c:145-147: passed [M:withdraw-check] */
-            :: else -> st = s - 1; arrived[me]--; r = ETIMEDOUT /* barrier.c:150-151 */
+            :: s / G != mine -> r = WOKEN                      /* @barrier.wait_round.withdraw_look: passed [M:withdraw-check] */
+            :: else -> st = s - 1; arrived[me]--; r = ETIMEDOUT /* @barrier.wait_round.withdraw */
             fi
         };
         if
@@ -137,19 +175,55 @@ look:   /* wait_round, barrier.c:129-139: the round still ours? set S */
 passed:
         /* Everyone has arrived in this round: nobody is left behind. */
         assert(arrived[0] > round && arrived[1] > round && arrived[2] > round);
-        round++; s = 0; mine = 0; serial = 0; wake = 0
+        atomic { round++; s = 0; mine = 0; serial = 0; wake = 0;
+#if DEATHS
+            waitgen[me] = 0
+#else
+            skip
+#endif
+        }
     :: else -> break
+    od;
+#if DEATHS
+    killable[me] = 0
+    } unless {
+        atomic { doom[me] -> q[me] = 0; waitgen[me] = 0 }
+    }
+#endif
+}
+
+#if DEATHS
+#define KILL(p) :: atomic { deaths > 0 && killable[p] -> doom[p] = 1; killable[p] = 0; deaths-- }
+active proctype killer()
+{
+end:
+    do
+    KILL(0)
+    KILL(1)
+    KILL(2)
     od
 }
 
+ltl late_pass { [] ((LATE(0) || LATE(1) || LATE(2)) -> <> !(LATE(0) || LATE(1) || LATE(2))) }
+#endif
+
 init {
     atomic {
+#if DEATHS
+        run party(0, 0, 0);       /* me, timed, signals */
+        run party(1, 0, 0);
+#else
         run party(0, 0, 1);       /* me, timed, signals */
         run party(1, 1, 0);
+#endif
         run party(2, 0, 0)
     };
+#if DEATHS
+    skip
+#else
     (_nr_pr == 1);
     assert(serials[0] == 1 && serials[1] == 1 && serials[2] == 1);
     assert(st == (ROUNDS % GENS) * G);
     assert(!q[0] && !q[1] && !q[2])
+#endif
 }

@@ -13,10 +13,17 @@
 #                      -m2000000 for the search depth)
 #          expect-fail the check must find a violation: documents a property
 #                      the design does not have
+#          long        a check of minutes: run only with --long (ctest -L long,
+#                      FUTEXSYNC_LONG_CHECKS), so the CI run stays short
 #
-# and "//@source <path> sha256=<hex>" pins the source file the model mirrors:
-# when that file changes, the model is reported STALE until it has been
-# reviewed against the new source and the hash updated (--rehash).
+# and "//@mirrors <path> <function>... sha256=<hex>" pins the C functions the
+# model mirrors: the hash is over their bodies (from the column-0 line of the
+# definition to the closing brace at column 0) with comments and whitespace
+# removed, so a comment-only edit leaves the model fresh while a code change
+# in a mirrored function reports it STALE until it has been reviewed against
+# the new source and the hash updated (--rehash). A model cites the C by step
+# tags, "@<primitive>.<step>", each of which must stand exactly once in src/
+# (recursively) as a comment "/* @step <primitive>.<step> */".
 #
 # Per check: spin -a; gcc -O2 [-DSAFETY -DNOCLAIM]; ./pan [-a -f -N claim], in a
 # temporary directory. A check fails on errors > 0, on an incomplete search
@@ -31,18 +38,20 @@
 #   -k, --keep          keep the work directories (kept anyway on failure)
 #   -q, --quiet         print the table only
 #   --only REGEX        run only the checks whose "model check words" match
+#   --long              also run the checks marked "long" (skipped by default)
 #   --stop-on-fail      stop at the first check that does not pass (with -j,
 #                       checks already running finish; no new one starts)
-#   --no-source-check   skip the //@source pins (mutated copies, see mutate.sh)
+#   --no-source-check   skip the //@mirrors pins and the step tags (mutated
+#                       copies, see mutate.sh)
 #   --tsv FILE          also write the results, one tab-separated line per check
-#   --rehash            rewrite the //@source hashes of the given models to the
+#   --rehash            rewrite the //@mirrors hashes of the given models to the
 #                       current sources (after reviewing the model!), then exit
 set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 
-keep=0 quiet=0 only="" stop=0 srccheck=1 tsv="" rehash=0 jobs=${FX_SPIN_JOBS:-1}
+keep=0 quiet=0 only="" long=0 stop=0 srccheck=1 tsv="" rehash=0 jobs=${FX_SPIN_JOBS:-1}
 models=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -51,6 +60,7 @@ while [ $# -gt 0 ]; do
     -k | --keep) keep=1 ;;
     -q | --quiet) quiet=1 ;;
     --only) only=$2; shift ;;
+    --long) long=1 ;;
     --stop-on-fail) stop=1 ;;
     --no-source-check) srccheck=0 ;;
     --tsv) tsv=$2; shift ;;
@@ -78,16 +88,59 @@ opt=${FX_SPIN_OPT:--O1}
 
 say() { [ $quiet -eq 1 ] || echo "$@"; }
 
+# The pin of "//@mirrors <path> <function>...": sha256 of the functions'
+# bodies, in the order given, without comments (gcc -fpreprocessed drops them
+# and expands nothing) and without whitespace. A body runs from the column-0
+# line that names the function (or object) before "(" or "=" and whose
+# header ends in "{" (not ";": a prototype) to the next "}" at column 0.
+# Prints the hash, or "missing <function>" and returns 1.
+body_hash() {
+    local src=$1 out
+    shift
+    out=$(gcc -fpreprocessed -dD -E -P -x c "$root/$src" 2>/dev/null |
+        awk -v names="$*" '
+        BEGIN { n = split(names, want, " ") }
+        function header_opens(i,   k) {
+            for (k = i; k <= nl; k++) {
+                if (line[k] ~ /;[[:space:]]*$/) return 0
+                if (line[k] ~ /\{[[:space:]]*$/) return 1
+            }
+            return 0
+        }
+        { line[++nl] = $0 }
+        END {
+            for (j = 1; j <= n; j++) {
+                found = 0
+                for (i = 1; i <= nl && !found; i++) {
+                    if (line[i] !~ /^[A-Za-z_]/) continue
+                    if (line[i] !~ ("(^|[^A-Za-z0-9_])" want[j] "[[:space:]]*(\\(|=)")) continue
+                    if (!header_opens(i)) continue
+                    for (k = i; k <= nl; k++) {
+                        print line[k]
+                        if (line[k] ~ /^}/) break
+                    }
+                    found = 1
+                }
+                if (!found) { print "missing " want[j]; exit 1 }
+            }
+        }') || { echo "${out##*$'\n'}"; return 1; }
+    printf '%s' "$out" | tr -d ' \t\n\r\f\v' | sha256sum | cut -c1-64
+}
+
 if [ $rehash -eq 1 ]; then
     for m in "${models[@]}"; do
-        grep -o '^//@source [^ ]*' "$m" | while read -r _ src; do
-            sum=$(sha256sum "$root/$src" | cut -c1-64)
-            sed -i "s|^//@source $src sha256=.*|//@source $src sha256=$sum|" "$m"
-            echo "$m: $src sha256=$sum"
+        grep '^//@mirrors ' "$m" | while read -r _ src rest; do
+            fns=${rest% sha256=*}
+            sum=$(body_hash "$src" $fns) || { echo "$m: $src: $sum" >&2; continue; }
+            sed -i "s|^//@mirrors $src $fns sha256=.*|//@mirrors $src $fns sha256=$sum|" "$m"
+            echo "$m: $src $fns sha256=$sum"
         done
     done
     exit 0
 fi
+
+# Every step tag in src/: "count tag" lines.
+steps=$(grep -rhoE '@step [A-Za-z0-9_.]+' "$root/src" | awk '{print $2}' | sort | uniq -c)
 
 [ -z "$tsv" ] || : >"$tsv"
 failed=0
@@ -115,28 +168,46 @@ for model in "${models[@]}"; do
         continue
     fi
 
-    # The source pins.
+    # The function pins and the step tags.
     if [ $srccheck -eq 1 ]; then
-        while read -r _ src pin; do
-            want=${pin#sha256=}
+        while read -r _ src rest; do
+            fns=${rest% sha256=*}
+            want=${rest##* sha256=}
             if [ ! -f "$root/$src" ]; then
-                echo "$name: pinned source $src not found" >"$res/$n.msg"
-                row_to "$res/$n.row" "$name" "source $src" MISSING - - - - -
+                echo "$name: mirrored source $src not found" >"$res/$n.msg"
+                row_to "$res/$n.row" "$name" "mirrors $src" MISSING - - - - -
+            elif ! have=$(body_hash "$src" $fns); then
+                echo "$name: $src: $have (renamed or removed? review the model)" >"$res/$n.msg"
+                row_to "$res/$n.row" "$name" "mirrors $src" MISSING - - - - -
+            elif [ "$have" != "$want" ]; then
+                {
+                    echo "$name: the code of a function the model mirrors in $src changed since the"
+                    echo "  model was checked against it ($fns). Review models/$name.pml, update the"
+                    echo "  model, then run models/check.sh --rehash models/$name.pml"
+                } >"$res/$n.msg"
+                row_to "$res/$n.row" "$name" "mirrors $src" STALE - - - - -
             else
-                have=$(sha256sum "$root/$src" | cut -c1-64)
-                if [ "$have" != "$want" ]; then
-                    {
-                        echo "$name: $src changed since the model was checked against it."
-                        echo "  Review models/$name.pml against $src, update the model, then run"
-                        echo "  models/check.sh --rehash models/$name.pml"
-                    } >"$res/$n.msg"
-                    row_to "$res/$n.row" "$name" "source $src" STALE - - - - -
-                else
-                    row_to "$res/$n.row" "$name" "source $src" PINNED - - - - -
-                fi
+                row_to "$res/$n.row" "$name" "mirrors $src" PINNED - - - - -
             fi
             n=$((n + 1))
-        done < <(grep '^//@source ' "$model")
+        done < <(grep '^//@mirrors ' "$model")
+        bad=""
+        ntags=0
+        for tag in $(grep -v '^//@' "$model" | grep -oE '@[a-z_]+\.[A-Za-z0-9_.]*[A-Za-z0-9_]' | sort -u); do
+            ntags=$((ntags + 1))
+            cnt=$(awk -v t="${tag#@}" '$2 == t {print $1}' <<<"$steps")
+            [ "${cnt:-0}" = 1 ] || bad="$bad ${tag#@}(${cnt:-0})"
+        done
+        if [ -n "$bad" ]; then
+            {
+                echo "$name: cited step tags not found exactly once in src/ (count):"
+                echo "   $bad"
+            } >"$res/$n.msg"
+            row_to "$res/$n.row" "$name" "steps ($ntags cited)" MISSING - - - - -
+        else
+            row_to "$res/$n.row" "$name" "steps ($ntags cited)" PINNED - - - - -
+        fi
+        n=$((n + 1))
     fi
 
     while read -r _ kind rest; do
@@ -166,6 +237,7 @@ run_check() {
         case "$w" in
         -D*) defs+=("$w") ;;
         expect-fail) expect_fail=1 ;;
+        long) ;;
         -*) panflags+=("$w") ;;
         *) echo "$name: unknown word '$w' in //@check $kind $rest" >&3; expect_fail=2 ;;
         esac
@@ -271,6 +343,9 @@ for ((i = 0; i < n; i++)); do
     [ -n "${C_MODEL[$i]+x}" ] || continue
     name=$(basename "${C_MODEL[$i]}" .pml)
     if [ -n "$only" ] && ! [[ "$name ${C_KIND[$i]} ${C_REST[$i]}" =~ $only ]]; then
+        continue
+    fi
+    if [ $long -eq 0 ] && [[ " ${C_REST[$i]} " == *" long "* ]]; then
         continue
     fi
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do

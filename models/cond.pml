@@ -3,8 +3,8 @@
  * with the kernel's futex queues.
  *
  * Each step is one atomic instruction or one futex call of the source; the
- * comments give the src/cond.c and src/mutex.c lines it mirrors as
- * "cond.c:LINE" and "mutex.c:LINE" (W1..W8, S1..S3, B1..B3 are the steps of
+ * comments give the step tags of src/cond.c and src/mutex.c it mirrors as
+ * "@cond.<step>" and "@mutex.<step>" (W1..W8, S1..S3, B1..B3 are the steps of
  * the state table at the top of src/cond.c).
  *
  *  - the mutex exactly as src/mutex.c: 0/1/2, fast path 0->1, one ordinary
@@ -20,20 +20,20 @@
  *  - signal handlers (EINTR) and deadlines (ETIMEDOUT) ending a sleep on the
  *    cond word, on park or, after a requeue, on the mutex word, a bounded
  *    number of times.
- * Not modelled: W0 (cond.c:462, fxi_mutex_check_held, mutex.c:117-125: a
+ * Not modelled: W0 (@cond.wait_core.W0, fxi_mutex_check_held, mutex.c: a
  * relaxed load that only rejects a caller not holding the mutex; here every
  * caller holds it); the mutex token (W2): all waiters use one mutex, so a driver
  * requeues parked waiters onto it (-DFALLBACK models the wake-one hand-off
  * used otherwise; fx_rmutex waiters, which always use it, are
  * models/cond_rmutex.pml); the mutex's spin loop (fx_mutex_spin,
- * mutex.c:74-86: relaxed loads only, it only delays the try after it);
- * the W4a spin before W4 (cond.c:481-494: seq_cst loads of seq, at most a
+ * mutex.c fx_mutex_spin(): relaxed loads only, it only delays the try after it);
+ * the W4a spin before W4 (@cond.wait_core.W4a: seq_cst loads of seq, at most a
  * thread-local budget of them, struct fxi_spin of src/internal/spin.h; each
  * look that finds the counter advanced is W4 returning EAGAIN without the
  * system call followed by the re-check, which this model already has, and
  * the looks that find it unchanged change nothing). A waiter released there
  * ("hot") never slept, so it cannot have been requeued: if it is not flagged
- * its W6 is fx_mutex_lock (fx_cond_mutex_relock_hot, cond.c:290-294), whose
+ * its W6 is fx_mutex_lock (fx_cond_mutex_relock_hot, cond.c), whose
  * steps are a CAS 0->1, read-only spinning, one more CAS 0->1, then
  * fxi_mutex_lock_slept; a failed CAS changes nothing, so these runs are those
  * of relock() below (one try 0->1, then lock_slept) with the try taken
@@ -69,6 +69,9 @@
  *    e.g. a broadcast retrying forever);
  *  - ltl signalled_returns: a waiter whose predicate has become true while it
  *    waits eventually returns from the wait.
+ *    With -DDEATHS=1 (TOKENS, no signals or deadlines) the Signaller may be
+ *    killed in the wake windows (see "Death" below) and the sleeps have
+ *    their bounded recheck: signalled_returns still holds.
  *
  * Mutations (models/mutate.sh of the verify branch; tags [M:...] below).
  * Each must be caught:
@@ -85,6 +88,8 @@
  *   cond-bcast-gives-up     B3 gives up when the requeue's compare fails
  *   cond-requeue-no-compare B3 requeues whatever seq holds: after a W8 cleared
  *                           BCAST, the woken waiter is not flagged, never drives
+ *   cond-unbounded-sleep    no recheck on the sleeps (with -DDEATHS=1: a killed
+ *                           Signaller strands a released waiter)
  * Equivalent (must survive), each a freedom of the design:
  *   cond-arm-before-count   W1's two steps swapped: both precede W3's release,
  *                           which orders them before any notifier
@@ -93,8 +98,9 @@
  *                           register in between (the re-check in src/cond.c
  *                           only guards waiters with different mutexes)
  */
-//@source src/cond.c sha256=bada35247f04d705329c309552d5689f45f94328c1c562fb1f5f8640a2da54f6
-//@source src/mutex.c sha256=5a1f9d81b5a3593d17a953240fc3e40cba00ebcfd9891904f40a5851f4e7abe7
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw fxi_futex_sleep fxi_futex_sleep_cancel sha256=136ab0f5dfcd33f0616ebfe92c06f5ab21c472b20dd9a8ccd08940d8e6776a9b
+//@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_mutex_relock fx_cond_mutex_relock_hot fx_cond_mutex_relock_slept fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=17f4d21a620e130824d4970224991446f4b98e9709957666832334f8cd20d6cf
+//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=4cb9e962a3e62ae9915850c928b7336a11ff6763c4bd80baf8461619985ca0ee
 //@check safety -DSCENARIO_WRAP
 //@check safety -DSCENARIO_BCAST
 //@check safety
@@ -105,6 +111,7 @@
 //@check ltl signalled_returns -DSCENARIO_BCAST
 //@check ltl all_finish
 //@check ltl signalled_returns
+//@check ltl signalled_returns -DDEATHS=1 -DCOLLAPSE long
 
 #define M  4            /* counter modulus: 2^30 in src/cond.c */
 #define A  1            /* ARMED, seq bit 0 */
@@ -120,7 +127,7 @@
 #define EINTR     2
 #define ETIMEDOUT 3
 
-/* fx_cond_advance, cond.c:202-205: counter + 1 (mod M), ARMED cleared, BCAST kept */
+/* fx_cond_advance, cond.c: counter + 1 (mod M), ARMED cleared, BCAST kept */
 #define ADV(x) ((((x) / 4 + 1) % M) * 4 + ((x) & B))
 
 byte seq = (M - 1) * 4; /* c->seq: counter M-1, nothing set */
@@ -129,8 +136,13 @@ byte mstate = 0;        /* m->state */
 #define NP 3
 byte q[NP];             /* kernel: the word each process sleeps on */
 
+#if DEATHS
+byte intr = 0;          /* with a death: no signals, no deadline (the state space) */
+byte tmo = 0;
+#else
 byte intr = 1;          /* signal-handler interruptions left */
 byte tmo = 1;           /* deadlines left to expire */
+#endif
 
 #if defined(SCENARIO_BCAST)
 byte gen = 0;           /* the predicate, under the mutex */
@@ -145,6 +157,34 @@ byte want[NP];          /* (observer) the generation waiter p waits for */
 byte finished = 0;      /* (observer) */
 
 #define ME _pid
+
+#ifndef DEATHS
+#define DEATHS 0        /* the Signaller may be killed (TOKENS scenario) */
+#endif
+#ifndef BOUNDED
+#define BOUNDED (DEATHS > 0) /* sleeps end at a recheck (fxi_futex_sleep) */
+#endif
+#if DEATHS
+/* Death (TOKENS only): the Signaller is SIGKILLed at any step of two
+ * windows in which it holds nothing and every token it made has been
+ * signalled: between a signal's or broadcast's advance (S2/B2) and its
+ * wake (S3/B3) outside the mutex (the notifier side), and inside the
+ * mutex's lock_slept, asleep or woken by an unlock and not yet back (the
+ * woken side: the unlock's wake is consumed). The kernel drops it from the
+ * futex queue. Every sleep then has its bounded recheck (BOUNDED), and the
+ * property is signalled_returns. The mutation cond-unbounded-sleep removes
+ * the recheck and is caught. */
+bit holds[NP];          /* (observer) process p holds the mutex */
+bit killable = 0;       /* the Signaller is inside a death window */
+bit doom = 0;           /* the killer chose the Signaller */
+#define HOLD(b) holds[ME] = b
+#define KILLABLE if :: ME == 2 && !holds[ME] -> killable = 1 :: else -> skip fi
+#define UNKILLABLE if :: ME == 2 -> killable = 0 :: else -> skip fi
+#else
+#define HOLD(b) skip
+#define KILLABLE skip
+#define UNKILLABLE skip
+#endif
 
 /* the waiting[] observer, for the claims that name a waiter */
 #if defined(SCENARIO_BCAST) || defined(SCENARIO_WRAP)
@@ -181,48 +221,53 @@ inline futex_move_all(F, T)
 inline cs_enter()
 {
     incs++;
-    assert(incs == 1)   /* mutual exclusion */
+    assert(incs == 1);  /* mutual exclusion */
+    HOLD(1)
 }
 
-/* fxi_mutex_lock_slept's FUTEX_WAIT(state, 2), mutex.c:151: EAGAIN unless 2,
+/* fxi_mutex_lock_slept's FUTEX_WAIT(state, 2), @mutex.lock_slept.sleep: EAGAIN unless 2,
  * else sleep until woken */
 inline futex_wait_mutex()
 {
     atomic { if :: mstate == 2 -> q[ME] = QMUTEX :: else -> skip fi };
-    (q[ME] == NONE)
+    if
+    :: (q[ME] == NONE)
+    :: atomic { BOUNDED && q[ME] != NONE -> q[ME] = NONE } /* the recheck [M:recheck-mutex] */
+    fi
 }
 
-/* fxi_mutex_lock_slept, mutex.c:137-156, with fxi_mutex_acquire_step,
- * mutex.c:88-115 */
+/* fxi_mutex_lock_slept, mutex.c, with fxi_mutex_acquire_step,
+ * mutex.c fxi_mutex_acquire_step() */
 inline lock_slept()
 {
+    KILLABLE;
     do
-    :: atomic { mstate == 0 -> mstate = 2; cs_enter() }; break  /* mutex.c:99 CAS 0->2 */
-    :: atomic { mstate == 1 -> mstate = 2 };                     /* mutex.c:105 CAS 1->2 */
+    :: atomic { mstate == 0 -> mstate = 2; cs_enter(); UNKILLABLE }; break  /* @mutex.acquire_step.take CAS 0->2 */
+    :: atomic { mstate == 1 -> mstate = 2 };                     /* @mutex.acquire_step.mark CAS 1->2 */
        futex_wait_mutex()
-    :: atomic { mstate == 2 -> skip };                           /* mutex.c:110-112 sees 2 */
+    :: atomic { mstate == 2 -> skip };                           /* @mutex.acquire_step.contended sees 2 */
        futex_wait_mutex()
     od
 }
 
-/* fx_mutex_lock, mutex.c:192-195 (fx_mutex_acquire, mutex.c:177-190), slow
- * path fx_mutex_lock_contended, mutex.c:159-173 */
+/* fx_mutex_lock, mutex.c (fx_mutex_acquire, mutex.c), slow
+ * path fx_mutex_lock_contended, mutex.c */
 inline mutex_lock()
 {
     if
-    :: atomic { mstate == 0 -> mstate = 1; cs_enter() }          /* mutex.c:184 fast CAS 0->1 */
+    :: atomic { mstate == 0 -> mstate = 1; cs_enter() }          /* @mutex.acquire.fast fast CAS 0->1 */
     :: atomic { mstate != 0 -> skip };
        if
-       :: atomic { mstate == 0 -> mstate = 1; cs_enter() }       /* mutex.c:168-171 try 0->1 */
-       :: atomic { mstate != 0 -> skip }; lock_slept()           /* mutex.c:172 */
+       :: atomic { mstate == 0 -> mstate = 1; cs_enter() }       /* @mutex.lock_contended.cas try 0->1 */
+       :: atomic { mstate != 0 -> skip }; lock_slept()           /* @mutex.lock_contended.slept */
        fi
     fi
 }
 
-/* fx_cond_mutex_relock, cond.c:282-286: W6 of a waiter never moved to the
- * mutex word: fx_mutex_trylock (mutex.c:211 CAS 0->1), then lock_slept
- * (fx_cond_mutex_relock_slept, cond.c:267-275). Also W6 of a hot waiter,
- * fx_mutex_lock (cond.c:290-294; see the header). */
+/* fx_cond_mutex_relock, cond.c: W6 of a waiter never moved to the
+ * mutex word: fx_mutex_trylock (@mutex.trylock.cas CAS 0->1), then lock_slept
+ * (fx_cond_mutex_relock_slept, cond.c). Also W6 of a hot waiter,
+ * fx_mutex_lock (cond.c fx_cond_mutex_relock_hot(); see the header). */
 inline relock()
 {
     if
@@ -231,94 +276,100 @@ inline relock()
     fi
 }
 
-/* fx_mutex_unlock, mutex.c:237-262 (and fx_mutex_unlock_slow, mutex.c:220-235):
+/* fx_mutex_unlock, mutex.c (and fx_mutex_unlock_slow, mutex.c):
  * CAS 1->0, else 2->0 and wake one (the holder's word can only go 1 -> 2
  * meanwhile, so the two CASes are one step) */
 inline mutex_unlock()
 {
     atomic {
-        incs--;
+        incs--; HOLD(0);
         if
-        :: mstate == 1 -> mstate = 0; lw = 0                      /* mutex.c:256-257 CAS 1->0 */
-        :: mstate == 2 -> mstate = 0; lw = 1                      /* mutex.c:228-229 CAS 2->0 */
+        :: mstate == 1 -> mstate = 0; lw = 0                      /* @mutex.unlock.cas CAS 1->0 */
+        :: mstate == 2 -> mstate = 0; lw = 1                      /* @mutex.unlock_slow.cas CAS 2->0 */
         :: mstate == 0 -> assert(false)                           /* EPERM: never */
         fi
     };
     if
-    :: lw -> futex_wake1(QMUTEX); lw = 0                          /* mutex.c:230-231 wake(1) */
+    :: lw -> futex_wake1(QMUTEX); lw = 0                          /* @mutex.unlock_slow.wake wake(1) */
     :: else -> skip
     fi
 }
 
 /* ---- fx_cond, src/cond.c --------------------------------------------------- */
 
-/* fx_cond_wait_core, cond.c:454-525, called with the mutex held */
+/* fx_cond_wait_core, cond.c, called with the mutex held.
+ * W1 is a CAS loop in the source (EINVAL for a count it would wrap, which
+ * the model never reaches): an increment here. W4 is fx_cond_sleep (cond.c):
+ * a bounded sleep; 0 with rc.woken set (a FUTEX_WAKE ended it) is WOKEN
+ * below, every other return (EAGAIN, a signal, a spurious wake, the
+ * recheck) goes on to the re-check of the counter, as EINTR does here. */
 inline cond_wait(timed)
 {
     OBSERVE(waiting[ME] = 1);
-    nw++;                                                          /* W1 cond.c:468 [M:W1a] */
-    atomic { seq = seq | A; v = seq };                             /* W1 cond.c:469 [M:W1b] */
-    mutex_unlock();                                                /* W3 cond.c:473 */
-    do                                                             /* W4 cond.c:497-512 */
+    nw++;                                                          /* W1 @cond.wait_core.W1 [M:W1a] */
+    atomic { seq = seq | A; v = seq };                             /* W1 @cond.wait_core.W2 [M:W1b] */
+    mutex_unlock();                                                /* W3 @cond.wait_core.W3 */
+    do                                                             /* W4 @cond.wait_core.W4 */
     :: atomic { if :: seq == v -> q[ME] = QSEQ; w = WOKEN :: else -> w = EAGAIN fi };
-       if                                                          /* cond.c:498 FUTEX_WAIT */
+       if                                                          /* @cond.wait_core.sleep FUTEX_WAIT */
        :: w == WOKEN ->
           if
           :: q[ME] == NONE                                         /* woken */
           :: atomic { q[ME] != NONE && intr > 0 -> q[ME] = NONE; intr--; w = EINTR }
           :: atomic { timed && q[ME] != NONE && tmo > 0 -> q[ME] = NONE; tmo--; w = ETIMEDOUT }
+          :: atomic { BOUNDED && q[ME] != NONE -> q[ME] = NONE; w = EINTR } /* the recheck, not woken [M:recheck-seq] */
           fi
        :: else -> skip
        fi;
        if
-       :: w == WOKEN -> break                                      /* cond.c:499-500 */
+       :: w == WOKEN -> break                                      /* @cond.wait_core.woken */
        :: else ->
-          s = seq;                                                 /* cond.c:502 */
+          s = seq;                                                 /* @cond.wait_core.reload */
           if
-          :: s / 4 != v / 4 -> break                               /* cond.c:503-504 [M:recheck] */
+          :: s / 4 != v / 4 -> break                               /* @cond.wait_core.advanced [M:recheck] */
           :: else ->
              if
-             :: w == ETIMEDOUT -> res = ETIMEDOUT; break           /* cond.c:505-508 */
-             :: else -> v = s                                      /* cond.c:511 sleep again */
+             :: w == ETIMEDOUT -> res = ETIMEDOUT; break           /* @cond.wait_core.timed_out */
+             :: else -> v = s                                      /* @cond.wait_core.again sleep again */
              fi
           fi
        fi
     od;
     s = 0; w = 0; v = 0;
-    flagged = ((seq & B) != 0);                                    /* W5 cond.c:515 */
-    if                                                             /* W6 cond.c:516-518 */
+    flagged = ((seq & B) != 0);                                    /* W5 @cond.wait_core.W5 */
+    if                                                             /* W6 @cond.wait_core.W6 */
     :: flagged -> lock_slept()                                     /* [M:relock] */
     :: else -> relock()
     fi;
-    if                                                             /* W7 cond.c:519-520 */
+    if                                                             /* W7 @cond.wait_core.W7 */
     :: flagged -> drive()                                          /* [M:drive] */
     :: else -> skip
     fi;
-    depart();                                                      /* W8 cond.c:521 */
+    depart();                                                      /* W8 @cond.wait_core.W8 */
     flagged = 0;
     OBSERVE(waiting[ME] = 0)
 }
 
-/* fx_cond_drive, cond.c:436-451 (the mutex is held as CONTENDED) */
+/* fx_cond_drive, cond.c (the mutex is held as CONTENDED) */
 inline drive()
 {
 #ifdef FALLBACK
-    futex_wake1(QPARK)                                             /* cond.c:449 */
+    futex_wake1(QPARK)                                             /* @cond.drive.wake */
 #else
-    atomic { futex_move_all(QPARK, QMUTEX) }                       /* cond.c:445 */
+    atomic { futex_move_all(QPARK, QMUTEX) }                       /* @cond.drive.requeue */
 #endif
 }
 
-/* fx_cond_depart, cond.c:417-432 */
+/* fx_cond_depart, cond.c */
 inline depart()
 {
-    atomic { nw--; last = (nw == 0) };                             /* cond.c:420 fetch_sub */
+    atomic { nw--; last = (nw == 0) };                             /* @cond.depart.W8 fetch_sub */
     if
     :: last ->
-       s = seq;                                                    /* cond.c:422 */
+       s = seq;                                                    /* @cond.depart.load */
        if
-       :: (s & B) && nw == 0 ->                                    /* cond.c:423, 429 [M:bclear] */
-          atomic { if :: seq == s -> seq = s - B :: else -> skip fi }  /* cond.c:430-431 CAS */
+       :: (s & B) && nw == 0 ->                                    /* @cond.depart.no_bcast, 429 [M:bclear] */
+          atomic { if :: seq == s -> seq = s - B :: else -> skip fi }  /* @cond.depart.clear_bcast CAS */
        :: else -> skip
        fi
     :: else -> skip
@@ -326,37 +377,40 @@ inline depart()
     s = 0; last = 0
 }
 
-/* fx_cond_signal, cond.c:568-586 */
+/* fx_cond_signal, cond.c */
 inline cond_signal()
 {
     if
-    :: nw == 0 -> skip                                             /* S1 cond.c:575-577 */
+    :: nw == 0 -> skip                                             /* S1 @cond.signal.waiters */
     :: nw > 0 ->
-       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 cond.c:579-583 [M:S2] */
-       futex_wake1(QSEQ)                                           /* S3 cond.c:584 */
+       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi; KILLABLE };  /* S2 @cond.signal.advance [M:S2] */
+       futex_wake1(QSEQ);                                          /* S3 @cond.signal.S3 */
+       UNKILLABLE
     fi
 }
 
-/* fx_cond_broadcast, cond.c:588-621 */
+/* fx_cond_broadcast, cond.c */
 inline cond_broadcast()
 {
     do
-    :: nw == 0 -> break                                            /* B1 cond.c:599-601 */
+    :: nw == 0 -> break                                            /* B1 @cond.broadcast.waiters */
     :: nw > 0 ->
-       atomic {                                                    /* B2 cond.c:606-612 */
+       atomic {                                                    /* B2 @cond.broadcast.advance */
           if :: (!adv && (seq & A)) -> seq = ADV(seq) | B :: else -> seq = seq | B fi;  /* [M:B2] */
           ns = seq;
-          adv = 1
+          adv = 1;
+          KILLABLE
        };
-       atomic {                                                    /* B3 cond.c:618 CMP_REQUEUE */
+       atomic {                                                    /* B3 @cond.broadcast.requeue CMP_REQUEUE */
           if
           :: seq == ns -> futex_wake1(QSEQ); futex_move_all(QSEQ, QPARK); r = 0  /* [M:B3] */
           :: else -> r = EAGAIN
           fi
        };
-       if :: r == 0 -> break :: else -> skip fi                   /* cond.c:618-619 [M:retry] */
+       if :: r == 0 -> break :: else -> skip fi                   /* @cond.broadcast.requeue [M:retry] */
     od;
-    ns = 0; r = 0; adv = 0
+    ns = 0; r = 0; adv = 0;
+    UNKILLABLE
 }
 
 /* ---- the processes --------------------------------------------------------- */
@@ -399,6 +453,9 @@ active proctype Signaller()
 {
     byte i, lw, ns, r;
     bit adv;
+#if DEATHS
+    {
+#endif
     do
     :: i < 3 ->
        mutex_lock();
@@ -413,7 +470,20 @@ active proctype Signaller()
     :: else -> break
     od;
     finished++
+#if DEATHS
+    } unless {
+        atomic { doom -> q[ME] = NONE; killable = 0; assert(!holds[ME]); lw = 0; ns = 0; r = 0; adv = 0 }
+    }
+#endif
 }
+
+#if DEATHS
+active proctype killer()
+{
+end:
+    atomic { killable -> doom = 1 }
+}
+#endif
 
 ltl all_finish { <> (finished == 3) }
 ltl signalled_returns { [] ((tokens > 0 && nw > 0) -> <> (tokens == 0 || nw == 0)) }

@@ -4,8 +4,8 @@
  * (src/rmutex.c), with the kernel's futex queues.
  *
  * Each step is one atomic instruction or one futex call of the source; the
- * comments give the lines of src/cond.c ("cond.c:LINE") and src/rmutex.c
- * ("rmutex.c:LINE") it mirrors (W0..W8, S1..S3, B1..B3 are the steps of the
+ * comments give the step tags of src/cond.c ("@cond.<step>") and
+ * src/rmutex.c ("@rmutex.<step>") it mirrors (W0..W8, S1..S3, B1..B3 are the steps of the
  * state table at the top of src/cond.c).
  *
  *  - the cond exactly as models/cond.pml (seq = counter mod M << 2 | BCAST |
@@ -34,13 +34,13 @@
  *    otherwise hide a waiter stranded on a queue from the checks).
  * Not modelled: W0's checks other than the inconsistent-mutex path (EPERM,
  * EINVAL: no wait happens; tested in tests/test_cond.c); the W4a spin before
- * W4 (cond.c:481-494: seq_cst loads of seq, at most a thread-local budget of
+ * W4 (@cond.wait_core.W4a: seq_cst loads of seq, at most a thread-local budget of
  * them, struct fxi_spin of src/internal/spin.h; a look that finds the counter
  * advanced is W4 returning EAGAIN without the system call followed by the
  * re-check, which the model has, and one that finds it unchanged changes
  * nothing; for an fx_rmutex the "hot" W6 is the same fx_cond_rmutex_relock
- * as the others, cond.c:374-378); fx_rmutex_lock's fast-path CAS and spin
- * (rmutex.c:513-515, 434-443: they take only FREE, as the first step does,
+ * as the others, cond.c fx_cond_rmutex_ops); fx_rmutex_lock's fast-path CAS and spin
+ * (@rmutex.lock.fast, 434-443: they take only FREE, as the first step does,
  * or only read; see models/rmutex.pml); fx_rmutex_recover and trylock
  * (models/rmutex.pml); memory order (sequentially consistent; every cond
  * atomic is seq_cst, the rmutex's CASes acquire/release).
@@ -98,8 +98,9 @@
  * which tests/test_cond.c checks. Not kept as an equivalent mutation: each
  * costs a full run of the checks.)
  */
-//@source src/cond.c sha256=bada35247f04d705329c309552d5689f45f94328c1c562fb1f5f8640a2da54f6
-//@source src/rmutex.c sha256=7528e70a564c03948510afd1147b13b1489809056f823e81c5c6c5dc78e45155
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw fxi_futex_sleep fxi_futex_sleep_cancel sha256=136ab0f5dfcd33f0616ebfe92c06f5ab21c472b20dd9a8ccd08940d8e6776a9b
+//@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_rmutex_check fx_cond_rmutex_ops fx_cond_rmutex_relock fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=9e9c7f68fbb8ebc21d686301a8bbc48ad73a298f5cd540976961677c8133b446
+//@mirrors src/rmutex.c fx_rm_acquired fx_rm_lock fx_rm_lock_contended fx_rm_reenter fx_rm_release fx_rm_release_owned fx_rm_step fx_rm_unlock_slow fx_rm_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=0331a0fa7529da0fd6a5ccfb92ea106c878da3b503aa6dce224cbbeb5271259d
 //@check safety -DSCENARIO_DEATH
 //@check safety
 //@check safety -DSCENARIO_CHAIN
@@ -146,7 +147,7 @@
 #define TAKE0 1         /* tokens Waiter0 takes (TOKENS scenario) */
 #endif
 
-/* fx_cond_advance, cond.c:202-205: counter + 1 (mod M), ARMED cleared, BCAST kept */
+/* fx_cond_advance, cond.c: counter + 1 (mod M), ARMED cleared, BCAST kept */
 #define ADV(x) ((((x) / 4 + 1) % M) * 4 + ((x) & B))
 
 byte seq = (M - 1) * 4; /* c->seq: counter M-1, nothing set */
@@ -226,36 +227,36 @@ inline futex_move_all(F, T)
 /* ---- fx_rmutex, src/rmutex.c ------------------------------------------------ */
 
 /* One acquisition step, fxi_rmutex_acquire_step -> fx_rm_step
- * (rmutex.c:666-686, rmutex.c:326-390), as one atomic transition (a CAS that
+ * (rmutex.c fxi_rmutex_acquire_step(), rmutex.c fx_rm_step()), as one atomic transition (a CAS that
  * fails because another thread wrote the word in between is the same as that
  * write coming first; see models/rmutex.pml). Sets r; for R_BUSY, vo is the
  * owner to sleep on (W set). d: the depth installed on success
- * (fx_rm_acquired, rmutex.c:236-247). */
+ * (fx_rm_acquired, rmutex.c). */
 inline rm_step(d)
 {
     atomic {
         if
-        :: own == FREE ->                                  /* rmutex.c:333-339 CAS 0 -> self|keep */
+        :: own == FREE ->                                  /* @rmutex.step.take CAS 0 -> self|keep */
            own = TID; W = slept; r = R_OK
-        :: own == NOTREC -> r = R_NOTREC                   /* rmutex.c:341-342 */
-        :: held(own) && due && dead[own] ->                /* rmutex.c:359-360, 367-374 CAS, W kept */
+        :: own == NOTREC -> r = R_NOTREC                   /* @rmutex.step.notrec */
+        :: held(own) && due && dead[own] ->                /* @rmutex.step.check_due, 367-374 CAS, W kept */
            own = TID; W = (W || slept); r = R_DEAD
-        :: held(own) && !(due && dead[own]) ->             /* rmutex.c:355-362 check_at */
-           due = 0; W = 1; vo = own; r = R_BUSY            /* rmutex.c:376-388 T -> T|W; EBUSY */
+        :: held(own) && !(due && dead[own]) ->             /* @rmutex.step.now check_at */
+           due = 0; W = 1; vo = own; r = R_BUSY            /* @rmutex.step.mark_waiters T -> T|W; EBUSY */
         fi;
         if
         :: r == R_OK || r == R_DEAD ->
            incs++;
            assert(incs == 1);                              /* mutual exclusion */
-           depth = d;                                      /* rmutex.c:242 */
+           depth = d;                                      /* @rmutex.acquired.depth */
            inc = (r == R_DEAD)
         :: else -> skip
         fi
     }
 }
 
-/* The bounded futex wait on the owner word between steps (cond.c:364, as
- * fx_rm_wait, rmutex.c:409-417): FUTEX_WAIT(owner, vo|W) until woken or the
+/* The bounded futex wait on the owner word between steps (@cond.rmutex_relock.sleep, as
+ * fx_rm_wait, @rmutex.wait.sleep): FUTEX_WAIT(owner, vo|W) until woken or the
  * owner's liveness re-check time. */
 inline rm_futex_wait()
 {
@@ -270,8 +271,8 @@ inline rm_futex_wait()
 }
 
 /* Acquire at depth d, blocking: fx_rmutex_lock's slow path
- * (rmutex.c:430-447, 394-427: one waiter state, slept once a step said EBUSY)
- * and, for W6, fx_cond_rmutex_relock (cond.c:352-366). Sets r: R_OK, R_DEAD,
+ * (rmutex.c fx_rm_lock_contended(), 394-427: one waiter state, slept once a step said EBUSY)
+ * and, for W6, fx_cond_rmutex_relock (cond.c). Sets r: R_OK, R_DEAD,
  * R_NOTREC. */
 inline rm_acquire(d)
 {
@@ -280,7 +281,7 @@ inline rm_acquire(d)
     :: rm_step(d);
        if
        :: r == R_BUSY ->
-          slept = 1;                                       /* rmutex.c:387 */
+          slept = 1;                                       /* @rmutex.step.slept */
           rm_futex_wait()
        :: else -> break
        fi
@@ -288,11 +289,11 @@ inline rm_acquire(d)
     slept = 0; due = 0; vo = 0
 }
 
-/* The final release by the owner: fx_rm_release (rmutex.c:254-278), through
- * fx_rm_release_owned (rmutex.c:552-561), from fx_rmutex_unlock at depth 1
- * (rmutex.c:579-602: the fast CAS S -> 0, rmutex.c:591-599, or
- * fx_rm_unlock_slow, rmutex.c:565-577) or fxi_rmutex_release_all
- * (rmutex.c:697-708): FREE, or NOTREC when inconsistent; wake one if W, all
+/* The final release by the owner: fx_rm_release (rmutex.c), through
+ * fx_rm_release_owned (rmutex.c), from fx_rmutex_unlock at depth 1
+ * (rmutex.c fx_rmutex_unlock(): the fast CAS S -> 0, @rmutex.unlock.fast, or
+ * fx_rm_unlock_slow, rmutex.c) or fxi_rmutex_release_all
+ * (rmutex.c fxi_rmutex_release_all()): FREE, or NOTREC when inconsistent; wake one if W, all
  * if NOTREC. One atomic step: while the owner holds the word only W can
  * change. */
 inline rm_release()
@@ -307,14 +308,14 @@ inline rm_release()
         W = 0; inc = 0; depth = 0
     };
     if
-    :: lw == 2 -> futex_wake_all(QOWN)                     /* rmutex.c:271 */
-    :: lw == 1 -> futex_wake1(QOWN)                        /* rmutex.c:275 */
+    :: lw == 2 -> futex_wake_all(QOWN)                     /* @rmutex.release.wake_all */
+    :: lw == 1 -> futex_wake1(QOWN)                        /* @rmutex.release.wake */
     :: else -> skip
     fi;
     lw = 0
 }
 
-/* fx_rmutex_unlock by the owner (rmutex.c:579-602, 565-577): one level */
+/* fx_rmutex_unlock by the owner (rmutex.c fx_rmutex_unlock(), 565-577): one level */
 inline rm_unlock()
 {
     if
@@ -332,22 +333,27 @@ inline die()
 
 /* ---- fx_cond, src/cond.c ---------------------------------------------------- */
 
-/* fx_cond_wait_core (cond.c:454-525) with the fx_rmutex operations, called
- * with the rmutex held at depth dd. Sets ret. */
+/* fx_cond_wait_core (cond.c) with the fx_rmutex operations, called
+ * with the rmutex held at depth dd. Sets ret.
+ * W1 is a CAS loop in the source (EINVAL for a count it would wrap, which
+ * the model never reaches): an increment here. W4 is fx_cond_sleep (cond.c):
+ * a bounded sleep; 0 with rc.woken set (a FUTEX_WAKE ended it) is WOKEN
+ * below, every other return (EAGAIN, a signal, a spurious wake, the
+ * recheck) goes on to the re-check of the counter, as EINTR does here. */
 inline cond_wait_rm(timed, dd)
 {
   if
-  :: inc ->                                                /* W0 cond.c:462, 322-329: inconsistent */
-     rm_release();                                         /* cond.c:327, rmutex.c:707: NOTREC */
+  :: inc ->                                                /* W0 @cond.wait_core.W0, 322-329: inconsistent */
+     rm_release();                                         /* @cond.rmutex_check.release_all, @rmutex.release_all.release: NOTREC */
      ret = R_NOTREC
   :: else ->
-    nw++;                                                  /* W1 cond.c:468 */
-    atomic { seq = seq | A; v = seq };                     /* W1 cond.c:469 */
-    saved = depth;                                         /* W3 cond.c:473, rmutex.c:706 */
-    rm_release();                                          /* W3 rmutex.c:707 */
-    do                                                     /* W4 cond.c:497-512 */
+    nw++;                                                  /* W1 @cond.wait_core.W1 */
+    atomic { seq = seq | A; v = seq };                     /* W1 @cond.wait_core.W2 */
+    saved = depth;                                         /* W3 @cond.wait_core.W3, @rmutex.release_all.depth */
+    rm_release();                                          /* W3 @rmutex.release_all.release */
+    do                                                     /* W4 @cond.wait_core.W4 */
     :: atomic { if :: seq == v -> q[ME] = QSEQ; w = WOKEN :: else -> w = EAGAIN fi };
-       if                                                  /* cond.c:498 FUTEX_WAIT */
+       if                                                  /* @cond.wait_core.sleep FUTEX_WAIT */
        :: w == WOKEN ->
           if
           :: q[ME] == NONE                                 /* woken */
@@ -357,29 +363,29 @@ inline cond_wait_rm(timed, dd)
        :: else -> skip
        fi;
        if
-       :: w == WOKEN -> break                              /* cond.c:499-500 */
+       :: w == WOKEN -> break                              /* @cond.wait_core.woken */
        :: else ->
-          s = seq;                                         /* cond.c:502 */
+          s = seq;                                         /* @cond.wait_core.reload */
           if
-          :: s / 4 != v / 4 -> break                       /* cond.c:503-504 */
+          :: s / 4 != v / 4 -> break                       /* @cond.wait_core.advanced */
           :: else ->
              if
-             :: w == ETIMEDOUT -> res = R_TIMEDOUT; break  /* cond.c:505-508 */
-             :: else -> v = s                              /* cond.c:511 */
+             :: w == ETIMEDOUT -> res = R_TIMEDOUT; break  /* @cond.wait_core.timed_out */
+             :: else -> v = s                              /* @cond.wait_core.again */
              fi
           fi
        fi
     od;
     s = 0; w = 0; v = 0;
-    flagged = ((seq & B) != 0);                            /* W5 cond.c:515 */
-    rm_acquire(saved);                                     /* W6 cond.c:516-518 [M:rm-relock] */
-    if                                                     /* W7 cond.c:519-520, 436-451 */
-    :: flagged -> futex_wake1(QPARK)                       /* cond.c:449 [M:rm-drive] */
+    flagged = ((seq & B) != 0);                            /* W5 @cond.wait_core.W5 */
+    rm_acquire(saved);                                     /* W6 @cond.wait_core.W6 [M:rm-relock] */
+    if                                                     /* W7 @cond.wait_core.W7, 436-451 */
+    :: flagged -> futex_wake1(QPARK)                       /* @cond.drive.wake [M:rm-drive] */
     :: else -> skip
     fi;
-    depart();                                              /* W8 cond.c:521 */
+    depart();                                              /* W8 @cond.wait_core.W8 */
     flagged = 0; saved = 0;
-    if                                                     /* cond.c:524 */
+    if                                                     /* @cond.wait_core.ret */
     :: r != R_OK -> ret = r                                /* [M:rm-ret] */
     :: else -> ret = res
     fi;
@@ -396,16 +402,16 @@ inline cond_wait_rm(timed, dd)
     fi
 }
 
-/* fx_cond_depart, cond.c:417-432 */
+/* fx_cond_depart, cond.c */
 inline depart()
 {
-    atomic { nw--; last = (nw == 0) };                     /* cond.c:420 */
+    atomic { nw--; last = (nw == 0) };                     /* @cond.depart.W8 */
     if
     :: last ->
-       s = seq;                                            /* cond.c:422 */
+       s = seq;                                            /* @cond.depart.load */
        if
-       :: (s & B) && nw == 0 ->                            /* cond.c:423, 429 */
-          atomic { if :: seq == s -> seq = s - B :: else -> skip fi }  /* cond.c:430-431 CAS */
+       :: (s & B) && nw == 0 ->                            /* @cond.depart.no_bcast, 429 */
+          atomic { if :: seq == s -> seq = s - B :: else -> skip fi }  /* @cond.depart.clear_bcast CAS */
        :: else -> skip
        fi
     :: else -> skip
@@ -413,35 +419,35 @@ inline depart()
     s = 0; last = 0
 }
 
-/* fx_cond_signal, cond.c:568-586 */
+/* fx_cond_signal, cond.c */
 inline cond_signal()
 {
     if
-    :: nw == 0 -> skip                                     /* S1 cond.c:575-577 */
+    :: nw == 0 -> skip                                     /* S1 @cond.signal.waiters */
     :: nw > 0 ->
-       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 cond.c:579-583 */
-       futex_wake1(QSEQ)                                   /* S3 cond.c:584 */
+       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 @cond.signal.advance */
+       futex_wake1(QSEQ)                                   /* S3 @cond.signal.S3 */
     fi
 }
 
-/* fx_cond_broadcast, cond.c:588-621 */
+/* fx_cond_broadcast, cond.c */
 inline cond_broadcast()
 {
     do
-    :: nw == 0 -> break                                    /* B1 cond.c:599-601 */
+    :: nw == 0 -> break                                    /* B1 @cond.broadcast.waiters */
     :: nw > 0 ->
-       atomic {                                            /* B2 cond.c:606-612 */
+       atomic {                                            /* B2 @cond.broadcast.advance */
           if :: (!adv && (seq & A)) -> seq = ADV(seq) | B :: else -> seq = seq | B fi;
           ns = seq;
           adv = 1
        };
-       atomic {                                            /* B3 cond.c:618 CMP_REQUEUE */
+       atomic {                                            /* B3 @cond.broadcast.requeue CMP_REQUEUE */
           if
           :: seq == ns -> futex_wake1(QSEQ); futex_move_all(QSEQ, QPARK); r = 0
           :: else -> r = EAGAIN
           fi
        };
-       if :: r == 0 -> break :: else -> skip fi           /* cond.c:618-619 */
+       if :: r == 0 -> break :: else -> skip fi           /* @cond.broadcast.requeue */
     od;
     ns = 0; r = 0; adv = 0
 }
@@ -457,7 +463,7 @@ inline lock_depth(dd)
     rm_acquire(1);
     assert(r == R_OK);
     r = 0;
-    depth = dd                                             /* rmutex.c:283-293 re-entries */
+    depth = dd                                             /* rmutex.c fx_rm_reenter() re-entries */
 }
 
 inline unlock_depth()

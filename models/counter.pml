@@ -2,9 +2,9 @@
  * models/counter.pml - the wait/wake protocol of src/counter.c, for spin.
  *
  * Mirrors src/counter.c and the waiter's steps R1, R2 and R5 in
- * src/internal/counter_wait.h at the versions pinned by the //@source lines
- * (see models/README.md); each step names the line it mirrors as
- * "counter.c:LINE" (and "counter_wait.h:LINE").
+ * src/internal/counter_wait.h as pinned by the //@mirrors lines (see
+ * models/README.md); each step names the step tag it mirrors as
+ * "@counter.<step>".
  *
  * The protocol (the table at the top of src/counter.c):
  *
@@ -44,20 +44,48 @@
  *   all_return  <> every process done, under weak fairness.
  */
 
-//@source src/counter.c sha256=e7de47009c36d98ecef0e2dc4f71610d2e7bc46081f6228e0dc600e5c5cde485
-//@source src/internal/counter_wait.h sha256=d238c6fd5af91c682bca0000f148595d52c87ea5dce67b585192474c3ce297a8
+//@mirrors src/counter.c fx_counter_add fx_counter_met fx_counter_wait_until fx_counter_wake_waiters sha256=d6819d63c8e0fd0bfad3f3db9e9e17ac0c883509ec888da3562ccf69b07bd50b
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=9500660ba0a2a6565251915425783bb6f047f5a65fa49ed345ce83fc9c8f790b
+//@mirrors src/internal/counter_wait.h fxi_counter_waiter_enter fxi_counter_waiter_leave fxi_counter_waiter_look sha256=662a01a0c511e71319366c211804233164a193c3a84b940ddf821cbad27bb001
 
 //@check safety
 //@check ltl all_return -DNFAIR=3 -DSPURIOUS=0
+//@check ltl all_return -DDEATHS=1 -DSPURIOUS=0 -DNFAIR=3
 
 #define NWRITERS 2      /* init below runs this many writers */
 #ifndef SPURIOUS
 #define SPURIOUS 1      /* spurious futex returns (signals) in a run, at most */
 #endif
 
+#ifndef DEATHS
+#define DEATHS 0        /* processes killed in a run, at most */
+#endif
+#ifndef BOUNDED
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep) */
+#endif
+
+/* Death (DEATHS > 0; the fix on branch wake, f1260f2): a killer SIGKILLs at
+ * most DEATHS processes: a writer at any step after its W1 (the value
+ * changed, and its wake may never come: the notifier side; a writer killed
+ * before W1 changes nothing, and the waiters would rightly wait for ever
+ * for a value nobody writes), or a waiter at any step. Every sleep is
+ * bounded (fxi_futex_sleep): the recheck, always enabled for a sleeper, ends
+ * it. all_return then says: every live process returns. The mutation
+ * counter-no-recheck (unbounded sleeps) is caught. The timed waiter is left
+ * out of this scenario (its timeout is checked by the others). */
+#if DEATHS
+#define NWAITERS 2
+#else
 #define NWAITERS 3
+#endif
 #define NPROCS (NWRITERS + NWAITERS)
 #define MAXPROC 8
+
+byte deaths = DEATHS;
+bool doom[MAXPROC];             /* the killer chose process p: it dies */
+bool killable[MAXPROC];         /* (observer) p may be killed now */
+byte ndead = 0;                 /* (observer) processes killed */
+
 
 mtype = { OK, ETIMEDOUT, EAGAIN, EINTR };
 
@@ -71,7 +99,7 @@ byte spurious = SPURIOUS;
 
 byte done = 0;                  /* processes finished (observer) */
 
-/* fxi_futex_wait_raw(&c->value, expected, deadline) (futex.c:33-57). */
+/* fxi_futex_wait_raw(&c->value, expected, deadline) (futex.c fxi_futex_wait_raw()). */
 inline futex_wait(expected, timed, r)
 {
     atomic {
@@ -86,12 +114,13 @@ inline futex_wait(expected, timed, r)
         :: atomic { !queued[_pid] -> r = OK }            /* dequeued by a wake */
         :: atomic { timed && queued[_pid] -> queued[_pid] = false; nqueued--; r = ETIMEDOUT }
         :: atomic { spurious > 0 && queued[_pid] -> spurious--; queued[_pid] = false; nqueued--; r = EINTR }
+        :: atomic { BOUNDED && queued[_pid] -> queued[_pid] = false; nqueued--; r = OK } /* recheck [M:recheck] */
         fi
     :: else
     fi
 }
 
-/* fxi_futex_wake_raw(&c->value, INT32_MAX) (futex.c:59-64): dequeues all. */
+/* fxi_futex_wake_raw(&c->value, INT32_MAX) (futex.c fxi_futex_wake_raw()): dequeues all. */
 inline futex_wake_all()
 {
     d_step {
@@ -120,61 +149,97 @@ inline futex_wake_one()
     }
 }
 
-/* fx_counter_add(c, 1) (counter.c:54-65) and its fx_counter_wake_waiters
- * (counter.c:47-52). */
+/* fx_counter_add(c, 1) (counter.c fx_counter_add()) and its fx_counter_wake_waiters
+ * (counter.c fx_counter_wake_waiters()). */
 proctype writer()
 {
     byte w, i;
 
-    atomic { value++ };                                  /* counter.c:62 W1 fetch_add [M:W1] */
-    atomic { w = waiters };                              /* counter.c:50 W2 [M:W2] */
+#if DEATHS
+    {
+#endif
+    atomic { value++; killable[_pid] = DEATHS };         /* @counter.add.W1 W1 fetch_add [M:W1] */
+    atomic { w = waiters };                              /* @counter.wake_waiters.W2 W2 [M:W2] */
     if
-    :: w != 0 -> futex_wake_all()                        /* counter.c:51 [M:wake] */
+    :: w != 0 -> futex_wake_all()                        /* @counter.wake_waiters.W3 [M:wake] */
     :: else
     fi;
-    done++
+    atomic { done++; killable[_pid] = false }
+#if DEATHS
+    } unless { atomic { doom[_pid] -> ndead++ } }
+#endif
 }
 
-/* fx_counter_wait(c, target, deadline) (counter.c:89-130); R1, R2 and R5 are
+/* fx_counter_wait(c, target, deadline) (counter.c fx_counter_wait_until(), UNTIL_EQ); R1, R2 and R5 are
  * the helpers of src/internal/counter_wait.h. */
 proctype waiter(byte target; bool timed)
 {
     byte v;
     mtype r;
 
+#if DEATHS
+    killable[_pid] = true;
+    {
+#endif
     atomic {
-        v = value;                                       /* counter.c:96 fast path (acquire) */
+        v = value;                                       /* @counter.wait.fast_load fast path (acquire) */
         if
-        :: v == target -> r = OK; goto out               /* counter.c:97-100 */
+        :: v == target -> r = OK; goto out               /* @counter.wait.fast_hit */
         :: else
         fi
     };
-    /* counter.c:102-105: the plausibility and deadline checks (EINVAL) only
+    /* @counter.wait.check: the plausibility and deadline checks (EINVAL) only
      * read the waiters slot and the caller's deadline; not modelled. */
-    atomic { waiters++ };                                /* counter.c:107 R1, counter_wait.h:28 [M:R1] */
-    atomic { v = value };                                /* counter.c:110 R2, counter_wait.h:35 [M:R2] */
+    atomic { waiters++ };                                /* @counter.wait.R1 R1, @counter.waiter_enter.add [M:R1] */
+    atomic { v = value };                                /* @counter.wait.R2 R2, @counter.waiter_look.load [M:R2] */
     do
-    :: v == target -> r = OK; break                      /* counter.c:111-113 */
+    :: v == target -> r = OK; break                      /* @counter.wait.R3 */
     :: else ->
-        futex_wait(v, timed, r);                         /* counter.c:115 R4 */
+        futex_wait(v, timed, r);                         /* @counter.wait.R4 R4 */
         if
         :: r == ETIMEDOUT ->
-            atomic {                                     /* counter.c:116-119 last look */
+            atomic {                                     /* @counter.wait.timed_out last look */
                 if
                 :: value == target -> r = OK; v = target
                 :: else
                 fi
             };
             break
-        :: else -> atomic { v = value }                  /* counter.c:110 R2 again */
+        :: else -> atomic { v = value }                  /* @counter.wait.R2 R2 again */
         fi
     od;
-    atomic { waiters-- };                                /* counter.c:126 R5, counter_wait.h:42 [M:R5] */
+    atomic { waiters-- };                                /* @counter.wait.R5 R5, @counter.waiter_leave.sub [M:R5] */
 out:
     assert(r == ETIMEDOUT || v == target);               /* 0 only after seeing the target */
     assert(timed || r == OK);                            /* no deadline: never fails */
-    done++
+    atomic { done++; killable[_pid] = false }
+#if DEATHS
+    } unless {
+        atomic { doom[_pid] ->                           /* killed: out of the queue */
+            if :: queued[_pid] -> queued[_pid] = false; nqueued-- :: else fi;
+            ndead++
+        }
+    }
+#endif
 }
+
+#if DEATHS
+#define KILL(p) :: atomic { deaths > 0 && killable[p] -> doom[p] = true; killable[p] = false; deaths-- }
+active proctype killer()
+{
+end:
+    do
+    KILL(0)
+    KILL(1)
+    KILL(2)
+    KILL(3)
+    KILL(4)
+    KILL(5)
+    KILL(6)
+    KILL(7)
+    od
+}
+#endif
 
 init
 {
@@ -183,10 +248,15 @@ init
         run writer();
         run waiter(NWRITERS, false);
         run waiter(NWRITERS, false);
+#if DEATHS
+    };
+    (done + ndead == NPROCS)
+#else
         run waiter(1, true)
     };
     (done == NPROCS);
     assert(value == NWRITERS && waiters == 0 && nqueued == 0)
+#endif
 }
 
-ltl all_return { <> (done == NPROCS) }
+ltl all_return { <> (done + ndead == NPROCS) }

@@ -12,7 +12,9 @@
 #
 # usage: models/mutate.sh [--list] [--full | --long] [-j N] [-k] [name ...]
 #   (default: every mutation except the long ones)
-#   --full  also the long mutations: the equivalent mutations of models whose
+#   --full  also the long mutations (long_mutation, long_equivalent): those
+#           whose check takes half a minute or more, and the equivalent
+#           mutations of models whose
 #           checks take minutes (an equivalent mutation must pass every check
 #           of its model, so it costs a whole run of them); ctest runs them
 #           only in the long mode (models/README.md)
@@ -26,13 +28,19 @@ set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-names=() declare -A MODEL DESC SUBS EXPECT LONG
+names=() declare -A MODEL DESC SUBS EXPECT LONG ONLY
 
 # mutation <name> <model> <description> <tag> <replacement> [<tag> <replacement>]...
+#   only=REGEX mutation ...: run only the model's checks that match REGEX (as
+#   check.sh --only), for a mutation that only those checks can catch (e.g.
+#   the death checks, -DDEATHS): the others would only cost time.
 # equivalent ...: the same, for a change the checks must accept (SURVIVED).
 # long_equivalent ...: an equivalent mutation that runs only with --full.
 equivalent() { expect=SURVIVED mutation "$@"; }
 long_equivalent() { expect=SURVIVED long=1 mutation "$@"; }
+# long_mutation ...: a mutation whose catch takes half a minute or more; it
+# runs only with --full/--long (ctest -L long), to keep the CI run short.
+long_mutation() { long=1 mutation "$@"; }
 mutation() {
     local n=$1
     names+=("$n")
@@ -40,6 +48,7 @@ mutation() {
     DESC[$n]=$3
     EXPECT[$n]=${expect:-CAUGHT}
     LONG[$n]=${long:-0}
+    ONLY[$n]=${only:-}
     shift 3
     SUBS[$n]=""
     while [ $# -ge 2 ]; do
@@ -116,7 +125,12 @@ mutation cond-no-recheck cond.pml \
     "after EINTR/EAGAIN/timeout the waiter sleeps again without comparing the counter" \
     recheck '          :: false -> break /* MUTANT */'
 
-mutation cond-relock-locked cond.pml \
+only=DEATHS mutation cond-unbounded-sleep cond.pml \
+    "the sleeps on the cond word and the mutex word have no recheck: a Signaller killed between its advance and its wake, or after an unlock's wake picked it, strands a waiter whose wait was released (issue 11, class 7)" \
+    recheck-seq '          :: false -> skip /* MUTANT */' \
+    recheck-mutex '    :: false -> skip /* MUTANT */'
+
+long_mutation cond-relock-locked cond.pml \
     "a possibly requeued waiter takes the mutex as LOCKED" \
     relock '    :: flagged -> mutex_lock() /* MUTANT */'
 
@@ -124,7 +138,7 @@ mutation cond-bcast-no-flag cond.pml \
     "broadcast does not set BCAST before requeueing" \
     B2 '          if :: (!adv && (seq & A)) -> seq = ADV(seq) :: else -> skip fi; /* MUTANT */'
 
-mutation cond-bcast-retry-advances cond.pml \
+long_mutation cond-bcast-retry-advances cond.pml \
     "a broadcast retry advances the counter again" \
     B2 '          if :: (seq & A) -> seq = ADV(seq) | B :: else -> seq = seq | B fi; /* MUTANT */'
 
@@ -132,11 +146,11 @@ mutation cond-bcast-wakes-none cond.pml \
     "broadcast parks every sleeper and wakes none" \
     B3 '          :: seq == ns -> futex_move_all(QSEQ, QPARK); r = 0 /* MUTANT */'
 
-mutation cond-no-drive cond.pml \
+long_mutation cond-no-drive cond.pml \
     "the woken waiter does not move the parked ones on" \
     drive '    :: flagged -> skip /* MUTANT */'
 
-mutation cond-bcast-gives-up cond.pml \
+long_mutation cond-bcast-gives-up cond.pml \
     "broadcast gives up when the requeue compare fails" \
     retry '       break /* MUTANT */'
 
@@ -163,7 +177,7 @@ mutation rwlock-fast-path-ignores-writer rwlock.pml \
 
 mutation rwlock-no-rearm-ww rwlock.pml \
     "a writer that has slept acquires without setting WW again for the writers still asleep" \
-    slept '                    slept = 0; act = SLEEP /* MUTANT */'
+    slept '                    slept = 0 /* MUTANT */'
 
 mutation rwlock-no-recheck rwlock.pml \
     "a writer sleeps on writer_seq without re-reading the state after loading it" \
@@ -174,8 +188,48 @@ mutation rwlock-readers-left-asleep rwlock.pml \
     hand-to-readers '           :: else -> break /* MUTANT */'
 
 mutation rwlock-give-up-no-wake rwlock.pml \
-    "a writer that times out drops WP without waking the readers WP kept out" \
-    give-up-wake '    :: false -> skip /* MUTANT */'
+    "a writer that times out drops WP and WW without waking the readers they kept out" \
+    give-up-wake '        :: act == WAKE_R -> skip /* MUTANT */'
+
+only=SCENARIO_GIVEUP mutation rwlock-give-up-keeps-ww rwlock.pml \
+    "a writer that times out takes back WP only (main before the fix): its WW keeps new readers out while readers hold the lock (issue 11, class 6)" \
+    give-up-bits '    atomic { s = st & ~WW; st = st & ~WP }; /* MUTANT */'
+
+only=SCENARIO_GIVEUP mutation rwlock-give-up-keeps-wp rwlock.pml \
+    "a writer that times out takes back WW only: its WP keeps new readers out (issue 11, class 6)" \
+    give-up-bits '    atomic { s = st & ~WP; st = st & ~WW }; /* MUTANT */'
+
+only=DEATHS mutation rwlock-unbounded-sleep rwlock.pml \
+    "the sleeps of readers and writers have no recheck (fxi_futex_wait_raw until a wake): a process killed after a wake picked it, or before its wakes, strands the sleepers (issue 11, class 7)" \
+    recheck-bound '    :: false -> skip /* MUTANT */'
+
+only=DEATHS mutation rwlock-no-stale-clear rwlock.pml \
+    "readers never take a stale writer intent away: a writer killed while it waits keeps WP/WW set and readers out for good (issue 11, class 8)" \
+    stale '            :: false -> /* MUTANT */'
+
+# --- TID reuse (models/rmutex_tid.pml, src/rmutex.c) -----------------------
+
+mutation rm-verdict-kept rmutex_tid.pml \
+    "a waiter keeps its verdict 'TID T is dead' after losing the take-over CAS; T comes back as a live owner and the waiter recovers the mutex from it (issue 11, class 1)" \
+    verdict-drop '                :: !got -> skip /* MUTANT */'
+
+# --- TID reuse (models/once_tid.pml, src/once.c) ---------------------------
+
+mutation once-verdict-kept once_tid.pml \
+    "a waiter keeps its verdict 'TID t is dead' after losing the take-over CAS; t comes back running the initialiser and the waiter takes the word over from it: two initialisers (issue 11, class 1)" \
+    verdict-drop '            :: !mine -> skip /* MUTANT */'
+
+mutation once-tid-deadlk once_tid.pml \
+    "the recursion check compares the TID alone, without the thread's record: a new thread with the dead initialiser's TID is told EDEADLK (issue 11, class 5)" \
+    self '            atomic { assert(false) } /* MUTANT */'
+
+mutation once-self-waits once_tid.pml \
+    "a caller that finds its own TID in the word without the record waits as for a live owner: the new thread with the dead initialiser's TID waits for itself, and its TID keeps the other waiters waiting" \
+    self '            atomic { (st != vs || tid != vt) || DEAD(vt) -> d = (st == vs && tid == vt); checking = checking + d } /* MUTANT */'
+
+mutation rwlock-intent-never-stale rwlock_intent.pml \
+    "readers never take a gone writer's WP/WW away: a writer killed while it waits closes the lock to new readers for good (issue 11, class 8)" \
+    intent-stale '                atomic { skip }; /* MUTANT */'
 
 # --- fx_barrier (models/barrier.pml, src/barrier.c) ------------------------
 
@@ -190,6 +244,22 @@ mutation barrier-no-wake barrier.pml \
 mutation barrier-withdraw-any-round barrier.pml \
     "a timed-out waiter withdraws without checking that its round is still open" \
     withdraw-check '            :: false -> skip /* MUTANT */'
+
+only=DEATHS mutation mutex-no-recheck mutex.pml \
+    "sleeps are unbounded again (fxi_futex_wait_raw, no recheck): a process killed between the unlock's CAS 2->0 and its FUTEX_WAKE, or after the wake picked it, strands a sleeper of a free lock (issue 11, class 7)" \
+    recheck '        :: atomic { false -> skip } /* MUTANT */'
+
+only=DEATHS mutation sem-no-recheck sem.pml \
+    "sleeps are unbounded again (fxi_futex_wait_raw, no recheck): a poster killed between P1 and P2, or a waiter killed after P2's wake picked it, leaves a token there and a waiter asleep for ever (issue 11, class 7)" \
+    recheck '        :: atomic { false -> skip } /* MUTANT */'
+
+only=DEATHS mutation counter-no-recheck counter.pml \
+    "sleeps are unbounded again (fxi_futex_wait_raw, no recheck): a writer killed between its W1 and its wake leaves the waiters asleep although the counter reached their target (issue 11, class 7)" \
+    recheck '        :: atomic { false -> skip } /* MUTANT */'
+
+only=DEATHS mutation barrier-no-recheck barrier.pml \
+    "sleeps are unbounded again (fxi_futex_wait_raw, no recheck): the last arrival killed between the CAS that opens the next round and its FUTEX_WAKE leaves the others asleep in a round that has ended (issue 11, class 7)" \
+    recheck '            :: atomic { false -> skip } /* MUTANT */'
 
 # --- fx_rmutex (models/rmutex.pml, src/rmutex.c) ---------------------------
 
@@ -262,7 +332,7 @@ mutation cond-rm-no-recheck cond_rmutex.pml \
     "the rmutex's sleeps on the owner word are unbounded: no liveness re-check, a dead owner is never noticed" \
     rm-recheck '    :: atomic { false -> /* MUTANT */'
 
-equivalent cond-rm-relock-keeps-w cond_rmutex.pml \
+long_equivalent cond-rm-relock-keeps-w cond_rmutex.pml \
     "W6 keeps W from its first step (fxi_rmutex_reacquire): correct, only a needless FUTEX_WAKE at the next unlock (tests/test_cond.c measures that cost)" \
     rm-relock '    slept = 1; due = 0; do :: rm_step(saved); if :: r == R_BUSY -> rm_futex_wait() :: else -> break fi od; slept = 0; /* MUTANT */'
 
@@ -271,7 +341,7 @@ equivalent cond-rm-relock-keeps-w cond_rmutex.pml \
 # if such a mutation is caught (then the comment in the source is right and
 # this claim is wrong).
 
-equivalent waiter-registers-late counter.pml \
+long_equivalent waiter-registers-late counter.pml \
     "the waiter reads the value (R2) before registering (R1): harmless, because it sleeps on the value it read and FUTEX_WAIT compares it (EAGAIN if a writer changed it); R1 need only be visible before that compare" \
     R1 '    atomic { v = value }; /* MUTANT: R2 first */' \
     R2 '    atomic { waiters++ }; /* MUTANT: then R1 */'
@@ -341,9 +411,13 @@ run_mutation() {
             "$dir/$model" >"$dir/$model.new" && mv "$dir/$model.new" "$dir/$model"
     done <<<"${SUBS[$n]}"
     t0=$(date +%s.%N)
+    local onlyarg=()
+    # A mutation aimed at named checks runs them even when they are long:
+    # the mutant fails fast, the restriction keeps the rest out.
+    [ -z "${ONLY[$n]}" ] || onlyarg=(--only "${ONLY[$n]}" --long)
     if [ -z "$status" ]; then
         TMPDIR="$dir" FX_SPIN_JOBS=1 "$here/check.sh" --quiet --no-source-check --stop-on-fail \
-            --tsv "$dir/result.tsv" "$dir/$model" >"$dir/check.log" 2>&1
+            "${onlyarg[@]}" --tsv "$dir/result.tsv" "$dir/$model" >"$dir/check.log" 2>&1
         # Caught: some check found a violation (not a build error, not a
         # check that is meant to fail anyway).
         by=$(awk -F'\t' '$3 == "FAIL" { print $2; exit }' "$dir/result.tsv")

@@ -1,10 +1,10 @@
 /*
  * models/mutex.pml - the fx_mutex protocol of src/mutex.c, for spin.
  *
- * Mirrors src/mutex.c at the version pinned by the //@source line below
- * (models/check.sh reports the model STALE once that file changes, until the
+ * Mirrors the functions of src/mutex.c pinned by the //@mirrors line below
+ * (models/check.sh reports the model STALE once their code changes, until the
  * model has been reviewed against it and the pin refreshed). Every step names
- * the source line it mirrors as "mutex.c:LINE".
+ * the step tag it mirrors as "@mutex.<step>".
  *
  * What is modelled
  *   - the word m->state (0 UNLOCKED, 1 LOCKED, 2 CONTENDED) and every atomic
@@ -64,13 +64,16 @@
  *                   schedule; the check passes only if it does.
  */
 
-//@source src/mutex.c sha256=5a1f9d81b5a3593d17a953240fc3e40cba00ebcfd9891904f40a5851f4e7abe7
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=9500660ba0a2a6565251915425783bb6f047f5a65fa49ed345ce83fc9c8f790b
+//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_timedlock fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=33fd767c0d9c73e4e62f2904d67996532b7d38e141da73c2e115c96624039d74
 
 //@check safety
 //@check safety -DITER=0 -m2000000
 //@check ltl all_finish
 //@check ltl someone_acquires -DITER=0 -DSPURIOUS=0 -m2000000
 //@check ltl locker_acquires -DITER=0 -DSPURIOUS=0 -m2000000 expect-fail
+//@check safety -DDEATHS=1 -DONLY_LOCK=1
+//@check ltl live_finish -DDEATHS=1 -DONLY_LOCK=1 -DSPURIOUS=0
 
 #ifndef NPROC
 #define NPROC 3         /* threads */
@@ -82,9 +85,19 @@
 #define SPURIOUS 1      /* spurious futex returns (signals) in a run, at most */
 #endif
 
+#ifndef DEATHS
+#define DEATHS 0        /* processes killed in a run, at most (see "Death") */
+#endif
+#ifndef ONLY_LOCK
+#define ONLY_LOCK 0     /* 1: every operation is fx_mutex_lock */
+#endif
+#ifndef BOUNDED
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep) */
+#endif
+
 #define MAXPROC 4       /* size of the per-thread arrays (NPROC <= MAXPROC) */
 
-/* The word's states (mutex.c:50-54). */
+/* The word's states (@mutex.states). */
 #define UNLOCKED  0
 #define LOCKED    1
 #define CONTENDED 2
@@ -108,6 +121,28 @@ bool resp[MAXPROC];             /* thread t is responsible for the sleepers: it
                                  * released a CONTENDED lock and has not yet
                                  * called FUTEX_WAKE, or a FUTEX_WAKE dequeued
                                  * it and it has not finished its next step */
+#if DEATHS
+/* Death: a killer process SIGKILLs at most DEATHS threads, each at any step
+ * at which it does not hold the lock (fx_mutex promises nothing for a holder
+ * that dies): while spinning, after marking the word CONTENDED, asleep,
+ * between the kernel's dequeue of a FUTEX_WAKE and its return to user space
+ * (the woken side: the wake is consumed), between the release CAS 2->0 and
+ * its FUTEX_WAKE (the notifier side). The kernel drops a dying thread from
+ * the futex queue. With deaths, the invariant NO_SLEEPER_FORGOTTEN does not
+ * hold (a dead thread was responsible) and the property is live_finish:
+ * every live thread finishes, i.e. no sleeper of a lock that could let it
+ * through stays asleep, which needs the bounded sleep (BOUNDED): the
+ * mutation no-recheck removes it and a dead waker or wakee strands a
+ * sleeper (invalid end state in safety, and live_finish fails). */
+byte deaths = DEATHS;           /* deaths left */
+bool doom[MAXPROC];             /* the killer chose thread t: it dies at once */
+bool holds[MAXPROC];            /* (observer) thread t holds the lock */
+bool fin[MAXPROC];              /* (observer) thread t finished */
+byte ndead = 0;                 /* (observer) threads killed */
+#define HOLDS(b) holds[me] = b
+#else
+#define HOLDS(b) skip
+#endif
 
 /* No lost wake-up, as an invariant: while a thread sleeps in the kernel, the
  * word is CONTENDED (so the holder's unlock will wake one), or some thread is
@@ -131,9 +166,13 @@ inline cas(expect, desired, ok)
     fi
 }
 
-/* fxi_futex_wait_raw(&m->state, expected, deadline) (futex.c:33-57): FUTEX_WAIT
- * compares and queues in one step. r: OK (woken by a wake, or spuriously),
- * EAGAIN, ETIMEDOUT (timed only, and only while still queued) or EINTR. */
+/* fxi_futex_sleep(&m->state, expected, deadline, &rc) (src/futex.c
+ * fxi_futex_sleep(), fxi_futex_wait_raw()): FUTEX_WAIT compares and queues in
+ * one step. r: OK (woken by a wake, spuriously, or at the recheck time),
+ * EAGAIN, ETIMEDOUT (timed only, and only while still queued) or EINTR. The
+ * recheck (BOUNDED) ends any sleep: FX_RECHECK_NS is absolute, so a signal
+ * cannot postpone it, and it is always enabled while the thread is queued;
+ * under weak fairness a sleeper therefore always wakes up again. */
 inline futex_wait(expected, r)
 {
     atomic {
@@ -150,12 +189,13 @@ inline futex_wait(expected, r)
         :: atomic { !queued[me] -> r = OK }             /* dequeued by a wake */
         :: atomic { timed && queued[me] -> queued[me] = false; nqueued--; r = ETIMEDOUT }
         :: atomic { spurious > 0 && queued[me] -> spurious--; queued[me] = false; nqueued--; r = EINTR }
+        :: atomic { BOUNDED && queued[me] -> queued[me] = false; nqueued--; r = OK } /* recheck [M:recheck] */
         fi
     :: else
     fi
 }
 
-/* fxi_futex_wake_raw(&m->state, 1) (futex.c:59-64): dequeues any one sleeper
+/* fxi_futex_wake_raw(&m->state, 1) (futex.c fxi_futex_wake_raw()): dequeues any one sleeper
  * (no assumption about the kernel's order); the woken thread becomes
  * responsible in place of the waker. */
 #define WAKE(t) :: t < NPROC && queued[t] -> queued[t] = false; nqueued--; resp[t] = true
@@ -173,105 +213,106 @@ inline futex_wake_one()
     }
 }
 
-/* fxi_mutex_acquire_step (mutex.c:88-115). r: OK (acquired as CONTENDED) or
+/* fxi_mutex_acquire_step (mutex.c). r: OK (acquired as CONTENDED) or
  * EBUSY (held; the word is CONTENDED, sleep on sleep_on). */
 inline acquire_step()
 {
-    atomic { v = state; assert(v <= CONTENDED) };        /* mutex.c:91-94 relaxed load */
+    atomic { v = state; assert(v <= CONTENDED) };        /* @mutex.acquire_step.load relaxed load */
     do
     :: v == UNLOCKED ->
-        atomic { cas(v, CONTENDED, ok);                  /* mutex.c:99 CAS 0->2 [M:slept-as-contended] */
+        atomic { cas(v, CONTENDED, ok);                  /* @mutex.acquire_step.take CAS 0->2 [M:slept-as-contended] */
             if
-            :: ok -> r = OK; break                       /* mutex.c:101 */
-            :: else -> assert(v <= CONTENDED)            /* v reloaded, mutex.c:93 */
+            :: ok -> r = OK; HOLDS(true); break          /* @mutex.acquire_step.taken */
+            :: else -> assert(v <= CONTENDED)            /* v reloaded, @mutex.acquire_step.valid */
             fi }
     :: v == LOCKED ->
-        atomic { cas(v, CONTENDED, ok); sleep_on = CONTENDED; /* mutex.c:105 CAS 1->2 [M:mark-contended] */
+        atomic { cas(v, CONTENDED, ok); sleep_on = CONTENDED; /* @mutex.acquire_step.mark CAS 1->2 [M:mark-contended] */
             if
-            :: ok -> r = EBUSY; break                    /* mutex.c:106-108 */
-            :: else -> assert(v <= CONTENDED)            /* v reloaded, mutex.c:93 */
+            :: ok -> r = EBUSY; break                    /* @mutex.acquire_step.marked */
+            :: else -> assert(v <= CONTENDED)            /* v reloaded, @mutex.acquire_step.valid */
             fi }
     :: v == CONTENDED ->
-        sleep_on = CONTENDED; r = EBUSY; break           /* mutex.c:110-112 */
+        sleep_on = CONTENDED; r = EBUSY; break           /* @mutex.acquire_step.contended */
     od
 }
 
-/* fxi_mutex_lock_slept (mutex.c:137-156). r: OK or ETIMEDOUT. */
+/* fxi_mutex_lock_slept (mutex.c). r: OK or ETIMEDOUT. */
 inline lock_slept()
 {
     do
-    :: acquire_step();                                   /* mutex.c:142 */
+    :: acquire_step();                                   /* @mutex.lock_slept.step */
         if
-        :: r != EBUSY -> break                           /* mutex.c:143-144 */
+        :: r != EBUSY -> break                           /* @mutex.lock_slept.done */
         :: else
         fi;
-        futex_wait(sleep_on, r);                         /* mutex.c:151 */
+        futex_wait(sleep_on, r);                         /* @mutex.lock_slept.sleep */
         if
-        :: r == ETIMEDOUT -> break                       /* mutex.c:152-153 [M:timed-exit] */
+        :: r == ETIMEDOUT -> break                       /* @mutex.lock_slept.timed_out [M:timed-exit] */
         :: else -> r = OK                                /* woken, EAGAIN, EINTR: step again */
         fi
     od
 }
 
-/* fx_mutex_lock (mutex.c:192-195) and fx_mutex_timedlock (mutex.c:197-200,
- * timed), both fx_mutex_acquire (mutex.c:177-190): the fast path, then
- * fx_mutex_lock_contended (mutex.c:159-173): spin, one CAS 0->1 as an
+/* fx_mutex_lock (mutex.c) and fx_mutex_timedlock (mutex.c,
+ * timed), both fx_mutex_acquire (mutex.c): the fast path, then
+ * fx_mutex_lock_contended (mutex.c): spin, one CAS 0->1 as an
  * ordinary locker, then sleep. */
 inline lock()
 {
-    atomic { v = UNLOCKED; cas(v, LOCKED, ok) };         /* mutex.c:184 fast path 0->1 [M:fast-path] */
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok); if :: ok -> HOLDS(true) :: else fi }; /* @mutex.acquire.fast fast path 0->1 [M:fast-path] */
     if
     :: ok -> r = OK
     :: else ->
-        /* fx_mutex_spin (mutex.c:74-86): relaxed loads while LOCKED, any
+        /* fx_mutex_spin (mutex.c): relaxed loads while LOCKED, any
          * number of them (the real loop stops after FX_MUTEX_SPIN). */
         do
-        :: atomic { v = state;                           /* mutex.c:79 */
+        :: atomic { v = state;                           /* @mutex.spin.load */
             if
-            :: v != LOCKED -> break                      /* mutex.c:80-81 */
-            :: else -> if :: break :: skip fi            /* budget exhausted, or mutex.c:82 pause */
+            :: v != LOCKED -> break                      /* @mutex.spin.not_locked */
+            :: else -> if :: break :: skip fi            /* budget exhausted, or @mutex.spin.pause pause */
             fi }
         od;
         if
         :: v == UNLOCKED ->
-            atomic { cas(v, LOCKED, ok) }                /* mutex.c:168-170 CAS 0->1 */
+            atomic { cas(v, LOCKED, ok); if :: ok -> HOLDS(true) :: else fi } /* @mutex.lock_contended.cas CAS 0->1 */
         :: else -> ok = false
         fi;
         if
-        :: ok -> r = OK                                  /* mutex.c:171 */
-        :: else -> lock_slept()                          /* mutex.c:172 */
+        :: ok -> r = OK                                  /* @mutex.lock_contended.taken */
+        :: else -> lock_slept()                          /* @mutex.lock_contended.slept */
         fi
     fi
 }
 
-/* fx_mutex_trylock (mutex.c:202-216). */
+/* fx_mutex_trylock (mutex.c). */
 inline trylock()
 {
-    atomic { v = UNLOCKED; cas(v, LOCKED, ok);           /* mutex.c:211 */
+    atomic { v = UNLOCKED; cas(v, LOCKED, ok);           /* @mutex.trylock.cas */
         if
-        :: ok -> r = OK
-        :: else -> assert(v <= CONTENDED); r = EBUSY     /* mutex.c:213 */
+        :: ok -> r = OK; HOLDS(true)
+        :: else -> assert(v <= CONTENDED); r = EBUSY     /* @mutex.trylock.busy */
         fi }
 }
 
-/* fx_mutex_unlock (mutex.c:237-262) and fx_mutex_unlock_slow (mutex.c:220-235);
+/* fx_mutex_unlock (mutex.c) and fx_mutex_unlock_slow (mutex.c);
  * also leaves the critical section. In race-detector builds a relaxed first
- * look (mutex.c:241-250) sorts out EPERM and EINVAL before the release is
+ * look (@mutex.unlock.annotate) sorts out EPERM and EINVAL before the release is
  * announced: it changes nothing and those never happen here, so it is left
  * out. */
 inline unlock()
 {
-    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok) }; /* mutex.c:252-259 CAS 1->0 [M:unlock] */
+    atomic { incs = 0; v = LOCKED; cas(v, UNLOCKED, ok); if :: ok -> HOLDS(false) :: else fi }; /* @mutex.unlock.fast CAS 1->0 [M:unlock] */
     do
     :: ok -> break
     :: else ->
         atomic {
-            assert(v != UNLOCKED && v <= CONTENDED);     /* mutex.c:223-226 EPERM, EINVAL: never, we hold it */
-            cas(v, UNLOCKED, ok);                        /* mutex.c:228-229 CAS v->0 */
-            resp[me] = (ok && v == CONTENDED)            /* (observer) */
+            assert(v != UNLOCKED && v <= CONTENDED);     /* @mutex.unlock_slow.check EPERM, EINVAL: never, we hold it */
+            cas(v, UNLOCKED, ok);                        /* @mutex.unlock_slow.cas CAS v->0 */
+            resp[me] = (ok && v == CONTENDED);           /* (observer) */
+            if :: ok -> HOLDS(false) :: else fi
         };
         if
-        :: ok && v == CONTENDED -> futex_wake_one()      /* mutex.c:230-231 [M:unlock-wake] */
+        :: ok && v == CONTENDED -> futex_wake_one()      /* @mutex.unlock_slow.wake [M:unlock-wake] */
         :: else
         fi
     od
@@ -288,6 +329,9 @@ active [NPROC] proctype thread()
 #endif
 
     assert(NPROC <= MAXPROC && _pid < NPROC);
+#if DEATHS
+    {
+#endif
     do
 #if ITER
     :: n == ITER -> break
@@ -299,8 +343,10 @@ active [NPROC] proctype thread()
         :: atomic { locking[me] = true; nlocking++ };    /* fx_mutex_lock */
             lock();
             assert(r == OK)                              /* lock never fails */
+#if !ONLY_LOCK
         :: timed = true; lock()                          /* fx_mutex_timedlock */
         :: trylock()                                     /* fx_mutex_trylock */
+#endif
         fi;
         if
         :: r == OK ->
@@ -320,17 +366,60 @@ active [NPROC] proctype thread()
         fi;
         atomic { r = OK; v = 0; sleep_on = 0; ok = false; timed = false }
     od;
+#if DEATHS
+    atomic { done++; fin[me] = true }
+    } unless {
+        /* Killed (see "Death"): the kernel drops it from the futex queue;
+         * whatever it was responsible for is not done. */
+        atomic { doom[me] ->
+            if
+            :: queued[me] -> queued[me] = false; nqueued--
+            :: else
+            fi;
+            if
+            :: locking[me] -> locking[me] = false; nlocking--
+            :: else
+            fi;
+            assert(!holds[me]);
+            resp[me] = false; ndead++;
+            r = OK; v = 0; sleep_on = 0; ok = false; timed = false
+        }
+    }
+#else
     done++
+#endif
 }
+
+#if DEATHS
+/* Kills a thread that does not hold the lock, at any step of it: the victim
+ * takes its escape (the unless above) before its next statement, asleep or
+ * not. */
+#define KILL(t) :: atomic { deaths > 0 && t < NPROC && !holds[t] && !fin[t] -> doom[t] = true; deaths-- }
+active proctype killer()
+{
+end:
+    do
+    KILL(0)
+    KILL(1)
+    KILL(2)
+    KILL(3)
+    od
+}
+#endif
 
 /* Checks NO_SLEEPER_FORGOTTEN in every reachable state: this process is
  * blocked (and a valid end state) unless the invariant is broken. */
+#if DEATHS == 0
 active proctype monitor()
 {
 end:
     atomic { !NO_SLEEPER_FORGOTTEN -> assert(NO_SLEEPER_FORGOTTEN) }
 }
+#endif
 
 ltl all_finish { <> (done == NPROC) }
+#if DEATHS
+ltl live_finish { <> (done + ndead == NPROC) }
+#endif
 ltl someone_acquires { [] ((nlocking > 0) -> <> (incs > 0)) }
 ltl locker_acquires { [] (locking[0] -> <> !locking[0]) }

@@ -1,8 +1,8 @@
 /*
  * models/rmutex.pml - the owner word of fx_rmutex (src/rmutex.c) in Promela.
  *
- * Mirrors src/rmutex.c at the version pinned by the //@source line below
- * (models/check.sh reports the model STALE once that file changes); the
+ * Mirrors the functions of src/rmutex.c pinned by the //@mirrors line below
+ * (models/check.sh reports the model STALE once their code changes); the
  * //@check lines below are run by models/check.sh (see models/README.md).
  *
  * What is modelled. A ghost thread (TID 4) holds the mutex at the start and,
@@ -23,14 +23,14 @@
  * a CAS succeeds only if (own, W) still equal the values read before, else it
  * reloads them, exactly as __atomic_compare_exchange_n does.
  *
- * Spinning and fast paths. fx_rm_lock_contended's spin (rmutex.c:434-438)
+ * Spinning and fast paths. fx_rm_lock_contended's spin (@rmutex.lock_contended.spin)
  * is relaxed loads only, while the word is HELD without W; it changes nothing
  * and only delays the next step, so it is left out. The lock's fast-path CAS
- * 0 -> S (rmutex.c:513-515) and the one try after the spin (rmutex.c:441-443)
+ * 0 -> S (@rmutex.lock.fast) and the one try after the spin (@rmutex.lock_contended.cas)
  * take only FREE, with no W, exactly what the first step below does with a
  * FREE word (slept is still 0); when they fail they change nothing, so they
  * are that step taken at another moment. The unlock's fast path (depth 1, CAS
- * S -> 0, rmutex.c:591-599) and its slow path (rmutex.c:565-577, ending in
+ * S -> 0, @rmutex.unlock.fast) and its slow path (rmutex.c fx_rm_unlock_slow(), ending in
  * fx_rm_release's CAS loop) are one atomic release: while we own the word
  * only its W bit can change, and the release reads it with the CAS.
  *
@@ -65,8 +65,8 @@
  *     ENOTRECOVERABLE, or ETIMEDOUT for the timed worker), in particular a
  *     waiter blocked when the owner dies acquires with EOWNERDEAD.
  *
- * Source lines mirrored are given in the comments as [rmutex.c:LINE], with
- * the function name, for src/rmutex.c at the pinned version.
+ * The steps mirrored are given in the comments as [@rmutex.<step>] (step
+ * tags of src/rmutex.c), with the function name.
  *
  * Mutations (models/mutate.sh, tags [M:...] below), each caught by the safety
  * check (and, run alone, by ltl progress too):
@@ -87,7 +87,8 @@
  *                             store after the TID check: two owners)
  */
 
-//@source src/rmutex.c sha256=7528e70a564c03948510afd1147b13b1489809056f823e81c5c6c5dc78e45155
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=8349fdf622c4414075e378986de373c0bd599cf6dd4f6fa8bd66e15b9d50b003
+//@mirrors src/rmutex.c fx_rm_acquired fx_rm_lock fx_rm_lock_busy fx_rm_lock_contended fx_rm_release fx_rm_release_owned fx_rm_step fx_rm_unlock_slow fx_rm_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=6fc3573e163562956826206151750e18c7f2842c984629f04a24b8e00c32a0f9
 //@check safety
 //@check ltl progress
 
@@ -121,8 +122,8 @@ unsigned cs : 3 = 1;     /* live threads in the critical section (the ghost) */
 bool want[N + 1];        /* a lock call is in progress */
 unsigned finished : 3 = 0; /* workers that ended (their acquisition done, or died) */
 
-/* Wake one sleeper, if any [rmutex.c:275 fx_rm_release, rmutex.c:638
- * fx_rmutex_recover, rmutex.c:694 fxi_rmutex_abandon_wait]. */
+/* Wake one sleeper, if any [@rmutex.release.wake fx_rm_release, @rmutex.recover.wake
+ * fx_rmutex_recover, @rmutex.abandon_wait.wake fxi_rmutex_abandon_wait]. */
 inline wake_one()
 {
     atomic {
@@ -135,7 +136,7 @@ inline wake_one()
     }
 }
 
-/* Wake every sleeper [rmutex.c:265-271 fx_rm_release, to == NOTREC]. */
+/* Wake every sleeper [@rmutex.release.notrec fx_rm_release, to == NOTREC]. */
 inline wake_all()
 {
     atomic {
@@ -156,13 +157,17 @@ inline cas(no, nw)
     }
 }
 
-/* One acquisition step [rmutex.c:326-390 fx_rm_step], as one atomic
+/* One acquisition step [rmutex.c fx_rm_step() fx_rm_step], as one atomic
  * transition. In the source it is a loop: a relaxed load, a decision, and a
  * CAS from the value loaded that, when it fails, reloads and decides again. A
  * CAS that fails because another thread wrote the word in between is the same
  * as that write coming before the load, so the loop is modelled by its
  * successful last round. (The liveness check between load and CAS reads
- * dead[t], which never goes back to false, and w->dead caches its answer.)
+ * dead[t], which never goes back to false here: no TID is reused in this
+ * model, so a word naming the caller itself is never seen, and a verdict,
+ * used only by the CAS from the value it was made for and dropped when that
+ * CAS is lost (judge_now), is the one read in that last round. TID reuse is
+ * models/rmutex_tid.pml.)
  * nowait: a non-waiting attempt (trylock, the timed lock's last try at its
  * deadline); due: the liveness re-check is due (the last sleep ended by its
  * timer). Sets res; for R_BUSY, (vo, vw) is the value to sleep on.
@@ -170,30 +175,30 @@ inline cas(no, nw)
 inline step(nowait)
 {
     atomic {
-        vo = own; vw = W;                              /* [rmutex.c:330] relaxed load */
+        vo = own; vw = W;                              /* [@rmutex.step.load] relaxed load */
         if
-        :: vo == FREE ->                               /* [rmutex.c:333-339 CAS 0 -> self|keep] */
+        :: vo == FREE ->                               /* [@rmutex.step.take CAS 0 -> self|keep] */
             own = me; W = slept; res = R_OK             /* [M:free-keep] */
-        :: vo == ORPH ->                               /* [rmutex.c:333-339 CAS ORPHANED -> self|keep] [M:orph] */
+        :: vo == ORPH ->                               /* [@rmutex.step.take CAS ORPHANED -> self|keep] [M:orph] */
             own = me; W = slept; res = R_DEAD
-        :: vo == NOTREC -> res = R_NOTREC              /* [rmutex.c:341-342 ENOTRECOVERABLE] */
+        :: vo == NOTREC -> res = R_NOTREC              /* [@rmutex.step.notrec ENOTRECOVERABLE] */
         :: held(vo) && nowait ->
             if
-            :: dead[vo] ->                             /* [rmutex.c:352-353 fx_rm_dead_now; rmutex.c:367-374 CAS, W kept] */
+            :: dead[vo] ->                             /* [@rmutex.step.check_now fx_rm_dead_now; @rmutex.step.take_over CAS, W kept] */
                 own = me; W = (vw || slept); res = R_DEAD /* [M:try-keep-w] */
             :: true -> res = R_BUSY                    /* alive, or the memo skipped the check */
             fi
-        :: held(vo) && !nowait && due && dead[vo] ->   /* [rmutex.c:359-360 check due; rmutex.c:367-374 CAS, W kept] [M:due-dead] */
+        :: held(vo) && !nowait && due && dead[vo] ->   /* [@rmutex.step.check_due check due; @rmutex.step.take_over CAS, W kept] [M:due-dead] */
             own = me; W = (vw || slept); res = R_DEAD
         :: held(vo) && !nowait && !(due && dead[vo]) -> /* [M:due-alive] */
-            due = false;                               /* [rmutex.c:356-362 check_at = now + ...] */
-            W = true; vw = true; res = R_BUSY          /* [rmutex.c:376-388 CAS T -> T|W; EBUSY] */
+            due = false;                               /* [@rmutex.step.new_owner check_at = now + ...] */
+            W = true; vw = true; res = R_BUSY          /* [@rmutex.step.mark_waiters CAS T -> T|W; EBUSY] */
         fi
     }
 }
 
-/* futex_wait(&owner, (vo, vw), min(deadline, check_at)) [rmutex.c:409-417
- * fx_rm_wait; the futex layer: futex.c:33-57 fxi_futex_wait_raw]. */
+/* futex_wait(&owner, (vo, vw), min(deadline, check_at)) [@rmutex.wait.sleep
+ * fx_rm_wait; the futex layer: futex.c fxi_futex_wait_raw() fxi_futex_wait_raw]. */
 inline futex_wait()
 {
     atomic {
@@ -203,7 +208,7 @@ inline futex_wait()
         fi
     };
     if
-    :: atomic { !sleeping[me] -> due = false }          /* woken, or EAGAIN [rmutex.c:425] */
+    :: atomic { !sleeping[me] -> due = false }          /* woken, or EAGAIN [@rmutex.wait.again] */
     :: atomic { sleeping[me] && held(own) && dead[own] -> /* [M:recheck-timer] */
                 sleeping[me] = false; due = true }      /* re-check timer: owner dead */
     :: atomic { sleeping[me] && spurious < SPURIOUS ->
@@ -223,11 +228,11 @@ active [N] proctype worker()
     want[me] = true;
     res = R_BUSY;
     if
-    :: me == 2 -> step(true)                           /* worker 2: trylock first [rmutex.c:532-535, rmutex.c:486] */
+    :: me == 2 -> step(true)                           /* worker 2: trylock first [rmutex.c fx_rmutex_trylock(), @rmutex.lock_busy.step] */
     :: else -> skip
     fi;
-    /* [rmutex.c:493-520 fx_rm_lock -> rmutex.c:430-447 fx_rm_lock_contended
-     * -> rmutex.c:394-427 fx_rm_wait; the spin and the fast-path CAS are steps
+    /* [rmutex.c fx_rm_lock() fx_rm_lock -> rmutex.c fx_rm_lock_contended() fx_rm_lock_contended
+     * -> rmutex.c fx_rm_wait() fx_rm_wait; the spin and the fast-path CAS are steps
      * that take FREE (see the header)] */
     do
     :: res != R_BUSY -> break
@@ -235,10 +240,10 @@ active [N] proctype worker()
         step(false);
         if
         :: res == R_BUSY ->
-            slept = true;                              /* [rmutex.c:387 w->slept = 1] */
+            slept = true;                              /* [@rmutex.step.slept w->slept = 1] */
             futex_wait();
             if
-            :: gaveup ->                               /* [rmutex.c:418-423 last try at the deadline] */
+            :: gaveup ->                               /* [@rmutex.wait.timed_out last try at the deadline] */
                 step(true);
                 if
                 :: res == R_BUSY -> res = R_TIMEDOUT
@@ -260,16 +265,16 @@ active [N] proctype worker()
             vo = 0; vw = false; ok = false; slept = false; due = false; gaveup = false;
             cs++;
             assert(cs == 1);                           /* mutual exclusion */
-            inc = (res == R_DEAD);                     /* depth 1 (| INC) [rmutex.c:242] */
+            inc = (res == R_DEAD);                     /* depth 1 (| INC) [@rmutex.acquired.depth] */
             if
             :: deaths < MAXDEATHS -> deaths++; dead[me] = true; cs--; goto died
             :: skip
             fi
         };
         /* After EOWNERDEAD, repair and consistent, or not; then unlock
-         * [rmutex.c:615 fx_rmutex_consistent; rmutex.c:579-602
-         * fx_rmutex_unlock -> rmutex.c:565-577 fx_rm_unlock_slow ->
-         * rmutex.c:552-561 fx_rm_release_owned -> rmutex.c:256-264
+         * [@rmutex.consistent.store fx_rmutex_consistent; rmutex.c fx_rmutex_unlock()
+         * fx_rmutex_unlock -> rmutex.c fx_rm_unlock_slow() fx_rm_unlock_slow ->
+         * rmutex.c fx_rm_release_owned() fx_rm_release_owned -> @rmutex.release.cas
          * fx_rm_release: the release CAS loop, we own the word, only W can
          * change under us]. */
         atomic {
@@ -285,8 +290,8 @@ active [N] proctype worker()
             W = false
         };
         if
-        :: notrec -> wake_all()                        /* [rmutex.c:265-271 NOTREC: wake all, always] [M:notrec-wake] */
-        :: !notrec && oldW -> wake_one()               /* [rmutex.c:272-275 W: wake 1] [M:unlock-wake] */
+        :: notrec -> wake_all()                        /* [@rmutex.release.notrec NOTREC: wake all, always] [M:notrec-wake] */
+        :: !notrec && oldW -> wake_one()               /* [@rmutex.release.waiters W: wake 1] [M:unlock-wake] */
         :: else -> skip
         fi
     :: res == R_NOTREC ->
@@ -299,7 +304,7 @@ died:
 }
 
 /* The thread that holds the mutex when the workers start: at some moment it
- * either unlocks it [rmutex.c:579-602 fx_rmutex_unlock, rmutex.c:254-278
+ * either unlocks it [rmutex.c fx_rmutex_unlock() fx_rmutex_unlock, rmutex.c fx_rm_release()
  * fx_rm_release] or dies holding it (so that all three workers can be waiting
  * on a dead owner, or on an unrecoverable mutex).
  */
@@ -317,7 +322,7 @@ active proctype ghost()
 }
 
 /* A parent that reaped a dead thread calls fx_rmutex_recover(t) once, or never
- * [rmutex.c:619-642 fx_rmutex_recover]. Then it is the watchdog for lost
+ * [rmutex.c fx_rmutex_recover() fx_rmutex_recover]. Then it is the watchdog for lost
  * wake-ups, as a safety property: when nothing in the system can move any more
  * (Promela's timeout), every worker must have ended; a worker asleep forever
  * on the word would make the assertion fail. (The safety run keeps the ltl
@@ -338,16 +343,16 @@ active proctype reaper()
     fi;
     if
     :: t != 0 ->
-        atomic { vo = own; vw = W };                   /* [rmutex.c:624 relaxed load] */
+        atomic { vo = own; vw = W };                   /* [@rmutex.recover.load relaxed load] */
         do
         :: vo == t ->
-            cas(ORPH, false);                          /* [rmutex.c:634-635 CAS -> ORPHANED] */
+            cas(ORPH, false);                          /* [@rmutex.recover.cas CAS -> ORPHANED] */
             if
-            :: ok && vw -> wake_one(); break           /* [rmutex.c:637-638 wake 1 if W] [M:recover-wake] */
+            :: ok && vw -> wake_one(); break           /* [@rmutex.recover.waiters wake 1 if W] [M:recover-wake] */
             :: ok && !vw -> break
             :: else -> skip
             fi
-        :: else -> break                               /* [rmutex.c:628-630 EPERM] */
+        :: else -> break                               /* [@rmutex.recover.check EPERM] */
         od
     :: else -> skip
     fi;

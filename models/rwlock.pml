@@ -1,9 +1,9 @@
 /*
  * models/rwlock.pml - the fx_rwlock protocol of src/rwlock.c, with the futex.
  *
- * Mirrors src/rwlock.c at the version pinned by the //@source line (see
- * models/README.md); each step names the line(s) of src/rwlock.c it mirrors
- * as "rwlock.c:LINE".
+ * Mirrors the functions of src/rwlock.c pinned by the //@mirrors line (see
+ * models/README.md); each step names the step tag of src/rwlock.c it mirrors
+ * as "@rwlock.<step>".
  *
  * Scenarios (one per check, chosen by a macro):
  *   default           an untimed and a timed reader take the lock once each,
@@ -16,6 +16,19 @@
  *                     writer_seq (WW set again by a writer that has slept), WP
  *                     taken back by a writer that gives up, a wake handed from
  *                     writers to readers when no writer was asleep.
+ *   SCENARIO_GIVEUP   reader 0 holds the lock until reader 1 has been
+ *                     inside too, while a timed writer waits and gives up at
+ *                     any moment: a writer that gave up must not keep
+ *                     reader 1 out (issue 11, class 6; see writer_give_up).
+ *   SCENARIO_DEATH    two readers and a writer, once each, one of them killed
+ *                     at any step (DEATHS=1, see "Death"): a woken reader or
+ *                     writer killed before it returns (the wake consumed), a
+ *                     releaser killed before or inside its wakes, the writer
+ *                     killed while it waits with WP/WW set (issue 11,
+ *                     classes 7 and 8).
+ *   SCENARIO_DEATH_WRITERS  a reader and two writers, once each, one killed
+ *                     at any step: a writer woken through writer_seq killed
+ *                     before it returns, or killed while the other sleeps.
  *   SCENARIO_STREAM   two readers take and release the lock forever (their
  *                     holds may overlap without end), a writer takes it twice;
  *                     no timeouts, no signals.
@@ -25,6 +38,12 @@
  *   - no lost wake-up: in the finite scenarios every run ends with every
  *     process finished (one left asleep is an invalid end state, and init
  *     then blocks too), and the lock ends free with nobody queued;
+ *   - with deaths (live_finish, weak fairness): every process that is not
+ *     killed finishes, through the bounded sleeps' rechecks (BOUNDED, an
+ *     always-enabled way out of a futex wait that returns as a wake does)
+ *     and the readers' clearing of a stale writer intent (INTENT). The
+ *     mutations rwlock-unbounded-sleep and rwlock-no-stale-clear remove
+ *     them; each is caught;
  *   - writer progress under a stream of readers (writer_progress, weak
  *     fairness): each of the writer's calls ends with the writer holding the
  *     lock. (A writer looping forever too would make the search deeper than
@@ -51,9 +70,9 @@
  * holds what was read, and a failed one only repeats the decision, so the
  * two have the same outcomes. Loads whose value is used by something other
  * than a CAS (the futex compare, the writer's re-check after reading
- * writer_seq) stay separate steps. A reader's spin (rwlock.c:217-222) is
+ * writer_seq) stay separate steps. A reader's spin (@rwlock.rdlock_slow.spin) is
  * relaxed loads only: it only repeats the look of the step after it (enter,
- * or set RW and sleep) and is left out. A writer's spin (rwlock.c:284-293)
+ * or set RW and sleep) and is left out. A writer's spin (@rwlock.wrlock_slow.spin)
  * also writes: each pass sets WP again if it is clear (a writer that acquired,
  * or one that gave up, cleared it), so it is not left out but bounded: the
  * model makes SPIN_W passes where the source makes FX_RWLOCK_SPIN = 100
@@ -66,22 +85,51 @@
  * change in the same atomic step as the acquiring and releasing operations,
  * so they cover exactly the holds.
  *
+ * Without deaths the bounded sleeps' rechecks (fxi_futex_sleep) and the
+ * readers' clearing of a stale writer intent are off (BOUNDED = INTENT = 0):
+ * every wake duty of the table must then be met by wakes alone, which is
+ * what the checks without deaths show. With DEATHS they are on. Time is not
+ * modelled: the intent is stale (intent_is_stale: writer_seq unchanged for
+ * FX_RWLOCK_STALE_NS, while a waiting writer renews it every
+ * FX_RWLOCK_RENEW_NS) when no live writer is inside a lock call (STALE), and
+ * a reader kept out by WP/WW alone (no WL) then takes WP, WW and RW away
+ * (CAS) and wakes the readers RW stood for (models/rwlock_intent.pml has the
+ * timing abstraction: renewals against the readers' count of rechecks).
+ * A live writer that is merely slow is not taken for dead here; clearing
+ * its intent would cost it its turn, never mutual exclusion (only WL and R
+ * exclude). The writers' renewals of writer_seq are modelled (they make
+ * another writer's sleep return EAGAIN), and so is the slow-path reader's
+ * entry past RW alone (RW cleared with the entry, its readers woken).
+ *
  * Releases: a reader's release is reader_release (fx_rwlock_unlock and
  * fx_rwlock_rdunlock both end in one fetch_sub), a writer's is
  * writer_release (fx_rwlock_unlock, and fx_rwlock_wrunlock, whose first CAS
  * from WL to 0 is the same step when no bit is set).
  */
-//@source src/rwlock.c sha256=254d5e44b5bb5facd8bd0d2de0f147eafed3d20690c210f3759adfab308b152b
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=9500660ba0a2a6565251915425783bb6f047f5a65fa49ed345ce83fc9c8f790b
+//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale rdlock_common rdlock_slow reader_release wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release wrlock_slow sha256=c1ea5f26e29d15167aadde9d66d184406359b7147d234bf7cc06ea26def4cadc
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3
 //@check safety -DSCENARIO_STREAM
+//@check safety -DSCENARIO_GIVEUP
 //@check ltl writer_progress -DSCENARIO_STREAM
+//@check ltl live_finish -DDEATHS=1 -DSCENARIO_DEATH
+//@check ltl live_finish -DDEATHS=1 -DSCENARIO_DEATH_WRITERS -DCOLLAPSE long
 
 #define NR 2              /* readers: processes 0 .. NR-1 */
 #define NW 2              /* writers: processes NR .. NR+NW-1 */
 #ifndef SPIN_W
 #define SPIN_W 1          /* spin passes of a writer (FX_RWLOCK_SPIN) */
+#endif
+#ifndef DEATHS
+#define DEATHS 0          /* processes killed in a run, at most (see "Death") */
+#endif
+#ifndef BOUNDED
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep) */
+#endif
+#ifndef INTENT
+#define INTENT (DEATHS > 0)  /* readers take a stale writer intent away */
 #endif
 #define RMASK 255
 #define WL 256
@@ -103,6 +151,9 @@
 #define SLEEP 3
 #define WAKE_R 4
 #define WAKE_W 5
+#define RENEW 6
+#define AGAIN 7
+#define WAKE_S 8
 
 int st = 0;               /* fx_rwlock.state */
 bool seqchg[NW];          /* writer_seq changed since writer w loaded it */
@@ -111,8 +162,41 @@ bool qseq[NW];            /* futex queue of &writer_seq */
 byte nr = 0;              /* readers inside a critical section (observer) */
 bool wants[NR + NW];      /* process p is inside a lock call (observer) */
 bool nw = 0;              /* a writer inside a critical section (observer) */
+#ifdef SCENARIO_GIVEUP
+bool met = 0;             /* reader 1 has been inside (SCENARIO_GIVEUP) */
+#endif
+#if DEATHS
+/* Death: a killer SIGKILLs at most DEATHS processes, each at any step at
+ * which it is not counted in the word (R or WL: fx_rwlock promises nothing
+ * for a holder that dies, nor for a fast-path reader between its fetch_add
+ * and its undo): spinning, asleep, between a wake's dequeue and its return
+ * (the woken side: the wake is consumed), between a release and its wakes
+ * (the notifier side), inside wake_waiters or writer_give_up, and a writer
+ * while it waits with WP/WW set (issue 11, class 8). The kernel drops a
+ * dying process from the futex queue. The property is live_finish: every
+ * live process finishes, which needs the bounded sleeps (BOUNDED) and, for
+ * a dead waiting writer, the readers' clearing of its stale intent (INTENT). */
+byte deaths = DEATHS;     /* deaths left */
+bool doom[NR + NW];       /* the killer chose process p: it dies at once */
+bool dead[NR + NW];       /* (observer) process p was killed */
+bool holds[NR + NW];      /* (observer) p is counted in R or holds WL */
+bool fin[NR + NW];        /* (observer) p finished */
+byte ndead = 0;           /* (observer) */
+byte done = 0;            /* (observer) processes finished */
+#define HOLDS(b) holds[me] = b
+#else
+#define HOLDS(b) skip
+#endif
+/* A writer intent is stale when no live writer is inside a lock call (the
+ * source: writer_seq has not moved for FX_RWLOCK_STALE_NS, while a waiting
+ * writer renews it every FX_RWLOCK_RENEW_NS). */
+#if DEATHS
+#define STALE ((!wants[NR] || dead[NR]) && (!wants[NR + 1] || dead[NR + 1]))
+#else
+#define STALE (!wants[NR] && !wants[NR + 1])
+#endif
 
-/* Leaves a futex wait (fxi_futex_wait_raw, futex.c:33-57): by a wake (queue
+/* Leaves a futex wait (fxi_futex_wait_raw, futex.c): by a wake (queue
  * flag cleared by the waker), a timeout or a signal. */
 inline futex_leave(q)
 {
@@ -124,10 +208,11 @@ inline futex_leave(q)
            :: else -> r = WOKEN
            fi }
     :: atomic { signals > 0 && q -> q = 0; signals--; r = EINTR }
+    :: atomic { BOUNDED && q -> q = 0; r = WOKEN }      /* the recheck (fxi_futex_sleep) [M:recheck-bound] */
     fi
 }
 
-/* wake_waiters (rwlock.c:163-188), called when the caller's release left the
+/* wake_waiters (rwlock.c), called when the caller's release left the
  * lock free with RW or WW set. */
 inline wake_waiters()
 {
@@ -135,19 +220,19 @@ inline wake_waiters()
     :: atomic {
            s = st;
            if
-           :: (s & HELD) != 0 -> act = DONE                    /* rwlock.c:166-167 */
+           :: (s & HELD) != 0 -> act = DONE                    /* @rwlock.wake_waiters.held */
            :: (s & HELD) == 0 && (s & WW) != 0 ->
-               st = s & ~WW; act = WAKE_W                      /* rwlock.c:168-172 */
+               st = s & ~WW; act = WAKE_W                      /* @rwlock.wake_waiters.clear_ww */
            :: (s & HELD) == 0 && (s & WW) == 0 && (s & RW) != 0 ->
-               st = s & ~RW; act = WAKE_R                      /* rwlock.c:178-181 */
-           :: else -> act = DONE                               /* rwlock.c:184-185 */
+               st = s & ~RW; act = WAKE_R                      /* @rwlock.wake_waiters.clear_rw */
+           :: else -> act = DONE                               /* @rwlock.wake_waiters.nobody */
            fi
        };
        if
        :: act == DONE -> break
        :: act == WAKE_W ->
-           atomic { seqchg[0] = 1; seqchg[1] = 1 };            /* wake_writer, rwlock.c:157 */
-           atomic {                                            /* rwlock.c:158: wake one */
+           atomic { seqchg[0] = 1; seqchg[1] = 1 };            /* wake_writer, @rwlock.wake_writer.seq */
+           atomic {                                            /* @rwlock.wake_writer.wake: wake one */
                n = 0;
                if
                :: qseq[0] -> qseq[0] = 0; n = 1
@@ -156,44 +241,84 @@ inline wake_waiters()
                fi
            };
            if
-           :: n > 0 || (s & RW) == 0 -> break                  /* rwlock.c:173-174 */
-           :: else -> skip                       /* rwlock.c:175-177: readers [M:hand-to-readers] */
+           :: n > 0 || (s & RW) == 0 -> break                  /* @rwlock.wake_waiters.writer_woken */
+           :: else -> skip                       /* @rwlock.wake_waiters.no_writer: readers [M:hand-to-readers] */
            fi
        :: act == WAKE_R ->
-           atomic {                                            /* rwlock.c:182: wake all */
+           atomic {                                            /* @rwlock.wake_waiters.wake_readers: wake all */
                if :: qst[0] -> qst[0] = 0 :: else -> skip fi;
                if :: qst[1] -> qst[1] = 0 :: else -> skip fi
            };
-           break                                               /* rwlock.c:183 */
+           break                                               /* @rwlock.wake_waiters.done */
        fi
     od;
     n = 0; act = DONE
 }
 
-/* reader_release (rwlock.c:191-198): read unlock (also fx_rwlock_rdunlock,
- * rwlock.c:473 and 479-481), or a fast-path reader's undo. */
+/* reader_release (rwlock.c): read unlock (also fx_rwlock_rdunlock,
+ * @rwlock.rdunlock.sub and 479-481), or a fast-path reader's undo. */
 inline reader_release()
 {
-    atomic { st = st - 1; s = st };                            /* rwlock.c:195 */
+    atomic { st = st - 1; s = st; HOLDS(0) };                 /* @rwlock.reader_release.sub */
     if
-    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:196-197 */
+    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* @rwlock.reader_release.wake */
     :: else -> skip
     fi
 }
 
-/* writer_give_up (rwlock.c:259-265). */
+/* writer_give_up (rwlock.c; issue 11 class 6, fixed on branch rwsem,
+ * 6b7f462): a writer that gives up takes WP and WW away, whoever set them,
+ * so that no reader waits for a writer that is gone (before the fix only WP
+ * was taken back, and only a lock found free woke anyone: a timed-out
+ * writer's WW kept new readers out while readers held the lock, the
+ * mutation rwlock-give-up-keeps-ww). If WW was set it wakes one sleeping
+ * writer (wake_writer), which sets WP and WW again at its next look; if
+ * nobody woke, wake_readers_if_open: while RW is set and none of WL, WP, WW,
+ * the CAS -RW, then FUTEX_WAKE(state, all). The CAS loop, whose first
+ * decision is on the value the fetch_and left, is one atomic step on the
+ * current word when that value passes (a CAS from a stale value fails and
+ * decides again on the reloaded one). */
 inline writer_give_up()
 {
-    atomic { st = st & ~WP; s = st };                          /* rwlock.c:262 */
+    atomic { s = st; st = st & ~(WP | WW) };                   /* @rwlock.writer_give_up.clear_wp: fetch_and ~(WP|WW) [M:give-up-bits] */
+    n = 0;
     if
-    :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:263-264 [M:give-up-wake] */
+    :: (s & WW) != 0 ->                                        /* @rwlock.writer_give_up.wake */
+        atomic { seqchg[0] = 1; seqchg[1] = 1 };               /* wake_writer: writer_seq += 1 */
+        atomic {                                               /* wake_writer: wake one */
+            if
+            :: qseq[0] -> qseq[0] = 0; n = 1
+            :: qseq[1] -> qseq[1] = 0; n = 1
+            :: else -> skip
+            fi
+        }
     :: else -> skip
-    fi
+    fi;
+    s = s & ~(WP | WW);
+    if
+    :: n == 0 && (s & RW) != 0 && (s & (WL | WP | WW)) == 0 ->
+        atomic {                                               /* wake_readers_if_open: CAS -RW */
+            s = st;
+            if
+            :: (s & RW) != 0 && (s & (WL | WP | WW)) == 0 -> st = s & ~RW; act = WAKE_R
+            :: else -> act = DONE
+            fi
+        };
+        if
+        :: act == WAKE_R -> atomic { if :: qst[0] -> qst[0] = 0 :: else fi; if :: qst[1] -> qst[1] = 0 :: else fi } /* wake all [M:give-up-wake] */
+        :: else -> skip
+        fi
+    :: else -> skip
+    fi;
+    n = 0; act = DONE
 }
 
 proctype reader(byte me; bool timed; byte signals; byte iters)
 {
     int s; byte n; byte act; byte r;
+#if DEATHS
+    {
+#endif
     do
     :: iters > 0 ->
         if
@@ -201,26 +326,36 @@ proctype reader(byte me; bool timed; byte signals; byte iters)
         :: else -> skip
         fi;
         wants[me] = 1;
-        /* rdlock_common, rwlock.c:247-255: fetch_add, then read_lockable */
+        /* rdlock_common, rwlock.c: fetch_add, then read_lockable */
         atomic {
-            s = st; st = st + 1;                               /* rwlock.c:250 */
+            s = st; st = st + 1; HOLDS(1);                     /* @rwlock.rdlock.add */
             if
             :: (s & ~RMASK) == 0 -> nr++; assert(!nw); wants[me] = 0; act = ENTER /* [M:fast-check] */
-            :: else -> act = DONE                              /* rwlock.c:251 */
+            :: else -> act = DONE                              /* @rwlock.rdlock.lockable */
             fi
         };
         if
         :: act == ENTER -> act = DONE; goto inside
-        :: else -> reader_release(); s = 0                     /* the undo, rwlock.c:253 */
+        :: else -> reader_release(); s = 0                     /* the undo, @rwlock.rdlock.undo */
         fi;
-slow:   /* rdlock_slow, rwlock.c:200-244 (the spin, rwlock.c:217-222, only repeats the look) */
+slow:   /* rdlock_slow, rwlock.c (the spin, @rwlock.rdlock_slow.spin, only repeats the look) */
         atomic {
             s = st;
             if
-            :: (s & (WL | WP | RW | WW)) == 0 ->               /* rwlock.c:209-215 */
-                st = s + 1; nr++; assert(!nw); wants[me] = 0; act = ENTER
+            :: (s & (WL | WP | WW)) == 0 ->                    /* @rwlock.rdlock_slow.enter: CAS +1 -RW [M:slow-enter-rw] */
+                st = (s + 1) & ~RW; nr++; assert(!nw); wants[me] = 0; HOLDS(1);
+                if
+                :: (s & RW) != 0 -> act = WAKE_R               /* the readers RW stands for */
+                :: else -> act = ENTER
+                fi
+            :: INTENT && (s & WL) == 0 && (s & (WP | WW)) != 0 && STALE -> /* @rwlock.rdlock_slow.stale [M:stale] */
+                st = s & ~(WP | WW | RW);
+                if
+                :: (s & RW) != 0 -> act = WAKE_S               /* and wake the readers RW stands for */
+                :: else -> act = AGAIN
+                fi
             :: else ->
-                if                                             /* rwlock.c:229-235 */
+                if                                             /* @rwlock.rdlock_slow.mark_rw */
                 :: (s & RW) == 0 -> st = s | RW; s = s | RW
                 :: else -> skip
                 fi;
@@ -229,9 +364,16 @@ slow:   /* rdlock_slow, rwlock.c:200-244 (the spin, rwlock.c:217-222, only repea
         };
         if
         :: act == ENTER -> act = DONE; goto inside
+        :: act == WAKE_R ->                                   /* @rwlock.rdlock_slow.wake_rw: wake all [M:slow-enter-wake] */
+            atomic { if :: qst[0] -> qst[0] = 0 :: else fi; if :: qst[1] -> qst[1] = 0 :: else fi; act = DONE };
+            goto inside
+        :: act == WAKE_S ->                                  /* @rwlock.rdlock_slow.stale_wake: wake all */
+            atomic { if :: qst[0] -> qst[0] = 0 :: else fi; if :: qst[1] -> qst[1] = 0 :: else fi; act = DONE };
+            goto slow
+        :: act == AGAIN -> act = DONE; goto slow
         :: else -> act = DONE
         fi;
-        atomic {                                               /* futex wait, rwlock.c:236 */
+        atomic {                                               /* futex wait, @rwlock.rdlock_slow.sleep */
             if
             :: st != s -> r = EAGAIN
             :: else -> qst[me] = 1; r = SLEEPING
@@ -242,27 +384,47 @@ slow:   /* rdlock_slow, rwlock.c:200-244 (the spin, rwlock.c:217-222, only repea
         :: else -> skip
         fi;
         if
-        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; goto next   /* rwlock.c:237-238 */
-        :: else -> r = 0; s = 0                                /* rwlock.c:241-242 */
+        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; goto next   /* @rwlock.rdlock_slow.timed_out */
+        :: else -> r = 0; s = 0                                /* @rwlock.rdlock_slow.again */
         fi;
         goto slow;
 inside: /* the critical section: nr counts it from the acquiring step */
         s = 0;
-        atomic { nr--; st = st - 1; s = st };                  /* reader_release, rwlock.c:195 */
+#ifdef SCENARIO_GIVEUP
+        /* Reader 0 waits inside until reader 1 has been inside too (a reader
+         * waiting for another reader, which a writer that is gone must not
+         * keep out). */
         if
-        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:196-197 */
+        :: me == 0 -> met
+        :: else -> met = 1
+        fi;
+#endif
+        atomic { nr--; st = st - 1; s = st; HOLDS(0) };        /* reader_release, @rwlock.reader_release.sub */
+        if
+        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* @rwlock.reader_release.wake */
         :: else -> skip
         fi;
 next:
         s = 0
     :: else -> break
-    od
+    od;
+#if DEATHS
+    atomic { done++; fin[me] = 1 }
+    } unless {
+        /* Killed (see "Death"): the kernel drops it from the futex queue;
+         * whatever it was to do (a wake, an undo) is not done. */
+        atomic { doom[me] -> qst[me] = 0; assert(!holds[me]); dead[me] = 1; ndead++; s = 0; n = 0; act = 0; r = 0 }
+    }
+#endif
 }
 
 proctype writer(byte me; bool timed; byte signals; byte iters)
 {
     int s; byte n; byte act; byte r; int slept; byte spins;
     byte w = me - NR;
+#if DEATHS
+    {
+#endif
     do
     :: iters > 0 ->
         if
@@ -270,47 +432,57 @@ proctype writer(byte me; bool timed; byte signals; byte iters)
         :: else -> skip
         fi;
         wants[me] = 1;
-        /* The fast path of fx_rwlock_wracquire (rwlock.c:383-385, CAS
-         * 0 -> WL; fx_rwlock_wrlock and fx_rwlock_timedwrlock, rwlock.c:390-398)
+        /* The fast path of fx_rwlock_wracquire (@rwlock.wracquire.fast, CAS
+         * 0 -> WL; fx_rwlock_wrlock and fx_rwlock_timedwrlock, rwlock.c fx_rwlock_wrlock())
          * is the first step below with slept = 0: it takes a free lock, and a
          * free lock with waiting bits goes on to that step. */
         slept = 0; spins = 0;
-slow:   /* wrlock_slow, rwlock.c:267-327 */
+slow:   /* wrlock_slow, rwlock.c */
         atomic {
             s = st;
             if
-            :: (s & HELD) == 0 ->                      /* rwlock.c:277-282 */
-                st = (s & ~WP) | WL | slept; assert(nr == 0 && !nw); nw = 1; wants[me] = 0;
+            :: (s & HELD) == 0 ->                      /* @rwlock.wrlock_slow.take */
+                st = (s & ~WP) | WL | slept; assert(nr == 0 && !nw); nw = 1; wants[me] = 0; HOLDS(1);
                 act = ENTER
             :: else ->
                 if
-                :: spins < SPIN_W ->                   /* rwlock.c:284-293 */
+                :: spins < SPIN_W ->                   /* @rwlock.wrlock_slow.spin */
                     if
                     :: (s & WP) == 0 -> st = s | WP
                     :: else -> skip
                     fi;
                     spins++; act = SPIN
-                :: else ->                             /* rwlock.c:302-310 */
+                :: else ->                             /* @rwlock.wrlock_slow.mark_ww */
                     if
-                    :: (s & (WP | WW)) != (WP | WW) -> st = s | WP | WW /* [M:sleep-bits] */
-                    :: else -> skip
+                    :: (s & (WP | WW)) != (WP | WW) -> st = s | WP | WW; act = RENEW /* [M:sleep-bits] */
+                    :: else -> act = SLEEP
                     fi;
-                    slept = WW; act = SLEEP     /* [M:slept] */
+                    slept = WW     /* [M:slept] */
                 fi
             fi
         };
         if
         :: act == ENTER -> act = DONE; goto inside
         :: act == SPIN -> act = DONE; s = 0; goto slow
-        :: else -> act = DONE
-        fi;
-        seqchg[w] = 0;                                 /* load writer_seq, rwlock.c:314 */
-        s = st;                                        /* rwlock.c:315 */
-        if
-        :: (s & HELD) == 0 || (s & WW) == 0 -> s = 0; goto slow /* rwlock.c:316-317 [M:recheck] */
         :: else -> skip
         fi;
-        atomic {                                       /* futex wait, rwlock.c:318 */
+        /* The renewal of the writer's intent (readers watch writer_seq,
+         * intent_is_stale): due when the writer has just set WP/WW, else
+         * when FX_RWLOCK_RENEW_NS have passed, at any of its looks here. It
+         * changes writer_seq under the other writer, whose sleep then
+         * returns EAGAIN if it comes after its load of writer_seq. */
+        if
+        :: act == RENEW -> atomic { seqchg[0] = 1; seqchg[1] = 1; act = DONE } /* @rwlock.wrlock_slow.renew */
+        :: act == SLEEP -> act = DONE
+        :: act == SLEEP -> atomic { seqchg[0] = 1; seqchg[1] = 1; act = DONE } /* renewal due */
+        fi;
+        seqchg[w] = 0;                                 /* load writer_seq, @rwlock.wrlock_slow.seq */
+        s = st;                                        /* @rwlock.wrlock_slow.recheck */
+        if
+        :: (s & HELD) == 0 || (s & WW) == 0 -> s = 0; goto slow /* @rwlock.wrlock_slow.no_sleep [M:recheck] */
+        :: else -> skip
+        fi;
+        atomic {                                       /* futex wait, @rwlock.wrlock_slow.sleep */
             if
             :: seqchg[w] -> r = EAGAIN
             :: else -> qseq[w] = 1; r = SLEEPING
@@ -321,27 +493,63 @@ slow:   /* wrlock_slow, rwlock.c:267-327 */
         :: else -> skip
         fi;
         if
-        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; writer_give_up(); goto next /* rwlock.c:319-322 */
+        :: r == ETIMEDOUT -> r = 0; wants[me] = 0; writer_give_up(); goto next /* @rwlock.wrlock_slow.timed_out */
         :: else -> r = 0; s = 0
         fi;
-        spins = 0;                                     /* rwlock.c:324-325 */
+        /* @rwlock.wrlock_slow.again: the spin again only if the state or
+         * writer_seq moved since the sleep; either choice here (a superset
+         * of what the two relaxed loads decide). */
+        if
+        :: spins = 0
+        :: spins = SPIN_W
+        fi;
         goto slow;
 inside: /* the critical section: nw is set from the acquiring step */
         s = 0; slept = 0; spins = 0;
-        atomic { nw = 0; st = st - WL; s = st };       /* writer_release, rwlock.c:430 */
+        atomic { nw = 0; st = st - WL; s = st; HOLDS(0) }; /* writer_release, @rwlock.writer_release.sub */
         if
-        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* rwlock.c:431-432 */
+        :: (s & HELD) == 0 && (s & (RW | WW)) != 0 -> wake_waiters() /* @rwlock.writer_release.wake */
         :: else -> skip
         fi;
 next:
         s = 0; slept = 0; spins = 0
     :: else -> break
-    od
+    od;
+#if DEATHS
+    atomic { done++; fin[me] = 1 }
+    } unless {
+        atomic { doom[me] -> qseq[w] = 0; assert(!holds[me]); dead[me] = 1; ndead++; s = 0; n = 0; act = 0; r = 0; slept = 0; spins = 0 }
+    }
+#endif
 }
 
 
 #ifdef SCENARIO_STREAM
 ltl writer_progress { [] (wants[2] -> <> !wants[2]) }
+#endif
+
+#if DEATHS
+/* Kills a process that is not counted in the word, at any step of it: the
+ * victim takes its escape (the unless above) before its next statement. */
+#define KILL(p) :: atomic { deaths > 0 && !holds[p] && !fin[p] && !dead[p] -> doom[p] = 1; deaths-- }
+active proctype killer()
+{
+end:
+    do
+    KILL(0)
+#if !defined(SCENARIO_WRITERS) && !defined(SCENARIO_DEATH_WRITERS)
+    KILL(1)
+#endif
+    KILL(2)
+#if defined(SCENARIO_WRITERS) || defined(SCENARIO_DEATH_WRITERS)
+    KILL(3)
+#endif
+    od
+}
+#define NPROCS 3          /* readers and writers of every scenario but STREAM */
+/* Every live process finishes: no sleeper stays asleep while the lock could
+ * let it through (and no reader stays out behind a dead writer). */
+ltl live_finish { <> (done + ndead == NPROCS) }
 #endif
 
 init {
@@ -350,6 +558,18 @@ init {
         run reader(0, 0, 1, 1);     /* me, timed, signals, iterations */
         run writer(2, 0, 1, 2);
         run writer(3, 1, 0, 1)
+#elif defined(SCENARIO_GIVEUP)
+        run reader(0, 0, 0, 1);
+        run reader(1, 0, 0, 1);
+        run writer(2, 1, 0, 1)
+#elif defined(SCENARIO_DEATH)
+        run reader(0, 0, 0, 1);
+        run reader(1, 0, 0, 1);
+        run writer(2, 0, 0, 1)
+#elif defined(SCENARIO_DEATH_WRITERS)
+        run reader(0, 0, 0, 1);
+        run writer(2, 0, 0, 1);
+        run writer(3, 0, 0, 1)
 #elif defined(SCENARIO_STREAM)
         run reader(0, 0, 0, FOREVER);
         run reader(1, 0, 0, FOREVER);
@@ -360,7 +580,11 @@ init {
         run writer(2, 0, 1, 2)
 #endif
     };
-#ifndef SCENARIO_STREAM
+#if DEATHS
+    (done + ndead == NPROCS);
+    assert((st & HELD) == 0);     /* a dead writer may leave WP/WW, a dead reader RW */
+    assert(!qst[0] && !qst[1] && !qseq[0] && !qseq[1])
+#elif !defined(SCENARIO_STREAM)
     (_nr_pr == 1);
     assert(st == 0);
     assert(!qst[0] && !qst[1] && !qseq[0] && !qseq[1])

@@ -20,7 +20,7 @@
  * W2) and CASes; a relaxed load that only guesses a CAS operand is folded
  * into the CAS (a CAS loop is one atomic conditional update).
  *
- * The adaptive spin of the slow path (sem.c:129-141, a thread-local budget,
+ * The adaptive spin of the slow path (@sem.wait_slow.spin, a thread-local budget,
  * struct fxi_spin of src/internal/spin.h) runs before W1: relaxed loads of the
  * value and, when one sees a token, T (fx_sem_take). A failed T and a load
  * change nothing, and before W1 the waiter is invisible to everyone else, so
@@ -29,10 +29,12 @@
  * which covers every run of the spin, however long its budget.
  *
  * Step names refer to the table at the top of src/sem.c; every step names the
- * line(s) it mirrors as "sem.c:LINE".
+ * step tag it mirrors as "@sem.<step>".
  */
-//@source src/sem.c sha256=9761aee083a71f7ba463abd3b00f62c29c2a4c4e4202f5add2c817a80a214db9
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fxi_futex_sleep_cancel sha256=9b7af138a98998e7f17780e8ba64b682d6d400bc57a6e09d56345116b71d57d7
+//@mirrors src/sem.c fx_sem_post fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_slow sha256=ed91c511eb84062ec98edad325275ea51f4af814f53c6a9e31d72822abff7ccb
 //@check safety
+//@check ltl token_taken -DDEATHS=1
 
 #define NW 3          /* waiters */
 #define WOKEN 0
@@ -40,7 +42,40 @@
 #define EAGAIN 2
 #define ETIMEDOUT 3
 #define EINTR 4
+#ifndef DEATHS
+#define DEATHS 0      /* processes killed in a run, at most */
+#endif
+#ifndef BOUNDED
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep) */
+#endif
+#if DEATHS
+#define SIGNALS 0     /* EINTRs per waiter (a recheck is the same step) */
+#else
 #define SIGNALS 1     /* EINTRs per waiter */
+#endif
+
+/* Death (DEATHS > 0; the fix on branch wake, f1260f2): a killer process
+ * SIGKILLs at most DEATHS processes, waiters or posters, each at any step:
+ * a poster between P1 and P2 (the token is there, its wake never comes: the
+ * notifier side), a waiter after P2's wake dequeued it and before it
+ * returned to user space (the wake is consumed: the woken side), asleep,
+ * anywhere. The kernel drops a dying process from the futex queue; a waiter
+ * killed after W1 leaves the waiters count raised (harmless: posters only
+ * make a needless FUTEX_WAKE). Every sleep is bounded (fxi_futex_sleep): it
+ * ends at the recheck at the latest, always enabled for a sleeper.
+ * Property token_taken (weak fairness): whenever a token is there while a
+ * live waiter is in the slow path, eventually the token is taken or no live
+ * waiter waits. The mutation sem-no-recheck (unbounded sleeps) is caught. */
+byte deaths = DEATHS;
+bool doom[8];         /* the killer chose process p (by _pid): it dies */
+bool fin[8];          /* (observer) process p finished */
+bool alive[8];        /* (observer) process p is a waiter or poster */
+byte nwait = 0;       /* (observer) live waiters between W1 and W5 */
+#if DEATHS
+#define NWAIT(d) nwait = nwait + d
+#else
+#define NWAIT(d) skip
+#endif
 
 int value = 0;        /* fx_sem.value */
 int waiters = 0;      /* fx_sem.waiters */
@@ -48,7 +83,7 @@ bool queued[NW];      /* the futex queue of &value */
 byte posted = 0;      /* tokens posted (observer) */
 byte taken = 0;       /* tokens taken (observer) */
 
-/* T (fx_sem_take, sem.c:88-101; the W2 CAS, sem.c:157-165): one conditional
+/* T (fx_sem_take, sem.c; the W2 CAS, @sem.wait_slow.take): one conditional
  * decrement; got = 1 when a token was taken. */
 inline take(got)
 {
@@ -60,7 +95,7 @@ inline take(got)
     }
 }
 
-/* fxi_futex_wait_raw(&value, expected) (futex.c:33-57): compare-and-queue, then
+/* fxi_futex_wait_raw(&value, expected) (futex.c fxi_futex_wait_raw()): compare-and-queue, then
  * leave by a wake, a timeout (if timed) or a signal. */
 inline futex_wait(me, expected, timed, signals, r)
 {
@@ -80,12 +115,13 @@ inline futex_wait(me, expected, timed, signals, r)
                :: else -> r = WOKEN /* the wake won the race */
                fi }
         :: atomic { signals > 0 && queued[me] -> queued[me] = 0; signals--; r = EINTR }
+        :: atomic { BOUNDED && queued[me] -> queued[me] = 0; r = WOKEN } /* recheck [M:recheck] */
         fi
     :: else -> skip
     fi
 }
 
-/* fxi_futex_wake_raw(&value, 1) (futex.c:59-64): dequeue one queued waiter,
+/* fxi_futex_wake_raw(&value, 1) (futex.c fxi_futex_wake_raw()): dequeue one queued waiter,
  * if any. */
 inline futex_wake_one()
 {
@@ -99,67 +135,133 @@ inline futex_wake_one()
     }
 }
 
-/* fx_sem_post, sem.c:103-123. The post at the maximum (EOVERFLOW,
- * sem.c:113-117) is not modelled: it adds and removes a token with the value
+/* fx_sem_post, sem.c. The post at the maximum (EOVERFLOW,
+ * @sem.post.overflow) is not modelled: it adds and removes a token with the value
  * far from 0, so no waiter sleeps meanwhile. */
 proctype poster(byte tokens)
 {
+#if DEATHS
+    alive[_pid] = 1;
+    {
+#endif
     do
     :: tokens > 0 ->
-        atomic { value++; posted++ };       /* P1, sem.c:112 (seq_cst fetch_add) [M:P1] */
+        atomic { value++; posted++ };       /* P1, @sem.post.add (seq_cst fetch_add) [M:P1] */
         if
-        :: waiters != 0 -> futex_wake_one() /* P2, sem.c:120-121 [M:P2] */
+        :: waiters != 0 -> futex_wake_one() /* P2, @sem.post.wake [M:P2] */
         :: else -> skip
         fi;
         tokens--
     :: else -> break
-    od
+    od;
+#if DEATHS
+    fin[_pid] = 1
+    } unless { doom[_pid] }
+#endif
 }
 
-/* fx_sem_wait / fx_sem_timedwait, sem.c:186-210, and the slow path
- * fx_sem_wait_slow, sem.c:126-184 (the spin, sem.c:129-141, only repeats the
- * fast-path T; see the header). */
+/* fx_sem_wait / fx_sem_timedwait, sem.c fx_sem_wait(), and the slow path
+ * fx_sem_wait_slow, sem.c, whose W2..W4 loop is fx_sem_sleep (the spin,
+ * @sem.wait_slow.spin, only repeats the fast-path T; see the header). The
+ * cancellation points (pthread_testcancel, fxi_futex_sleep_cancel and the
+ * cleanup handler fx_sem_cancelled) are not modelled: nobody is cancelled. */
 proctype waiter(byte me; bool timed)
 {
     bit got = 0;
     byte r;
     byte signals = SIGNALS;
-    take(got);                              /* fast path T, sem.c:191 / sem.c:204 */
+#if DEATHS
+    bool reg = 0;
+    alive[_pid] = 1;
+    {
+#endif
+    take(got);                              /* fast path T, @sem.wait.take / @sem.timedwait.take */
     if
     :: got -> goto done
     :: else -> skip
     fi;
-    waiters++;                              /* W1, sem.c:149 */
+    atomic { waiters++; NWAIT(1);           /* W1, @sem.wait_slow.W1 */
+#if DEATHS
+        reg = 1
+#endif
+    };
     do
-    :: take(got);                           /* W2 + T, sem.c:152-165 */
+    :: take(got);                           /* W2 + T, @sem.wait_slow.W2 */
        if
        :: got -> break
        :: else -> skip
        fi;
-       futex_wait(me, 0, timed, signals, r); /* W3, sem.c:167 */
+       futex_wait(me, 0, timed, signals, r); /* W3, @sem.wait_slow.W3 */
        if
        :: r == ETIMEDOUT ->
-           take(got);                       /* the last T, sem.c:168-176 */
+           take(got);                       /* the last T, @sem.wait_slow.timed_out */
            break
-       :: else -> skip                      /* W4, sem.c:177-178: woken, EAGAIN, EINTR */
+       :: else -> skip                      /* W4, @sem.wait_slow.W4: woken, EAGAIN, EINTR */
        fi
     od;
-    waiters--;                              /* W5, sem.c:182 */
+    atomic { waiters--; NWAIT(-1);          /* W5, @sem.wait_slow.W5 */
+#if DEATHS
+        reg = 0
+#endif
+    };
 done:
-    assert(timed || got)                    /* only a timed wait may fail */
+    assert(timed || got);                   /* only a timed wait may fail */
+#if DEATHS
+    fin[_pid] = 1
+    } unless {
+        atomic { doom[_pid] ->              /* killed: out of the queue */
+            queued[me] = 0;
+            if :: reg -> nwait-- :: else fi
+        }
+    }
+#endif
 }
+
+#if DEATHS
+/* Kills a live process (waiter or poster) at any step of it: the victim
+ * takes its escape before its next statement, asleep or not. */
+#define KILL(p) :: atomic { deaths > 0 && alive[p] && !fin[p] -> doom[p] = 1; deaths-- }
+active proctype killer()
+{
+end:
+    do
+    KILL(0)
+    KILL(1)
+    KILL(2)
+    KILL(3)
+    KILL(4)
+    KILL(5)
+    KILL(6)
+    KILL(7)
+    od
+}
+
+ltl token_taken { [] ((value > 0 && nwait > 0) -> <> (value == 0 || nwait == 0)) }
+#endif
 
 init {
     atomic {
+#if DEATHS
+        /* Enough for both sides of the wake window: a poster killed between
+         * P1 and P2, a woken waiter killed with the other one asleep. */
+        run waiter(0, 0);
+        run waiter(1, 0);
+        run poster(2)
+#else
         run waiter(0, 1);
         run waiter(1, 0);
         run waiter(2, 0);
         run poster(2);
         run poster(1)
+#endif
     };
+#if DEATHS
+    skip
+#else
     (_nr_pr == 1);                          /* everyone finished */
     assert(posted == 3);
     assert(posted == taken + value);
     assert(waiters == 0);
     assert(!queued[0] && !queued[1] && !queued[2])
+#endif
 }

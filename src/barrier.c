@@ -96,6 +96,7 @@ static int check_parties(fx_barrier *b, int32_t parties)
 /* After arriving (not last) in round `mine`: waits for the round to end. */
 static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadline)
 {
+    /* @step barrier.wait_round.spin */
     int budget = fxi_spin_start(&fx_barrier_spin, FX_BARRIER_SPIN);
     for (int i = 0; i < budget; i++) {
         /* Acquire: seeing the next round means seeing every party's writes. */
@@ -107,10 +108,13 @@ static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadl
     }
     fxi_spin_lost(&fx_barrier_spin, FX_BARRIER_SPIN_MIN);
     struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    /* @step barrier.wait_round.loop */
     for (;;) {
+        /* @step barrier.wait_round.look */
         uint32_t s = load_state(b, __ATOMIC_ACQUIRE); /* as above */
         if ((s & ROUND) != mine)
             return 0;
+        /* @step barrier.wait_round.mark_sleepers */
         if (!(s & SLEEPERS)) {
             /* Relaxed: S only makes the last arrival wake us; the word is
              * re-read (acquire) after the sleep. */
@@ -118,16 +122,21 @@ static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadl
                 continue;
             s |= SLEEPERS;
         }
+        /* @step barrier.wait_round.sleep */
         int r = fxi_futex_sleep(&b->state, (int32_t)s, deadline, &rc);
+        /* @step barrier.wait_round.woken */
         if (r != ETIMEDOUT)
             continue; /* woken, the word changed, a signal or a recheck: look again */
+        /* @step barrier.wait_round.timed_out */
         /* Timed out: withdraw, unless the round has just ended. */
         for (;;) {
+            /* @step barrier.wait_round.withdraw_look */
             s = load_state(b, __ATOMIC_ACQUIRE); /* as above */
             if ((s & ROUND) != mine)
                 return 0;
             /* Relaxed: leaving publishes nothing; the round needs one more
              * arrival again. Fails (s reloaded) if anything changed. */
+            /* @step barrier.wait_round.withdraw */
             if (cas_state(b, &s, s - 1, __ATOMIC_RELAXED))
                 return ETIMEDOUT;
         }
@@ -143,17 +152,21 @@ static int barrier_wait(fx_barrier *b, int32_t parties, const struct timespec *d
         return EINVAL;
     uint32_t n = (uint32_t)parties;
     fx_ann_happens_before(b);
+    /* @step barrier.arrive.load */
     uint32_t s = load_state(b, __ATOMIC_RELAXED); /* a guess for the CAS */
     for (;;) {
+        /* @step barrier.arrive.count */
         uint32_t a = s & ARRIVED;
         if (a >= n)
             return EINVAL; /* more arrivals than parties: never written */
+        /* @step barrier.arrive.last */
         if (a + 1 == n) {
             /* The last arrival: open the next round. Acq_rel: acquires every
              * arrival of this round (they form a release sequence of RMWs)
              * and releases it all to the waiters. */
             if (!cas_state(b, &s, (s & ROUND) + ROUND_1, __ATOMIC_ACQ_REL))
                 continue;
+            /* @step barrier.arrive.wake */
             if (s & SLEEPERS) {
                 FX_FAULT("barrier.last.before_wake");
                 fxi_futex_wake_raw(&b->state, INT32_MAX, FX_BITSET_ANY);
@@ -167,6 +180,7 @@ static int barrier_wait(fx_barrier *b, int32_t parties, const struct timespec *d
             return EINVAL;
         /* Acq_rel: releases our writes to the last arrival (and acquires
          * the earlier arrivals', harmlessly). */
+        /* @step barrier.arrive.cas */
         if (cas_state(b, &s, s + 1, __ATOMIC_ACQ_REL))
             break;
     }

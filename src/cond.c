@@ -237,6 +237,7 @@ static int fx_cond_rmutex_check(void *p)
          * not recoverable (as fx_rmutex_unlock, and POSIX); nobody can take it
          * again, so do not sleep. */
         int32_t depth;
+        /* @step cond.rmutex_check.release_all */
         int r = fxi_rmutex_release_all(m, &depth);
         return r ? r : ENOTRECOVERABLE;
     }
@@ -274,6 +275,7 @@ static int fx_cond_rmutex_relock(void *p, int32_t saved)
         if (r != EBUSY)
             return r;
         /* Woken, re-check time, EAGAIN or EINTR: all mean step again. */
+        /* @step cond.rmutex_relock.sleep */
         fxi_futex_wait_raw(word, sleep_on, &recheck_at, FX_BITSET_ANY);
     }
 }
@@ -331,15 +333,19 @@ static void fx_cond_bind(fx_cond *c, int32_t token, bool first)
 static void fx_cond_depart(fx_cond *c)
 {
     /* seq_cst: the count is what S1/B1 and the b clearing below read. */
+    /* @step cond.depart.W8 */
     if (__atomic_fetch_sub(&c->waiters, 1, __ATOMIC_SEQ_CST) != 1)
         return;
+    /* @step cond.depart.load */
     int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+    /* @step cond.depart.no_bcast */
     if (!(s & BCAST))
         return;
     /* We hold the mutex, so no waiter of it registered since our decrement;
      * the re-check and the CAS cover waiters with other mutexes (a new W1
      * shows in the count, or its a makes the CAS fail, or its v holds b and
      * it only sleeps again, see W4). */
+    /* @step cond.depart.clear_bcast */
     if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) == 0)
         __atomic_compare_exchange_n(&c->seq, &s, s & ~BCAST, false, __ATOMIC_SEQ_CST,
                                     __ATOMIC_RELAXED);
@@ -356,11 +362,13 @@ static void fx_cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *op
     if (holding && word != NULL && __atomic_load_n(&c->mutex, __ATOMIC_RELAXED) == token) {
         /* All parked waiters use our mutex: sleep on its word, woken one by
          * one by the unlocks. park is always 0, so the compare cannot fail. */
+        /* @step cond.drive.requeue */
         fxi_futex_requeue_raw(&c->park, 0, 0, word, INT32_MAX);
     } else {
         /* Unknown mutexes, or an fx_rmutex (whose waiters must sleep bounded):
          * wake one, which takes its own mutex and drives on. */
         FX_FAULT("cond.drive.before_wake");
+        /* @step cond.drive.wake */
         fxi_futex_wake_raw(&c->park, 1, FX_BITSET_ANY);
     }
 }
@@ -373,18 +381,24 @@ FX_CANCEL_FRAME static int fx_cond_sleep(fx_cond *c, int32_t v, const struct tim
         /* A bounded sleep: on seq, or on park or the mutex word once a
          * broadcast moved us (the kernel keeps our timeout); a cancellation
          * point. */
+        /* @step cond.wait_core.sleep */
         int w = fxi_futex_sleep_cancel(&c->seq, v, deadline, &rc);
+        /* @step cond.wait_core.woken */
         if (w == 0 && rc.woken)
             return 0; /* a wake: signal (S3), broadcast (B3) or a mutex unlock */
         /* seq_cst: pairs with S2/B2 (and keeps the W5 load after it). */
+        /* @step cond.wait_core.reload */
         int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+        /* @step cond.wait_core.advanced */
         if (!fx_cond_same_counter(s, v))
             return 0; /* the counter advanced after W1: released */
+        /* @step cond.wait_core.timed_out */
         if (w == ETIMEDOUT)
             return ETIMEDOUT;
         /* A signal (absorbed), a recheck with nothing published, a spurious
          * wake, or EAGAIN because only b changed (see above): sleep again, on
          * the current value, with the same absolute deadline. */
+        /* @step cond.wait_core.again */
         v = s;
     }
 }
@@ -436,6 +450,7 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
         __atomic_load_n(&c->park, __ATOMIC_RELAXED) != 0 ||
         !fx_cond_token_valid(__atomic_load_n(&c->mutex, __ATOMIC_RELAXED)))
         return EINVAL;
+    /* @step cond.wait_core.W0 */
     int r = ops->check(m); /* W0 */
     if (r)
         return r;
@@ -447,6 +462,7 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
      * refused before anything changes instead of turned negative under a
      * sleeper that signals would then refuse to wake. On failure n is
      * reloaded (seq_cst as the CAS). */
+    /* @step cond.wait_core.W1 */
     int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
     do {
         if (n < 0 || n == INT32_MAX)
@@ -454,10 +470,12 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
     } while (!__atomic_compare_exchange_n(&c->waiters, &n, n + 1, true, __ATOMIC_SEQ_CST,
                                           __ATOMIC_SEQ_CST));
     bool first = n == 0;
+    /* @step cond.wait_core.W2 */
     int32_t v = __atomic_fetch_or(&c->seq, ARMED, __ATOMIC_SEQ_CST) | ARMED;
     fx_cond_bind(c, token, first); /* W2 */
 
     int32_t saved = 0;
+    /* @step cond.wait_core.W3 */
     r = ops->release(m, &saved); /* W3 */
     if (r) {
         /* The mutex was not held after all (EPERM) or is corrupt (EINVAL):
@@ -466,6 +484,7 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
         return r;
     }
 
+    /* @step cond.wait_core.W4a */
     /* W4a: before sleeping, spin (adaptive, per thread) watching the counter.
      * Released meanwhile is the kernel's EAGAIN of W4 without the system
      * call, and means the notifier runs on another CPU right now. */
@@ -482,6 +501,7 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
         fxi_spin_lost(&fx_cond_spin, 0);
 
     int res = 0;
+    /* @step cond.wait_core.W4 */
     if (!hot) {
         /* W4 is a cancellation point: the cleanup handler finishes the wait
          * (W5..W8) before the caller's handlers run. */
@@ -492,15 +512,20 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
     }
 
     /* W5, seq_cst: after the wake; b cannot be cleared while we are counted. */
+    /* @step cond.wait_core.W5 */
     bool flagged = (__atomic_load_n(&c->seq, __ATOMIC_SEQ_CST) & BCAST) != 0;
+    /* @step cond.wait_core.W6 */
     r = flagged ? ops->relock_slept(m, saved)
         : hot   ? ops->relock_hot(m, saved)
                 : ops->relock(m, saved); /* W6 */
+    /* @step cond.wait_core.W7 */
     if (flagged)
         fx_cond_drive(c, m, ops, token, r == 0 || r == EOWNERDEAD); /* W7 */
+    /* @step cond.wait_core.W8 */
     fx_cond_depart(c);                                              /* W8 */
     /* EOWNERDEAD and the errors of W6 before ETIMEDOUT: the caller must know
      * it has to repair the data, or that it does not hold the mutex. */
+    /* @step cond.wait_core.ret */
     return r ? r : res;
 }
 
@@ -552,16 +577,19 @@ int fx_cond_signal(fx_cond *c)
     fx_ann_own_words(c, sizeof *c);
     /* S1, seq_cst: sees W1 of every waiter whose W3 preceded the caller's
      * taking of the mutex (see the top of the file). */
+    /* @step cond.signal.waiters */
     int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
     if (n <= 0)
         return n == 0 ? 0 : EINVAL;
     /* S2, seq_cst: advance only over an armed value; a CAS failure reloads s. */
+    /* @step cond.signal.advance */
     int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
     while ((s & ARMED) &&
            !__atomic_compare_exchange_n(&c->seq, &s, fx_cond_advance(s), false,
                                         __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         ;
     FX_FAULT("cond.signal.before_wake");
+    /* @step cond.signal.S3 */
     fxi_futex_wake_raw(&c->seq, 1, FX_BITSET_ANY); /* S3 */
     return 0;
 }
@@ -577,6 +605,7 @@ int fx_cond_broadcast(fx_cond *c)
     bool advanced = false;
     for (;;) {
         /* B1, seq_cst as S1. */
+        /* @step cond.broadcast.waiters */
         int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
         if (n <= 0)
             return n == 0 ? 0 : EINVAL;
@@ -584,6 +613,7 @@ int fx_cond_broadcast(fx_cond *c)
          * first pass advances the counter, which releases every waiter that
          * registered before the call; a retry must not advance again, or a
          * waiter that keeps re-registering could make it advance forever. */
+        /* @step cond.broadcast.advance */
         int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
         int32_t ns;
         do {
@@ -597,6 +627,7 @@ int fx_cond_broadcast(fx_cond *c)
          * it, or W8 cleared b. The sleepers from before the call are then
          * still on seq: set b on the current value and requeue again. A new
          * waiter moved along was waiting during this call (policy (a)). */
+        /* @step cond.broadcast.requeue */
         if (fxi_futex_requeue_raw(&c->seq, ns, 1, &c->park, INT32_MAX) != -EAGAIN)
             return 0;
     }

@@ -53,9 +53,10 @@ int fx_counter_init(fx_counter *c, int32_t value)
 static void fx_counter_wake_waiters(fx_counter *c)
 {
     /* W2, seq_cst: ordered after W1 in the total order (see the table). */
+    /* @step counter.wake_waiters.W2 */
     if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) != 0) {
         FX_FAULT("counter.before_wake");
-        fxi_futex_wake_raw(&c->value, INT32_MAX, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&c->value, INT32_MAX, FX_BITSET_ANY); /* @step counter.wake_waiters.W3 */
     }
 }
 
@@ -67,6 +68,7 @@ int32_t fx_counter_add(fx_counter *c, int32_t delta)
     fx_ann_happens_before(c); /* for race detectors: see fx_counter_load */
     /* W1, seq_cst. Atomic signed arithmetic wraps in two's complement (C11
      * 7.17.7.5), and the sum is computed unsigned for the same reason. */
+    /* @step counter.add.W1 */
     uint32_t old = (uint32_t)__atomic_fetch_add(&c->value, delta, __ATOMIC_SEQ_CST);
     fx_counter_wake_waiters(c);
     return (int32_t)(old + (uint32_t)delta);
@@ -112,27 +114,35 @@ static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct tim
     fx_ann_own_words(c, sizeof *c);
     /* Fast path, acquire: the value is the target, and what its writer did
      * before is visible to the caller. No waiter registration, no kernel. */
+    /* @step counter.wait.fast_load */
     int32_t v = __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
+    /* @step counter.wait.fast_hit */
     if (fx_counter_met(v, target, until)) {
         fx_ann_happens_after(c);
         return 0;
     }
     /* Relaxed: only a plausibility check of the slot, not synchronization. */
+    /* @step counter.wait.check */
     if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) < 0)
         return EINVAL;
     if (fxi_deadline_check(deadline))
         return EINVAL;
 
+    /* @step counter.wait.R1 */
     fxi_counter_waiter_enter(c); /* R1, seq_cst */
     struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     int r;
     for (;;) {
+        /* @step counter.wait.R2 */
         v = fxi_counter_waiter_look(c); /* R2, seq_cst */
+        /* @step counter.wait.R3 */
         if (fx_counter_met(v, target, until)) {
             r = 0;
             break;
         }
+        /* @step counter.wait.R4 */
         r = fxi_futex_sleep(&c->value, v, deadline, &rc); /* R4 */
+        /* @step counter.wait.timed_out */
         if (r == ETIMEDOUT) {
             /* One last look: a change that raced with the timeout counts. */
             r = fx_counter_met(fxi_counter_waiter_look(c), target, until) ? 0 : ETIMEDOUT;
@@ -143,6 +153,7 @@ static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct tim
     }
     /* R5, relaxed (see counter_wait.h). The seq_cst load R2 that saw the
      * target already gave us its acquire. */
+    /* @step counter.wait.R5 */
     fxi_counter_waiter_leave(c);
     if (r == 0)
         fx_ann_happens_after(c);

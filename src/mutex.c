@@ -60,6 +60,7 @@
 #include "internal/spin.h"
 #include "internal/stats.h"
 
+/* @step mutex.states */
 enum {
     UNLOCKED = FX_MUTEX_UNLOCKED, /* free */
     LOCKED = FX_MUTEX_LOCKED,     /* held, no sleeper */
@@ -90,9 +91,12 @@ static int32_t fx_mutex_spin(fx_mutex *m)
     int32_t v = 0;
     for (int i = 0; i < FX_MUTEX_SPIN; i++) {
         /* Relaxed: only a hint for when to try the CAS, which synchronizes. */
+        /* @step mutex.spin.load */
         v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
+        /* @step mutex.spin.not_locked */
         if (v != LOCKED)
             break;
+        /* @step mutex.spin.pause */
         fxi_cpu_relax();
         FX_STAT_SPIN(&m->state);
     }
@@ -102,25 +106,30 @@ static int32_t fx_mutex_spin(fx_mutex *m)
 int fxi_mutex_acquire_step(fx_mutex *m, int32_t *sleep_on)
 {
     /* Relaxed: only a guess for the first CAS, which synchronizes. */
+    /* @step mutex.acquire_step.load */
     int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
     for (;;) {
+        /* @step mutex.acquire_step.valid */
         if (!fx_mutex_valid(v))
             return EINVAL;
         if (v == UNLOCKED) {
             /* Acquire as CONTENDED: sleepers we cannot see may remain, and our
              * unlock must wake one. Acquire order: the critical section sees
              * what the last holder wrote. On failure v is reloaded. */
+            /* @step mutex.acquire_step.take */
             if (__atomic_compare_exchange_n(&m->state, &v, CONTENDED, false, __ATOMIC_ACQUIRE,
                                             __ATOMIC_RELAXED))
-                return 0;
+                return 0; /* @step mutex.acquire_step.taken */
         } else if (v == LOCKED) {
             /* Relaxed: marking the word only makes the holder's unlock wake
              * us; no data is published by it. On failure v is reloaded. */
+            /* @step mutex.acquire_step.mark */
             if (__atomic_compare_exchange_n(&m->state, &v, CONTENDED, false, __ATOMIC_RELAXED,
-                                            __ATOMIC_RELAXED)) {
+                                            __ATOMIC_RELAXED)) { /* @step mutex.acquire_step.marked */
                 *sleep_on = CONTENDED;
                 return EBUSY;
             }
+        /* @step mutex.acquire_step.contended */
         } else {
             *sleep_on = CONTENDED;
             return EBUSY;
@@ -154,7 +163,9 @@ int fxi_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
     struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     for (;;) {
         int32_t sleep_on;
+        /* @step mutex.lock_slept.step */
         int r = fxi_mutex_acquire_step(m, &sleep_on);
+        /* @step mutex.lock_slept.done */
         if (r != EBUSY)
             return r;
         if (!checked) {
@@ -166,7 +177,9 @@ int fxi_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
         /* A bounded sleep (src/internal/futex.h): a wake consumed by a
          * process that died before returning to user space is made up for at
          * the next recheck, when the step finds the word UNLOCKED. */
+        /* @step mutex.lock_slept.sleep */
         r = fxi_futex_sleep(&m->state, sleep_on, deadline, &rc);
+        /* @step mutex.lock_slept.timed_out */
         if (r == ETIMEDOUT)
             return ETIMEDOUT; /* not woken, and the word stays CONTENDED */
         /* Woken, EAGAIN, EINTR or a recheck: step again with the same
@@ -184,10 +197,12 @@ __attribute__((noinline, cold)) static int fx_mutex_lock_contended(fx_mutex *m,
     /* Before sleeping, one try as an ordinary locker: a free lock seen right
      * after spinning is taken as LOCKED, since we never slept. Acquire: the
      * critical section must see what the previous holder wrote. */
+    /* @step mutex.lock_contended.cas */
     if (v == UNLOCKED &&
         __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
                                     __ATOMIC_RELAXED))
-        return 0;
+        return 0; /* @step mutex.lock_contended.taken */
+    /* @step mutex.lock_contended.slept */
     return fxi_mutex_lock_slept(m, deadline);
 }
 
@@ -200,6 +215,7 @@ static inline int fx_mutex_acquire(fx_mutex *m, const struct timespec *deadline,
     fx_ann_pre_lock(m, ann);
     int32_t v = UNLOCKED;
     /* Fast path, acquire on success: pairs with the release of unlock. */
+    /* @step mutex.acquire.fast */
     int r = __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
                                         __ATOMIC_RELAXED)
                 ? 0
@@ -227,9 +243,10 @@ int fx_mutex_trylock(fx_mutex *m)
     int r = 0;
     /* Acquire on success; a failed CAS reports the value it saw (relaxed: it
      * only chooses the error). */
+    /* @step mutex.trylock.cas */
     if (!__atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
-        r = fx_mutex_valid(v) ? EBUSY : EINVAL;
+        r = fx_mutex_valid(v) ? EBUSY : EINVAL; /* @step mutex.trylock.busy */
     fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
     return r;
 }
@@ -239,13 +256,16 @@ int fx_mutex_trylock(fx_mutex *m)
 __attribute__((noinline, cold)) static int fx_mutex_unlock_slow(fx_mutex *m, int32_t v)
 {
     for (;;) {
+        /* @step mutex.unlock_slow.check */
         if (v == UNLOCKED)
             return EPERM; /* not locked, or another thread unlocked it first */
         if (!fx_mutex_valid(v))
             return EINVAL;
         /* Release, as in the fast path. On failure v is reloaded. */
+        /* @step mutex.unlock_slow.cas */
         if (__atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
                                         __ATOMIC_RELAXED)) {
+            /* @step mutex.unlock_slow.wake */
             if (v == CONTENDED) {
                 FX_FAULT("mutex.unlock.before_wake");
                 fxi_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
@@ -259,6 +279,7 @@ int fx_mutex_unlock(fx_mutex *m)
 {
     if (fxi_bad_slot(m))
         return EINVAL;
+    /* @step mutex.unlock.annotate */
     if (FX_ANN_ACTIVE) {
         /* A race detector must hear of the release before it happens, and
          * only of a real one: sort out EPERM and EINVAL first. Relaxed: a
@@ -270,10 +291,12 @@ int fx_mutex_unlock(fx_mutex *m)
             return EINVAL;
     }
     fx_ann_pre_unlock(m, FX_ANN_EXCLUSIVE);
+    /* @step mutex.unlock.fast */
     int32_t v = LOCKED;
     /* Release: everything the critical section wrote happens-before the next
      * holder's acquire. A CAS (not an exchange) leaves a value the library
      * never wrote untouched, so it can be reported. */
+    /* @step mutex.unlock.cas */
     int r = __atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
                                         __ATOMIC_RELAXED)
                 ? 0

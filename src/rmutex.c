@@ -259,6 +259,7 @@ fx_rm_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t de
         fx_ann_post_lock(m, FX_ANN_RECURSIVE | try_flag, 0);
         fx_rm_own_add(m, self);
         fx_rm_exit_arm();
+        /* @step rmutex.acquired.depth */
         __atomic_store_n(&m->depth, r == 0 ? depth : depth | INC, __ATOMIC_RELAXED);
     } else {
         fx_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
@@ -273,6 +274,7 @@ fx_rm_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t de
  * fx_rmutex_recover on a live owner: nothing is released then). */
 static int fx_rm_release(fx_rmutex *m, uint32_t self, uint32_t to)
 {
+    /* @step rmutex.release.cas */
     uint32_t v = self;
     /* Release: the critical section's writes happen-before the next owner's
      * acquiring CAS. On failure v is reloaded (relaxed: only
@@ -282,16 +284,20 @@ static int fx_rm_release(fx_rmutex *m, uint32_t self, uint32_t to)
         if ((v & ~WAITERS) != self)
             return EPERM;
     }
+    /* @step rmutex.release.notrec */
     if (to == NOTREC) {
         /* Everyone must leave, whatever W says: a thread woken earlier (by an
          * unlock or a recover) that was responsible for the sleepers -- it
          * would have re-marked W or acquired with W -- now leaves with
          * ENOTRECOVERABLE instead, so W may be clear while threads sleep.
          * (Found by models/rmutex.pml.) Once per mutex: it costs nothing. */
+        /* @step rmutex.release.wake_all */
         fxi_futex_wake_raw(&m->owner, INT32_MAX, FX_BITSET_ANY);
+    /* @step rmutex.release.waiters */
     } else if (v & WAITERS) {
         /* One sleeper acquires (keeping W), or re-marks W before sleeping
          * again, so the next release wakes the next one. */
+        /* @step rmutex.release.wake */
         fxi_futex_wake_raw(&m->owner, 1, FX_BITSET_ANY);
     }
     return 0;
@@ -348,10 +354,12 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
                       uint32_t *sleep_on)
 {
     /* Relaxed: a guess for the first CAS; every CAS below synchronizes. */
+    /* @step rmutex.step.load */
     uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
     uint32_t judge_now = 0; /* the TID whose take-over CAS was just lost */
     for (;;) {
         uint32_t keep = w->slept ? WAITERS : 0;
+        /* @step rmutex.step.take */
         if (v == 0 || v == ORPHANED) {
             /* Acquire: see the previous owner's writes. A thread that has
              * slept keeps W: sleepers it cannot see may remain (mutex3). */
@@ -360,6 +368,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
                 return v == 0 ? 0 : EOWNERDEAD;
             continue; /* v reloaded */
         }
+        /* @step rmutex.step.notrec */
         if (v == NOTREC)
             return ENOTRECOVERABLE;
         uint32_t t = fx_rm_held_tid(v);
@@ -369,6 +378,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
          * it was made for: it is made after v was read and used by the one
          * CAS from v that follows; a lost CAS drops it. */
         bool dead;
+        /* @step rmutex.step.check_now */
         if (t == self) {
             /* Our own TID, and the caller found no acquisition of m in our
              * record: the thread that had this TID before us held m and is
@@ -383,11 +393,14 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
             dead = fx_rm_dead_now(m, t);
         } else {
             dead = false;
+            /* @step rmutex.step.now */
             int64_t now = fx_rm_now();
+            /* @step rmutex.step.new_owner */
             if ((uint32_t)w->seen != t) {
                 w->seen = (int32_t)t;
                 w->since = now;
                 w->check_at = now + FIRST_CHECK_NS;
+            /* @step rmutex.step.check_due */
             } else if (now >= w->check_at) {
                 dead = fxi_tid_dead((pid_t)t);
                 /* A waiter that has watched the same live owner for long
@@ -396,6 +409,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
             }
         }
         judge_now = 0;
+        /* @step rmutex.step.take_over */
         if (dead) {
             FX_FAULT("rmutex.takeover");
             /* CAS from the exact value seen: one detector (or recover) wins.
@@ -409,6 +423,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
             judge_now = t;
             continue;
         }
+        /* @step rmutex.step.mark_waiters */
         if (nowait)
             return EBUSY;
         if (!(v & WAITERS)) {
@@ -420,6 +435,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
             v |= WAITERS;
         }
         *sleep_on = v;
+        /* @step rmutex.step.slept */
         w->slept = 1;
         return EBUSY;
     }
@@ -442,6 +458,7 @@ static int fx_rm_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
         int r = fx_rm_step(m, self, w, false, &sleep_on);
         if (r != EBUSY)
             return r;
+        /* @step rmutex.wait.sleep */
         /* Sleep no longer than the owner's liveness re-check, nor past the
          * caller's deadline. */
         struct timespec until = fx_rm_timespec(w->check_at);
@@ -451,6 +468,7 @@ static int fx_rm_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
                                   deadline->tv_nsec <= until.tv_nsec));
         r = fxi_futex_wait_raw(&m->owner, (int32_t)sleep_on, caller_deadline ? deadline : &until,
                               FX_BITSET_ANY);
+        /* @step rmutex.wait.timed_out */
         if (r == ETIMEDOUT && caller_deadline) {
             /* Not woken (a wake makes the wait return 0), so no wake is lost
              * by leaving. As POSIX asks of a timed lock, take it if that can
@@ -458,6 +476,7 @@ static int fx_rm_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
             r = fx_rm_step(m, self, w, true, &sleep_on);
             return r == EBUSY ? ETIMEDOUT : r;
         }
+        /* @step rmutex.wait.again */
         /* Woken, re-check time, EAGAIN or EINTR: step again, same deadline. */
     }
 }
@@ -467,6 +486,7 @@ __attribute__((noinline, cold)) static int fx_rm_lock_contended(fx_rmutex *m, ui
                                                                 const struct timespec *deadline)
 {
     /* Relaxed loads: only hints for when to try the CAS, which synchronizes. */
+    /* @step rmutex.lock_contended.spin */
     uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
     for (int i = 0; i < FX_RMUTEX_SPIN && fx_rm_held_tid(v) != 0 && !(v & WAITERS); i++) {
         fxi_cpu_relax();
@@ -474,6 +494,7 @@ __attribute__((noinline, cold)) static int fx_rm_lock_contended(fx_rmutex *m, ui
     }
     /* One try as an ordinary locker before sleeping (we never slept: no W).
      * Acquire: the critical section sees the previous owner's writes. */
+    /* @step rmutex.lock_contended.cas */
     if (v == 0 && __atomic_compare_exchange_n(fx_rm_word(m), &v, self, false, __ATOMIC_ACQUIRE,
                                               __ATOMIC_RELAXED))
         return 0;
@@ -515,6 +536,7 @@ __attribute__((noinline)) static int fx_rm_lock_busy(fx_rmutex *m, uint32_t self
         struct fxi_rmutex_waiter w;
         uint32_t unused;
         fxi_rmutex_waiter_init(&w, 0);
+        /* @step rmutex.lock_busy.step */
         r = fx_rm_step(m, self, &w, true, &unused);
     } else {
         r = fx_rm_lock_contended(m, self, deadline);
@@ -544,6 +566,7 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
      * that a locked instruction has just written costs more than the CAS
      * itself. On failure v is the value seen (relaxed: it only picks the
      * path; re-entry needs no ordering, the slow path re-synchronizes). */
+    /* @step rmutex.lock.fast */
     if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, self, false,
                                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED),
                          1)) {
@@ -626,6 +649,7 @@ int fx_rmutex_unlock(fx_rmutex *m)
      * means nothing once the word is FREE. Release: the critical section
      * happens-before the next acquire. Relaxed load: the owner's own slot, or
      * a value we discard. */
+    /* @step rmutex.unlock.fast */
     if (__builtin_expect(fx_rm_hint == m && fx_rm_own.tid == self &&
                              __atomic_load_n(&m->depth, __ATOMIC_RELAXED) == 1,
                          1)) {
@@ -654,6 +678,7 @@ int fx_rmutex_consistent(fx_rmutex *m)
     if (!(d & INC))
         return EINVAL;
     /* Relaxed: owner-private; the next owner sees it through the release. */
+    /* @step rmutex.consistent.store */
     __atomic_store_n(&m->depth, d & ~INC, __ATOMIC_RELAXED);
     return 0;
 }
@@ -663,21 +688,25 @@ int fx_rmutex_recover(fx_rmutex *m, pid_t dead_tid)
     if (fxi_bad_slot(m))
         return EINVAL;
     /* Relaxed: a guess for the CAS, which synchronizes. */
+    /* @step rmutex.recover.load */
     uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
     for (;;) {
         if (!fx_rm_valid(v))
             return EINVAL;
+        /* @step rmutex.recover.check */
         uint32_t t = fx_rm_held_tid(v);
         if (t == 0 || dead_tid <= 0 || t != (uint32_t)dead_tid)
             return EPERM;
         /* From the exact value seen, so that a waiter recovering at the same
          * time and we cannot both win. Acquire-release: our earlier writes
          * (the caller may have repaired data) reach the next acquirer. */
+        /* @step rmutex.recover.cas */
         if (__atomic_compare_exchange_n(fx_rm_word(m), &v, ORPHANED, false, __ATOMIC_ACQ_REL,
                                         __ATOMIC_RELAXED)) {
             /* One sleeper takes ORPHANED, keeping W for the others. */
+            /* @step rmutex.recover.waiters */
             if (v & WAITERS)
-                fxi_futex_wake_raw(&m->owner, 1, FX_BITSET_ANY);
+                fxi_futex_wake_raw(&m->owner, 1, FX_BITSET_ANY); /* @step rmutex.recover.wake */
             return 0;
         }
     }
@@ -733,6 +762,7 @@ void fxi_rmutex_abandon_wait(fx_rmutex *m)
         return;
     /* The wake we may have consumed was meant to make someone take the mutex
      * (after an unlock or a recover) or re-mark W; hand it on. */
+    /* @step rmutex.abandon_wait.wake */
     fxi_futex_wake_raw(&m->owner, 1, FX_BITSET_ANY);
 }
 
@@ -745,7 +775,9 @@ int fxi_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
     int r = fx_rm_owned(m, self, &d);
     if (r != 0)
         return r;
+    /* @step rmutex.release_all.depth */
     *saved_depth = d & DEPTH_MASK;
+    /* @step rmutex.release_all.release */
     return fx_rm_release_owned(m, self, d);
 }
 

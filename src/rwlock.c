@@ -140,7 +140,9 @@ static int wake_writer(fx_rwlock *l)
     fx_ann_own_words(&l->writer_seq, sizeof l->writer_seq);
     /* Release: a writer whose acquire load of writer_seq sees the new value
      * also sees the state change (WW cleared) the caller made before. */
+    /* @step rwlock.wake_writer.seq */
     __atomic_fetch_add(&l->writer_seq, 1, __ATOMIC_RELEASE);
+    /* @step rwlock.wake_writer.wake */
     return fxi_futex_wake_raw(&l->writer_seq, 1, FX_BITSET_ANY);
 }
 
@@ -149,24 +151,32 @@ static int wake_writer(fx_rwlock *l)
 __attribute__((noinline, cold)) static void wake_waiters(fx_rwlock *l, uint32_t s)
 {
     for (;;) {
+        /* @step rwlock.wake_waiters.held */
         if ((s & HELD) != 0 || (s & BAD) != 0)
             return; /* held again: that holder's release wakes the rest */
+        /* @step rwlock.wake_waiters.clear_ww */
         if (s & WW) {
             /* Relaxed: clearing the bit publishes no data; wake_writer's
              * release orders it for the writer. On failure s is reloaded. */
             if (!cas_state(l, &s, s & ~WW, __ATOMIC_RELAXED))
                 continue;
+            /* @step rwlock.wake_waiters.writer_woken */
             if (wake_writer(l) > 0 || !(s & RW))
                 return;
+            /* @step rwlock.wake_waiters.no_writer */
             /* No writer was asleep (they timed out, or are awake and will
              * look again): the readers must not be left asleep for it. */
             s &= ~WW;
+        /* @step rwlock.wake_waiters.clear_rw */
         } else if (s & RW) {
             /* Relaxed, as above; the readers re-read the state. */
             if (!cas_state(l, &s, s & ~RW, __ATOMIC_RELAXED))
                 continue;
+            /* @step rwlock.wake_waiters.wake_readers */
             fxi_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
+            /* @step rwlock.wake_waiters.done */
             return;
+        /* @step rwlock.wake_waiters.nobody */
         } else {
             return;
         }
@@ -178,7 +188,9 @@ static inline void reader_release(fx_rwlock *l)
 {
     /* Release: the reads of the critical section happen-before the next
      * writer's acquire (no write of its may overtake them). */
+    /* @step rwlock.reader_release.sub */
     uint32_t s = (uint32_t)__atomic_sub_fetch(&l->state, 1, __ATOMIC_RELEASE);
+    /* @step rwlock.reader_release.wake */
     if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
         wake_waiters(l, s);
 }
@@ -223,6 +235,7 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
     for (;;) {
         if (s & BAD)
             return EINVAL;
+        /* @step rwlock.rdlock_slow.enter */
         if (!(s & (WL | WP | WW))) {
             /* RW alone keeps no reader out: it is left by readers asleep
              * behind a writer that is gone (it gave up, or died after a
@@ -233,12 +246,14 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
              * with our entry, and we wake the readers it stands for: nothing
              * keeps them out either (and the fast path opens again). */
             if (cas_state(l, &s, (s + 1) & ~RW, __ATOMIC_ACQUIRE)) {
+                /* @step rwlock.rdlock_slow.wake_rw */
                 if (s & RW)
                     fxi_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
                 return 0;
             }
             continue;
         }
+        /* @step rwlock.rdlock_slow.spin */
         if (spins < FX_RWLOCK_SPIN) {
             spins++;
             fxi_cpu_relax();
@@ -263,7 +278,9 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                  * look; it loses its turn, never mutual exclusion (WL is
                  * what excludes, and it is taken by CAS on a free lock).
                  * Relaxed: clears bits, publishes no data. */
+                /* @step rwlock.rdlock_slow.stale */
                 if (cas_state(l, &s, s & ~(WP | WW | RW), __ATOMIC_RELAXED)) {
+                    /* @step rwlock.rdlock_slow.stale_wake */
                     if (s & RW)
                         fxi_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
                     s &= ~(WP | WW | RW);
@@ -272,6 +289,7 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                 continue;
             }
         }
+        /* @step rwlock.rdlock_slow.mark_rw */
         if (!(s & RW)) {
             /* Relaxed: the bit only makes the releaser wake us; the state
              * is re-read after the sleep. On failure s is reloaded. */
@@ -282,13 +300,16 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
         /* A bounded sleep: a wake consumed by a reader that died before it
          * returned (or a writer's, see wake_waiters) is made up for by the
          * recheck. */
+        /* @step rwlock.rdlock_slow.sleep */
         int r = fxi_futex_sleep(&l->state, (int32_t)s, deadline, &rc);
+        /* @step rwlock.rdlock_slow.timed_out */
         if (r == ETIMEDOUT)
             return ETIMEDOUT; /* not woken: no wake is lost by leaving */
         FX_FAULT("rwlock.rdlock.slept");
         /* Woken, the state changed, a signal, or a recheck: look again with
          * the same absolute deadline, spinning first only if the state
          * moved (a recheck that finds nothing new costs no spin). */
+        /* @step rwlock.rdlock_slow.again */
         uint32_t slept_on = s;
         s = load_state(l);
         spins = s == slept_on ? FX_RWLOCK_SPIN : 0;
@@ -299,9 +320,12 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
 static inline int rdlock_common(fx_rwlock *l, const struct timespec *deadline)
 {
     /* Acquire: if kept, the reader sees what the last writer wrote. */
+    /* @step rwlock.rdlock.add */
     uint32_t old = (uint32_t)__atomic_fetch_add(&l->state, 1, __ATOMIC_ACQUIRE);
+    /* @step rwlock.rdlock.lockable */
     if (read_lockable(old))
         return 0;
+    /* @step rwlock.rdlock.undo */
     reader_release(l); /* the undo: we may have made the lock free */
     return rdlock_slow(l, deadline);
 }
@@ -330,9 +354,11 @@ static void wake_readers_if_open(fx_rwlock *l, uint32_t s)
 static void writer_give_up(fx_rwlock *l)
 {
     /* Relaxed: publishes no data; the wakes below read the result. */
+    /* @step rwlock.writer_give_up.clear_wp */
     uint32_t old = (uint32_t)__atomic_fetch_and(&l->state, (int32_t)~(WP | WW),
                                                 __ATOMIC_RELAXED);
     uint32_t s = old & ~(WP | WW);
+    /* @step rwlock.writer_give_up.wake */
     if ((old & WW) && wake_writer(l) > 0)
         return; /* that writer sets WP and WW again, or takes the lock */
     wake_readers_if_open(l, s);
@@ -350,6 +376,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
     for (;;) {
         if (s & BAD)
             return EINVAL;
+        /* @step rwlock.wrlock_slow.take */
         if ((s & HELD) == 0) {
             /* Acquire: the writer sees what every earlier holder wrote. WP
              * is ours (or another spinner's, which sets it again). */
@@ -357,6 +384,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
                 return 0;
             continue;
         }
+        /* @step rwlock.wrlock_slow.spin */
         if (spins < FX_RWLOCK_SPIN) {
             if (!(s & WP)) {
                 /* Relaxed: WP only keeps new readers out while we wait. */
@@ -376,6 +404,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
             checked = true;
         }
         bool renew = renew_at.tv_nsec < 0;
+        /* @step rwlock.wrlock_slow.mark_ww */
         if ((s & (WP | WW)) != (WP | WW)) {
             /* Relaxed, as for RW in rdlock_slow. WP again too: the writer
              * whose acquisition cleared it did not know about us, and a
@@ -394,25 +423,32 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
              * of life only; as an RMW it continues the release sequence of
              * a waker's increment, so the acquire load below still pairs
              * with that waker. */
+            /* @step rwlock.wrlock_slow.renew */
             __atomic_fetch_add(&l->writer_seq, 1, __ATOMIC_RELAXED);
             renew_at = fxi_ts_add_ns(now, FX_RWLOCK_RENEW_NS);
         }
         /* Acquire: pairs with wake_writer's release, so that if we see its
          * new sequence number we also see the WW it cleared (below). */
+        /* @step rwlock.wrlock_slow.seq */
         int32_t seq = __atomic_load_n(&l->writer_seq, __ATOMIC_ACQUIRE);
+        /* @step rwlock.wrlock_slow.recheck */
         s = load_state(l);
+        /* @step rwlock.wrlock_slow.no_sleep */
         if ((s & HELD) == 0 || !(s & WW))
             continue; /* freed, or a waker took our WW: do not sleep */
         /* A bounded sleep: if the one writer a release woke dies before it
          * returns to user space, the others still look again at their next
          * recheck (and renew WP/WW for the readers that watch them). */
+        /* @step rwlock.wrlock_slow.sleep */
         int r = fxi_futex_sleep(&l->writer_seq, seq, deadline, &rc);
+        /* @step rwlock.wrlock_slow.timed_out */
         if (r == ETIMEDOUT) {
             writer_give_up(l);
             return ETIMEDOUT;
         }
         FX_FAULT("rwlock.wrlock.slept");
         /* Spin again first only if something moved (as for readers). */
+        /* @step rwlock.wrlock_slow.again */
         uint32_t slept_on = s;
         s = load_state(l);
         spins = s == slept_on && __atomic_load_n(&l->writer_seq, __ATOMIC_RELAXED) == seq
@@ -490,6 +526,7 @@ static inline int fx_rwlock_wracquire(fx_rwlock *l, const struct timespec *deadl
     const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
     if (on)
         fx_ann_pre_lock(l, flags);
+    /* @step rwlock.wracquire.fast */
     uint32_t s = 0;
     /* Fast path from the all-zero state, acquire on success. */
     int r = cas_state(l, &s, WL, __ATOMIC_ACQUIRE) ? 0 : wrlock_slow(l, deadline);
@@ -541,7 +578,9 @@ int fx_rwlock_trywrlock(fx_rwlock *l)
 static inline void writer_release(fx_rwlock *l)
 {
     /* Release: the critical section happens-before the next acquire. */
+    /* @step rwlock.writer_release.sub */
     uint32_t s = (uint32_t)__atomic_sub_fetch(&l->state, (int32_t)WL, __ATOMIC_RELEASE);
+    /* @step rwlock.writer_release.wake */
     if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
         wake_waiters(l, s);
 }
@@ -594,6 +633,7 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
         fx_ann_pre_unlock(l, FX_ANN_SHARED);
     /* One RMW and no load first: under read contention the load would cost
      * a second transfer of the cache line. Release, as in reader_release. */
+    /* @step rwlock.rdunlock.sub */
     uint32_t old = (uint32_t)__atomic_fetch_sub(&l->state, 1, __ATOMIC_RELEASE);
     int r = 0;
     if ((old & (BAD | WL)) != 0 || (old & READERS) == 0) {

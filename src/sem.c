@@ -109,7 +109,9 @@ int fx_sem_post(fx_sem *s)
     /* P1, seq_cst: release for the taker, and the first half of the Dekker
      * pair with W1/W2 (see the table). A fetch_add rather than a load and a
      * CAS: one atomic operation, which never fails under contention. */
+    /* @step sem.post.add */
     int32_t v = __atomic_fetch_add(&s->value, 1, __ATOMIC_SEQ_CST);
+    /* @step sem.post.overflow */
     if (v < 0 || v >= FX_SEM_VALUE_MAX) {
         /* Relaxed: taking back our own increment publishes nothing. */
         __atomic_fetch_sub(&s->value, 1, __ATOMIC_RELAXED);
@@ -117,6 +119,7 @@ int fx_sem_post(fx_sem *s)
     }
     /* P2, seq_cst: ordered after P1 in the total order. A garbage negative
      * count only costs a wake nobody needed. */
+    /* @step sem.post.wake */
     if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0) {
         FX_FAULT("sem.post.before_wake");
         fxi_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
@@ -144,9 +147,11 @@ FX_CANCEL_FRAME static int fx_sem_sleep(fx_sem *s, const struct timespec *deadli
 {
     struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     for (;;) {
+        /* @step sem.wait_slow.W2 */
         int32_t v = __atomic_load_n(&s->value, __ATOMIC_SEQ_CST); /* W2 */
         if (v < 0)
             return EINVAL;
+        /* @step sem.wait_slow.take */
         if (v > 0) {
             /* T, acquire on success as in fx_sem_take; a failed CAS means
              * another thread changed the value: look again. */
@@ -156,7 +161,9 @@ FX_CANCEL_FRAME static int fx_sem_sleep(fx_sem *s, const struct timespec *deadli
             continue;
         }
         /* W3, a cancellation point (see fx_sem_cancelled). */
+        /* @step sem.wait_slow.W3 */
         int r = fxi_futex_sleep_cancel(&s->value, 0, deadline, &rc);
+        /* @step sem.wait_slow.timed_out */
         if (r == ETIMEDOUT) {
             /* Not woken (a wake makes the futex return 0). A token posted
              * as the deadline passed still counts: POSIX lets a wait that
@@ -164,6 +171,7 @@ FX_CANCEL_FRAME static int fx_sem_sleep(fx_sem *s, const struct timespec *deadli
             r = fx_sem_take(s);
             return r == EAGAIN ? ETIMEDOUT : r;
         }
+        /* @step sem.wait_slow.W4 */
         /* W4: woken, a token arrived before we slept, a signal, or the
          * recheck is due: look again with the same absolute deadline. */
     }
@@ -177,6 +185,7 @@ fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
      * cancellation acts here, before anything changes. Not on the path that
      * finds a token, which it would make slower (bench/README.md). */
     pthread_testcancel();
+    /* @step sem.wait_slow.spin */
     int budget = fxi_spin_start(&fx_sem_spin, FX_SEM_PROBE);
     for (int i = 0; i < budget; i++) {
         /* Relaxed: a hint for when to try T, which synchronizes. */
@@ -196,6 +205,7 @@ fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
     if (fxi_deadline_check(deadline))
         return EINVAL;
 
+    /* @step sem.wait_slow.W1 */
     __atomic_fetch_add(&s->waiters, 1, __ATOMIC_SEQ_CST); /* W1 */
     int r;
     pthread_cleanup_push(fx_sem_cancelled, s);
@@ -203,6 +213,7 @@ fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
     pthread_cleanup_pop(0);
     /* W5, relaxed: the count only tells posters whether to call the kernel;
      * a poster that still sees us costs one wake nobody needs. */
+    /* @step sem.wait_slow.W5 */
     __atomic_fetch_sub(&s->waiters, 1, __ATOMIC_RELAXED);
     return r;
 }
@@ -212,6 +223,7 @@ FX_CANCEL_FRAME int fx_sem_wait(fx_sem *s)
     if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
+    /* @step sem.wait.take */
     int r = fx_sem_take(s);
     if (r == EAGAIN)
         r = fx_sem_wait_slow(s, NULL);
@@ -225,6 +237,7 @@ FX_CANCEL_FRAME int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
     if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
+    /* @step sem.timedwait.take */
     int r = fx_sem_take(s);
     if (r == EAGAIN)
         r = fx_sem_wait_slow(s, deadline);

@@ -25,6 +25,7 @@
  * the total order that the writers' W1/W2 also belong to. */
 static inline void fxi_counter_waiter_enter(fx_counter *c)
 {
+    /* @step counter.waiter_enter.add */
     __atomic_fetch_add(&c->waiters, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -32,6 +33,7 @@ static inline void fxi_counter_waiter_enter(fx_counter *c)
  * (the kernel re-checks it atomically with queueing the sleeper). */
 static inline int32_t fxi_counter_waiter_look(const fx_counter *c)
 {
+    /* @step counter.waiter_look.load */
     return __atomic_load_n(&c->value, __ATOMIC_SEQ_CST);
 }
 
@@ -39,6 +41,7 @@ static inline int32_t fxi_counter_waiter_look(const fx_counter *c)
  * call the kernel; a writer that still sees us costs one needless wake. */
 static inline void fxi_counter_waiter_leave(fx_counter *c)
 {
+    /* @step counter.waiter_leave.sub */
     __atomic_fetch_sub(&c->waiters, 1, __ATOMIC_RELAXED);
 }
 
