@@ -21,7 +21,8 @@
  *
  * When the run stops, a thread cannot just go: the others would wait for it
  * for ever. Each leaving thread keeps arriving, with timed waits, until every
- * thread has left, so that the rounds in progress end.
+ * thread has left, so that the rounds in progress end (a thread holding an
+ * arrival taken over from a killed party, below, passes that round first).
  *
  * Waiter kills (FXS_WAITER_KILLS). A party that dies after arriving leaves
  * its arrival counted, and a barrier cannot tell a dead party from a slow
@@ -38,7 +39,8 @@
  * completes when the others arrive, no survivor stays asleep after its
  * round ended, though the dead may have taken the wake with it (the
  * watchdog, the recovery time), and every check above still holds: the
- * rounds, the serial parties, the barrier word at the end. (The other
+ * rounds, the serial parties, the barrier word at the end, and no arrival
+ * mark left. (The other
  * design, timed waits only with survivors timing out, would check little:
  * a dead party's arrival cannot be withdrawn, so every later round would
  * end one party short.)
@@ -172,6 +174,16 @@ static int b_step(void *o, struct fxs_thread *t)
 static int b_leave(void *o, struct fxs_thread *t)
 {
     struct rounds *x = o;
+    /* An arrival taken over from a party killed asleep is passed before this
+     * thread counts itself as left: until then the others keep arriving, so
+     * its round ends. Counted as left first, a successor that starts only
+     * after the stop (a kill near the end of the run) could be the last to
+     * leave and go without passing that round, which the others pass on the
+     * dead party's arrival: one round behind, its mark left set; or, not the
+     * last, wait for ever for a round the others, all gone, never end. */
+    if (__atomic_load_n(&x->arrived[fxs_thread_index(t)], __ATOMIC_RELAXED) != 0 &&
+        b_wait_once(x, t, true))
+        return 1;
     __atomic_add_fetch(&x->left, 1, __ATOMIC_ACQ_REL);
     while (__atomic_load_n(&x->left, __ATOMIC_ACQUIRE) < x->parties && !fxs_failed())
         if (b_wait_once(x, t, true))
@@ -182,6 +194,13 @@ static int b_leave(void *o, struct fxs_thread *t)
 static int b_finish(void *o)
 {
     struct rounds *x = o;
+    /* No arrival mark left: every wait returned, and every arrival taken
+     * over from a dead party was passed by its successor. */
+    for (int j = 0; j < x->parties; j++)
+        if (x->arrived[j] != 0)
+            return fxs_fail(NULL, "party %d is still marked arrived in round %u at the end "
+                                  "(it passed %u rounds)",
+                            j, x->arrived[j] - 1, x->passed[j]);
     uint32_t n = x->passed[0];
     for (int j = 1; j < x->parties; j++)
         if (x->passed[j] != n)
