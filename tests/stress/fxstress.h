@@ -127,9 +127,10 @@ struct fxs_adapter {
      * the object itself (returns its start and sets *len). */
     void *(*wait_area)(void *obj, size_t *len);
     /* FXS_WAITER_KILLS, optional: called by the parent for each thread of a
-     * process it killed as a waiter, once the process is reaped and before
-     * it is respawned (the successor may not run a step before the run
-     * stops): undoes what only that thread would have undone. */
+     * process it killed as a waiter, right after the kill (the process was
+     * frozen: none of its threads runs user code again) and before it is
+     * respawned (the successor may not run a step before the run stops):
+     * undoes what only that thread would have undone. */
     void (*killed)(void *obj, int thread_index);
 };
 
@@ -152,9 +153,10 @@ int fxs_fail(struct fxs_thread *t, const char *fmt, ...)
 int fxs_cs_enter(struct fxs_thread *t);
 int fxs_cs_leave(struct fxs_thread *t);
 /* FXS_WAITER_KILLS: bracket one blocking call during which the thread holds
- * nothing that the others need. A process is killed as a waiter only when
- * each of its worker threads is asleep in a futex wait on the object (or on
- * wait_area) between these two calls, or is between steps and off the CPU. */
+ * nothing that the others need. A process is killed as a waiter only when,
+ * frozen (SIGSTOP), each of its worker threads is stopped inside a futex
+ * wait on the object (or on wait_area) between these two calls, or in user
+ * space between steps. */
 void fxs_wait_begin(struct fxs_thread *t);
 void fxs_wait_end(struct fxs_thread *t);
 /* A uniformly random number in [0, n) from the thread's generator. */
