@@ -116,20 +116,16 @@ struct targets {
     int32_t left;     /* threads that have left the run */
     uint64_t moved[TTHREADS]; /* steps each mover (thread index) made */
     int32_t in_move[TTHREADS]; /* 1 between a move's first add and its tally */
-    uint64_t torn;             /* movers killed in_move (see t_killed) */
 };
 
-/* The harness kills only processes whose threads all sleep in a wait or
- * sit between steps, but a mover was seen killed inside a move, rarely: a
- * SCHED_IDLE thread still gets a small share of its CPU, so the parent can
- * be preempted between its look and the kill. Such a move may have added
- * to one counter, both or neither. It is counted (printed), and the end
- * check allows that many moves untallied, no more. */
+/* The harness kills only processes whose threads, frozen, are all inside a
+ * wait or between steps: never a mover inside a move (which would leave a
+ * move added to one counter, both or neither, and untallied). */
 static void t_killed(void *o, int thread_index)
 {
     struct targets *x = o;
-    if (__atomic_exchange_n(&x->in_move[thread_index], 0, __ATOMIC_RELAXED))
-        x->torn++;
+    if (__atomic_load_n(&x->in_move[thread_index], __ATOMIC_RELAXED))
+        fxs_fail(NULL, "thread %d was killed as a waiter inside a move", thread_index);
 }
 
 /* One move of both counters; the caller counts it. */
@@ -224,13 +220,9 @@ static int t_finish(void *o)
     for (int i = 0; i < TTHREADS; i++)
         moves += x->moved[i];
     int32_t up = fx_counter_load(&x->up), down = fx_counter_load(&x->down);
-    uint32_t extra_up = (uint32_t)up - (uint32_t)moves, extra_down = (uint32_t)-down - (uint32_t)moves;
-    if (extra_up > x->torn || extra_down > x->torn)
-        return fxs_fail(NULL, "%" PRIu64 " moves (%" PRIu64 " torn by a kill), but up is %d and down %d",
-                        moves, x->torn, (int)up, (int)down);
-    if (x->torn > 0)
-        printf("  moves torn by a kill %" PRIu64 " (the harness's look at the victim missed it)\n",
-               x->torn);
+    if ((uint32_t)up != (uint32_t)moves || (uint32_t)-down != (uint32_t)moves)
+        return fxs_fail(NULL, "%" PRIu64 " moves, but up is %d and down %d", moves, (int)up,
+                        (int)down);
     return 0;
 }
 
