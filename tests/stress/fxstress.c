@@ -656,7 +656,7 @@ static int reap(pid_t pid, int64_t timeout_ns)
             return 0;
         if (now_ns() > end)
             return -1;
-        struct timespec d = {0, 50000}; /* a killed process is gone within ~1 ms */
+        struct timespec d = {0, 50000};
         nanosleep(&d, NULL);
     }
 }
@@ -1018,12 +1018,15 @@ static int run_adapter(const struct fxs_adapter *a)
     __atomic_store_n(&sh->stop, 1, __ATOMIC_RELEASE);
     reap_zombies(INT64_MAX, now_ns() + 5000000000LL);
 
-    /* Every thread must finish its operation: one stuck in a wait is a hang. */
+    /* Every thread must finish its operation within the watchdog time after
+     * the stop (one deadline for all: a hang costs it once, not once per
+     * process): one stuck in a wait is a hang. */
     bool hung = false;
+    int64_t finish_by = now_ns() + wd;
     for (int p = 0; p < procs; p++) {
         if (pids[p] <= 0)
             continue;
-        int st = reap(pids[p], wd);
+        int st = reap(pids[p], finish_by - now_ns());
         if (st == -1) {
             if (!hung) {
                 fxs_fail(NULL, "threads did not finish within %.1f s after the stop", cfg.watchdog);
