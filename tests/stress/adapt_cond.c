@@ -20,7 +20,8 @@
  * consumer receives every producer's items in order, none twice, none lost
  * (the FIFO queue keeps one producer's items in order); at the end every
  * produced item was consumed or is still queued, and the condition
- * variables' waiters and park slots are 0. Producers block only on a full
+ * variables' park slots are 0 and their waiters slots 0 (see the waiter
+ * kills below). Producers block only on a full
  * queue and consumers only on an empty one, so some side can always move: a
  * lost wake-up leaves a thread asleep in fx_cond_wait for good, which the
  * watchdog and the end-of-run join report. When the run stops, each thread
@@ -36,11 +37,24 @@
  * producer while the slot is full, the consumer while it is empty), and it
  * is notified exactly once per change, by fx_cond_signal three times in
  * four, so a single lost wake-up stops the pair for good: the producer waits
- * for the consumer, which sleeps next to a full slot.
+ * for the consumer, which sleeps next to a full slot. cond_pairs_rmutex is
+ * the same with one fx_rmutex and fx_cond_wait_rmutex/_timedwait_rmutex.
+ *
+ * Waiter kills (FXS_WAITER_KILLS): the harness SIGKILLs processes whose
+ * threads are all asleep inside a wait (on the cond word, the park word or
+ * the mutex word while re-acquiring; they hold nothing) or between steps;
+ * the process is respawned with the same thread indexes, and its threads go
+ * on with the shared state where the dead ones left it. A signal the dead
+ * waiter consumed must not be lost to a survivor (a consumer asleep next to
+ * a queued item, a pair partner sleeping for ever): the watchdog and the
+ * recovery time say so; every item check above still holds. At the end the
+ * waiters slots may keep the dead waiters' counts (at most the number of
+ * threads killed asleep; it costs needless wakes only); park is 0.
  */
 #include <errno.h>
 #include <futexsync/cond.h>
 #include <futexsync/mutex.h>
+#include <futexsync/rmutex.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -86,7 +100,9 @@ static int wait_on(struct queue *q, fx_cond *c, struct fxs_thread *t)
     if (k >= 32) {
         if (release(q, t))
             return 1;
+        fxs_wait_begin(t);
         int r = fx_cond_wait(c, &q->m);
+        fxs_wait_end(t);
         if (hold(q, t))
             return 1;
         if (r != 0)
@@ -102,7 +118,9 @@ static int wait_on(struct queue *q, fx_cond *c, struct fxs_thread *t)
     }
     if (release(q, t))
         return 1;
+    fxs_wait_begin(t);
     int r = fx_cond_timedwait(c, &q->m, &d);
+    fxs_wait_end(t);
     if (hold(q, t))
         return 1;
     if (bad)
@@ -252,10 +270,17 @@ static int c_finish(void *o)
         return fxs_fail(NULL, "%" PRIu64 " items produced, %" PRIu64 " consumed, %d queued",
                         produced, q->consumed, (int)q->count);
     const fx_cond *cs[2] = {&q->not_empty, &q->not_full};
-    for (int i = 0; i < 2; i++)
-        if (cs[i]->waiters != 0 || cs[i]->park != 0)
+    uint64_t left = 0;
+    for (int i = 0; i < 2; i++) {
+        if (cs[i]->waiters < 0 || cs[i]->park != 0)
             return fxs_fail(NULL, "condition variable %d: waiters %d, park %d at the end", i,
                             (int)cs[i]->waiters, (int)cs[i]->park);
+        left += (uint64_t)cs[i]->waiters;
+    }
+    /* A waiter killed asleep stays counted (costs needless wakes only). */
+    if (left > fxs_waiters_killed())
+        return fxs_fail(NULL, "%" PRIu64 " waiters counted at the end, %" PRIu64
+                              " killed asleep", left, fxs_waiters_killed());
     if (q->m.state != 0)
         return fxs_fail(NULL, "the mutex word is %d at the end", (int)q->m.state);
     return 0;
@@ -266,7 +291,9 @@ static int c_finish(void *o)
 #define NPAIRS 64
 
 struct pairs {
-    fx_mutex m; /* one mutex for every pair */
+    fx_mutex m; /* one mutex for every pair (cond_pairs) */
+    fx_rmutex rm; /* ... or this one (cond_pairs_rmutex) */
+    int32_t use_rmutex;
     int32_t closed;
     int32_t npairs;
     struct pair {
@@ -279,9 +306,9 @@ struct pairs {
 
 static int pairs_lock(struct pairs *x, struct fxs_thread *t)
 {
-    int r = fx_mutex_lock(&x->m);
-    if (r != 0)
-        return fxs_fail(t, "fx_mutex_lock returned %d", r);
+    int r = x->use_rmutex ? fx_rmutex_lock(&x->rm) : fx_mutex_lock(&x->m);
+    if (r != 0) /* no owner dies here: EOWNERDEAD is a failure too */
+        return fxs_fail(t, "fx_%smutex_lock returned %d", x->use_rmutex ? "r" : "", r);
     return fxs_cs_enter(t);
 }
 
@@ -289,8 +316,8 @@ static int pairs_unlock(struct pairs *x, struct fxs_thread *t)
 {
     if (fxs_cs_leave(t))
         return 1;
-    int r = fx_mutex_unlock(&x->m);
-    return r ? fxs_fail(t, "fx_mutex_unlock returned %d", r) : 0;
+    int r = x->use_rmutex ? fx_rmutex_unlock(&x->rm) : fx_mutex_unlock(&x->m);
+    return r ? fxs_fail(t, "fx_%smutex_unlock returned %d", x->use_rmutex ? "r" : "", r) : 0;
 }
 
 /* One wait on the pair's cond: as wait_on, with this adapter's mutex. */
@@ -301,8 +328,9 @@ static int pairs_wait(struct pairs *x, fx_cond *c, struct fxs_thread *t)
         return 1;
     int r;
     bool bad = false;
+    fxs_wait_begin(t);
     if (k >= 32) {
-        r = fx_cond_wait(c, &x->m);
+        r = x->use_rmutex ? fx_cond_wait_rmutex(c, &x->rm) : fx_cond_wait(c, &x->m);
     } else {
         struct timespec d = fxs_deadline(t);
         if (k == 0) {
@@ -310,8 +338,10 @@ static int pairs_wait(struct pairs *x, fx_cond *c, struct fxs_thread *t)
             bad = true;
             fxs_count(t, FXS_N_BADDEADLINE, 1);
         }
-        r = fx_cond_timedwait(c, &x->m, &d);
+        r = x->use_rmutex ? fx_cond_timedwait_rmutex(c, &x->rm, &d)
+                          : fx_cond_timedwait(c, &x->m, &d);
     }
+    fxs_wait_end(t);
     if (fxs_cs_enter(t))
         return 1;
     if (bad)
@@ -336,6 +366,14 @@ static int pairs_setup(void *o)
     memset(x, 0, sizeof *x);
     x->npairs = n / 2;
     return 0;
+}
+
+static int pairs_setup_rmutex(void *o)
+{
+    struct pairs *x = o;
+    int r = pairs_setup(o);
+    x->use_rmutex = 1;
+    return r;
 }
 
 static int pairs_step(void *o, struct fxs_thread *t)
@@ -389,19 +427,26 @@ static int pairs_leave(void *o, struct fxs_thread *t)
 static int pairs_finish(void *o)
 {
     struct pairs *x = o;
-    uint64_t moved = 0;
+    uint64_t moved = 0, left = 0;
     for (int i = 0; i < x->npairs; i++) {
         struct pair *p = &x->p[i];
         if (p->made != p->taken + (uint32_t)p->full)
             return fxs_fail(NULL, "pair %d: %u made, %u taken, slot full %d", i, p->made,
                             p->taken, (int)p->full);
-        if (p->c.waiters != 0 || p->c.park != 0)
+        if (p->c.waiters < 0 || p->c.park != 0)
             return fxs_fail(NULL, "pair %d: waiters %d, park %d at the end", i,
                             (int)p->c.waiters, (int)p->c.park);
+        left += (uint64_t)p->c.waiters;
         moved += p->taken;
     }
+    /* A waiter killed asleep stays counted (costs needless wakes only). */
+    if (left > fxs_waiters_killed())
+        return fxs_fail(NULL, "%" PRIu64 " waiters counted at the end, %" PRIu64
+                              " killed asleep", left, fxs_waiters_killed());
     if (x->m.state != 0)
         return fxs_fail(NULL, "the mutex word is %d at the end", (int)x->m.state);
+    if (x->rm.owner != 0) /* (its depth slot keeps the last owner's depth) */
+        return fxs_fail(NULL, "the rmutex owner word is %#x at the end", (unsigned)x->rm.owner);
     printf("  items handed over %" PRIu64 " in %d pairs\n", moved, (int)x->npairs);
     return 0;
 }
@@ -410,6 +455,7 @@ static const struct fxs_adapter cond_pairs_adapter = {
     .name = "cond_pairs",
     .what = "fx_cond: producer/consumer pairs across processes, one-item slots",
     .kind = FXS_CUSTOM,
+    .caps = FXS_WAITER_KILLS,
     .size = sizeof(struct pairs),
     .setup = pairs_setup,
     .step = pairs_step,
@@ -418,10 +464,24 @@ static const struct fxs_adapter cond_pairs_adapter = {
 };
 FXS_ADAPTER(cond_pairs_adapter)
 
+static const struct fxs_adapter cond_pairs_rmutex_adapter = {
+    .name = "cond_pairs_rmutex",
+    .what = "fx_cond with fx_rmutex: producer/consumer pairs across processes",
+    .kind = FXS_CUSTOM,
+    .caps = FXS_WAITER_KILLS,
+    .size = sizeof(struct pairs),
+    .setup = pairs_setup_rmutex,
+    .step = pairs_step,
+    .leave = pairs_leave,
+    .finish = pairs_finish,
+};
+FXS_ADAPTER(cond_pairs_rmutex_adapter)
+
 static const struct fxs_adapter cond_adapter = {
     .name = "cond",
     .what = "fx_cond: a bounded queue, producers and consumers, signal/broadcast, timeouts",
     .kind = FXS_CUSTOM,
+    .caps = FXS_WAITER_KILLS,
     .size = sizeof(struct queue),
     .setup = c_setup,
     .step = c_step,

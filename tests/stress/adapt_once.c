@@ -24,6 +24,15 @@
  * inside that older flag: a caller announces the flag it is about to use,
  * then re-reads the frontier and skips the step if that flag is 16,384 or
  * more behind (so no caller can be inside a flag being reset).
+ *
+ * Waiter kills (FXS_WAITER_KILLS): the harness SIGKILLs processes whose
+ * threads are all asleep inside fx_once_call waiting for another process's
+ * initialiser (or between steps; the initialiser itself is never killed
+ * here, only its waiters), and respawns them. The dead waiter must not
+ * block the others: the initialiser still finishes, every surviving caller
+ * returns and sees the flag done exactly once (the checks above), and the
+ * next flags go on (the watchdog, the recovery time). The parent withdraws
+ * the dead thread's announcement in cur[] (killed()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -115,7 +124,12 @@ static int o_step(void *o, struct fxs_thread *t)
     uint32_t slot = (uint32_t)(k % NFLAGS);
     int32_t pre = __atomic_load_n(&f->flag[slot].state, __ATOMIC_RELAXED);
     struct init_ctx c = {.t = t, .f = f, .k = k};
+    /* A caller that lost the race sleeps in here, killable; the winner runs
+     * the initialiser in here too, but inside the harness's critical
+     * section (fxs_cs_enter), never killed. */
+    fxs_wait_begin(t);
     int r = fx_once_call(&f->flag[slot], initialiser, &c);
+    fxs_wait_end(t);
     if (c.failed)
         return 1;
     if (r != 0)
@@ -164,10 +178,30 @@ static int o_finish(void *o)
     return bad;
 }
 
+/* A caller killed asleep leaves its announcement; its successor would
+ * overwrite it at its first step, but may run none (the run stops), and the
+ * initialiser half a lap on would wait for it for ever. The dead thread is
+ * inside no flag: withdraw it (release, as the caller's own withdrawal). */
+static void o_killed(void *o, int thread_index)
+{
+    struct flags *f = ((struct obj *)o)->f;
+    __atomic_store_n(&f->cur[thread_index], 0, __ATOMIC_RELEASE);
+}
+
+/* The flags, where the callers sleep, are outside the harness's object. */
+static void *o_wait_area(void *o, size_t *len)
+{
+    *len = sizeof(struct flags);
+    return ((struct obj *)o)->f;
+}
+
 static const struct fxs_adapter once_adapter = {
     .name = "once",
     .what = "fx_once: every thread of every process races for each fresh flag",
     .kind = FXS_CUSTOM,
+    .caps = FXS_WAITER_KILLS,
+    .wait_area = o_wait_area,
+    .killed = o_killed,
     .size = sizeof(struct obj),
     .setup = o_setup,
     .step = o_step,

@@ -76,6 +76,11 @@ enum fxs_kind {
 /* Capabilities. */
 #define FXS_OWNER_DEATH 1u /* lock returns EOWNERDEAD after its owner died */
 #define FXS_NO_PROCESSES 2u /* threads of one process only (not process-shared) */
+/* FXS_CUSTOM: the harness may SIGKILL a process whose threads are all asleep
+ * inside fxs_wait_begin/fxs_wait_end (or between steps): the adapter's
+ * checks must still hold after such a death (a FXS_LOCK adapter gets these
+ * kills without asking). */
+#define FXS_WAITER_KILLS 4u
 
 struct fxs_thread; /* one worker thread, opaque */
 
@@ -118,6 +123,15 @@ struct fxs_adapter {
     /* Optional: called by each worker thread once when the run stops (see
      * above); returns 0, or nonzero after fxs_fail(). */
     int (*leave)(void *obj, struct fxs_thread *t);
+    /* FXS_WAITER_KILLS, optional: the memory its waits sleep on, when not
+     * the object itself (returns its start and sets *len). */
+    void *(*wait_area)(void *obj, size_t *len);
+    /* FXS_WAITER_KILLS, optional: called by the parent for each thread of a
+     * process it killed as a waiter, right after the kill (the process was
+     * frozen: none of its threads runs user code again) and before it is
+     * respawned (the successor may not run a step before the run stops):
+     * undoes what only that thread would have undone. */
+    void (*killed)(void *obj, int thread_index);
 };
 
 /* Registers an adapter (at program start). */
@@ -138,6 +152,13 @@ int fxs_fail(struct fxs_thread *t, const char *fmt, ...)
  * and update, one acquisition counted for the watchdog and the totals. */
 int fxs_cs_enter(struct fxs_thread *t);
 int fxs_cs_leave(struct fxs_thread *t);
+/* FXS_WAITER_KILLS: bracket one blocking call during which the thread holds
+ * nothing that the others need. A process is killed as a waiter only when,
+ * frozen (SIGSTOP), each of its worker threads is stopped inside a futex
+ * wait on the object (or on wait_area) between these two calls, or in user
+ * space between steps. */
+void fxs_wait_begin(struct fxs_thread *t);
+void fxs_wait_end(struct fxs_thread *t);
 /* A uniformly random number in [0, n) from the thread's generator. */
 uint32_t fxs_rand(struct fxs_thread *t, uint32_t n);
 /* A random short deadline (some already past); never an invalid tv_nsec. */
