@@ -38,7 +38,7 @@
  * thread finishes (no invalid end state). The mutation rm-verdict-kept (the
  * verdict survives a lost CAS) is caught.
  */
-//@mirrors src/rmutex.c fx_rm_step sha256=daec5e5491566d13a354342b3c19ecd000074cf0b46986de27e629a187be7cbe
+//@mirrors src/rmutex.c fx_rm_step sha256=0540cfcc0b83976f8ce4fe6ec589bf17837bd2dcafb22f58c8641c60e46ce972
 //@check safety
 
 #define FREE   0
