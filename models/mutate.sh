@@ -332,6 +332,16 @@ mutation cond-rm-no-recheck cond_rmutex.pml \
     "the rmutex's sleeps on the owner word are unbounded: no liveness re-check, a dead owner is never noticed" \
     rm-recheck '    :: atomic { false -> /* MUTANT */'
 
+only=DEATHS=1 mutation cond-rm-unbounded-sleep cond_rmutex.pml \
+    "the sleeps on the cond word and on the owner word are unbounded (the liveness re-check of a dead owner kept): a Notifier killed between its advance and its wake, between its release's CAS and its wake, or after a release's wake picked it, strands a waiter whose wait or acquisition could go on (issue 11, class 7)" \
+    rm-recheck-seq '          :: false -> skip /* MUTANT */' \
+    rm-bounded '    :: atomic { false -> /* MUTANT */'
+
+only=DEATHS=2 long_mutation cond-rm-unbounded-sleep-waiter cond_rmutex.pml \
+    "the same unbounded sleeps, with Waiter0 killed at any step: a waiter killed after a signal's wake, or a release's wake, picked it strands the other waiter (issue 11, class 7)" \
+    rm-recheck-seq '          :: false -> skip /* MUTANT */' \
+    rm-bounded '    :: atomic { false -> /* MUTANT */'
+
 long_equivalent cond-rm-relock-keeps-w cond_rmutex.pml \
     "W6 keeps W from its first step (fxi_rmutex_reacquire): correct, only a needless FUTEX_WAKE at the next unlock (tests/test_cond.c measures that cost)" \
     rm-relock '    slept = 1; due = 0; do :: rm_step(saved); if :: r == R_BUSY -> rm_futex_wait() :: else -> break fi od; slept = 0; /* MUTANT */'
