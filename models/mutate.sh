@@ -207,12 +207,6 @@ only=DEATHS mutation rwlock-no-stale-clear rwlock.pml \
     "readers never take a stale writer intent away: a writer killed while it waits keeps WP/WW set and readers out for good (issue 11, class 8)" \
     stale '            :: false -> /* MUTANT */'
 
-# --- TID reuse (models/rmutex_tid.pml, src/rmutex.c) -----------------------
-
-mutation rm-verdict-kept rmutex_tid.pml \
-    "a waiter keeps its verdict 'TID T is dead' after losing the take-over CAS; T comes back as a live owner and the waiter recovers the mutex from it (issue 11, class 1)" \
-    verdict-drop '                :: !got -> skip /* MUTANT */'
-
 # --- TID reuse (models/once_tid.pml, src/once.c) ---------------------------
 
 mutation once-verdict-kept once_tid.pml \
@@ -300,6 +294,14 @@ mutation rm-no-recheck-timer rmutex.pml \
 mutation rm-recover-blind-store rmutex.pml \
     "fx_rmutex_recover checks the TID it loaded, then stores ORPHANED unconditionally (not a CAS from that value): it can undo a waiter's takeover" \
     cas-compare '        :: true -> own = no; W = nw; ok = true /* MUTANT */'
+
+only=TIDREUSE mutation rm-verdict-kept rmutex.pml \
+    "a waiter keeps its verdict 'TID T is dead' after losing the take-over CAS; T comes back as a live owner and the waiter recovers the mutex from it (issue 11, class 1)" \
+    verdict-drop '             :: else -> judge = vo; kept = vo /* MUTANT */'
+
+only=TIDREUSE mutation rm-tid-self-waits rmutex.pml \
+    "a thread that finds its own TID in the word without a record of the acquisition checks that TID's liveness (its own: alive) and waits: the new thread with a dead owner's TID waits for itself, and the others behind it" \
+    tid-self '            :: vo == me -> d = dead[vo] /* MUTANT */'
 
 # --- fx_cond with fx_rmutex waiters (models/cond_rmutex.pml, src/cond.c) ----
 
