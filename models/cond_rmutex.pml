@@ -65,6 +65,8 @@
  *    (fx_rmutex_lock, fx_rmutex_unlock, once); the Notifier makes NTOKENS=1
  *    token, signalled inside (NOTIFY bit 1) or after (bit 4) its critical
  *    section; the Notifier is killed at any step (see "Death").
+ *  TOKENS with -DDEATHS=1 -DLOCKER=0 (long): as DEATHS=2 below, with the
+ *    Notifier killed (the broadcast's park and W7's wake with two waiters).
  *  TOKENS with -DDEATHS=2 (long): both waiters take one token each (no
  *    deadline); the Notifier makes NTOKENS=1, by signal or broadcast, inside
  *    or after its critical section; Waiter0 is killed at any step.
@@ -157,6 +159,7 @@
 //@check ltl all_finish -DSCENARIO_DEATH
 //@check ltl all_finish
 //@check ltl no_stranded -DDEATHS=1 -DNTOKENS=1 -DNOTIFY=5
+//@check ltl no_stranded -DDEATHS=1 -DLOCKER=0 -DNTOKENS=1 -DCOLLAPSE long
 //@check ltl no_stranded -DDEATHS=2 -DNTOKENS=1 -DCOLLAPSE long
 
 #define M  4            /* counter modulus: 2^30 in src/cond.c */
@@ -215,6 +218,9 @@
 #define NOTIFY 15       /* TOKENS with DEATHS: the notifications the Notifier may choose: 1 signal
                          * then unlock, 2 broadcast then unlock, 4 unlock then signal, 8 unlock
                          * then broadcast */
+#endif
+#ifndef LOCKER
+#define LOCKER (DEATHS == 1) /* TOKENS with DEATHS: Waiter1 is a plain locker of the rmutex */
 #endif
 #ifndef REPAIR
 #define REPAIR 1        /* TOKENS with DEATHS: after EOWNERDEAD, 1 consistent or not, 0 always consistent */
@@ -705,7 +711,7 @@ active proctype Waiter0()
     } unless { doom && ME == VICTIM -> killed() }
 }
 
-#if DEATHS == 1
+#if LOCKER
 /* a plain locker of the rmutex, once (fx_rmutex_lock, fx_rmutex_unlock) */
 active proctype Waiter1()
 {
