@@ -81,7 +81,7 @@
  * CAS right after it (a full cycle of the PID space within microseconds),
  * so the reborn appears only while no waiter is between the two (observer
  * `checking`). Properties: as above (mutual exclusion, EOWNERDEAD only after
- * a death, no invalid end state, and, long, progress), now with the dead
+ * a death, no invalid end state, progress), now with the dead
  * TID live again as an owner.
  *
  * The steps mirrored are given in the comments as [@rmutex.<step>] (step
@@ -120,7 +120,7 @@
 //@check safety
 //@check ltl progress
 //@check safety -DTIDREUSE=1
-//@check ltl progress -DTIDREUSE=1 long
+//@check ltl progress -DTIDREUSE=1
 
 #ifndef TIDREUSE
 #define TIDREUSE   0   /* 1: the ghost dies and its TID comes back (see "TID reuse") */
