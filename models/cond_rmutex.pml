@@ -64,7 +64,8 @@
  *    token (depth 2, no deadline); Waiter1 is a plain locker of the rmutex
  *    (fx_rmutex_lock, fx_rmutex_unlock, once); the Notifier makes NTOKENS=1
  *    token, signalled inside (NOTIFY bit 1) or after (bit 4) its critical
- *    section; the Notifier is killed at any step (see "Death").
+ *    section; the Notifier is killed at any step at which its token is
+ *    notified (see "Death").
  *  TOKENS with -DDEATHS=1 -DLOCKER=0 (long): as DEATHS=2 below, with the
  *    Notifier killed (the broadcast's park and W7's wake with two waiters).
  *  TOKENS with -DDEATHS=2 (long): both waiters take one token each (no
