@@ -60,6 +60,45 @@
  *    2, 1); the Notifier sets go and broadcasts inside or after its critical
  *    section: the wake chain over two hops (safety only: the ltl run costs
  *    250 MB and adds nothing the loop-free chain could hide from safety).
+ *  TOKENS with -DDEATHS=1 (3 processes and a killer): Waiter0 takes one
+ *    token (depth 2, no deadline); Waiter1 is a plain locker of the rmutex
+ *    (fx_rmutex_lock, fx_rmutex_unlock, once); the Notifier makes NTOKENS=1
+ *    token, signalled inside (NOTIFY bit 1) or after (bit 4) its critical
+ *    section; the Notifier is killed at any step at which its token is
+ *    notified (see "Death").
+ *  TOKENS with -DDEATHS=1 -DLOCKER=0 (long): as DEATHS=2 below, with the
+ *    Notifier killed (the broadcast's park and W7's wake with two waiters).
+ *  TOKENS with -DDEATHS=2 (long): both waiters take one token each (no
+ *    deadline); the Notifier makes NTOKENS=1, by signal or broadcast, inside
+ *    or after its critical section; Waiter0 is killed at any step.
+ *
+ * Death (issue 11, class 7; DEATHS only). The killer SIGKILLs the victim at
+ * any step at which it is killable; the kernel takes it off any futex queue.
+ * The Notifier (DEATHS=1) is killable at every step at which each token it
+ * made has been notified (S1/S2, B1/B2 done), which is every step of its
+ * wake windows: between S2/B2 and S3/B3 (the notifier side); in its
+ * fx_rmutex_lock, asleep on the owner word or woken by a release and not
+ * back (the woken side: the release's one wake is consumed); holding the
+ * rmutex (the next locker takes it over with EOWNERDEAD, @rmutex.step.check_due,
+ * once its re-check is due, and repairs or not, as in models/rmutex.pml);
+ * and inside the rmutex's own release, between its CAS
+ * (@rmutex.release.cas) and its FUTEX_WAKE (@rmutex.release.wake: the
+ * sleepers on the owner word are not woken). It is not killed between
+ * making a token and notifying it: a token nobody signals leaves a waiter
+ * waiting, as it should. Waiter0 (DEATHS=2) is killable at every step: woken
+ * by S3 and not back (the signal's wake consumed), flagged and holding the
+ * rmutex before its W7 wake of park, holding the rmutex, inside its
+ * releases, in its W6 asleep or woken. With a death, every sleep is
+ * bounded, as in the C (BOUNDED): a sleep on c->seq (or on park, where a
+ * broadcast moved it: the kernel keeps its timeout) is fxi_futex_sleep's
+ * (@cond.wait_core.sleep), whose recheck (@futex.sleep.recheck) returns
+ * without a wake, so W4 re-reads the counter (@cond.wait_core.reload): a
+ * recheck is not a wake; a sleep on the owner word (@cond.rmutex_relock.sleep,
+ * @rmutex.wait.sleep) lasts at most until w->check_at
+ * (@rmutex.step.new_owner, @rmutex.step.check_due), whether the owner lives
+ * or not, after which the step is due (the liveness check). Signals,
+ * deadlines and spurious wake-ups are left out (SPURIOUS=0: every bounded
+ * sleep may end at any moment anyway).
  *
  * Properties:
  *  - safety: mutual exclusion; on return from a wait: 0 and ETIMEDOUT with
@@ -68,7 +107,12 @@
  *    word NOTREC (assertions); no lost wake-up: a live process left asleep
  *    is an invalid end state, since every process must finish (or die);
  *  - ltl all_finish: under weak fairness every process finishes (or dies): no
- *    livelock (TOKENS and DEATH).
+ *    livelock (TOKENS and DEATH);
+ *  - ltl no_stranded (DEATHS): under weak fairness, a live waiter inside a
+ *    cond wait while a token is there returns from its wait (or the token is
+ *    taken), and every live process inside an rmutex acquisition (a lock, or
+ *    W6) returns from it: no waiter sleeps for ever while it could proceed
+ *    and nobody is responsible for waking it. Assertions hold as above.
  *
  * Mutations (models/mutate.sh, tags [M:...] below), each caught:
  *   cond-rm-no-drive          W7 omitted: a parked waiter stays parked
@@ -82,6 +126,15 @@
  *   cond-rm-eownerdead-0      the wait reports 0 when W6 got EOWNERDEAD
  *   cond-rm-no-recheck        the rmutex's sleeps are unbounded (no liveness
  *                             re-check): a death is never noticed
+ *   cond-rm-unbounded-sleep the sleeps on c->seq and on the owner word have
+ *                             no bounded recheck (the liveness re-check of a
+ *                             dead owner kept): with DEATHS=1 a Notifier
+ *                             killed between its advance and its wake, or
+ *                             between its release's CAS and its wake, or
+ *                             after a release's wake picked it, strands a
+ *                             waiter (issue 11, class 7)
+ *   cond-rm-unbounded-sleep-waiter  the same with DEATHS=2 (a killed waiter
+ *                             strands the other; long)
  *   cond-rm-requeue-keep-w  the same requeue, with W6 keeping W
  *                             from its first step (fxi_rmutex_reacquire): no
  *                             wake-up is lost any more, but a requeued waiter
@@ -106,6 +159,9 @@
 //@check safety -DSCENARIO_CHAIN
 //@check ltl all_finish -DSCENARIO_DEATH
 //@check ltl all_finish
+//@check ltl no_stranded -DDEATHS=1 -DNTOKENS=1 -DNOTIFY=5
+//@check ltl no_stranded -DDEATHS=1 -DLOCKER=0 -DNTOKENS=1 -DCOLLAPSE long
+//@check ltl no_stranded -DDEATHS=2 -DNTOKENS=1 -DCOLLAPSE long
 
 #define M  4            /* counter modulus: 2^30 in src/cond.c */
 #define A  1            /* ARMED, seq bit 0 */
@@ -140,11 +196,35 @@
 #define ME      _pid
 #define TID     (_pid + 1)   /* the TID of process ME */
 
+#ifndef DEATHS
+#define DEATHS 0        /* TOKENS: 1 the Notifier, 2 Waiter0 may be killed (see "Death") */
+#endif
+#ifndef BOUNDED
+#define BOUNDED (DEATHS > 0) /* every sleep ends at its recheck time (see "Death") */
+#endif
 #ifndef SPURIOUS
+#if BOUNDED
+#define SPURIOUS 0      /* the bounded sleeps already end at any moment */
+#else
 #define SPURIOUS 1
+#endif
 #endif
 #ifndef TAKE0
 #define TAKE0 1         /* tokens Waiter0 takes (TOKENS scenario) */
+#endif
+#ifndef NTOKENS
+#define NTOKENS (TAKE0 + 1) /* tokens the Notifier makes (TOKENS with DEATHS) */
+#endif
+#ifndef NOTIFY
+#define NOTIFY 15       /* TOKENS with DEATHS: the notifications the Notifier may choose: 1 signal
+                         * then unlock, 2 broadcast then unlock, 4 unlock then signal, 8 unlock
+                         * then broadcast */
+#endif
+#ifndef LOCKER
+#define LOCKER (DEATHS == 1) /* TOKENS with DEATHS: Waiter1 is a plain locker of the rmutex */
+#endif
+#ifndef REPAIR
+#define REPAIR 1        /* TOKENS with DEATHS: after EOWNERDEAD, 1 consistent or not, 0 always consistent */
 #endif
 
 /* fx_cond_advance, cond.c: counter + 1 (mod M), ARMED cleared, BCAST kept */
@@ -174,11 +254,35 @@ byte tmo = 0;
 #else
 byte tokens = 0;        /* the predicate, under the rmutex */
 #define MAXDEATHS 0
+#if DEATHS
+byte intr = 0;          /* with a death: no signals, no deadline (the state space) */
+byte tmo = 0;
+#else
 byte intr = 1;          /* signal-handler interruptions left */
 byte tmo = 1;           /* deadlines left to expire */
 #endif
+#endif
 byte incs = 0;          /* (observer) live processes holding the rmutex */
 byte finished = 0;      /* (observer) processes that ended or died */
+
+#if DEATHS
+/* Death (TOKENS only, see the header): the victim (the Notifier with
+ * DEATHS=1, Waiter0 with DEATHS=2) is SIGKILLed by the killer process at any
+ * step at which killable[victim] is set; it takes its escape (the unless of
+ * its proctype) before its next statement, asleep or not. */
+#define VICTIM (DEATHS == 1 -> 2 : 0)
+bit killable = 1;       /* the victim may be killed now */
+bit doom = 0;           /* the killer chose the victim */
+bit waiting[2];         /* (observer) live waiter p is inside a cond wait */
+bit lk[NP];             /* (observer) live process p is inside an rmutex acquisition */
+#define KILLABLE(b) if :: ME == VICTIM -> killable = b :: else -> skip fi
+#define WAITING(b) waiting[ME] = b
+#define LOCKING(b) lk[ME] = b
+#else
+#define KILLABLE(b) skip
+#define WAITING(b) skip
+#define LOCKING(b) skip
+#endif
 
 /* ---- the kernel ---------------------------------------------------------- */
 
@@ -267,6 +371,8 @@ inline rm_futex_wait()
                 q[ME] = NONE; due = 1 }                    /* the re-check timer: owner dead */
     :: atomic { q[ME] == QOWN && spurious < SPURIOUS ->
                 q[ME] = NONE; spurious++; due = 1 }        /* timer anyway, or spurious */
+    :: atomic { BOUNDED && q[ME] == QOWN ->                /* [M:rm-bounded] */
+                q[ME] = NONE; due = 1 }                    /* check_at passed, owner alive or not: a timeout, not a wake */
     fi
 }
 
@@ -276,7 +382,7 @@ inline rm_futex_wait()
  * R_NOTREC. */
 inline rm_acquire(d)
 {
-    slept = 0; due = 0;
+    LOCKING(1); slept = 0; due = 0;
     do
     :: rm_step(d);
        if
@@ -286,7 +392,7 @@ inline rm_acquire(d)
        :: else -> break
        fi
     od;
-    slept = 0; due = 0; vo = 0
+    LOCKING(0); slept = 0; due = 0; vo = 0
 }
 
 /* The final release by the owner: fx_rm_release (rmutex.c), through
@@ -347,7 +453,7 @@ inline cond_wait_rm(timed, dd)
      rm_release();                                         /* @cond.rmutex_check.release_all, @rmutex.release_all.release: NOTREC */
      ret = R_NOTREC
   :: else ->
-    nw++;                                                  /* W1 @cond.wait_core.W1 */
+    atomic { nw++; WAITING(1) };                           /* W1 @cond.wait_core.W1 */
     atomic { seq = seq | A; v = seq };                     /* W1 @cond.wait_core.W2 */
     saved = depth;                                         /* W3 @cond.wait_core.W3, @rmutex.release_all.depth */
     rm_release();                                          /* W3 @rmutex.release_all.release */
@@ -359,6 +465,7 @@ inline cond_wait_rm(timed, dd)
           :: q[ME] == NONE                                 /* woken */
           :: atomic { q[ME] != NONE && intr > 0 -> q[ME] = NONE; intr--; w = EINTR }
           :: atomic { timed && q[ME] != NONE && tmo > 0 -> q[ME] = NONE; tmo--; w = ETIMEDOUT }
+          :: atomic { BOUNDED && q[ME] != NONE -> q[ME] = NONE; w = EINTR } /* the recheck, not a wake (@futex.sleep.recheck) [M:rm-recheck-seq] */
           fi
        :: else -> skip
        fi;
@@ -391,6 +498,7 @@ inline cond_wait_rm(timed, dd)
     fi;
     r = 0; res = 0
   fi;
+    WAITING(0);
     /* what the caller finds */
     if
     :: ret == R_OK || ret == R_TIMEDOUT ->
@@ -423,9 +531,9 @@ inline depart()
 inline cond_signal()
 {
     if
-    :: nw == 0 -> skip                                     /* S1 @cond.signal.waiters */
+    :: atomic { nw == 0 -> KILLABLE(1) }     /* S1 @cond.signal.waiters */
     :: nw > 0 ->
-       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi };  /* S2 @cond.signal.advance */
+       atomic { if :: (seq & A) -> seq = ADV(seq) :: else -> skip fi; KILLABLE(1) };  /* S2 @cond.signal.advance */
        futex_wake1(QSEQ)                                   /* S3 @cond.signal.S3 */
     fi
 }
@@ -434,12 +542,13 @@ inline cond_signal()
 inline cond_broadcast()
 {
     do
-    :: nw == 0 -> break                                    /* B1 @cond.broadcast.waiters */
+    :: atomic { nw == 0 -> KILLABLE(1) }; break /* B1 @cond.broadcast.waiters */
     :: nw > 0 ->
        atomic {                                            /* B2 @cond.broadcast.advance */
           if :: (!adv && (seq & A)) -> seq = ADV(seq) | B :: else -> seq = seq | B fi;
           ns = seq;
-          adv = 1
+          adv = 1;
+          KILLABLE(1)
        };
        atomic {                                            /* B3 @cond.broadcast.requeue CMP_REQUEUE */
           if
@@ -476,6 +585,8 @@ inline unlock_depth()
 }
 
 #if !defined(SCENARIO_DEATH) && !defined(SCENARIO_CHAIN)
+
+#if DEATHS == 0
 
 /* takes k tokens, waiting at depth 2 while there are none */
 inline take_tokens(k, timed)
@@ -527,6 +638,146 @@ active proctype Notifier()
     finished++
 }
 
+#else /* DEATHS */
+
+/* After EOWNERDEAD: the caller repairs the data and calls
+ * fx_rmutex_consistent (@rmutex.consistent.store), or not (its final unlock
+ * then makes the rmutex not recoverable). */
+inline repair()
+{
+    if
+    :: inc = 0
+    :: REPAIR -> skip
+    fi
+}
+
+/* fx_rmutex_lock, then re-entries up to depth dd; gone = 1 on
+ * ENOTRECOVERABLE (not held). A dead owner is taken over (EOWNERDEAD). */
+inline lock_d(dd)
+{
+    rm_acquire(1);
+    if
+    :: r == R_NOTREC -> gone = 1
+    :: r == R_DEAD -> repair(); depth = dd
+    :: r == R_OK -> depth = dd
+    fi;
+    r = 0
+}
+
+/* takes k tokens, waiting at depth 2 while there are none; leaves on
+ * ENOTRECOVERABLE */
+inline take_tokens_d(k)
+{
+    do
+    :: i < k && !gone ->
+       lock_d(2);
+       do
+       :: gone -> break
+       :: !gone && tokens > 0 -> tokens--; unlock_depth(); i++; break
+       :: !gone && tokens == 0 ->
+          cond_wait_rm(0, 2);
+          if
+          :: ret == R_NOTREC -> gone = 1                   /* not held */
+          :: ret == R_DEAD -> repair()
+          :: else -> skip
+          fi;
+          ret = 0
+       od
+    :: else -> break
+    od
+}
+
+/* The victim's death: the kernel drops it from any futex queue; a word that
+ * names it keeps naming it (the others take it over: EOWNERDEAD). */
+inline killed()
+{
+    atomic {
+        doom = 0; killable = 0;
+        q[ME] = NONE;
+        if :: own == TID -> incs-- :: else -> skip fi;
+        dead[TID] = 1; deaths++; finished++;
+        lk[ME] = 0;
+        if :: ME < 2 -> waiting[ME] = 0 :: else -> skip fi;
+        v = 0; s = 0; w = 0; res = 0; lw = 0; last = 0; r = 0; ret = 0; vo = 0;
+        saved = 0; i = 0; flagged = 0; slept = 0; due = 0; gone = 0
+    }
+}
+
+active proctype Waiter0()
+{
+    WAITER_LOCALS; bit gone;
+    {
+       take_tokens_d(TAKE0);
+       atomic { finished++; KILLABLE(0) }
+    } unless { doom && ME == VICTIM -> killed() }
+}
+
+#if LOCKER
+/* a plain locker of the rmutex, once (fx_rmutex_lock, fx_rmutex_unlock) */
+active proctype Waiter1()
+{
+    WAITER_LOCALS; bit gone;
+    lock_d(1);
+    if
+    :: !gone -> unlock_depth()
+    :: else -> skip
+    fi;
+    finished++
+}
+#else
+active proctype Waiter1()
+{
+    WAITER_LOCALS; bit gone;
+    take_tokens_d(1);
+    finished++
+}
+#endif
+
+/* Killable (DEATHS=1) at any step at which every token it made is
+ * notified: before its first token, and from S1/S2 (B1/B2) of a token's
+ * notification to the next token (its rmutex acquisition, asleep or woken,
+ * holding the rmutex, inside the release between its CAS and its wake). */
+active proctype Notifier()
+{
+    WAITER_LOCALS; bit gone;
+    bit adv; byte ns;
+    {
+       do
+       :: i < NTOKENS && !gone ->
+          lock_d(1);
+          if
+          :: gone -> break
+          :: else -> atomic { tokens++; KILLABLE(0) }
+          fi;
+          if
+          :: (NOTIFY & 1) -> cond_signal(); unlock_depth()
+          :: (NOTIFY & 2) -> cond_broadcast(); unlock_depth()
+          :: (NOTIFY & 4) -> unlock_depth(); cond_signal()
+          :: (NOTIFY & 8) -> unlock_depth(); cond_broadcast()
+          fi;
+          i++
+       :: else -> break
+       od;
+       atomic { finished++; KILLABLE(0) }
+    } unless { doom && ME == VICTIM -> killed(); adv = 0; ns = 0 }
+}
+
+/* SIGKILL, once, at a step at which the victim is killable */
+active proctype killer()
+{
+end:
+    atomic { killable -> doom = 1 }
+}
+
+#endif /* DEATHS */
+
+#if DEATHS
+/* a live waiter with a token there returns from its wait, and every live
+ * acquisition of the rmutex returns */
+ltl no_stranded { [] (((tokens > 0 && (waiting[0] || waiting[1])) ->
+                        <> (tokens == 0 || !(waiting[0] || waiting[1]))) &&
+                      (lk[0] -> <> !lk[0]) && (lk[1] -> <> !lk[1]) && (lk[2] -> <> !lk[2])) }
+#endif
 #elif defined(SCENARIO_DEATH)
 
 /* waits at depth 2 for gen >= 1; may die holding the rmutex (Waiter0) */

@@ -207,12 +207,6 @@ only=DEATHS mutation rwlock-no-stale-clear rwlock.pml \
     "readers never take a stale writer intent away: a writer killed while it waits keeps WP/WW set and readers out for good (issue 11, class 8)" \
     stale '            :: false -> /* MUTANT */'
 
-# --- TID reuse (models/rmutex_tid.pml, src/rmutex.c) -----------------------
-
-mutation rm-verdict-kept rmutex_tid.pml \
-    "a waiter keeps its verdict 'TID T is dead' after losing the take-over CAS; T comes back as a live owner and the waiter recovers the mutex from it (issue 11, class 1)" \
-    verdict-drop '                :: !got -> skip /* MUTANT */'
-
 # --- TID reuse (models/once_tid.pml, src/once.c) ---------------------------
 
 mutation once-verdict-kept once_tid.pml \
@@ -301,6 +295,14 @@ mutation rm-recover-blind-store rmutex.pml \
     "fx_rmutex_recover checks the TID it loaded, then stores ORPHANED unconditionally (not a CAS from that value): it can undo a waiter's takeover" \
     cas-compare '        :: true -> own = no; W = nw; ok = true /* MUTANT */'
 
+only=TIDREUSE mutation rm-verdict-kept rmutex.pml \
+    "a waiter keeps its verdict 'TID T is dead' after losing the take-over CAS; T comes back as a live owner and the waiter recovers the mutex from it (issue 11, class 1)" \
+    verdict-drop '             :: else -> judge = vo; kept = vo /* MUTANT */'
+
+only=TIDREUSE mutation rm-tid-self-waits rmutex.pml \
+    "a thread that finds its own TID in the word without a record of the acquisition checks that TID's liveness (its own: alive) and waits: the new thread with a dead owner's TID waits for itself, and the others behind it" \
+    tid-self '            :: vo == me -> d = dead[vo] /* MUTANT */'
+
 # --- fx_cond with fx_rmutex waiters (models/cond_rmutex.pml, src/cond.c) ----
 
 mutation cond-rm-no-drive cond_rmutex.pml \
@@ -331,6 +333,16 @@ mutation cond-rm-eownerdead-0 cond_rmutex.pml \
 mutation cond-rm-no-recheck cond_rmutex.pml \
     "the rmutex's sleeps on the owner word are unbounded: no liveness re-check, a dead owner is never noticed" \
     rm-recheck '    :: atomic { false -> /* MUTANT */'
+
+only=DEATHS=1 mutation cond-rm-unbounded-sleep cond_rmutex.pml \
+    "the sleeps on the cond word and on the owner word are unbounded (the liveness re-check of a dead owner kept): a Notifier killed between its advance and its wake, between its release's CAS and its wake, or after a release's wake picked it, strands a waiter whose wait or acquisition could go on (issue 11, class 7)" \
+    rm-recheck-seq '          :: false -> skip /* MUTANT */' \
+    rm-bounded '    :: atomic { false -> /* MUTANT */'
+
+only=DEATHS=2 long_mutation cond-rm-unbounded-sleep-waiter cond_rmutex.pml \
+    "the same unbounded sleeps, with Waiter0 killed at any step: a waiter killed after a signal's wake, or a release's wake, picked it strands the other waiter (issue 11, class 7)" \
+    rm-recheck-seq '          :: false -> skip /* MUTANT */' \
+    rm-bounded '    :: atomic { false -> /* MUTANT */'
 
 long_equivalent cond-rm-relock-keeps-w cond_rmutex.pml \
     "W6 keeps W from its first step (fxi_rmutex_reacquire): correct, only a needless FUTEX_WAKE at the next unlock (tests/test_cond.c measures that cost)" \

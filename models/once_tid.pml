@@ -32,7 +32,7 @@
  * of a waiter (every FX_ONCE_CHECK_MS, at an absolute time signals cannot
  * postpone: fxi_futex_sleep's rc.tick) is a transition enabled while the
  * word names a dead TID; a wait also ends when the word changes. As in
- * models/rmutex_tid.pml, a TID is not reused between one waiter's liveness
+ * models/rmutex.pml -DTIDREUSE=1, a TID is not reused between one waiter's liveness
  * check and its CAS right after it.
  *
  * Properties (safety): at most one initialiser runs at a time; nobody is

@@ -65,6 +65,25 @@
  *     ENOTRECOVERABLE, or ETIMEDOUT for the timed worker), in particular a
  *     waiter blocked when the owner dies acquires with EOWNERDEAD.
  *
+ * TID reuse (-DTIDREUSE=1, issue 11 class 1). Two workers (TIDs 1, 2;
+ * worker 2 tries trylock first and uses timedlock); the ghost (TID 3) dies
+ * holding the mutex at any moment, and the kernel then gives TID 3 to a new,
+ * live thread (the reborn), which locks once as a worker does, at any
+ * moment: while the word still names the dead ghost (it finds its own TID
+ * there without a record of the acquisition: fx_rm_lock_busy's fx_rm_mine
+ * says no, and fx_rm_step takes it over, EOWNERDEAD), or after a worker took
+ * it over or released it (it takes FREE, or waits for a live owner). The
+ * step is then two transitions, verdict and take-over CAS (see step()
+ * below). No reaper recovery (fx_rmutex_recover(3) could name the reborn's
+ * TID: the caller must know that TID is still the dead thread's) and no
+ * worker death. Assumption, as for any design that names owners by TID: the
+ * kernel does not reuse a TID between one waiter's liveness verdict and its
+ * CAS right after it (a full cycle of the PID space within microseconds),
+ * so the reborn appears only while no waiter is between the two (observer
+ * `checking`). Properties: as above (mutual exclusion, EOWNERDEAD only after
+ * a death, no invalid end state, progress), now with the dead
+ * TID live again as an owner.
+ *
  * The steps mirrored are given in the comments as [@rmutex.<step>] (step
  * tags of src/rmutex.c), with the function name.
  *
@@ -85,21 +104,40 @@
  *   rm-no-recheck-timer       no re-check timer on a dead owner
  *   rm-recover-blind-store    recover's CAS ignores the value it read (a
  *                             store after the TID check: two owners)
+ *   rm-verdict-kept           (TIDREUSE) a waiter keeps its verdict "TID t
+ *                             is dead" after losing the take-over CAS; t
+ *                             comes back as a live owner, and the waiter
+ *                             takes the mutex from it: two owners (issue
+ *                             11, class 1)
+ *   rm-tid-self-waits         (TIDREUSE) a thread that finds its own TID in
+ *                             the word without a record waits as for a live
+ *                             owner: the reborn waits for itself for ever,
+ *                             and the workers behind it too
  */
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=8349fdf622c4414075e378986de373c0bd599cf6dd4f6fa8bd66e15b9d50b003
-//@mirrors src/rmutex.c fx_rm_acquired fx_rm_lock fx_rm_lock_busy fx_rm_lock_contended fx_rm_release fx_rm_release_owned fx_rm_step fx_rm_unlock_slow fx_rm_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=6fc3573e163562956826206151750e18c7f2842c984629f04a24b8e00c32a0f9
+//@mirrors src/rmutex.c fx_rm_acquired fx_rm_lock fx_rm_lock_busy fx_rm_mine fx_rm_own_has fx_rm_lock_contended fx_rm_release fx_rm_release_owned fx_rm_step fx_rm_unlock_slow fx_rm_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=87fa144aca442b4f1a75382d7da5ff4fd28503c69662f95760f72e3b9e29f56c
 //@check safety
 //@check ltl progress
+//@check safety -DTIDREUSE=1
+//@check ltl progress -DTIDREUSE=1
 
+#ifndef TIDREUSE
+#define TIDREUSE   0   /* 1: the ghost dies and its TID comes back (see "TID reuse") */
+#endif
+#if TIDREUSE
+#define N          2
+#define MAXDEATHS  0   /* the ghost dies; its TID comes back as a live thread */
+#else
 #define N          3
 #define MAXDEATHS  1   /* worker deaths; the ghost may die too */
+#endif
 #define SPURIOUS   1
 
-#define GHOST      4   /* N + 1: the thread that holds the mutex at the start */
+#define GHOST      (N + 1) /* the thread that holds the mutex at the start */
 #define FREE       0
-#define ORPH       5   /* N + 2: FX_RMUTEX_ORPHANED */
-#define NOTREC     6   /* N + 3: FX_RMUTEX_NOTRECOVERABLE */
+#define ORPH       (N + 2) /* FX_RMUTEX_ORPHANED */
+#define NOTREC     (N + 3) /* FX_RMUTEX_NOTRECOVERABLE */
 #define held(o)    ((o) >= 1 && (o) <= GHOST)
 #define me         (_pid + 1)   /* in a worker: its TID (workers are pids 0..N-1) */
 #define timed      (me == N)
@@ -114,12 +152,15 @@
 unsigned own : 3 = GHOST; /* owner word: FREE, TID, ORPH or NOTREC */
 unsigned W : 1 = 0;      /* its WAITERS bit */
 unsigned inc : 1 = 0;    /* depth slot: INCONSISTENT */
-bool sleeping[N + 1];    /* the kernel's futex queue on the word */
+bool sleeping[GHOST + 1]; /* the kernel's futex queue on the word */
 bool dead[GHOST + 1];
 unsigned deaths : 2 = 0;
 unsigned spurious : 2 = 0;
 unsigned cs : 3 = 1;     /* live threads in the critical section (the ghost) */
-bool want[N + 1];        /* a lock call is in progress */
+bool want[GHOST + 1];    /* a lock call is in progress */
+#if TIDREUSE
+unsigned checking : 2 = 0; /* (observer) threads between a verdict "dead" and its CAS */
+#endif
 unsigned finished : 3 = 0; /* workers that ended (their acquisition done, or died) */
 
 /* Wake one sleeper, if any [@rmutex.release.wake fx_rm_release, @rmutex.recover.wake
@@ -130,7 +171,7 @@ inline wake_one()
         if
         :: sleeping[1] -> sleeping[1] = false
         :: sleeping[2] -> sleeping[2] = false
-        :: sleeping[3] -> sleeping[3] = false
+        :: sleeping[3] -> sleeping[3] = false   /* with TIDREUSE: the reborn thread */
         :: else -> skip
         fi
     }
@@ -167,11 +208,12 @@ inline cas(no, nw)
  * model, so a word naming the caller itself is never seen, and a verdict,
  * used only by the CAS from the value it was made for and dropped when that
  * CAS is lost (judge_now), is the one read in that last round. TID reuse is
- * models/rmutex_tid.pml.)
+ * the -DTIDREUSE=1 variant below.)
  * nowait: a non-waiting attempt (trylock, the timed lock's last try at its
  * deadline); due: the liveness re-check is due (the last sleep ended by its
  * timer). Sets res; for R_BUSY, (vo, vw) is the value to sleep on.
  */
+#if !TIDREUSE
 inline step(nowait)
 {
     atomic {
@@ -196,6 +238,68 @@ inline step(nowait)
         fi
     }
 }
+#else
+/* With TID reuse (-DTIDREUSE=1) dead[t] goes back to false when the kernel
+ * gives t to a new thread, so the verdict and the CAS it serves are two
+ * steps, as in fx_rm_step: (1) the relaxed load and the decision, with the
+ * liveness verdict d (a take of FREE/ORPHANED and the CAS T -> T|W are CASes
+ * from the value just loaded: one step, see above); (2) the take-over CAS
+ * from the value the verdict was made for. A lost take-over CAS drops the
+ * verdict: the value read then is judged at once if it names the same TID
+ * (judge: @rmutex.step.check_now, judge_now), else as a new owner. A word
+ * naming the caller itself without its record of the acquisition (the
+ * reborn thread, finding the dead ghost's word) names a dead thread that had
+ * its TID: d = 1 without a check (@rmutex.step.check_now, t == self; fx_rm_lock_busy's
+ * fx_rm_mine said no). kept is only used by the mutation rm-verdict-kept
+ * (a verdict "t is dead" kept for the rest of the acquisition, issue 11
+ * class 1); it is always 0 here. */
+inline step(nowait)
+{
+    do
+    :: atomic {
+        vo = own; vw = W;                              /* [@rmutex.step.load] relaxed load */
+        if
+        :: vo == FREE ->                               /* [@rmutex.step.take CAS 0 -> self|keep] */
+            own = me; W = slept; res = R_OK
+        :: vo == ORPH ->                               /* [@rmutex.step.take CAS ORPHANED -> self|keep] */
+            own = me; W = slept; res = R_DEAD
+        :: vo == NOTREC -> res = R_NOTREC              /* [@rmutex.step.notrec ENOTRECOVERABLE] */
+        :: held(vo) ->
+            if
+            :: vo == me -> d = true                    /* [@rmutex.step.check_now t == self, no record] [M:tid-self] */
+            :: vo != me && vo == judge -> d = dead[vo] /* [@rmutex.step.check_now judge_now: at once] */
+            :: vo != me && vo != judge && vo == kept -> d = true /* only with the mutation */
+            :: vo != me && vo != judge && vo != kept && nowait -> d = dead[vo] /* [fx_rm_dead_now] */
+            :: vo != me && vo != judge && vo != kept && nowait -> d = false    /* the memo: alive */
+            :: vo != me && vo != judge && vo != kept && !nowait && due -> d = dead[vo] /* [@rmutex.step.check_due] */
+            :: vo != me && vo != judge && vo != kept && !nowait && !due -> d = false   /* [@rmutex.step.new_owner] not yet */
+            fi;
+            judge = 0; due = false; res = R_BUSY;
+            if
+            :: d -> checking++
+            :: !d && !nowait -> W = true; vw = true     /* [@rmutex.step.mark_waiters CAS T -> T|W; EBUSY] */
+            :: !d && nowait -> skip
+            fi
+        fi
+       };
+       if
+       :: d ->
+          atomic {                                     /* [@rmutex.step.take_over CAS from (vo, vw), W kept] */
+             checking--; d = false;
+             if
+             :: own == vo && W == vw -> own = me; W = (vw || slept); res = R_DEAD
+             :: else -> judge = vo                     /* lost: the verdict dropped [M:verdict-drop] */
+             fi
+          };
+          if
+          :: res == R_DEAD -> break
+          :: else -> skip                              /* decide again on the value now there */
+          fi
+       :: else -> break
+       fi
+    od
+}
+#endif
 
 /* futex_wait(&owner, (vo, vw), min(deadline, check_at)) [@rmutex.wait.sleep
  * fx_rm_wait; the futex layer: futex.c fxi_futex_wait_raw() fxi_futex_wait_raw]. */
@@ -218,13 +322,17 @@ inline futex_wait()
     fi
 }
 
-active [N] proctype worker()
-{
-    /* me is _pid + 1 and timed is me == N (macros: no state); bit fields
-     * keep the state vector small. */
-    unsigned vo : 3, res : 3;
-    unsigned vw : 1, ok : 1, slept : 1, due : 1, gaveup : 1, oldW : 1, notrec : 1;
+#if TIDREUSE
+#define WORKER_LOCALS unsigned vo : 3, res : 3, judge : 3, kept : 3; \
+    unsigned vw : 1, ok : 1, slept : 1, due : 1, gaveup : 1, oldW : 1, notrec : 1, d : 1
+#else
+#define WORKER_LOCALS unsigned vo : 3, res : 3; \
+    unsigned vw : 1, ok : 1, slept : 1, due : 1, gaveup : 1, oldW : 1, notrec : 1
+#endif
 
+/* One lock call, the critical section, one unlock, by thread me. */
+inline lock_once()
+{
     want[me] = true;
     res = R_BUSY;
     if
@@ -303,6 +411,14 @@ died:
     finished++
 }
 
+active [N] proctype worker()
+{
+    /* me is _pid + 1 and timed is me == N (macros: no state); bit fields
+     * keep the state vector small. */
+    WORKER_LOCALS;
+    lock_once()
+}
+
 /* The thread that holds the mutex when the workers start: at some moment it
  * either unlocks it [rmutex.c fx_rmutex_unlock() fx_rmutex_unlock, rmutex.c fx_rm_release()
  * fx_rm_release] or dies holding it (so that all three workers can be waiting
@@ -310,6 +426,18 @@ died:
  */
 active proctype ghost()
 {
+#if TIDREUSE
+    /* TID reuse: the ghost dies holding the mutex; the kernel then gives its
+     * TID (me = _pid + 1 = GHOST) to a new, live thread, at a moment at
+     * which no waiter is between a verdict "dead" and its CAS (the assumption
+     * of the header), which locks the mutex once, as a worker does: while
+     * the word still names the dead ghost it finds its own TID there without
+     * a record, and takes it over (EOWNERDEAD). */
+    WORKER_LOCALS;
+    atomic { dead[GHOST] = true; cs-- };
+    atomic { checking == 0 -> dead[GHOST] = false };
+    lock_once()
+#else
     bool oldW;
     if
     :: atomic { cs--; oldW = W; own = FREE; W = false };
@@ -319,6 +447,7 @@ active proctype ghost()
        fi
     :: atomic { dead[GHOST] = true; cs-- }
     fi
+#endif
 }
 
 /* A parent that reaped a dead thread calls fx_rmutex_recover(t) once, or never
@@ -337,8 +466,8 @@ active proctype reaper()
     if
     :: dead[1] -> t = 1
     :: dead[2] -> t = 2
-    :: dead[3] -> t = 3
-    :: dead[GHOST] -> t = GHOST
+    :: !TIDREUSE && dead[3] -> t = 3
+    :: !TIDREUSE && dead[GHOST] -> t = GHOST            /* (with TIDREUSE: its TID may be a live thread's) */
     :: skip -> t = 0                                   /* never recovers */
     fi;
     if
@@ -358,7 +487,7 @@ active proctype reaper()
     fi;
     t = 0; vo = 0; vw = false; ok = false;
 end_watch:
-    timeout -> assert(finished == N)
+    timeout -> assert(finished == N + TIDREUSE)
 }
 
 ltl progress {

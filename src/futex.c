@@ -94,6 +94,7 @@ FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected, const struc
         return 0; /* woken, EAGAIN (the word changed) or EINTR */
     if (mine || fxi_deadline_passed(deadline))
         return ETIMEDOUT;
+    /* @step futex.sleep.recheck */
     return 0; /* the recheck is due */
 }
 
