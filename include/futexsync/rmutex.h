@@ -154,7 +154,11 @@ int fx_rmutex_consistent(fx_rmutex *m) FX_REQUIRES(m);
 /* The explicit recovery path: a parent that has reaped dead_tid releases m at
  * once if dead_tid owns it, and wakes a sleeper; the next acquirer gets
  * EOWNERDEAD without waiting for the liveness check. The caller asserts that
- * dead_tid is dead: recovering a live owner breaks mutual exclusion. Returns 0
+ * dead_tid is dead: recovering a live owner breaks mutual exclusion. Only the
+ * TID is compared, and the kernel reuses a TID once its thread is gone (a
+ * process's main thread: once reaped), so call it while dead_tid cannot come
+ * back, e.g. after waitid(WEXITED | WNOWAIT) and before the reap of a
+ * single-threaded process. Returns 0
  * when it released m, EPERM when dead_tid is not the owner (also when another
  * thread already recovered m), EINVAL for bad m or slot values. */
 int fx_rmutex_recover(fx_rmutex *m, pid_t dead_tid);
