@@ -107,8 +107,8 @@
 //@check safety -DSCENARIO_BCAST -DFALLBACK
 //@check safety -DFALLBACK
 //@check ltl signalled_returns -DSCENARIO_WRAP
-//@check ltl all_finish -DSCENARIO_BCAST
-//@check ltl signalled_returns -DSCENARIO_BCAST
+//@check ltl all_finish -DSCENARIO_BCAST long
+//@check ltl signalled_returns -DSCENARIO_BCAST long
 //@check ltl all_finish
 //@check ltl signalled_returns
 //@check ltl signalled_returns -DDEATHS=1 -DCOLLAPSE long

@@ -134,7 +134,7 @@ long_mutation cond-relock-locked cond.pml \
     "a possibly requeued waiter takes the mutex as LOCKED" \
     relock '    :: flagged -> mutex_lock() /* MUTANT */'
 
-mutation cond-bcast-no-flag cond.pml \
+long_mutation cond-bcast-no-flag cond.pml \
     "broadcast does not set BCAST before requeueing" \
     B2 '          if :: (!adv && (seq & A)) -> seq = ADV(seq) :: else -> skip fi; /* MUTANT */'
 
@@ -142,7 +142,7 @@ long_mutation cond-bcast-retry-advances cond.pml \
     "a broadcast retry advances the counter again" \
     B2 '          if :: (seq & A) -> seq = ADV(seq) | B :: else -> seq = seq | B fi; /* MUTANT */'
 
-mutation cond-bcast-wakes-none cond.pml \
+long_mutation cond-bcast-wakes-none cond.pml \
     "broadcast parks every sleeper and wakes none" \
     B3 '          :: seq == ns -> futex_move_all(QSEQ, QPARK); r = 0 /* MUTANT */'
 
@@ -154,7 +154,7 @@ long_mutation cond-bcast-gives-up cond.pml \
     "broadcast gives up when the requeue compare fails" \
     retry '       break /* MUTANT */'
 
-mutation cond-requeue-no-compare cond.pml \
+long_mutation cond-requeue-no-compare cond.pml \
     "broadcast requeues whatever seq holds" \
     B3 '          :: true -> futex_wake1(QSEQ); futex_move_all(QSEQ, QPARK); r = 0 /* MUTANT */'
 
