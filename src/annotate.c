@@ -136,6 +136,11 @@ static int fx_ann_mode(void)
     return m != FX_ANN_UNKNOWN ? m : fx_ann_probe();
 }
 
+int fxi_ann_detected(void)
+{
+    return fx_ann_mode() != FX_ANN_NONE;
+}
+
 void fxi_ann_pre_lock(const void *a, unsigned f)
 {
     if (fx_ann_mode() & FX_ANN_TSAN_ON)

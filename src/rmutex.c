@@ -548,12 +548,14 @@ __attribute__((noinline)) static int fx_rm_lock_busy(fx_rmutex *m, uint32_t self
     return fx_rm_acquired(m, self, try_flag, r, 1, FX_ANN_ACTIVE);
 }
 
+/* lock, timedlock and trylock for the caller `self`; `on`: a race detector
+ * may be there (its hooks run). */
 static inline __attribute__((always_inline)) int
-fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait, int on)
+fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait,
+           uint32_t self, int on)
 {
     if (fxi_bad_slot(m))
         return EINVAL;
-    uint32_t self = (uint32_t)fxi_tid();
     if (fx_rm_hint == m) {
         /* Re-entry, probably: this thread's last outermost acquisition. The
          * word and the record's TID (a fork child inherits the hint) confirm
@@ -580,23 +582,39 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
     return fx_rm_lock_busy(m, self, v, deadline, try_flag, nowait);
 }
 
-FX_ANN_TWIN(fx_rm_lock,
-            (fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait),
-            (m, deadline, try_flag, nowait))
+/* The lock calls when fxi_tid_plain says no: this thread's first call (or a
+ * fork child's), or a race detector is there, whose hooks then run. */
+__attribute__((noinline, cold)) static int fx_rm_lock_announced(fx_rmutex *m,
+                                                               const struct timespec *deadline,
+                                                               unsigned try_flag, bool nowait)
+{
+    return fx_rm_lock(m, deadline, try_flag, nowait, (uint32_t)fxi_tid(), 1);
+}
+
+/* One look at the TID cache and the fork epoch gives the caller's TID and
+ * whether a race detector is there (src/internal/tid.h): no hook, no second
+ * load on the fast path. */
+#define FX_RM_LOCK(m, deadline, try_flag, nowait)                                    \
+    do {                                                                            \
+        uint32_t self_;                                                             \
+        if (__builtin_expect(fxi_tid_plain(&self_), 1))                             \
+            return fx_rm_lock(m, deadline, try_flag, nowait, self_, 0);             \
+        return fx_rm_lock_announced(m, deadline, try_flag, nowait);                 \
+    } while (0)
 
 int fx_rmutex_lock(fx_rmutex *m)
 {
-    return FX_ANN_CALL(fx_rm_lock, m, NULL, 0, false);
+    FX_RM_LOCK(m, NULL, 0, false);
 }
 
 int fx_rmutex_timedlock(fx_rmutex *m, const struct timespec *deadline)
 {
-    return FX_ANN_CALL(fx_rm_lock, m, deadline, FX_ANN_TRY, false);
+    FX_RM_LOCK(m, deadline, FX_ANN_TRY, false);
 }
 
 int fx_rmutex_trylock(fx_rmutex *m)
 {
-    return FX_ANN_CALL(fx_rm_lock, m, NULL, FX_ANN_TRY, true);
+    FX_RM_LOCK(m, NULL, FX_ANN_TRY, true);
 }
 
 /* Checks that the caller owns m; returns 0 and its depth slot, or the error. */
@@ -645,11 +663,13 @@ int fx_rmutex_unlock(fx_rmutex *m)
 {
     if (fxi_bad_slot(m))
         return EINVAL;
-    uint32_t self = (uint32_t)fxi_tid();
-    /* Under a race detector (FX_ANN_ACTIVE) every unlock is checked before
-     * it releases, since the announcement must precede the release: the
-     * slow path does both. */
-    if (!FX_ANN_ACTIVE) {
+    uint32_t self;
+    /* Under a race detector every unlock is checked before it releases,
+     * since the announcement must precede the release: the slow path does
+     * both. fxi_tid_plain says no detector (and gives our TID) in one look. */
+    if (!fxi_tid_plain(&self)) {
+        self = (uint32_t)fxi_tid();
+    } else {
     /* Fast path: m is this thread's last recorded acquisition (the hint,
      * for this TID), depth 1 and no W. The depth is read before ownership is
      * known; a CAS from exactly our TID then proves, with the record, that we

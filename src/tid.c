@@ -24,7 +24,7 @@
 #define MADV_WIPEONFORK 18 /* Linux 4.14 */
 #endif
 
-/* High half: the PID of the process that filled it; low half: the TID. The
+/* High half: the epoch of the process that filled it (its PID and detector bit); low half: the TID. The
  * initial value matches no page (no PID is 0xffffffff). */
 _Thread_local uint64_t fxi_tid_cache __attribute__((tls_model("initial-exec"))) = UINT64_MAX;
 
@@ -66,13 +66,15 @@ pid_t fxi_tid_slow(void)
     pid_t pid = getpid();
     errno = saved;
     if (fx_tid_wiped) {
-        /* The epoch is this process's PID. In a fork child the kernel hands
+        /* The epoch is this process's PID, with the detector bit (the
+         * probe's answer, the same in every thread). In a fork child the kernel hands
          * the page over zeroed, so no cache copied from the parent (whose
          * PID it holds) is trusted, before or after the child's first thread
          * stores the child's PID here. Relaxed: every thread of a process
          * stores the same value; it guards only each thread's own cache. */
-        fxi_tid_cache = (uint64_t)(uint32_t)pid << 32 | (uint32_t)t;
-        __atomic_store_n(&fxi_tid_epoch[0], (int32_t)pid, __ATOMIC_RELAXED);
+        uint32_t epoch = (uint32_t)pid | (fxi_ann_detected() ? FXI_TID_DETECTOR : 0);
+        fxi_tid_cache = (uint64_t)epoch << 32 | (uint32_t)t;
+        __atomic_store_n(&fxi_tid_epoch[0], (int32_t)epoch, __ATOMIC_RELAXED);
     }
     return t;
 }

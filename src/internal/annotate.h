@@ -73,6 +73,11 @@
  * then find out whether it will succeed before it announces the release,
  * which costs a load the other builds skip. */
 #define FX_ANN_ACTIVE 1
+/* Whether a race detector is there (the probe's answer): always, here. */
+static inline int fxi_ann_detected(void)
+{
+    return 1;
+}
 
 static inline unsigned fx_ann_tsan_flags(unsigned f)
 {
@@ -128,6 +133,9 @@ FX_ANN_COLD void fxi_ann_post_unlock(const void *a, unsigned f);
 FX_ANN_COLD void fxi_ann_own_words(const void *p, size_t size);
 FX_ANN_COLD void fxi_ann_happens_before(const void *a);
 FX_ANN_COLD void fxi_ann_happens_after(const void *a);
+/* Whether a race detector is there, probing first if need be (for the fork
+ * epoch of src/internal/tid.h, which carries the answer to the fast paths). */
+FX_ANN_COLD int fxi_ann_detected(void);
 
 #define FX_ANN_ACTIVE fx_ann_on()
 

@@ -39,12 +39,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The cache: PID << 32 | TID; UINT64_MAX until the thread's first fxi_tid(). */
+/* The cache: epoch << 32 | TID (the epoch below: the PID and the detector
+ * bit); UINT64_MAX until the thread's first fxi_tid(). */
 extern _Thread_local uint64_t fxi_tid_cache __attribute__((tls_model("initial-exec")));
 
-/* The page whose first word is the process's fork epoch: its PID once a
- * thread has cached its TID, 0 in a fork child until then (and for ever where
- * nothing can be cached). FXI_TID_PAGE is the page size: 4 KiB on x86, and
+/* The page whose first word is the process's fork epoch: its PID (with
+ * FXI_TID_DETECTOR when a race detector is there) once a thread has cached
+ * its TID, 0 in a fork child until then (and for ever where nothing can be
+ * cached). FXI_TID_PAGE is the page size: 4 KiB on x86, and
  * elsewhere 64 KiB, the largest page size Linux uses, so that the array holds
  * a whole page whatever the kernel's (a larger alignment than the page in an
  * x86 program's data confuses Valgrind's DRD). Hidden: read PC-relative, not
@@ -59,6 +61,23 @@ extern int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
 
 /* Fills the cache (setting the epoch page up first); returns the TID. */
 pid_t fxi_tid_slow(void);
+
+/* Bit 31 of the epoch (and of the cache's high half, which copies it): a race
+ * detector is there (src/internal/annotate.h). A PID never has it. */
+#define FXI_TID_DETECTOR 0x80000000u
+
+/* The calling thread's TID in *self and true, with one load of the cache and
+ * one of the epoch, when the cache is good and no race detector is there: the
+ * fast paths of fx_rmutex use it to look at the probe for free. False
+ * otherwise (*self then means nothing: call fxi_tid()). */
+static inline __attribute__((always_inline)) bool fxi_tid_plain(uint32_t *self)
+{
+    uint64_t c = fxi_tid_cache;
+    /* Relaxed: as in fxi_tid. */
+    uint32_t epoch = (uint32_t)__atomic_load_n(&fxi_tid_epoch[0], __ATOMIC_RELAXED);
+    *self = (uint32_t)c;
+    return (uint32_t)(c >> 32) == epoch && !(epoch & FXI_TID_DETECTOR);
+}
 
 /* The calling thread's kernel TID, > 0. No system call after the first. */
 static inline pid_t fxi_tid(void)
