@@ -670,28 +670,28 @@ int fx_rmutex_unlock(fx_rmutex *m)
     if (!fxi_tid_plain(&self)) {
         self = (uint32_t)fxi_tid();
     } else {
-    /* Fast path: m is this thread's last recorded acquisition (the hint,
-     * for this TID), depth 1 and no W. The depth is read before ownership is
-     * known; a CAS from exactly our TID then proves, with the record, that we
-     * owned the mutex all along (only we put our TID there, only we can take
-     * it out), so the depth read was ours. The depth slot is left at 1: it
-     * means nothing once the word is FREE. Release: the critical section
-     * happens-before the next acquire. Relaxed load: the owner's own slot, or
-     * a value we discard. */
-    /* @step rmutex.unlock.fast */
-    if (__builtin_expect(fx_rm_hint == m && fx_rm_own.tid == self &&
-                             __atomic_load_n(&m->depth, __ATOMIC_RELAXED) == 1,
-                         1)) {
-        uint32_t v = self;
-        if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, 0, false,
-                                                         __ATOMIC_RELEASE, __ATOMIC_RELAXED),
+        /* Fast path: m is this thread's last recorded acquisition (the
+         * hint, for this TID), depth 1 and no W. The depth is read before
+         * ownership is known; a CAS from exactly our TID then proves, with
+         * the record, that we owned the mutex all along (only we put our TID
+         * there, only we can take it out), so the depth read was ours. The
+         * depth slot is left at 1: it means nothing once the word is FREE.
+         * Release: the critical section happens-before the next acquire.
+         * Relaxed load: the owner's own slot, or a value we discard. */
+        /* @step rmutex.unlock.fast */
+        if (__builtin_expect(fx_rm_hint == m && fx_rm_own.tid == self &&
+                                 __atomic_load_n(&m->depth, __ATOMIC_RELAXED) == 1,
                              1)) {
-            /* The hint is the record's last entry: drop it. */
-            fx_rm_hint = NULL;
-            fx_rm_own.k--;
-            return 0;
+            uint32_t v = self;
+            if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, 0, false,
+                                                             __ATOMIC_RELEASE, __ATOMIC_RELAXED),
+                                 1)) {
+                /* The hint is the record's last entry: drop it. */
+                fx_rm_hint = NULL;
+                fx_rm_own.k--;
+                return 0;
+            }
         }
-    }
     }
     return fx_rm_unlock_slow(m, self);
 }
