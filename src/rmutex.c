@@ -147,16 +147,12 @@ static _Thread_local struct {
     fx_rmutex *m[FX_RM_OWN]; /* most recent last */
 } fx_rm_own __attribute__((tls_model("initial-exec")));
 
-/* The rmutex this thread last acquired (outermost) when that acquisition was
- * recorded (else NULL): lets the lock recognise a re-entry with a plain load
- * instead of a failed CAS (cheaper), without putting that load in front of
- * the first acquisition's CAS, and lets the unlock fast path drop the record's
- * last entry. Only a hint, which the fast unlock leaves in place (one store
- * less): the owner word and the record's TID decide. A hint naming m while
- * the word names us means m is the record's last entry: only this thread puts
- * its TID in the word, each outermost acquisition sets the hint (to NULL when
- * it is not recorded), and the entries after m's are gone once their
- * mutexes are. */
+/* The rmutex this thread last acquired (outermost) and has not released since,
+ * when it is the last entry of the record (else NULL): lets the lock recognise
+ * a re-entry with a plain load instead of a failed CAS (cheaper),
+ * without putting that load in front of the first acquisition's CAS, and lets
+ * the unlock fast path drop the record's last entry. Only a hint: the owner
+ * word and the record's TID decide. */
 static _Thread_local fx_rmutex *fx_rm_hint __attribute__((tls_model("initial-exec")));
 
 static inline void fx_rm_own_add(fx_rmutex *m, uint32_t self)
@@ -170,8 +166,7 @@ static inline void fx_rm_own_add(fx_rmutex *m, uint32_t self)
     if (__builtin_expect(k < FX_RM_OWN, 1)) {
         fx_rm_own.m[k] = m;
         fx_rm_own.k = k + 1;
-        if (fx_rm_hint != m) /* a store less in a loop on one mutex */
-            fx_rm_hint = m;
+        fx_rm_hint = m;
     } else {
         fx_rm_own.extra++;
         fx_rm_hint = NULL;
@@ -691,8 +686,8 @@ int fx_rmutex_unlock(fx_rmutex *m)
             if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, 0, false,
                                                              __ATOMIC_RELEASE, __ATOMIC_RELAXED),
                                  1)) {
-                /* The hint is the record's last entry: drop it. The hint
-                 * itself may stay: see fx_rm_hint. */
+                /* The hint is the record's last entry: drop it. */
+                fx_rm_hint = NULL;
                 fx_rm_own.k--;
                 return 0;
             }
