@@ -138,7 +138,8 @@ static struct timespec fx_rm_timespec(int64_t ns)
  * beyond them only counted (extra), and a word naming us that is not among
  * the recorded ones is then trusted as ours, as before the record existed.
  * Uncontended cost: lock appends (two stores), unlock drops the last entry
- * (one store). */
+ * (one store), at fixed addresses when the record holds one mutex, the
+ * common case: no store or load whose address waits for a load of k. */
 #define FX_RM_OWN 8
 static _Thread_local struct {
     uint32_t tid;            /* the thread the record is for; else it is empty */
@@ -147,13 +148,17 @@ static _Thread_local struct {
     fx_rmutex *m[FX_RM_OWN]; /* most recent last */
 } fx_rm_own __attribute__((tls_model("initial-exec")));
 
-/* The rmutex this thread last acquired (outermost) and has not released since,
- * when it is the last entry of the record (else NULL): lets the lock recognise
- * a re-entry with a plain load instead of a failed CAS (cheaper),
- * without putting that load in front of the first acquisition's CAS, and lets
- * the unlock fast path drop the record's last entry. Only a hint: the owner
- * word and the record's TID decide. */
-static _Thread_local fx_rmutex *fx_rm_hint __attribute__((tls_model("initial-exec")));
+/* The record's last entry, or NULL when it is empty: lets the lock recognise
+ * a re-entry with a plain load instead of a failed CAS (cheaper), without
+ * putting a load of the word in front of the first acquisition's CAS. Only a
+ * hint (a fork child's copy is its parent's): the owner word and the record's
+ * TID decide. No store of its own: the record's stores are all an acquisition
+ * and a release make. */
+static inline fx_rmutex *fx_rm_last(void)
+{
+    uint32_t k = fx_rm_own.k;
+    return k != 0 ? fx_rm_own.m[k - 1] : NULL;
+}
 
 static inline void fx_rm_own_add(fx_rmutex *m, uint32_t self)
 {
@@ -163,13 +168,16 @@ static inline void fx_rm_own_add(fx_rmutex *m, uint32_t self)
         fx_rm_own.extra = 0;
     }
     uint32_t k = fx_rm_own.k;
-    if (__builtin_expect(k < FX_RM_OWN, 1)) {
+    if (__builtin_expect(k == 0, 1)) {
+        /* The common case, at fixed addresses: no store whose address
+         * waits for a load of k. */
+        fx_rm_own.m[0] = m;
+        fx_rm_own.k = 1;
+    } else if (k < FX_RM_OWN) {
         fx_rm_own.m[k] = m;
         fx_rm_own.k = k + 1;
-        fx_rm_hint = m;
     } else {
         fx_rm_own.extra++;
-        fx_rm_hint = NULL;
     }
 }
 
@@ -188,8 +196,6 @@ static int fx_rm_own_has(const fx_rmutex *m, uint32_t self)
 /* Forgets the outermost acquisition of m by self (final unlock). */
 static void fx_rm_own_del(const fx_rmutex *m, uint32_t self)
 {
-    if (fx_rm_hint == m)
-        fx_rm_hint = NULL;
     if (fx_rm_own.tid != self)
         return;
     uint32_t k = fx_rm_own.k;
@@ -556,9 +562,9 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
 {
     if (fxi_bad_slot(m))
         return EINVAL;
-    if (fx_rm_hint == m) {
-        /* Re-entry, probably: this thread's last outermost acquisition. The
-         * word and the record's TID (a fork child inherits the hint) confirm
+    if (fx_rm_last() == m) {
+        /* Re-entry, probably: this thread's last recorded acquisition. The
+         * word and the record's TID (a fork child inherits the record) confirm
          * it (relaxed: only we write our TID there; coherence shows us our
          * own writes). */
         if ((__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
@@ -632,7 +638,7 @@ static inline int fx_rm_owned(fx_rmutex *m, uint32_t self, int32_t *depth)
 }
 
 /* The outermost release by the owner `self`, whose depth slot held d: tells
- * the race detector, forgets the acquisition in the record (and the hint), and
+ * the race detector, forgets the acquisition in the record, and
  * frees the mutex (as NOTRECOVERABLE when it is still inconsistent). */
 static int fx_rm_release_owned(fx_rmutex *m, uint32_t self, int32_t d)
 {
@@ -670,8 +676,9 @@ int fx_rmutex_unlock(fx_rmutex *m)
     if (!fxi_tid_plain(&self)) {
         self = (uint32_t)fxi_tid();
     } else {
-        /* Fast path: m is this thread's last recorded acquisition (the
-         * hint, for this TID), depth 1 and no W. The depth is read before
+        /* Fast path: m is the record's only entry (for this TID), depth 1
+         * and no W; an unlock with more rmutexes held takes the slow path.
+         * The depth is read before
          * ownership is known; a CAS from exactly our TID then proves, with
          * the record, that we owned the mutex all along (only we put our TID
          * there, only we can take it out), so the depth read was ours. The
@@ -679,16 +686,15 @@ int fx_rmutex_unlock(fx_rmutex *m)
          * Release: the critical section happens-before the next acquire.
          * Relaxed load: the owner's own slot, or a value we discard. */
         /* @step rmutex.unlock.fast */
-        if (__builtin_expect(fx_rm_hint == m && fx_rm_own.tid == self &&
+        if (__builtin_expect(fx_rm_own.k == 1 && fx_rm_own.m[0] == m && fx_rm_own.tid == self &&
                                  __atomic_load_n(&m->depth, __ATOMIC_RELAXED) == 1,
                              1)) {
             uint32_t v = self;
             if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, 0, false,
                                                              __ATOMIC_RELEASE, __ATOMIC_RELAXED),
                                  1)) {
-                /* The hint is the record's last entry: drop it. */
-                fx_rm_hint = NULL;
-                fx_rm_own.k--;
+                /* m is the record's only entry: drop it. */
+                fx_rm_own.k = 0;
                 return 0;
             }
         }
