@@ -29,7 +29,7 @@
  * Every step names the step tag of src/barrier.c it mirrors as
  * "@barrier.<step>" (an "@step barrier.<step>" comment in the C).
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=72ebe23ec9d95cf14d2a5f217b326bc7eb4f31a5ffba8800a4cb589cf50732b7
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=7c32fbb6b0412e3d9c559d2ef96338ee49a2b98b2ff9a06b158b23659ba79b38
 //@mirrors src/barrier.c barrier_wait wait_round sha256=030b17c406bd52f957d0574a71ac4c41dbadc5d584d1be7b96363562ef769196
 //@check safety
 //@check ltl late_pass -DDEATHS=1

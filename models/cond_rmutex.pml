@@ -151,9 +151,9 @@
  * which tests/test_cond.c checks. Not kept as an equivalent mutation: each
  * costs a full run of the checks.)
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw fxi_futex_sleep fxi_futex_sleep_cancel sha256=80def9f8b7b692616c57a433c846416d3475f2e4f6dc3dfdd046a854c9719ac3
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw fxi_futex_sleep fxi_futex_sleep_cancel sha256=fea07448e4895efd0df4124efe4f5a6971d4ec11144cc9f3c915a0eb5e0cfbda
 //@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_rmutex_check fx_cond_rmutex_ops fx_cond_rmutex_relock fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=9e9c7f68fbb8ebc21d686301a8bbc48ad73a298f5cd540976961677c8133b446
-//@mirrors src/rmutex.c fx_rm_acquired fx_rm_lock fx_rm_lock_contended fx_rm_reenter fx_rm_release fx_rm_release_owned fx_rm_step fx_rm_unlock_slow fx_rm_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=edb8c815febdc97c036a0f401c299ae6f16abb08477ee25bd27541c63ac53cd4
+//@mirrors src/rmutex.c fx_rm_acquired fx_rm_lock fx_rm_lock_contended fx_rm_reenter fx_rm_release fx_rm_release_owned fx_rm_step fx_rm_unlock_slow fx_rm_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=e6aa29df842124e7e279e9ff3b158a195c9adc4f2bcc00025eddffed8a633008
 //@check safety -DSCENARIO_DEATH
 //@check safety
 //@check safety -DSCENARIO_CHAIN

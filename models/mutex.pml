@@ -64,7 +64,7 @@
  *                   schedule; the check passes only if it does.
  */
 
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=72ebe23ec9d95cf14d2a5f217b326bc7eb4f31a5ffba8800a4cb589cf50732b7
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=7c32fbb6b0412e3d9c559d2ef96338ee49a2b98b2ff9a06b158b23659ba79b38
 //@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_timedlock fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=98c79c07a5dc5e2b7c30d1f9a7d32ec47a06c9bae9744b1a7e1a6bd0d49cccd2
 
 //@check safety

@@ -106,7 +106,7 @@
  * writer_release (fx_rwlock_unlock, and fx_rwlock_wrunlock, whose first CAS
  * from WL to 0 is the same step when no bit is set).
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=72ebe23ec9d95cf14d2a5f217b326bc7eb4f31a5ffba8800a4cb589cf50732b7
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=7c32fbb6b0412e3d9c559d2ef96338ee49a2b98b2ff9a06b158b23659ba79b38
 //@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale rdlock_common rdlock_slow reader_release wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release wrlock_slow sha256=c1ea5f26e29d15167aadde9d66d184406359b7147d234bf7cc06ea26def4cadc
 //@check safety
 //@check safety -DSCENARIO_WRITERS

@@ -31,7 +31,7 @@
  * Step names refer to the table at the top of src/sem.c; every step names the
  * step tag it mirrors as "@sem.<step>".
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fxi_futex_sleep_cancel sha256=4cc62170a8e4b62652fa433459598c1ed79b1b0efaf6817209cb46bc6dd35ff2
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fxi_futex_sleep_cancel sha256=75e3b6ccaf5d0c8565e5f22259831570f0c3c3f48a7b5b7c3be173fe92330aa1
 //@mirrors src/sem.c fx_sem_post fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_slow sha256=ed91c511eb84062ec98edad325275ea51f4af814f53c6a9e31d72822abff7ccb
 //@check safety
 //@check ltl token_taken -DDEATHS=1

@@ -10,7 +10,6 @@
  * keys a private mapping by (mm, address) anyway.
  */
 #include "futexsync/futex.h"
-#include "futexsync/time.h" /* FX_NSEC_PER_SEC */
 
 #include <errno.h>
 #include <stdbool.h>
@@ -66,16 +65,6 @@ int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *d
     }
 }
 
-/* The next recheck time after now, on the grid of src/internal/futex.h. */
-static struct timespec fx_recheck_tick(const struct timespec *now, int64_t period_ns)
-{
-    int64_t next = fxi_recheck_grid((int64_t)now->tv_sec * FX_NSEC_PER_SEC + now->tv_nsec,
-                                    period_ns);
-    struct timespec t = {.tv_sec = (time_t)(next / FX_NSEC_PER_SEC),
-                         .tv_nsec = (long)(next % FX_NSEC_PER_SEC)};
-    return t;
-}
-
 FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
                    struct fxi_recheck *s)
 {
@@ -84,8 +73,9 @@ FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected, const struc
     if (s->tick.tv_nsec < 0 || !fxi_ts_before(&now, &s->tick)) {
         /* The first sleep of this call, or the recheck is due: the caller has
          * re-read its word since the last tick. The next tick is set from now
-         * only here, once the previous one has passed. */
-        s->tick = fx_recheck_tick(&now, s->period_ns);
+         * only here, once the previous one has passed, on the recheck grid
+         * (internal/futex.h). */
+        s->tick = fxi_ns_ts(fxi_recheck_grid(fxi_ts_ns(&now), s->period_ns));
     }
     bool mine = deadline != NULL && fxi_ts_before(deadline, &s->tick);
     int r = fxi_futex_wait_raw(word, expected, mine ? deadline : &s->tick, FX_BITSET_ANY);

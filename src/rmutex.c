@@ -115,13 +115,7 @@ static int64_t fx_rm_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static struct timespec fx_rm_timespec(int64_t ns)
-{
-    struct timespec t = {.tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000)};
-    return t;
+    return fxi_ts_ns(&t);
 }
 
 /* The per-thread record of held rmutexes ------------------------------------ */
@@ -471,7 +465,7 @@ static int fx_rm_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
         /* @step rmutex.wait.sleep */
         /* Sleep no longer than the owner's liveness re-check, nor past the
          * caller's deadline. */
-        struct timespec until = fx_rm_timespec(w->check_at);
+        struct timespec until = fxi_ns_ts(w->check_at);
         bool caller_deadline =
             deadline != NULL && (deadline->tv_sec < until.tv_sec ||
                                  (deadline->tv_sec == until.tv_sec &&
@@ -600,27 +594,28 @@ __attribute__((noinline, cold)) static int fx_rm_lock_announced(fx_rmutex *m,
 /* One look at the TID cache and the fork epoch gives the caller's TID and
  * whether a race detector is there (src/internal/tid.h): no hook, no second
  * load on the fast path. */
-#define FX_RM_LOCK(m, deadline, try_flag, nowait)                                    \
-    do {                                                                            \
-        uint32_t self_;                                                             \
-        if (__builtin_expect(fxi_tid_plain(&self_), 1))                             \
-            return fx_rm_lock(m, deadline, try_flag, nowait, self_, 0);             \
-        return fx_rm_lock_announced(m, deadline, try_flag, nowait);                 \
-    } while (0)
+static inline __attribute__((always_inline)) int
+fx_rm_lock_entry(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait)
+{
+    uint32_t self;
+    if (__builtin_expect(fxi_tid_plain(&self), 1))
+        return fx_rm_lock(m, deadline, try_flag, nowait, self, 0);
+    return fx_rm_lock_announced(m, deadline, try_flag, nowait);
+}
 
 int fx_rmutex_lock(fx_rmutex *m)
 {
-    FX_RM_LOCK(m, NULL, 0, false);
+    return fx_rm_lock_entry(m, NULL, 0, false);
 }
 
 int fx_rmutex_timedlock(fx_rmutex *m, const struct timespec *deadline)
 {
-    FX_RM_LOCK(m, deadline, FX_ANN_TRY, false);
+    return fx_rm_lock_entry(m, deadline, FX_ANN_TRY, false);
 }
 
 int fx_rmutex_trylock(fx_rmutex *m)
 {
-    FX_RM_LOCK(m, NULL, FX_ANN_TRY, true);
+    return fx_rm_lock_entry(m, NULL, FX_ANN_TRY, true);
 }
 
 /* Checks that the caller owns m; returns 0 and its depth slot, or the error. */
@@ -786,7 +781,7 @@ int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t *
     if (r == EBUSY) {
         *word = &m->owner;
         *sleep_on = (int32_t)on;
-        *recheck_at = fx_rm_timespec(w->check_at);
+        *recheck_at = fxi_ns_ts(w->check_at);
     }
     return r;
 }

@@ -29,6 +29,19 @@ static inline bool fxi_ts_before(const struct timespec *a, const struct timespec
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
+/* A CLOCK_MONOTONIC time (since boot: far from overflowing) as nanoseconds,
+ * and back: the forms in which recheck schedules are reckoned. */
+static inline int64_t fxi_ts_ns(const struct timespec *t)
+{
+    return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+static inline struct timespec fxi_ns_ts(int64_t ns)
+{
+    struct timespec t = {.tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000)};
+    return t;
+}
+
 /* The one timespec addition: t + ns (ns of either sign; t normalised), the
  * result normalised, saturating instead of wrapping: to the largest time_t
  * with tv_nsec 999999999 above, to the smallest with tv_nsec 0 below. */
