@@ -40,7 +40,7 @@
  * re-check, which the model has, and one that finds it unchanged changes
  * nothing; for an fx_rmutex the "hot" W6 is the same fx_cond_rmutex_relock
  * as the others, cond.c fx_cond_rmutex_ops); fx_rmutex_lock's fast-path CAS and spin
- * (@rmutex.lock.fast, 434-443: they take only FREE, as the first step does,
+ * (@rmutex.lock.fast: they take only FREE, as the first step does,
  * or only read; see models/rmutex.pml); fx_rmutex_recover and trylock
  * (models/rmutex.pml); memory order (sequentially consistent; every cond
  * atomic is seq_cst, the rmutex's CASes acquire/release).
@@ -153,7 +153,7 @@
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw fxi_futex_sleep fxi_futex_sleep_cancel sha256=fea07448e4895efd0df4124efe4f5a6971d4ec11144cc9f3c915a0eb5e0cfbda
 //@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_rmutex_check fx_cond_rmutex_ops fx_cond_rmutex_relock fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=9e9c7f68fbb8ebc21d686301a8bbc48ad73a298f5cd540976961677c8133b446
-//@mirrors src/rmutex.c fx_rm_acquired fx_rm_lock fx_rm_lock_contended fx_rm_reenter fx_rm_release fx_rm_release_owned fx_rm_step fx_rm_unlock_slow fx_rm_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=e6aa29df842124e7e279e9ff3b158a195c9adc4f2bcc00025eddffed8a633008
+//@mirrors src/rmutex.c fx_rm_acquired fx_rm_acquired_slow fx_rm_lock fx_rm_lock_contended fx_rm_reenter fx_rm_release fx_rm_release_owned fx_rm_step fx_rm_unlock_slow fx_rm_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=ad144679c3587eecf673cbcb51c9df4a3cfec4993c0c5d4b081fcf43faee7f95
 //@check safety -DSCENARIO_DEATH
 //@check safety
 //@check safety -DSCENARIO_CHAIN
@@ -343,7 +343,7 @@ inline rm_step(d)
         :: own == FREE ->                                  /* @rmutex.step.take CAS 0 -> self|keep */
            own = TID; W = slept; r = R_OK
         :: own == NOTREC -> r = R_NOTREC                   /* @rmutex.step.notrec */
-        :: held(own) && due && dead[own] ->                /* @rmutex.step.check_due, 367-374 CAS, W kept */
+        :: held(own) && due && dead[own] ->                /* @rmutex.step.check_due, then the take-over CAS, W kept */
            own = TID; W = (W || slept); r = R_DEAD
         :: held(own) && !(due && dead[own]) ->             /* @rmutex.step.now check_at */
            due = 0; W = 1; vo = own; r = R_BUSY            /* @rmutex.step.mark_waiters T -> T|W; EBUSY */
@@ -377,7 +377,7 @@ inline rm_futex_wait()
 }
 
 /* Acquire at depth d, blocking: fx_rmutex_lock's slow path
- * (rmutex.c fx_rm_lock_contended(), 394-427: one waiter state, slept once a step said EBUSY)
+ * (rmutex.c fx_rm_lock_contended(): one waiter state, slept once a step said EBUSY)
  * and, for W6, fx_cond_rmutex_relock (cond.c). Sets r: R_OK, R_DEAD,
  * R_NOTREC. */
 inline rm_acquire(d)
@@ -421,7 +421,7 @@ inline rm_release()
     lw = 0
 }
 
-/* fx_rmutex_unlock by the owner (rmutex.c fx_rmutex_unlock(), 565-577): one level */
+/* fx_rmutex_unlock by the owner (rmutex.c fx_rmutex_unlock()): one level */
 inline rm_unlock()
 {
     if
@@ -449,7 +449,7 @@ inline die()
 inline cond_wait_rm(timed, dd)
 {
   if
-  :: inc ->                                                /* W0 @cond.wait_core.W0, 322-329: inconsistent */
+  :: inc ->                                                /* W0 @cond.wait_core.W0: inconsistent */
      rm_release();                                         /* @cond.rmutex_check.release_all, @rmutex.release_all.release: NOTREC */
      ret = R_NOTREC
   :: else ->
@@ -486,7 +486,7 @@ inline cond_wait_rm(timed, dd)
     s = 0; w = 0; v = 0;
     flagged = ((seq & B) != 0);                            /* W5 @cond.wait_core.W5 */
     rm_acquire(saved);                                     /* W6 @cond.wait_core.W6 [M:rm-relock] */
-    if                                                     /* W7 @cond.wait_core.W7, 436-451 */
+    if                                                     /* W7 @cond.wait_core.W7 */
     :: flagged -> futex_wake1(QPARK)                       /* @cond.drive.wake [M:rm-drive] */
     :: else -> skip
     fi;

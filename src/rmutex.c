@@ -120,59 +120,43 @@ static int64_t fx_rm_now(void)
 
 /* The per-thread record of held rmutexes ------------------------------------ */
 
-/* The rmutexes this thread holds (outermost acquisitions, most recent last),
- * for the thread `tid` that filled it. The word names its owner by TID only,
- * and a TID is reused once its thread is gone: a new thread whose TID equals
- * a dead owner's finds its own TID in the word. The record tells it apart
- * from the real owner: the word names us AND we recorded the acquisition.
- * A word that names us without a record names a dead thread that had our TID
- * (no two live threads share a TID), which lock takes over with EOWNERDEAD and
- * unlock refuses with EPERM. A fork child's copy of the record is for another
- * TID and counts as empty. The first FX_RM_OWN acquisitions are recorded;
- * beyond them only counted (extra), and a word naming us that is not among
- * the recorded ones is then trusted as ours, as before the record existed.
- * Uncontended cost: lock appends (two stores), unlock drops the last entry
- * (one store), at fixed addresses when the record holds one mutex, the
- * common case: no store or load whose address waits for a load of k. */
+/* The rmutexes this thread holds (outermost acquisitions), for the thread
+ * `tid` that filled it. The word names its owner by TID only, and a TID is
+ * reused once its thread is gone: a new thread whose TID equals a dead
+ * owner's finds its own TID in the word. The record tells it apart from the
+ * real owner: the word names us AND we recorded the acquisition. A word that
+ * names us without a record names a dead thread that had our TID (no two live
+ * threads share a TID), which lock takes over with EOWNERDEAD and unlock
+ * refuses with EPERM. Up to FX_RM_OWN acquisitions are recorded: one in
+ * `first`, the common case, at a fixed address; the others in more[]; beyond
+ * them only counted (extra), and a word naming us that is not among the
+ * recorded ones is then trusted as ours, as before the record existed.
+ *
+ * Whose record it is. fxi_tid_slow resets it for the TID it caches
+ * (fxi_rmutex_record_reset), so while fxi_tid_plain says the TID cache is
+ * good the record is this thread's, in this process, and the fast paths use
+ * it without looking at `tid`. Elsewhere (no cache can be kept: every call is
+ * slow; a fork child before its first fxi_tid) `tid` decides: a record for
+ * another TID counts as empty. Uncontended cost: lock stores `first`, unlock
+ * clears it. */
 #define FX_RM_OWN 8
 static _Thread_local struct {
-    uint32_t tid;            /* the thread the record is for; else it is empty */
-    uint32_t k;              /* rmutexes held and recorded in m[0..k) */
-    uint32_t extra;          /* rmutexes held beyond the FX_RM_OWN recorded */
-    fx_rmutex *m[FX_RM_OWN]; /* most recent last */
+    uint32_t tid;                 /* the thread the record is for; else it is empty */
+    uint32_t k;                   /* rmutexes recorded in more[0..k) */
+    uint32_t extra;               /* rmutexes held beyond the FX_RM_OWN recorded */
+    fx_rmutex *first;             /* one recorded rmutex, or NULL */
+    fx_rmutex *more[FX_RM_OWN - 1];
 } fx_rm_own __attribute__((tls_model("initial-exec")));
 
-/* The record's last entry, or NULL when it is empty: lets the lock recognise
- * a re-entry with a plain load instead of a failed CAS (cheaper), without
- * putting a load of the word in front of the first acquisition's CAS. Only a
- * hint (a fork child's copy is its parent's): the owner word and the record's
- * TID decide. No store of its own: the record's stores are all an acquisition
- * and a release make. */
-static inline fx_rmutex *fx_rm_last(void)
+/* Called by fxi_tid_slow when it caches the calling thread's TID (its first
+ * call, or a fork child's): the record is then empty and for that TID. A weak
+ * reference there: programs without fx_rmutex do not link this file. */
+void fxi_rmutex_record_reset(uint32_t tid)
 {
-    uint32_t k = fx_rm_own.k;
-    return k != 0 ? fx_rm_own.m[k - 1] : NULL;
-}
-
-static inline void fx_rm_own_add(fx_rmutex *m, uint32_t self)
-{
-    if (__builtin_expect(fx_rm_own.tid != self, 0)) {
-        fx_rm_own.tid = self; /* first use in this thread, or a fork child */
-        fx_rm_own.k = 0;
-        fx_rm_own.extra = 0;
-    }
-    uint32_t k = fx_rm_own.k;
-    if (__builtin_expect(k == 0, 1)) {
-        /* The common case, at fixed addresses: no store whose address
-         * waits for a load of k. */
-        fx_rm_own.m[0] = m;
-        fx_rm_own.k = 1;
-    } else if (k < FX_RM_OWN) {
-        fx_rm_own.m[k] = m;
-        fx_rm_own.k = k + 1;
-    } else {
-        fx_rm_own.extra++;
-    }
+    fx_rm_own.tid = tid;
+    fx_rm_own.k = 0;
+    fx_rm_own.extra = 0;
+    fx_rm_own.first = NULL;
 }
 
 /* Whether the record says this thread holds m: 1 yes, 0 no, -1 cannot tell
@@ -181,10 +165,27 @@ static int fx_rm_own_has(const fx_rmutex *m, uint32_t self)
 {
     if (fx_rm_own.tid != self)
         return 0;
+    if (fx_rm_own.first == m)
+        return 1;
     for (uint32_t i = fx_rm_own.k; i-- > 0;)
-        if (fx_rm_own.m[i] == m)
+        if (fx_rm_own.more[i] == m)
             return 1;
     return fx_rm_own.extra != 0 ? -1 : 0;
+}
+
+/* Records an outermost acquisition of m by self. */
+static void fx_rm_own_add_slow(fx_rmutex *m, uint32_t self)
+{
+    if (fx_rm_own.tid != self)
+        fxi_rmutex_record_reset(self); /* no cache kept, or a fork child */
+    else if (fx_rm_own_has(m, self) == 1)
+        return; /* recorded already: fx_rmutex_recover took m from us, live */
+    if (fx_rm_own.first == NULL)
+        fx_rm_own.first = m;
+    else if (fx_rm_own.k < FX_RM_OWN - 1)
+        fx_rm_own.more[fx_rm_own.k++] = m;
+    else
+        fx_rm_own.extra++;
 }
 
 /* Forgets the outermost acquisition of m by self (final unlock). */
@@ -192,11 +193,15 @@ static void fx_rm_own_del(const fx_rmutex *m, uint32_t self)
 {
     if (fx_rm_own.tid != self)
         return;
+    if (fx_rm_own.first == m) {
+        fx_rm_own.first = NULL;
+        return;
+    }
     uint32_t k = fx_rm_own.k;
     for (uint32_t i = k; i-- > 0;) {
-        if (fx_rm_own.m[i] == m) {
+        if (fx_rm_own.more[i] == m) {
             for (; i + 1 < k; i++)
-                fx_rm_own.m[i] = fx_rm_own.m[i + 1];
+                fx_rm_own.more[i] = fx_rm_own.more[i + 1];
             fx_rm_own.k = k - 1;
             return;
         }
@@ -223,12 +228,15 @@ static pthread_once_t fx_rm_exit_once = PTHREAD_ONCE_INIT;
 static void fx_rm_exit(void *unused)
 {
     (void)unused;
-    for (uint32_t i = 0; i < fx_rm_own.k; i++) {
-        __tsan_mutex_pre_unlock(fx_rm_own.m[i], 0);
-        __tsan_mutex_post_unlock(fx_rm_own.m[i], 0);
+    if (fx_rm_own.first != NULL) {
+        __tsan_mutex_pre_unlock(fx_rm_own.first, 0);
+        __tsan_mutex_post_unlock(fx_rm_own.first, 0);
     }
-    fx_rm_own.k = 0;
-    fx_rm_own.extra = 0;
+    for (uint32_t i = 0; i < fx_rm_own.k; i++) {
+        __tsan_mutex_pre_unlock(fx_rm_own.more[i], 0);
+        __tsan_mutex_post_unlock(fx_rm_own.more[i], 0);
+    }
+    fxi_rmutex_record_reset(fx_rm_own.tid);
 }
 
 static void fx_rm_exit_init(void)
@@ -245,23 +253,41 @@ static void fx_rm_exit_arm(void)
 #define fx_rm_exit_arm() ((void)0)
 #endif
 
+/* The rest of fx_rm_acquired when the record is not known to be ours or
+ * its first entry is taken: records m, installs the depth slot's value d.
+ * Out of line, so that the lock's fast path needs no stack frame. */
+__attribute__((noinline)) static int fx_rm_acquired_slow(fx_rmutex *m, uint32_t self, int r,
+                                                        int32_t d)
+{
+    fx_rm_own_add_slow(m, self);
+    fx_rm_exit_arm();
+    /* Relaxed, as in fx_rm_acquired. */
+    __atomic_store_n(&m->depth, d, __ATOMIC_RELAXED);
+    return r;
+}
+
 /* Ends an outermost acquisition attempt: announces it to race detectors and,
  * when the word was taken (0 or EOWNERDEAD), records it in this thread's
  * record of held rmutexes and installs the depth (| INC after
  * EOWNERDEAD). The depth is written after the announcement so that a race
  * detector sees it inside the critical section. Relaxed: the depth slot is the
  * owner's; what a former owner (dead or not) left in it is meaningless and
- * overwritten; our release publishes it to the next owner. */
+ * overwritten; our release publishes it to the next owner. `trusted`: the
+ * caller came by fxi_tid_plain, so the record is this thread's. */
 static inline __attribute__((always_inline)) int
-fx_rm_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t depth, int on)
+fx_rm_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t depth, int on,
+               bool trusted)
 {
     if (r == 0 || r == EOWNERDEAD) {
         if (on)
             fx_ann_post_lock(m, FX_ANN_RECURSIVE | try_flag, 0);
-        fx_rm_own_add(m, self);
+        int32_t d = r == 0 ? depth : depth | INC;
+        if (!__builtin_expect(trusted && fx_rm_own.first == NULL, 1))
+            return fx_rm_acquired_slow(m, self, r, d);
+        fx_rm_own.first = m; /* the common case: one store, fixed address */
         fx_rm_exit_arm();
         /* @step rmutex.acquired.depth */
-        __atomic_store_n(&m->depth, r == 0 ? depth : depth | INC, __ATOMIC_RELAXED);
+        __atomic_store_n(&m->depth, d, __ATOMIC_RELAXED);
     } else if (on) {
         fx_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
     }
@@ -545,7 +571,7 @@ __attribute__((noinline)) static int fx_rm_lock_busy(fx_rmutex *m, uint32_t self
     } else {
         r = fx_rm_lock_contended(m, self, deadline);
     }
-    return fx_rm_acquired(m, self, try_flag, r, 1, FX_ANN_ACTIVE);
+    return fx_rm_acquired(m, self, try_flag, r, 1, FX_ANN_ACTIVE, false);
 }
 
 /* lock, timedlock and trylock for the caller `self`; `on`: a race detector
@@ -556,15 +582,17 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
 {
     if (fxi_bad_slot(m))
         return EINVAL;
-    if (fx_rm_last() == m) {
-        /* Re-entry, probably: this thread's last recorded acquisition. The
-         * word and the record's TID (a fork child inherits the record) confirm
-         * it (relaxed: only we write our TID there; coherence shows us our
-         * own writes). */
-        if ((__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
-            fx_rm_own.tid == self)
-            return fx_rm_reenter(m);
-    }
+    /* A re-entry, probably, when m is the record's first entry: the word
+     * confirms it (relaxed: only we write our TID there; coherence shows us
+     * our own writes), and the record is ours when we came by fxi_tid_plain
+     * (!on), else its TID must be ours (a fork child inherits the record).
+     * A plain load instead of a failed CAS (cheaper), and no load of the
+     * word in front of the first acquisition's CAS. Other re-entries fail
+     * the CAS and are recognised by fx_rm_lock_busy. */
+    if (fx_rm_own.first == m &&
+        (__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
+        (!on || fx_rm_own.tid == self))
+        return fx_rm_reenter(m);
     if (on)
         fx_ann_pre_lock(m, FX_ANN_RECURSIVE | try_flag);
     uint32_t v = 0;
@@ -577,7 +605,7 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
     if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, self, false,
                                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED),
                          1)) {
-        return fx_rm_acquired(m, self, try_flag, 0, 1, on);
+        return fx_rm_acquired(m, self, try_flag, 0, 1, on, !on);
     }
     return fx_rm_lock_busy(m, self, v, deadline, try_flag, nowait);
 }
@@ -671,25 +699,24 @@ int fx_rmutex_unlock(fx_rmutex *m)
     if (!fxi_tid_plain(&self)) {
         self = (uint32_t)fxi_tid();
     } else {
-        /* Fast path: m is the record's only entry (for this TID), depth 1
-         * and no W; an unlock with more rmutexes held takes the slow path.
-         * The depth is read before
-         * ownership is known; a CAS from exactly our TID then proves, with
-         * the record, that we owned the mutex all along (only we put our TID
-         * there, only we can take it out), so the depth read was ours. The
-         * depth slot is left at 1: it means nothing once the word is FREE.
-         * Release: the critical section happens-before the next acquire.
-         * Relaxed load: the owner's own slot, or a value we discard. */
+        /* Fast path: m is the record's first entry (the record is ours:
+         * we came by fxi_tid_plain), depth 1 and no W; other unlocks take
+         * the slow path. The depth is read before ownership is known; a CAS
+         * from exactly our TID then proves, with the record, that we owned
+         * the mutex all along (only we put our TID there, only we can take
+         * it out), so the depth read was ours. The depth slot is left at 1:
+         * it means nothing once the word is FREE. Release: the critical
+         * section happens-before the next acquire. Relaxed load: the
+         * owner's own slot, or a value we discard. */
         /* @step rmutex.unlock.fast */
-        if (__builtin_expect(fx_rm_own.k == 1 && fx_rm_own.m[0] == m && fx_rm_own.tid == self &&
+        if (__builtin_expect(fx_rm_own.first == m &&
                                  __atomic_load_n(&m->depth, __ATOMIC_RELAXED) == 1,
                              1)) {
             uint32_t v = self;
             if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, 0, false,
                                                              __ATOMIC_RELEASE, __ATOMIC_RELAXED),
                                  1)) {
-                /* m is the record's only entry: drop it. */
-                fx_rm_own.k = 0;
+                fx_rm_own.first = NULL; /* forget the acquisition */
                 return 0;
             }
         }
@@ -777,7 +804,7 @@ int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t *
     fx_ann_pre_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY);
     uint32_t on = 0;
     int r = fx_rm_acquired(m, self, FX_ANN_TRY, fx_rm_step(m, self, w, false, &on),
-                           w->depth > 0 ? w->depth : 1, FX_ANN_ACTIVE);
+                           w->depth > 0 ? w->depth : 1, FX_ANN_ACTIVE, false);
     if (r == EBUSY) {
         *word = &m->owner;
         *sleep_on = (int32_t)on;
@@ -826,5 +853,6 @@ int fxi_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
     /* As a thread that may have slept on the word (a condition variable may
      * have requeued it there): acquire with W kept. */
     w.slept = 1;
-    return fx_rm_acquired(m, self, 0, fx_rm_wait(m, self, &w, NULL), saved_depth, FX_ANN_ACTIVE);
+    return fx_rm_acquired(m, self, 0, fx_rm_wait(m, self, &w, NULL), saved_depth, FX_ANN_ACTIVE,
+                          false);
 }

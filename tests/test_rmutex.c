@@ -337,6 +337,34 @@ static void test_reentry_of_an_older_mutex_while_holding_another(void **state)
     assert_int_equal(other_thread_trylock(&a), 0);
 }
 
+/* The thread's record of held rmutexes keeps 8 and counts the rest: any
+ * number held, re-entered and released in any order, each final unlock frees
+ * exactly its mutex, and a release of a mutex no longer held is EPERM. */
+static void test_more_mutexes_than_recorded_release_in_any_order(void **state)
+{
+    (void)state;
+    enum { N = 11 };
+    fx_rmutex m[N];
+    memset(m, 0, sizeof m);
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < N; i++)
+            assert_int_equal(fx_rmutex_lock(&m[i]), 0);
+        for (int i = 0; i < N; i++) {
+            assert_int_equal(fx_rmutex_lock(&m[i]), 0); /* re-entry, wherever recorded */
+            assert_int_equal(depth_slot(&m[i]), 2);
+        }
+        for (int j = 0; j < N; j++) {
+            int i = (j * 7 + round * 3) % N; /* every index once, not in order */
+            assert_int_equal(fx_rmutex_unlock(&m[i]), 0);
+            assert_int_equal(fx_rmutex_owner(&m[i]), fxt_gettid());
+            assert_int_equal(fx_rmutex_unlock(&m[i]), 0);
+            assert_int_equal(owner_word(&m[i]), 0);
+            assert_int_equal(fx_rmutex_unlock(&m[i]), EPERM);
+            assert_int_equal(other_thread_trylock(&m[i]), 0);
+        }
+    }
+}
+
 static void test_unlock_by_non_owner_is_eperm(void **state)
 {
     (void)state;
@@ -1461,6 +1489,7 @@ int main(void)
         cmocka_unit_test(test_lock_records_owner_tid_and_unlock_frees),
         cmocka_unit_test(test_reentry_grows_depth_and_frees_at_zero),
         cmocka_unit_test(test_reentry_of_an_older_mutex_while_holding_another),
+        cmocka_unit_test(test_more_mutexes_than_recorded_release_in_any_order),
         cmocka_unit_test(test_unlock_by_non_owner_is_eperm),
         cmocka_unit_test(test_trylock_is_ebusy_while_another_thread_owns),
         cmocka_unit_test(test_timedlock_times_out_while_another_thread_owns),
