@@ -32,7 +32,7 @@
  * step tag it mirrors as "@sem.<step>".
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fxi_futex_sleep_cancel sha256=75e3b6ccaf5d0c8565e5f22259831570f0c3c3f48a7b5b7c3be173fe92330aa1
-//@mirrors src/sem.c fx_sem_post fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_slow sha256=ed91c511eb84062ec98edad325275ea51f4af814f53c6a9e31d72822abff7ccb
+//@mirrors src/sem.c fx_sem_post fx_sem_post_wake fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_slow fx_sem_wait_then_announce sha256=de44e0847e1cf74296ce34447175278d4d670e07fb31f89ef35344f692b5bf22
 //@check safety
 //@check ltl token_taken -DDEATHS=1
 

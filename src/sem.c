@@ -100,6 +100,15 @@ static inline int fx_sem_take(fx_sem *s)
     }
 }
 
+/* P2's wake, out of line: the post's path that finds nobody waiting then
+ * needs no stack frame. */
+__attribute__((noinline, cold)) static int fx_sem_post_wake(fx_sem *s)
+{
+    FX_FAULT("sem.post.before_wake");
+    fxi_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
+    return 0;
+}
+
 int fx_sem_post(fx_sem *s)
 {
     if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
@@ -120,10 +129,8 @@ int fx_sem_post(fx_sem *s)
     /* P2, seq_cst: ordered after P1 in the total order. A garbage negative
      * count only costs a wake nobody needed. */
     /* @step sem.post.wake */
-    if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0) {
-        FX_FAULT("sem.post.before_wake");
-        fxi_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
-    }
+    if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0)
+        return fx_sem_post_wake(s);
     return 0;
 }
 
@@ -218,18 +225,31 @@ fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
     return r;
 }
 
+/* wait and timedwait when no token was there: the slow path, and the
+ * announcement of a token it took (the fast path's answer of the probe is not
+ * kept across the call, which would need a saved register). */
+__attribute__((noinline, cold)) FX_CANCEL_FRAME static int
+fx_sem_wait_then_announce(fx_sem *s, const struct timespec *deadline)
+{
+    int r = fx_sem_wait_slow(s, deadline);
+    if (r == 0)
+        fx_ann_happens_after(s);
+    return r;
+}
+
 FX_CANCEL_FRAME int fx_sem_wait(fx_sem *s)
 {
     if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
+    int on = fx_ann_hb_look(); /* before the take: see internal/annotate_hb.h */
     /* @step sem.wait.take */
     int r = fx_sem_take(s);
-    if (r == EAGAIN)
-        r = fx_sem_wait_slow(s, NULL);
-    if (r == 0)
-        fx_ann_happens_after(s);
-    return r;
+    if (r == 0) {
+        fx_ann_happens_after_if(on, s);
+        return 0;
+    }
+    return r == EAGAIN ? fx_sem_wait_then_announce(s, NULL) : r;
 }
 
 FX_CANCEL_FRAME int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
@@ -237,13 +257,14 @@ FX_CANCEL_FRAME int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
     if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
+    int on = fx_ann_hb_look(); /* before the take: see internal/annotate_hb.h */
     /* @step sem.timedwait.take */
     int r = fx_sem_take(s);
-    if (r == EAGAIN)
-        r = fx_sem_wait_slow(s, deadline);
-    if (r == 0)
-        fx_ann_happens_after(s);
-    return r;
+    if (r == 0) {
+        fx_ann_happens_after_if(on, s);
+        return 0;
+    }
+    return r == EAGAIN ? fx_sem_wait_then_announce(s, deadline) : r;
 }
 
 int fx_sem_trywait(fx_sem *s)
@@ -251,9 +272,10 @@ int fx_sem_trywait(fx_sem *s)
     if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
+    int on = fx_ann_hb_look(); /* before the take: see internal/annotate_hb.h */
     int r = fx_sem_take(s);
     if (r == 0)
-        fx_ann_happens_after(s);
+        fx_ann_happens_after_if(on, s);
     return r;
 }
 
