@@ -54,7 +54,7 @@ static void fx_tid_setup(void)
      * fxi_tid() and read by all, as a race: it is the library's own word,
      * ordered as the comments say. Once per process, so not behind the
      * FUTEXSYNC_HELGRIND option. */
-    fx_ann_own_words_once(&fxi_tid_epoch[FXI_TID_EPOCH], sizeof fxi_tid_epoch[0]);
+    fx_ann_own_words_once(fxi_tid_epoch, sizeof fxi_tid_epoch[0]);
     fx_tid_wiped = true;
 }
 
@@ -78,7 +78,7 @@ pid_t fxi_tid_slow(void)
         if (fxi_rmutex_record_reset != NULL)
             fxi_rmutex_record_reset((uint32_t)t);
         fxi_tid_cache = (uint64_t)epoch << 32 | (uint32_t)t;
-        __atomic_store_n(&fxi_tid_epoch[FXI_TID_EPOCH], (int32_t)epoch, __ATOMIC_RELAXED);
+        __atomic_store_n(&fxi_tid_epoch[0], (int32_t)epoch, __ATOMIC_RELAXED);
     }
     return t;
 }

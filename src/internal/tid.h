@@ -11,7 +11,7 @@
  * Fork safety, from the child's first instruction whatever the order of any
  * pthread_atfork handlers: each cache entry carries the PID of the process
  * that filled it, and is trusted only while it equals the process's epoch, the
- * word of a page-aligned page of the library's zero-initialised data
+ * first word of a page-aligned page of the library's zero-initialised data
  * (.bss, anonymous memory) marked MADV_WIPEONFORK, which the kernel hands to every
  * child of fork(), vfork()+exec, _Fork() or a raw clone() without CLONE_VM
  * zeroed; the first fxi_tid_slow in the child stores the child's PID there.
@@ -43,7 +43,7 @@
  * bit); UINT64_MAX until the thread's first fxi_tid(). */
 extern _Thread_local uint64_t fxi_tid_cache __attribute__((tls_model("initial-exec")));
 
-/* The page that holds the process's fork epoch: its PID (with
+/* The page whose first word is the process's fork epoch: its PID (with
  * FXI_TID_DETECTOR when a race detector is there) once a thread has cached
  * its TID, 0 in a fork child until then (and for ever where nothing can be
  * cached). FXI_TID_PAGE is the page size: 4 KiB on x86, and
@@ -58,14 +58,6 @@ extern _Thread_local uint64_t fxi_tid_cache __attribute__((tls_model("initial-ex
 #endif
 extern int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
     __attribute__((visibility("hidden"), aligned(FXI_TID_PAGE)));
-/* The epoch is fxi_tid_epoch[FXI_TID_EPOCH], not the page's first word: a
- * load waits for an earlier store to an address with the same 12 low bits
- * ("4K aliasing" on x86), and the first word of a page is where a
- * page-aligned object (memory from mmap or shm_open) keeps its own word, so
- * every fast path on such an object paid that wait for the epoch. Byte 0xb74
- * (the page's third quarter, off every 8-byte boundary) is where ordinary
- * layouts seldom put a synchronization word. */
-#define FXI_TID_EPOCH (0xb74 / sizeof(int32_t))
 
 /* Fills the cache (setting the epoch page up first); returns the TID. */
 pid_t fxi_tid_slow(void);
@@ -89,7 +81,7 @@ static inline __attribute__((always_inline)) bool fxi_tid_plain(uint32_t *self)
 {
     uint64_t c = fxi_tid_cache;
     /* Relaxed: as in fxi_tid. */
-    uint32_t epoch = (uint32_t)__atomic_load_n(&fxi_tid_epoch[FXI_TID_EPOCH], __ATOMIC_RELAXED);
+    uint32_t epoch = (uint32_t)__atomic_load_n(&fxi_tid_epoch[0], __ATOMIC_RELAXED);
     *self = (uint32_t)c;
     return (uint32_t)(c >> 32) == epoch && !(epoch & FXI_TID_DETECTOR);
 }
@@ -99,7 +91,7 @@ static inline pid_t fxi_tid(void)
 {
     uint64_t c = fxi_tid_cache;
     /* Relaxed: the epoch guards only this thread's own cache (tid.c). */
-    int32_t epoch = __atomic_load_n(&fxi_tid_epoch[FXI_TID_EPOCH], __ATOMIC_RELAXED);
+    int32_t epoch = __atomic_load_n(&fxi_tid_epoch[0], __ATOMIC_RELAXED);
     return __builtin_expect((int32_t)(c >> 32) == epoch, 1) ? (pid_t)(uint32_t)c : fxi_tid_slow();
 }
 
