@@ -54,6 +54,11 @@
  * TID would have to be freed, the mutex recovered and released by another
  * thread, and the TID handed to a new thread that locks the mutex.
  *
+ * Signals. As pthread_mutex_lock, the calls are not async-signal-safe: a
+ * signal handler must not call them while the thread it interrupted is inside
+ * one of them (the thread's record of held rmutexes is updated around the
+ * word's CAS, outside any atomic step).
+ *
  * exec. A thread that calls execve() while it owns an fx_rmutex keeps its
  * TID, and the new program runs with it: waiters see a live owner for as
  * long as that program runs. glibc's robust mutex is handed on with
