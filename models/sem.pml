@@ -32,7 +32,7 @@
  * step tag it mirrors as "@sem.<step>".
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fxi_futex_sleep_cancel sha256=75e3b6ccaf5d0c8565e5f22259831570f0c3c3f48a7b5b7c3be173fe92330aa1
-//@mirrors src/sem.c fx_sem_post fx_sem_post_wake fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_slow fx_sem_wait_then_announce sha256=de44e0847e1cf74296ce34447175278d4d670e07fb31f89ef35344f692b5bf22
+//@mirrors src/sem.c fx_sem_post fx_sem_post_body fx_sem_post_wake fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_body fx_sem_wait_slow sha256=d235fd53cd6ddf5827a7f95d1c587cb90991e886d140d91b177f1ab6f975d352
 //@check safety
 //@check ltl token_taken -DDEATHS=1
 
@@ -160,7 +160,7 @@ proctype poster(byte tokens)
 #endif
 }
 
-/* fx_sem_wait / fx_sem_timedwait, sem.c fx_sem_wait(), and the slow path
+/* fx_sem_wait / fx_sem_timedwait, sem.c fx_sem_wait_body(), and the slow path
  * fx_sem_wait_slow, sem.c, whose W2..W4 loop is fx_sem_sleep (the spin,
  * @sem.wait_slow.spin, only repeats the fast-path T; see the header). The
  * cancellation points (pthread_testcancel, fxi_futex_sleep_cancel and the
@@ -175,7 +175,7 @@ proctype waiter(byte me; bool timed)
     alive[_pid] = 1;
     {
 #endif
-    take(got);                              /* fast path T, @sem.wait.take / @sem.timedwait.take */
+    take(got);                              /* fast path T, @sem.wait.take */
     if
     :: got -> goto done
     :: else -> skip

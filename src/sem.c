@@ -109,12 +109,16 @@ __attribute__((noinline, cold)) static int fx_sem_post_wake(fx_sem *s)
     return 0;
 }
 
-int fx_sem_post(fx_sem *s)
+/* fx_sem_post; `on`: a race detector may be there (FX_ANN_CALL: the probe
+ * is read before anything else, so its load overlaps those of the object and
+ * stays out of the chain of locked instructions from call to call). */
+static inline __attribute__((always_inline)) int fx_sem_post_body(fx_sem *s, int on)
 {
     if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
-    fx_ann_happens_before(s);
+    if (on)
+        fx_ann_happens_before(s);
     /* P1, seq_cst: release for the taker, and the first half of the Dekker
      * pair with W1/W2 (see the table). A fetch_add rather than a load and a
      * CAS: one atomic operation, which never fails under contention. */
@@ -132,6 +136,13 @@ int fx_sem_post(fx_sem *s)
     if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0)
         return fx_sem_post_wake(s);
     return 0;
+}
+
+FX_ANN_TWIN(fx_sem_post_body, (fx_sem *s), (s))
+
+int fx_sem_post(fx_sem *s)
+{
+    return FX_ANN_CALL(fx_sem_post_body, s);
 }
 
 /* Cancellation (fx_sem_wait and fx_sem_timedwait are cancellation points,
@@ -225,58 +236,51 @@ fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
     return r;
 }
 
-/* wait and timedwait when no token was there: the slow path, and the
- * announcement of a token it took (the fast path's answer of the probe is not
- * kept across the call, which would need a saved register). */
-__attribute__((noinline, cold)) FX_CANCEL_FRAME static int
-fx_sem_wait_then_announce(fx_sem *s, const struct timespec *deadline)
+/* wait (deadline NULL) and timedwait; `on` as in fx_sem_post_body. */
+static inline __attribute__((always_inline)) FX_CANCEL_FRAME int
+fx_sem_wait_body(fx_sem *s, const struct timespec *deadline, int on)
 {
-    int r = fx_sem_wait_slow(s, deadline);
-    if (r == 0)
+    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
+        return EINVAL;
+    fx_ann_own_words(s, sizeof *s);
+    /* @step sem.wait.take */
+    int r = fx_sem_take(s);
+    if (r == EAGAIN)
+        r = fx_sem_wait_slow(s, deadline);
+    if (on && r == 0)
         fx_ann_happens_after(s);
     return r;
 }
 
+FX_ANN_TWIN_WITH(FX_CANCEL_FRAME, fx_sem_wait_body,
+                 (fx_sem *s, const struct timespec *deadline), (s, deadline))
+
 FX_CANCEL_FRAME int fx_sem_wait(fx_sem *s)
 {
-    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
-        return EINVAL;
-    fx_ann_own_words(s, sizeof *s);
-    int on = fx_ann_hb_look(); /* before the take: see internal/annotate_hb.h */
-    /* @step sem.wait.take */
-    int r = fx_sem_take(s);
-    if (r == 0) {
-        fx_ann_happens_after_if(on, s);
-        return 0;
-    }
-    return r == EAGAIN ? fx_sem_wait_then_announce(s, NULL) : r;
+    return FX_ANN_CALL(fx_sem_wait_body, s, NULL);
 }
 
 FX_CANCEL_FRAME int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
 {
-    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
-        return EINVAL;
-    fx_ann_own_words(s, sizeof *s);
-    int on = fx_ann_hb_look(); /* before the take: see internal/annotate_hb.h */
-    /* @step sem.timedwait.take */
-    int r = fx_sem_take(s);
-    if (r == 0) {
-        fx_ann_happens_after_if(on, s);
-        return 0;
-    }
-    return r == EAGAIN ? fx_sem_wait_then_announce(s, deadline) : r;
+    return FX_ANN_CALL(fx_sem_wait_body, s, deadline);
 }
 
-int fx_sem_trywait(fx_sem *s)
+static inline __attribute__((always_inline)) int fx_sem_try(fx_sem *s, int on)
 {
     if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
     fx_ann_own_words(s, sizeof *s);
-    int on = fx_ann_hb_look(); /* before the take: see internal/annotate_hb.h */
     int r = fx_sem_take(s);
-    if (r == 0)
-        fx_ann_happens_after_if(on, s);
+    if (on && r == 0)
+        fx_ann_happens_after(s);
     return r;
+}
+
+FX_ANN_TWIN(fx_sem_try, (fx_sem *s), (s))
+
+int fx_sem_trywait(fx_sem *s)
+{
+    return FX_ANN_CALL(fx_sem_try, s);
 }
 
 int32_t fx_sem_value(const fx_sem *s)

@@ -51,9 +51,11 @@
  * the fast path keeps the registers and stack frame of the plain body. */
 #define FX_ANN_CALL(f, ...) (FX_ANN_ACTIVE ? f##_announced(__VA_ARGS__) : f(__VA_ARGS__, 0))
 /* FX_ANN_TWIN(f, (params), (args)): defines f_announced for FX_ANN_CALL, e.g.
- * FX_ANN_TWIN(fx_mutex_try, (fx_mutex *m), (m)). */
-#define FX_ANN_TWIN(f, params, args)                                        \
-    __attribute__((noinline, cold)) static int f##_announced params         \
+ * FX_ANN_TWIN(fx_mutex_try, (fx_mutex *m), (m)). FX_ANN_TWIN_WITH gives the
+ * twin more attributes (FX_CANCEL_FRAME, when f is a cancellation point). */
+#define FX_ANN_TWIN(f, params, args) FX_ANN_TWIN_WITH(, f, params, args)
+#define FX_ANN_TWIN_WITH(attrs, f, params, args)                            \
+    __attribute__((noinline, cold)) attrs static int f##_announced params   \
     {                                                                       \
         return f(FX_ANN_UNPAREN args, 1);                                   \
     }

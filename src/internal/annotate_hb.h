@@ -28,12 +28,4 @@
     (fx_ann_on() ? fxi_ann_happens_after((const void *)(a)) : (void)0)
 #endif
 
-/* For a wait whose fast path is one CAS (fx_sem_wait): the probe is read
- * before the CAS, with the object's words, and the acquire announced after a
- * successful take on that answer. A locked instruction waits for every load
- * before it, so a load left between the CASes of two calls adds its latency
- * to each call; read early, it overlaps the loads the CAS needs anyway. */
-#define fx_ann_hb_look() (FX_ANN_ACTIVE)
-#define fx_ann_happens_after_if(on, a) ((on) ? fx_ann_happens_after(a) : (void)0)
-
 #endif /* FX_INTERNAL_ANNOTATE_HB_H */
