@@ -492,10 +492,7 @@ static int fx_rm_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
         /* Sleep no longer than the owner's liveness re-check, nor past the
          * caller's deadline. */
         struct timespec until = fxi_ns_ts(w->check_at);
-        bool caller_deadline =
-            deadline != NULL && (deadline->tv_sec < until.tv_sec ||
-                                 (deadline->tv_sec == until.tv_sec &&
-                                  deadline->tv_nsec <= until.tv_nsec));
+        bool caller_deadline = deadline != NULL && !fxi_ts_before(&until, deadline);
         r = fxi_futex_wait_raw(&m->owner, (int32_t)sleep_on, caller_deadline ? deadline : &until,
                               FX_BITSET_ANY);
         /* @step rmutex.wait.timed_out */
