@@ -24,8 +24,9 @@
 #define MADV_WIPEONFORK 18 /* Linux 4.14 */
 #endif
 
-/* High half: the epoch of the process that filled it (its PID and detector bit); low half: the TID. The
- * initial value matches no page (no PID is 0xffffffff). */
+/* High half: the epoch of the process that filled it (its PID and detector
+ * bit); low half: the TID. The initial value matches no page (no PID is
+ * 0xffffffff). */
 _Thread_local uint64_t fxi_tid_cache __attribute__((tls_model("initial-exec"))) = UINT64_MAX;
 
 /* Zero (matches no cache) until a thread of this process caches its TID,
@@ -67,10 +68,10 @@ pid_t fxi_tid_slow(void)
     errno = saved;
     if (fx_tid_wiped) {
         /* The epoch is this process's PID, with the detector bit (the
-         * probe's answer, the same in every thread). In a fork child the kernel hands
-         * the page over zeroed, so no cache copied from the parent (whose
-         * PID it holds) is trusted, before or after the child's first thread
-         * stores the child's PID here. Relaxed: every thread of a process
+         * probe's answer, the same in every thread). In a fork child the
+         * kernel hands the page over zeroed, so no cache copied from the
+         * parent (whose PID it holds) is trusted, before or after the child's
+         * first thread stores the child's PID here. Relaxed: every thread of a process
          * stores the same value; it guards only each thread's own cache. */
         uint32_t epoch = (uint32_t)pid | (fxi_ann_detected() ? FXI_TID_DETECTOR : 0);
         /* The record of held rmutexes is emptied for t first: once the
