@@ -213,60 +213,6 @@ static void test_condition_variable_any_waits_on_a_futexsync_mutex(void **)
     assert_int_equal(stage, 2);
 }
 
-static int die_holding(void *p)
-{
-    auto *rm = static_cast<futexsync::robust_mutex *>(p);
-    if (!rm->try_lock())
-        return 2;
-    return 0; // exits holding it
-}
-
-static void test_robust_mutex_lock_throws_owner_dead_with_the_lock_held(void **)
-{
-    void *mem = fxt_shared_alloc(sizeof(futexsync::robust_mutex));
-    auto *rm = new (mem) futexsync::robust_mutex;
-    assert_int_equal(fxt_run_child(die_holding, rm), 0);
-    bool dead = false;
-    try {
-        rm->lock();
-    } catch (const futexsync::owner_dead &e) {
-        dead = true;
-        assert_int_equal(e.code().value(), EOWNERDEAD);
-    }
-    assert_true(dead);
-    assert_int_equal(fx_rmutex_owner(rm->native_handle()), fxt_gettid());
-    rm->consistent();
-    rm->unlock();
-    rm->lock(); // an ordinary acquisition now
-    rm->lock(); // recursive
-    rm->unlock();
-    rm->unlock();
-    assert_int_equal(fx_rmutex_owner(rm->native_handle()), 0);
-    fxt_shared_free(mem, sizeof(futexsync::robust_mutex));
-}
-
-static void test_robust_mutex_unlocked_without_consistent_becomes_not_recoverable(void **)
-{
-    void *mem = fxt_shared_alloc(sizeof(futexsync::robust_mutex));
-    auto *rm = new (mem) futexsync::robust_mutex;
-    assert_int_equal(fxt_run_child(die_holding, rm), 0);
-    try {
-        (void)rm->try_lock();
-        fail_msg("no exception");
-    } catch (const futexsync::owner_dead &) {
-    }
-    rm->unlock();
-    try {
-        rm->lock();
-        fail_msg("no exception");
-    } catch (const futexsync::owner_dead &) {
-        fail_msg("owner_dead again");
-    } catch (const std::system_error &e) {
-        assert_int_equal(e.code().value(), ENOTRECOVERABLE);
-    }
-    fxt_shared_free(mem, sizeof(futexsync::robust_mutex));
-}
-
 static void test_call_once_runs_the_callable_once_across_threads(void **)
 {
     futexsync::once_flag flag;
@@ -370,8 +316,6 @@ int main()
         cmocka_unit_test(test_condition_variable_on_a_robust_mutex_releases_its_whole_depth),
         cmocka_unit_test(test_condition_variable_wait_without_the_lock_throws_eperm),
         cmocka_unit_test(test_condition_variable_any_waits_on_a_futexsync_mutex),
-        cmocka_unit_test(test_robust_mutex_lock_throws_owner_dead_with_the_lock_held),
-        cmocka_unit_test(test_robust_mutex_unlocked_without_consistent_becomes_not_recoverable),
         cmocka_unit_test(test_call_once_runs_the_callable_once_across_threads),
         cmocka_unit_test(test_call_once_exception_reaches_the_caller_and_the_next_call_runs),
         cmocka_unit_test(test_call_once_from_its_own_callable_throws_edeadlk),
