@@ -333,7 +333,7 @@ public:
             detail::throw_errno(EDEADLK, "futexsync::shared_lock::try_lock_for");
         return owns_ = m_.try_lock_shared_for(rel);
     }
-    void unlock() FX_RELEASE_SHARED() FX_NO_THREAD_SAFETY_ANALYSIS
+    void unlock() FX_RELEASE() FX_NO_THREAD_SAFETY_ANALYSIS
     {
         if (!owns_)
             detail::throw_errno(EPERM, "futexsync::shared_lock::unlock");
