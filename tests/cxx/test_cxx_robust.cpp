@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <mutex>
 #include <new>
 #include <shared_mutex>
@@ -52,6 +53,22 @@ int die_holding(void *p)
 void orphan_by_a_process(shared_state *s)
 {
     assert_int_equal(fxt_run_child(die_holding, s), 0);
+}
+
+// A forked child is killed (SIGKILL) holding rm in the middle of an update.
+int killed_holding(void *p)
+{
+    auto *s = static_cast<shared_state *>(p);
+    if (!s->rm.try_lock())
+        return 2;
+    s->value = -1;
+    raise(SIGKILL);
+    return 3;
+}
+
+void orphan_by_a_killed_process(shared_state *s)
+{
+    assert_int_equal(fxt_run_child(killed_holding, s), 128 + SIGKILL);
 }
 
 // A thread of this process exits holding rm.
@@ -159,7 +176,7 @@ static void test_unique_lock_ignoring_owner_death_leaves_the_mutex_not_recoverab
 static void test_scoped_lock_after_owner_death_holds_both_and_releases_both(void **)
 {
     shared_state *s = make_state();
-    orphan_by_a_process(s);
+    orphan_by_a_killed_process(s);
     {
         std::scoped_lock g(s->sm, s->rm);
         assert_true(s->rm.inconsistent());
@@ -177,7 +194,7 @@ static void test_scoped_lock_after_owner_death_holds_both_and_releases_both(void
 static void test_scoped_lock_ignoring_owner_death_leaves_the_mutex_not_recoverable(void **)
 {
     shared_state *s = make_state();
-    orphan_by_a_process(s);
+    orphan_by_a_killed_process(s);
     {
         std::scoped_lock g(s->rm, s->sm);
     }
@@ -246,6 +263,54 @@ static void test_condition_variable_wait_after_owner_death_returns_holding_it_in
     free_state(s);
 }
 
+// In a forked child: takes rm once the parent's wait releases it, and exits
+// holding it.
+static int wait_for_it_and_die_holding(void *p)
+{
+    auto *s = static_cast<shared_state *>(p);
+    return s->rm.try_lock_for(10s) ? 0 : 2;
+}
+
+// In a forked child: takes rm from its dead owner, wakes the waiter and
+// unlocks without consistent(): rm is not recoverable.
+static int take_and_retire(void *p)
+{
+    auto *s = static_cast<shared_state *>(p);
+    if (!s->rm.try_lock_for(10s) || !s->rm.inconsistent())
+        return 2;
+    s->waiting = 0;
+    s->cv.notify_all();
+    s->rm.unlock();
+    return 0;
+}
+
+static void test_condition_variable_wait_on_a_mutex_made_not_recoverable_throws_not_holding_it(
+    void **)
+{
+    shared_state *s = make_state();
+    std::unique_lock<futexsync::robust_mutex> l(s->rm);
+    s->waiting = 1;
+    int first = -1, second = -1;
+    std::thread t([&] { // while this thread waits on cv
+        first = fxt_run_child(wait_for_it_and_die_holding, s);
+        second = fxt_run_child(take_and_retire, s);
+    });
+    int err = 0;
+    try {
+        while (s->waiting)
+            s->cv.wait(l);
+    } catch (const futexsync::not_recoverable &e) {
+        err = e.code().value();
+    }
+    t.join();
+    assert_int_equal(first, 0);
+    assert_int_equal(second, 0);
+    assert_int_equal(err, ENOTRECOVERABLE);
+    assert_false(l.owns_lock());
+    assert_int_equal(fx_rmutex_owner(s->rm.native_handle()), 0);
+    free_state(s);
+}
+
 static void test_lock_robust_reports_owner_dead_then_not_recoverable(void **)
 {
     shared_state *s = make_state();
@@ -283,6 +348,8 @@ int main()
         cmocka_unit_test(test_try_lock_after_owner_death_returns_true_inconsistent),
         cmocka_unit_test(
             test_condition_variable_wait_after_owner_death_returns_holding_it_inconsistent),
+        cmocka_unit_test(
+            test_condition_variable_wait_on_a_mutex_made_not_recoverable_throws_not_holding_it),
         cmocka_unit_test(test_lock_robust_reports_owner_dead_then_not_recoverable),
         cmocka_unit_test(test_lock_robust_of_a_free_mutex_gives_no_error),
     };
