@@ -57,10 +57,10 @@
 #define FX_PT_GUARDED_BY(cap)      FX_TSA_(pt_guarded_by(cap))
 /* On a struct member guarded by another member of the same struct, named
  * bare (`int bal FX_MEMBER_GUARDED_BY(m);`). C++ checks it as FX_GUARDED_BY.
- * C cannot: clang (14 and later without late-parsed attributes) looks the
- * name up outside the struct ("use of undeclared identifier"), so in C it
- * expands to nothing and only documents. C code checks such members through
- * the functions that touch them, declared FX_REQUIRES(&p->m). */
+ * C cannot: there clang (14) looks the name up outside the struct ("use of
+ * undeclared identifier"), so in C it expands to nothing and only documents.
+ * C code checks such members through the functions that touch them,
+ * declared FX_REQUIRES(&p->m). */
 #ifdef __cplusplus
 #define FX_MEMBER_GUARDED_BY(cap)    FX_GUARDED_BY(cap)
 #define FX_MEMBER_PT_GUARDED_BY(cap) FX_PT_GUARDED_BY(cap)
