@@ -402,7 +402,9 @@ private:
 // consistent(). The final unlock() of an inconsistent mutex makes it not
 // recoverable for good: every later acquisition, in any thread or process,
 // throws not_recoverable (or fails the same way without exceptions) and
-// acquires nothing. So the std wrappers work unchanged:
+// acquires nothing. (std::lock of several mutexes may unlock one it took, to
+// back off: for a mutex just taken from a dead owner that unlock is such an
+// unlock.) So the std wrappers work unchanged:
 //
 //     std::lock_guard<futexsync::robust_mutex> g(m);
 //     if (m.inconsistent()) {
