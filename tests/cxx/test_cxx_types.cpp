@@ -3,9 +3,13 @@
 #include <futexsync.hpp>
 
 #include <atomic>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -301,6 +305,45 @@ static void test_zero_filled_barrier_needs_its_party_count(void **)
     assert_true(b.arrive_and_wait()); // the count is recorded now
 }
 
+// In a forked child, stderr to the pipe p[1]: notify_one on a condition
+// variable whose waiters slot holds a value the library never writes.
+static int notify_a_corrupt_cond(void *p)
+{
+    int *fds = static_cast<int *>(p);
+    dup2(fds[1], 2);
+    futexsync::condition_variable cv;
+    cv.native_handle()->waiters = -1;
+    cv.notify_one();
+    return 0;
+}
+
+static void test_notify_on_a_corrupt_condition_variable_terminates_with_a_message(void **)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    int status = fxt_run_child(notify_a_corrupt_cond, fds);
+    close(fds[1]);
+    char buf[256] = {};
+    ssize_t n = read(fds[0], buf, sizeof buf - 1);
+    close(fds[0]);
+    assert_int_equal(status, 128 + SIGABRT); // std::terminate
+    assert_true(n > 0);
+    assert_non_null(std::strstr(buf, "futexsync: fx_cond_signal: Invalid argument"));
+}
+
+static void test_unique_lock_relocked_while_held_throws_edeadlk(void **)
+{
+    futexsync::mutex m;
+    futexsync::unique_lock<futexsync::mutex> l(m);
+    try {
+        l.lock();
+        fail_msg("no exception");
+    } catch (const std::system_error &e) {
+        assert_int_equal(e.code().value(), EDEADLK);
+    }
+    assert_true(l.owns_lock());
+}
+
 int main()
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +365,8 @@ int main()
         cmocka_unit_test(test_semaphore_try_acquire_for_times_out_without_tokens),
         cmocka_unit_test(test_barrier_has_one_serial_arrival_per_round),
         cmocka_unit_test(test_zero_filled_barrier_needs_its_party_count),
+        cmocka_unit_test(test_notify_on_a_corrupt_condition_variable_terminates_with_a_message),
+        cmocka_unit_test(test_unique_lock_relocked_while_held_throws_edeadlk),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
