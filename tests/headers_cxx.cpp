@@ -1,7 +1,9 @@
 // The umbrella header compiles as C++17 (extern "C", no _Atomic in public
-// types) next to <pthread.h>, and links against the C library.
+// types) next to <pthread.h>, and links against the C library; futexsync.hpp
+// compiles under the same -pedantic flags.
 #include <pthread.h>
 #include <futexsync.h>
+#include <futexsync.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -13,6 +15,7 @@ static_assert(sizeof(fx_sem) == 8, "fx_sem is 8 bytes");
 static_assert(sizeof(fx_rwlock) == 8, "fx_rwlock is 8 bytes");
 static_assert(sizeof(fx_barrier) == 8, "fx_barrier is 8 bytes");
 static_assert(sizeof(fx_once) == 4, "fx_once is 4 bytes");
+static_assert(sizeof(futexsync::barrier<>) == sizeof(fx_barrier), "barrier<> is fx_barrier");
 static fx_sem g_sem = FX_SEM_INIT(0);
 static fx_rwlock g_rwlock = FX_RWLOCK_INIT;
 static fx_barrier g_barrier = FX_BARRIER_INIT;

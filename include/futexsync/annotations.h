@@ -55,6 +55,19 @@
 /* On data: only touched while holding cap (shared for reads). */
 #define FX_GUARDED_BY(cap)         FX_TSA_(guarded_by(cap))
 #define FX_PT_GUARDED_BY(cap)      FX_TSA_(pt_guarded_by(cap))
+/* On a struct member guarded by another member of the same struct, named
+ * bare (`int bal FX_MEMBER_GUARDED_BY(m);`). C++ checks it as FX_GUARDED_BY.
+ * C cannot: there clang (14) looks the name up outside the struct ("use of
+ * undeclared identifier"), so in C it expands to nothing and only documents.
+ * C code checks such members through the functions that touch them,
+ * declared FX_REQUIRES(&p->m). */
+#ifdef __cplusplus
+#define FX_MEMBER_GUARDED_BY(cap)    FX_GUARDED_BY(cap)
+#define FX_MEMBER_PT_GUARDED_BY(cap) FX_PT_GUARDED_BY(cap)
+#else
+#define FX_MEMBER_GUARDED_BY(cap)
+#define FX_MEMBER_PT_GUARDED_BY(cap)
+#endif
 /* On functions: the caller must hold cap (exclusively, or shared). */
 #define FX_REQUIRES(cap)           FX_TSA_(requires_capability(cap))
 #define FX_REQUIRES_SHARED(cap)    FX_TSA_(requires_shared_capability(cap))

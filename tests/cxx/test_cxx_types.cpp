@@ -3,9 +3,13 @@
 #include <futexsync.hpp>
 
 #include <atomic>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -213,60 +217,6 @@ static void test_condition_variable_any_waits_on_a_futexsync_mutex(void **)
     assert_int_equal(stage, 2);
 }
 
-static int die_holding(void *p)
-{
-    auto *rm = static_cast<futexsync::robust_mutex *>(p);
-    if (!rm->try_lock())
-        return 2;
-    return 0; // exits holding it
-}
-
-static void test_robust_mutex_lock_throws_owner_dead_with_the_lock_held(void **)
-{
-    void *mem = fxt_shared_alloc(sizeof(futexsync::robust_mutex));
-    auto *rm = new (mem) futexsync::robust_mutex;
-    assert_int_equal(fxt_run_child(die_holding, rm), 0);
-    bool dead = false;
-    try {
-        rm->lock();
-    } catch (const futexsync::owner_dead &e) {
-        dead = true;
-        assert_int_equal(e.code().value(), EOWNERDEAD);
-    }
-    assert_true(dead);
-    assert_int_equal(fx_rmutex_owner(rm->native_handle()), fxt_gettid());
-    rm->consistent();
-    rm->unlock();
-    rm->lock(); // an ordinary acquisition now
-    rm->lock(); // recursive
-    rm->unlock();
-    rm->unlock();
-    assert_int_equal(fx_rmutex_owner(rm->native_handle()), 0);
-    fxt_shared_free(mem, sizeof(futexsync::robust_mutex));
-}
-
-static void test_robust_mutex_unlocked_without_consistent_becomes_not_recoverable(void **)
-{
-    void *mem = fxt_shared_alloc(sizeof(futexsync::robust_mutex));
-    auto *rm = new (mem) futexsync::robust_mutex;
-    assert_int_equal(fxt_run_child(die_holding, rm), 0);
-    try {
-        (void)rm->try_lock();
-        fail_msg("no exception");
-    } catch (const futexsync::owner_dead &) {
-    }
-    rm->unlock();
-    try {
-        rm->lock();
-        fail_msg("no exception");
-    } catch (const futexsync::owner_dead &) {
-        fail_msg("owner_dead again");
-    } catch (const std::system_error &e) {
-        assert_int_equal(e.code().value(), ENOTRECOVERABLE);
-    }
-    fxt_shared_free(mem, sizeof(futexsync::robust_mutex));
-}
-
 static void test_call_once_runs_the_callable_once_across_threads(void **)
 {
     futexsync::once_flag flag;
@@ -355,6 +305,45 @@ static void test_zero_filled_barrier_needs_its_party_count(void **)
     assert_true(b.arrive_and_wait()); // the count is recorded now
 }
 
+// In a forked child, stderr to the pipe p[1]: notify_one on a condition
+// variable whose waiters slot holds a value the library never writes.
+static int notify_a_corrupt_cond(void *p)
+{
+    int *fds = static_cast<int *>(p);
+    dup2(fds[1], 2);
+    futexsync::condition_variable cv;
+    cv.native_handle()->waiters = -1;
+    cv.notify_one();
+    return 0;
+}
+
+static void test_notify_on_a_corrupt_condition_variable_terminates_with_a_message(void **)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    int status = fxt_run_child(notify_a_corrupt_cond, fds);
+    close(fds[1]);
+    char buf[256] = {};
+    ssize_t n = read(fds[0], buf, sizeof buf - 1);
+    close(fds[0]);
+    assert_int_equal(status, 128 + SIGABRT); // std::terminate
+    assert_true(n > 0);
+    assert_non_null(std::strstr(buf, "futexsync: fx_cond_signal: Invalid argument"));
+}
+
+static void test_unique_lock_relocked_while_held_throws_edeadlk(void **)
+{
+    futexsync::mutex m;
+    futexsync::unique_lock<futexsync::mutex> l(m);
+    try {
+        l.lock();
+        fail_msg("no exception");
+    } catch (const std::system_error &e) {
+        assert_int_equal(e.code().value(), EDEADLK);
+    }
+    assert_true(l.owns_lock());
+}
+
 int main()
 {
     const struct CMUnitTest tests[] = {
@@ -370,14 +359,14 @@ int main()
         cmocka_unit_test(test_condition_variable_on_a_robust_mutex_releases_its_whole_depth),
         cmocka_unit_test(test_condition_variable_wait_without_the_lock_throws_eperm),
         cmocka_unit_test(test_condition_variable_any_waits_on_a_futexsync_mutex),
-        cmocka_unit_test(test_robust_mutex_lock_throws_owner_dead_with_the_lock_held),
-        cmocka_unit_test(test_robust_mutex_unlocked_without_consistent_becomes_not_recoverable),
         cmocka_unit_test(test_call_once_runs_the_callable_once_across_threads),
         cmocka_unit_test(test_call_once_exception_reaches_the_caller_and_the_next_call_runs),
         cmocka_unit_test(test_call_once_from_its_own_callable_throws_edeadlk),
         cmocka_unit_test(test_semaphore_try_acquire_for_times_out_without_tokens),
         cmocka_unit_test(test_barrier_has_one_serial_arrival_per_round),
         cmocka_unit_test(test_zero_filled_barrier_needs_its_party_count),
+        cmocka_unit_test(test_notify_on_a_corrupt_condition_variable_terminates_with_a_message),
+        cmocka_unit_test(test_unique_lock_relocked_while_held_throws_edeadlk),
     };
     return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -1,5 +1,7 @@
 // Links against an installed futexsync from C++17 through futexsync.hpp: the
-// standard lock wrappers and condition variables over the futexsync types.
+// standard lock wrappers and condition variables over the futexsync types,
+// the annotated guards, latch, barrier with a completion function and
+// binary_semaphore.
 #include <futexsync.hpp>
 #include <condition_variable>
 #include <cstdio>
@@ -12,7 +14,9 @@ static_assert(sizeof(futexsync::robust_mutex) == sizeof(fx_rmutex) && sizeof(fx_
 static_assert(sizeof(futexsync::shared_mutex) == sizeof(fx_rwlock) && sizeof(fx_rwlock) == 8);
 static_assert(sizeof(futexsync::condition_variable) == sizeof(fx_cond) && sizeof(fx_cond) == 16);
 static_assert(sizeof(futexsync::counting_semaphore<>) == sizeof(fx_sem) && sizeof(fx_sem) == 8);
-static_assert(sizeof(futexsync::barrier) == sizeof(fx_barrier) && sizeof(fx_barrier) == 8);
+static_assert(sizeof(futexsync::barrier<>) == sizeof(fx_barrier) && sizeof(fx_barrier) == 8);
+static_assert(sizeof(futexsync::latch) == sizeof(fx_counter) && sizeof(fx_counter) == 8);
+static_assert(futexsync::binary_semaphore::max() == 1);
 static_assert(sizeof(futexsync::once_flag) == sizeof(fx_once) && sizeof(fx_once) == 4);
 
 int main()
@@ -45,15 +49,39 @@ int main()
         cv.notify_all();
         cva.notify_all();
     };
-    std::thread t(work);
+    futexsync::latch started(2);
+    int phases = 0; // the completion's
+    futexsync::barrier phase(2, [&]() noexcept { phases++; });
+    futexsync::binary_semaphore token(0);
+    std::thread t([&] {
+        started.arrive_and_wait();
+        work();
+        (void)phase.arrive_and_wait();
+        token.release();
+        token.release(); // still one token
+    });
+    started.arrive_and_wait();
     work();
+    (void)phase.arrive_and_wait();
+    {
+        futexsync::unique_lock<futexsync::mutex> l(m);
+        while (stage != 2)
+            cv.wait(l);
+    }
     {
         std::unique_lock<futexsync::mutex> l(m);
-        cv.wait(l, [&] { return stage == 2; });
         cva.wait(l, [&] { return stage == 2; });
     }
     t.join();
-    bool ok = count == 40000 && both == 40000 && stage == 2 && backwards == 0;
+    {
+        std::lock_guard<futexsync::robust_mutex> g(rm);
+        if (rm.inconsistent()) // nobody died here
+            return 1;
+    }
+    token.acquire();
+    bool one_token = !token.try_acquire();
+    bool ok = count == 40000 && both == 40000 && stage == 2 && backwards == 0 && phases == 1 &&
+              one_token;
     std::printf("consumer (futexsync.hpp): %ld %ld %s\n", count, both, ok ? "ok" : "WRONG");
     return ok ? 0 : 1;
 }

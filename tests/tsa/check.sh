@@ -1,34 +1,52 @@
 #!/usr/bin/env bash
 # tests/tsa/check.sh CLANG CLANGXX INCLUDE_DIR: Clang's thread-safety analysis
-# over the futexsync annotations. The *_ok programs must compile with
-# -Wthread-safety -Werror; the *_bad ones must fail with the analysis'
-# diagnostic for the line marked in them.
+# over the futexsync annotations, in C (guarded.c) and C++ (guarded.cpp).
+# Each program must compile with -Wthread-safety -Werror as written, and
+# each of its seeded mistakes (#ifdef SEED_<name>) must be rejected with a
+# thread-safety diagnostic on the line marked @SEED_<name>.
 set -u
 cc=$1 cxx=$2 inc=$3
 dir=$(cd "$(dirname "$0")" && pwd)
 flags=(-fsyntax-only -Wall -Wextra -Wthread-safety -Wthread-safety-beta -Werror -I "$inc")
 fail=0
-check() { # lang compiler file expect(ok|bad) pattern
-    local out
-    if [ "$1" = c ]; then out=$("$2" -std=c11 "${flags[@]}" "$dir/$3" 2>&1)
-    else out=$("$2" -std=c++17 "${flags[@]}" "$dir/$3" 2>&1); fi
-    local rc=$?
-    if [ "$4" = ok ]; then
-        if [ $rc -ne 0 ]; then echo "FAIL: $3 should compile:"; echo "$out"; fail=1
-        else echo "ok: $3 compiles"; fi
-    else
-        if [ $rc -eq 0 ]; then echo "FAIL: $3 compiled"; fail=1
-        elif ! grep -q -- "$5" <<<"$out"; then
-            echo "FAIL: $3 failed without the expected diagnostic '$5':"; echo "$out"; fail=1
-        else echo "ok: $3 rejected: $(grep -m1 -- "$5" <<<"$out")"; fi
-    fi
+compile() { # file [extra flags]: the compiler's output; status as the compiler's
+    local f=$1
+    shift
+    case $f in
+    *.c) "$cc" -std=c11 "${flags[@]}" "$@" "$dir/$f" 2>&1 ;;
+    *) "$cxx" -std=c++17 "${flags[@]}" "$@" "$dir/$f" 2>&1 ;;
+    esac
 }
-check c "$cc" guarded_ok.c ok
-check c "$cc" guarded_bad.c bad \
-    "guarded_bad.c:9:5: error: writing variable 'x' requires holding mutex 'm' exclusively \[-Werror,-Wthread-safety-analysis\]"
-check c "$cc" trylock_bad.c bad \
-    "trylock_bad.c:12:9: error: writing variable 'x' requires holding mutex 'm' exclusively \[-Werror,-Wthread-safety-analysis\]"
-check cxx "$cxx" guarded_ok.cpp ok
-check cxx "$cxx" guarded_bad.cpp bad \
-    "guarded_bad.cpp:11:5: error: writing variable 'y' requires holding mutex 'l' exclusively \[-Werror,-Wthread-safety-analysis\]"
+for f in guarded.c guarded.cpp; do
+    if ! out=$(compile "$f"); then
+        echo "FAIL: $f should compile clean:"
+        echo "$out"
+        fail=1
+    else
+        echo "ok: $f compiles clean"
+    fi
+    seeds=$(grep -o '^#ifdef SEED_[A-Za-z0-9_]*' "$dir/$f" | sed 's/^#ifdef //' | sort -u)
+    if [ -z "$seeds" ]; then
+        echo "FAIL: $f has no seeded mistakes"
+        fail=1
+    fi
+    for s in $seeds; do
+        line=$(grep -n "@$s\b" "$dir/$f" | cut -d: -f1)
+        if [ -z "$line" ]; then
+            echo "FAIL: $f: no line marked @$s"
+            fail=1
+            continue
+        fi
+        if out=$(compile "$f" "-D$s"); then
+            echo "FAIL: $f -D$s compiled"
+            fail=1
+        elif ! hit=$(grep -m1 -E "$f:$line:[0-9]+: error: .*\[-Werror,-Wthread-safety" <<<"$out"); then
+            echo "FAIL: $f -D$s failed without a thread-safety error on line $line:"
+            echo "$out"
+            fail=1
+        else
+            echo "ok: $f -D$s rejected: ${hit#"$dir/"}"
+        fi
+    done
+done
 exit $fail
