@@ -588,9 +588,7 @@ static const char *ck_sem_value(int32_t v, int r, const struct object *a)
 
 /* --- fx_rwlock: slots state (0) and writer_seq (1). --------------------------
  * Written: every state with bits 24..28 clear (the header: readers up to
- * FX_RWLOCK_MAX_READERS plus fast-path readers passing through, WL, WP, RW,
- * WW; a writer may even find readers passing through WL), and every
- * writer_seq. The expected results are the transitions of the table at the
+ * FX_RWLOCK_MAX_READERS, WL, WP, RW, WW), and every writer_seq. The expected results are the transitions of the table at the
  * top of src/rwlock.c, for one thread and nobody asleep (tests/fxspec.h). */
 
 #define RW_WL ((uint32_t)FX_RWLOCK_WRITE_LOCKED)

@@ -638,6 +638,61 @@ static void test_dead_waiting_writer_lets_readers_in_when_free(void **state)
     dead_waiting_writer(true);
 }
 
+/* Issue 19: a reader killed in rdlock after its fast path failed (a writer
+ * holds the lock, or waits for it) must leave no reader counted. The old fast
+ * path added itself (fetch_add) and took the increment back after looking:
+ * a reader killed between the two stayed counted for good, a phantom reader
+ * every later writer waited for. The fault point rwlock.rdlock.slow is that
+ * step: after the fast path's look, before anything else. */
+static int reader_killed_after_fast_path(void *arg)
+{
+    fx_rwlock *l = arg;
+    fxf_kill_at("rwlock.rdlock.slow");
+    int r = fx_rwlock_rdlock(l);
+    return r == 0 ? 1 : 2; /* not killed: 1 if it took a lock it should not have */
+}
+
+static void test_reader_killed_in_rdlock_while_write_held_leaves_no_reader(void **state)
+{
+    (void)state;
+    fx_rwlock *l = fxt_shared_alloc(sizeof *l);
+    assert_int_equal(fx_rwlock_wrlock(l), 0);
+    assert_int_equal(fxt_wait_child(fxt_fork(reader_killed_after_fast_path, l), 10000),
+                     128 + SIGKILL);
+    assert_int_equal(fxt_load(&l->state) & 0x7fffff, 0); /* no reader counted */
+    assert_int_equal(fx_rwlock_wrunlock(l), 0);
+    /* A later writer gets in (with the phantom reader it timed out). */
+    struct timespec d = fx_deadline_in(2 * FX_NSEC_PER_SEC);
+    assert_int_equal(fx_rwlock_timedwrlock(l, &d), 0);
+    assert_int_equal(fx_rwlock_wrunlock(l), 0);
+    assert_int_equal(l->state, 0);
+    fxt_shared_free(l, sizeof *l);
+}
+
+static void test_reader_killed_in_rdlock_while_a_writer_waits_lets_the_writer_in(void **state)
+{
+    (void)state;
+    fx_rwlock *l = fxt_shared_alloc(sizeof *l);
+    assert_int_equal(fx_rwlock_rdlock(l), 0);
+    pid_t w = fxt_fork(sleeping_writer, l); /* waits for our read hold */
+    assert_true(fxt_wait_asleep(w, &l->writer_seq, 10000));
+    assert_int_equal(fxt_load(&l->state) & (WP_BIT | WW_BIT), WP_BIT | WW_BIT);
+    int rst = fxt_wait_child(fxt_fork(reader_killed_after_fast_path, l), 10000);
+    int32_t counted = fxt_load(&l->state) & 0x7fffff;
+    int unlocked = fx_rwlock_rdunlock(l);
+    /* The writer gets in and out (with the phantom reader it waited for
+     * ever: fxt_wait_child kills it after 10 s). */
+    int wst = fxt_wait_child(w, 10000);
+    assert_int_equal(rst, 128 + SIGKILL);
+    assert_int_equal(counted, 1); /* ours alone */
+    assert_int_equal(unlocked, 0);
+    assert_int_equal(wst, 0);
+    assert_int_equal(fxt_load(&l->state) & 0x00ffffff, 0);
+    assert_int_equal(fx_rwlock_tryrdlock(l), 0);
+    assert_int_equal(fx_rwlock_rdunlock(l), 0);
+    fxt_shared_free(l, sizeof *l);
+}
+
 /* A live writer that waits longer than the stale time keeps the writer
  * preference: its renewals keep readers out until it has had its turn. */
 static void test_live_waiting_writer_keeps_readers_out_past_the_stale_time(void **state)
@@ -976,6 +1031,8 @@ int main(void)
         cmocka_unit_test(test_killed_woken_writer_does_not_strand_sleeping_writer),
         cmocka_unit_test(test_dead_waiting_writer_lets_readers_in_while_read_held),
         cmocka_unit_test(test_dead_waiting_writer_lets_readers_in_when_free),
+        cmocka_unit_test(test_reader_killed_in_rdlock_while_write_held_leaves_no_reader),
+        cmocka_unit_test(test_reader_killed_in_rdlock_while_a_writer_waits_lets_the_writer_in),
         cmocka_unit_test(test_live_waiting_writer_keeps_readers_out_past_the_stale_time),
         cmocka_unit_test(test_threads_never_see_a_torn_value),
         cmocka_unit_test(test_processes_never_see_a_torn_value),

@@ -4,9 +4,8 @@
  * Layout: two int32_t slots.
  *
  *     state       bits 0..22   readers holding the lock (up to
- *                              FX_RWLOCK_MAX_READERS), plus readers passing
- *                              through the fast path that will take their
- *                              increment back at once
+ *                              FX_RWLOCK_MAX_READERS), and nobody else: a
+ *                              reader adds itself only when it gets in
  *                 bit 23       FX_RWLOCK_WRITE_LOCKED: a writer holds it
  *                 bits 24..28  always 0 (a state with one set gives EINVAL)
  *                 bit 29       FX_RWLOCK_WRITER_PENDING: a writer waits for the
@@ -43,9 +42,9 @@
  * A thread that holds the lock and locks it again in either mode may
  * deadlock (a second read lock waits if a writer is waiting in between).
  *
- * Processes that die: a process that dies while it waits for the lock (also
- * after a release woke it, before it returned from the kernel) strands
- * nobody: every sleeper re-reads the word at least every 250 ms, and the
+ * Processes that die: a process that dies inside a lock call before it holds
+ * the lock (on its fast path, or while it waits, also after a release woke
+ * it, before it returned from the kernel) strands nobody: every sleeper re-reads the word at least every 250 ms, and the
  * intent of a writer that died waiting (FX_RWLOCK_WRITER_PENDING,
  * FX_RWLOCK_WRITERS_WAITING) stops keeping blocked readers out within about
  * one second (fx_rwlock_tryrdlock keeps giving EBUSY until a blocking reader
