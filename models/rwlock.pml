@@ -110,7 +110,7 @@
  * from WL to 0 is the same step when no bit is set).
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=7c32fbb6b0412e3d9c559d2ef96338ee49a2b98b2ff9a06b158b23659ba79b38
-//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale rdlock_common rdlock_slow reader_release wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release wrlock_slow sha256=64a605b2cc4f35ec9693d37d0d355abe247cad45dd7702e5a4c2b71fd3226d1f
+//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale rdlock_common rdlock_shared rdlock_slow reader_release wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release wrlock_slow sha256=d0c638b0facf52342bc4157317fe5c5d41da1eb0245acae1d0f906df1af51f28
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3
@@ -336,7 +336,7 @@ proctype reader(byte me; bool timed; byte signals; byte iters)
          * from the value it failed on, only when no bit but R is set: one
          * step (see Granularity). The reader is counted only as a holder. */
         atomic {
-            s = st;                                            /* @rwlock.rdlock.cas */
+            s = st;                                 /* @rwlock.rdlock.cas, @rwlock.rdlock.cas_more */
             if
             :: (s & ~RMASK) == 0 -> st = s + 1; nr++; assert(!nw); wants[me] = 0; HOLDS(1); act = ENTER /* [M:fast-check] */
             :: else -> act = DONE                              /* nothing written [M:fast-fail] */

@@ -326,17 +326,26 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
  * die there (SIGKILL) and stay counted for good, a phantom reader that every
  * later writer would wait for (issue 19). The first CAS guesses the free,
  * idle word, so the uncontended lock makes one RMW and no load; with other
- * readers inside it fails with their count and the second CAS adds us to
- * it. Acquire on success: the reader sees what the last writer wrote. A
- * failure only hands the current state on (relaxed, in cas_state). */
+ * readers inside it fails with their count, and rdlock_shared's CAS adds us
+ * to it (out of line, so that the inline path needs no stack frame). Acquire
+ * on success: the reader sees what the last writer wrote. A failure only
+ * hands the current state on (relaxed, in cas_state). */
+__attribute__((noinline)) static int rdlock_shared(fx_rwlock *l,
+                                                  const struct timespec *deadline, uint32_t s)
+{
+    /* @step rwlock.rdlock.cas_more */
+    if (read_lockable(s) && cas_state(l, &s, s + 1, __ATOMIC_ACQUIRE))
+        return 0;
+    return rdlock_slow(l, deadline, s);
+}
+
 static inline int rdlock_common(fx_rwlock *l, const struct timespec *deadline)
 {
     uint32_t s = 0;
     /* @step rwlock.rdlock.cas */
-    if (cas_state(l, &s, 1, __ATOMIC_ACQUIRE) ||
-        (read_lockable(s) && cas_state(l, &s, s + 1, __ATOMIC_ACQUIRE)))
+    if (cas_state(l, &s, 1, __ATOMIC_ACQUIRE))
         return 0;
-    return rdlock_slow(l, deadline, s);
+    return rdlock_shared(l, deadline, s); /* out of line: no frame here */
 }
 
 /* Wakes the readers sleeping on `state` if RW is set and no writer holds the
