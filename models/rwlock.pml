@@ -104,13 +104,21 @@
  * another writer's sleep return EAGAIN), and so is the slow-path reader's
  * entry past RW alone (RW cleared with the entry, its readers woken).
  *
- * Releases: a reader's release is reader_release (fx_rwlock_unlock and
- * fx_rwlock_rdunlock both end in one fetch_sub), a writer's is
- * writer_release (fx_rwlock_unlock, and fx_rwlock_wrunlock, whose first CAS
- * from WL to 0 is the same step when no bit is set).
+ * Releases: a reader's release is reader_release (fx_rwlock_unlock, and
+ * fx_rwlock_rdunlock, whose first CAS from 1 to 0 is the same step when it
+ * is the only reader and no bit is set), a writer's is writer_release
+ * (fx_rwlock_unlock, and fx_rwlock_wrunlock, whose first CAS from WL to 0
+ * is the same step when no bit is set). Both are CAS loops that take one
+ * reader (R > 0, no WL) or WL (set) only when the word holds it, else
+ * EPERM with nothing changed (issue 19); for a holder, whose hold cannot
+ * go away under it, a loop is one step st - 1 or st - WL (see
+ * Granularity). A release by a thread that holds nothing is not modelled:
+ * the lock tracks no owners, so while others hold it in that mode such a
+ * call cannot be told from theirs; when they do not, it changes nothing
+ * (tests/test_rwlock.c checks that against concurrent threads).
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=7c32fbb6b0412e3d9c559d2ef96338ee49a2b98b2ff9a06b158b23659ba79b38
-//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale rdlock_common rdlock_shared rdlock_slow reader_release wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release wrlock_slow sha256=d0c638b0facf52342bc4157317fe5c5d41da1eb0245acae1d0f906df1af51f28
+//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=65974da97cf2bab85f9181ec5b1245c718bac69d622463efb867de7d7dc9606c
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3

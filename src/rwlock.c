@@ -26,9 +26,11 @@
  *   R += 1, -RW (CAS), no WL/WP/WW   reader, slow path           FUTEX_WAKE(state)
  *                                                                 if RW was set
  *   R += 1 (CAS), no WL/WP/WW        tryrdlock                   none
- *   R -= 1                           read unlock, rdunlock       see "wake"
+ *   R -= 1 (CAS, only if R > 0 and   read unlock, rdunlock       see "wake"
+ *     no WL; else EPERM, unchanged)
  *   free -> +WL, -WP (CAS)           writer; +WW if it has slept none
- *   -WL                              write unlock, wrunlock      see "wake"
+ *   -WL (CAS, only if WL; else       write unlock, wrunlock      see "wake"
+ *     EPERM, unchanged)
  *   +WP (not free)                   writer waiting (spinning)   none
  *   -WP -WW                          writer giving up (timeout,  see "give-up"
  *                                      bad deadline)
@@ -185,17 +187,40 @@ __attribute__((noinline, cold)) static void wake_waiters(fx_rwlock *l, uint32_t 
     }
 }
 
-/* Takes one reader back (read unlock). */
-static inline void reader_release(fx_rwlock *l)
+/* Takes one reader back (read unlock), from the guess s: 0, or EPERM when
+ * the word holds no read lock (R = 0, or WL), EINVAL for a bad word; then
+ * nothing was changed. A CAS, never a subtraction taken back: a call by a
+ * thread that holds nothing must not show others a word it made up for an
+ * instant (R wrapped into WL and the bad bits), which made a correct
+ * writer's unlock fail and its lock give EINVAL (issue 19). */
+static inline int reader_release(fx_rwlock *l, uint32_t s)
 {
-    /* Release: the reads of the critical section happen-before the next
-     * writer's acquire (no write of its may overtake them). */
-    /* @step rwlock.reader_release.sub */
-    uint32_t s = (uint32_t)__atomic_sub_fetch(&l->state, 1, __ATOMIC_RELEASE);
+    for (;;) {
+        if (s & BAD)
+            return EINVAL;
+        if ((s & WL) || (s & READERS) == 0)
+            return EPERM;
+        /* Release: the reads of the critical section happen-before the
+         * next writer's acquire (no write of its may overtake them). On
+         * failure s is reloaded (relaxed, in cas_state). */
+        /* @step rwlock.reader_release.sub */
+        if (cas_state(l, &s, s - 1, __ATOMIC_RELEASE))
+            break;
+    }
+    s -= 1;
     /* @step rwlock.reader_release.wake */
     if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
         wake_waiters(l, s);
+    return 0;
 }
+
+/* reader_release out of line, for the read unlock whose first CAS (the
+ * uncontended case) failed: its inline path then needs no stack frame. */
+__attribute__((noinline)) static int reader_release_more(fx_rwlock *l, uint32_t s)
+{
+    return reader_release(l, s);
+}
+
 
 /* A reader kept out only by WP/WW (no WL) watches writer_seq: a waiting
  * writer advances it at least every FX_RWLOCK_RENEW_NS (and every wake of a
@@ -592,16 +617,36 @@ int fx_rwlock_trywrlock(fx_rwlock *l)
     return r;
 }
 
-/* Releases a write hold: the caller has checked that the state has WL. */
-static inline void writer_release(fx_rwlock *l)
+/* Releases a write hold, from the guess s: 0, or EPERM when the word has
+ * no WL, EINVAL for a bad word; then nothing was changed. A CAS for the
+ * same reason as reader_release: a subtraction of WL from a word without it
+ * would borrow into the bad bits. */
+static inline int writer_release(fx_rwlock *l, uint32_t s)
 {
-    /* Release: the critical section happens-before the next acquire. */
-    /* @step rwlock.writer_release.sub */
-    uint32_t s = (uint32_t)__atomic_sub_fetch(&l->state, (int32_t)WL, __ATOMIC_RELEASE);
+    for (;;) {
+        if (s & BAD)
+            return EINVAL;
+        if (!(s & WL))
+            return EPERM;
+        /* Release: the critical section happens-before the next acquire.
+         * On failure s is reloaded (relaxed, in cas_state). */
+        /* @step rwlock.writer_release.sub */
+        if (cas_state(l, &s, s - WL, __ATOMIC_RELEASE))
+            break;
+    }
+    s -= WL;
     /* @step rwlock.writer_release.wake */
     if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
         wake_waiters(l, s);
+    return 0;
 }
+
+/* writer_release out of line, for wrunlock (as reader_release_more). */
+__attribute__((noinline)) static int writer_release_more(fx_rwlock *l, uint32_t s)
+{
+    return writer_release(l, s);
+}
+
 
 int fx_rwlock_unlock(fx_rwlock *l)
 {
@@ -609,27 +654,34 @@ int fx_rwlock_unlock(fx_rwlock *l)
         return EINVAL;
     const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
     uint32_t s = load_state(l);
-    if (s & BAD)
-        return EINVAL;
-    if ((s & HELD) == 0)
-        return EPERM;
-    /* The caller holds the lock, so the mode read here cannot change until
-     * it releases: WL stays set for a writer, and never appears while a
-     * reader holds. */
+    if ((s & BAD) != 0 || (s & HELD) == 0)
+        return (s & BAD) ? EINVAL : EPERM;
+    /* A caller that holds the lock keeps the mode read here until it
+     * releases: WL stays set for a writer, and never appears while a reader
+     * holds. The release checks it again in its CAS, so a caller that holds
+     * nothing gets EPERM when the mode has gone, and changes nothing. The
+     * first CAS is that of wrunlock or rdunlock, from the uncontended
+     * state (WL alone, or one reader alone); the loop from the state it
+     * finds is out of line. */
+    int r;
     if (s & WL) {
         if (on)
             fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
-        writer_release(l);
+        uint32_t e = WL;
+        /* Release, as in writer_release; on failure e is the state. */
+        r = cas_state(l, &e, 0, __ATOMIC_RELEASE) ? 0 : writer_release_more(l, e);
         if (on)
             fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
     } else {
         if (on)
             fx_ann_pre_unlock(l, FX_ANN_SHARED);
-        reader_release(l);
+        uint32_t e = 1;
+        /* Release, as in reader_release; on failure e is the state. */
+        r = cas_state(l, &e, 0, __ATOMIC_RELEASE) ? 0 : reader_release_more(l, e);
         if (on)
             fx_ann_post_unlock(l, FX_ANN_SHARED);
     }
-    return 0;
+    return r;
 }
 
 int fx_rwlock_rdunlock(fx_rwlock *l)
@@ -649,21 +701,15 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
     }
     if (on)
         fx_ann_pre_unlock(l, FX_ANN_SHARED);
-    /* One RMW and no load first: under read contention the load would cost
-     * a second transfer of the cache line. Release, as in reader_release. */
+    /* No load first (under read contention it would cost a second transfer
+     * of the cache line): a CAS that guesses the only reader with nobody
+     * waiting, 1 -> 0, the uncontended case in one RMW; otherwise its
+     * failure gives the state, and reader_release's CAS loop takes one
+     * reader from it, only if the word holds read locks (never a
+     * subtraction taken back: issue 19). Release, as in reader_release. */
     /* @step rwlock.rdunlock.sub */
-    uint32_t old = (uint32_t)__atomic_fetch_sub(&l->state, 1, __ATOMIC_RELEASE);
-    int r = 0;
-    if ((old & (BAD | WL)) != 0 || (old & READERS) == 0) {
-        /* Not a read hold (free, write-held, or garbage): take the
-         * decrement back. Relaxed: it restores a value, publishes nothing. */
-        __atomic_fetch_add(&l->state, 1, __ATOMIC_RELAXED);
-        r = (old & BAD) ? EINVAL : EPERM;
-    } else {
-        uint32_t s = old - 1;
-        if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
-            wake_waiters(l, s);
-    }
+    uint32_t s = 1;
+    int r = cas_state(l, &s, 0, __ATOMIC_RELEASE) ? 0 : reader_release_more(l, s);
     if (on)
         fx_ann_post_unlock(l, FX_ANN_SHARED);
     return r;
@@ -690,14 +736,8 @@ int fx_rwlock_wrunlock(fx_rwlock *l)
     int r = 0;
     /* The common case in one CAS (release): held by us, nobody waiting. On
      * failure s is the current state, and tells what to do. */
-    if (!cas_state(l, &s, 0, __ATOMIC_RELEASE)) {
-        if (s & BAD)
-            r = EINVAL;
-        else if (!(s & WL))
-            r = EPERM; /* not write-held: nothing was changed */
-        else
-            writer_release(l);
-    }
+    if (!cas_state(l, &s, 0, __ATOMIC_RELEASE))
+        r = writer_release_more(l, s); /* EPERM if not write-held: nothing changed */
     if (on)
         fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
     return r;
