@@ -44,9 +44,9 @@
  *   all_return  <> every process done, under weak fairness.
  */
 
-//@mirrors src/counter.c fx_counter_add fx_counter_met fx_counter_wait_until fx_counter_wake_waiters sha256=d6819d63c8e0fd0bfad3f3db9e9e17ac0c883509ec888da3562ccf69b07bd50b
+//@mirrors src/counter.c fx_counter_add fx_counter_met fx_counter_wait_until fx_counter_wake_waiters sha256=cefaafc8056873800cb291b76559b457785788cf38f957b50d79ff4ed6007c5c
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=7c32fbb6b0412e3d9c559d2ef96338ee49a2b98b2ff9a06b158b23659ba79b38
-//@mirrors src/internal/counter_wait.h fxi_counter_waiter_enter fxi_counter_waiter_leave fxi_counter_waiter_look sha256=662a01a0c511e71319366c211804233164a193c3a84b940ddf821cbad27bb001
+//@mirrors src/internal/counter_wait.h fxi_counter_waiter_enter fxi_counter_waiter_leave fxi_counter_waiter_look sha256=2ecd88de7fa96c5f2c29ad49b4cf432b0343e412e416022a15b14cdabee26807
 
 //@check safety
 //@check ltl all_return -DNFAIR=3 -DSPURIOUS=0

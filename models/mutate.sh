@@ -173,7 +173,12 @@ mutation sem-post-checks-early sem.pml \
 
 mutation rwlock-fast-path-ignores-writer rwlock.pml \
     "the reader fast path keeps its increment while a writer holds the lock" \
-    fast-check '            :: (s & ~(RMASK | WL)) == 0 -> nr++; assert(!nw); wants[me] = 0; act = ENTER /* MUTANT */'
+    fast-check '            :: (s & ~(RMASK | WL)) == 0 -> st = s + 1; nr++; assert(!nw); wants[me] = 0; HOLDS(1); act = ENTER /* MUTANT */'
+
+only=DEATHS mutation rwlock-fast-add-undo rwlock.pml \
+    "the reader fast path adds itself with a fetch_add and takes it back when it may not enter (main before issue 19): a reader killed between the two is a phantom reader every later writer waits for" \
+    fast-fail '            :: else -> st = s + 1; act = DONE /* MUTANT: the fetch_add keeps its increment */' \
+    fast-undo '        :: else -> reader_release(); s = 0 /* MUTANT: the undo */'
 
 mutation rwlock-no-rearm-ww rwlock.pml \
     "a writer that has slept acquires without setting WW again for the writers still asleep" \

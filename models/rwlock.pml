@@ -10,7 +10,7 @@
  *                     an untimed writer twice; the untimed ones may be hit by
  *                     a signal (EINTR) once: several readers holding
  *                     together, the readers' wake-all, a reader timing out
- *                     with RW set, the fast-path reader's undo.
+ *                     with RW set, the fast-path reader kept out.
  *   SCENARIO_WRITERS  an untimed reader once, an untimed writer twice and a
  *                     timed writer once: writers waking one another through
  *                     writer_seq (WW set again by a writer that has slept), WP
@@ -21,7 +21,10 @@
  *                     any moment: a writer that gave up must not keep
  *                     reader 1 out (issue 11, class 6; see writer_give_up).
  *   SCENARIO_DEATH    two readers and a writer, once each, one of them killed
- *                     at any step (DEATHS=1, see "Death"): a woken reader or
+ *                     at any step (DEATHS=1, see "Death"): a reader killed in
+ *                     rdlock's fast path while the writer holds or waits
+ *                     (issue 19: the fetch_add and undo it replaced left a
+ *                     phantom reader, mutation rwlock-fast-add-undo), a woken reader or
  *                     writer killed before it returns (the wake consumed), a
  *                     releaser killed before or inside its wakes, the writer
  *                     killed while it waits with WP/WW set (issue 11,
@@ -101,13 +104,21 @@
  * another writer's sleep return EAGAIN), and so is the slow-path reader's
  * entry past RW alone (RW cleared with the entry, its readers woken).
  *
- * Releases: a reader's release is reader_release (fx_rwlock_unlock and
- * fx_rwlock_rdunlock both end in one fetch_sub), a writer's is
- * writer_release (fx_rwlock_unlock, and fx_rwlock_wrunlock, whose first CAS
- * from WL to 0 is the same step when no bit is set).
+ * Releases: a reader's release is reader_release (fx_rwlock_unlock, and
+ * fx_rwlock_rdunlock, whose first CAS from 1 to 0 is the same step when it
+ * is the only reader and no bit is set), a writer's is writer_release
+ * (fx_rwlock_unlock, and fx_rwlock_wrunlock, whose first CAS from WL to 0
+ * is the same step when no bit is set). Both are CAS loops that take one
+ * reader (R > 0, no WL) or WL (set) only when the word holds it, else
+ * EPERM with nothing changed (issue 19); for a holder, whose hold cannot
+ * go away under it, a loop is one step st - 1 or st - WL (see
+ * Granularity). A release by a thread that holds nothing is not modelled:
+ * the lock tracks no owners, so while others hold it in that mode such a
+ * call cannot be told from theirs; when they do not, it changes nothing
+ * (tests/test_rwlock.c checks that against concurrent threads).
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=7c32fbb6b0412e3d9c559d2ef96338ee49a2b98b2ff9a06b158b23659ba79b38
-//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale rdlock_common rdlock_slow reader_release wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release wrlock_slow sha256=c1ea5f26e29d15167aadde9d66d184406359b7147d234bf7cc06ea26def4cadc
+//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=65974da97cf2bab85f9181ec5b1245c718bac69d622463efb867de7d7dc9606c
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3
@@ -167,9 +178,10 @@ bool met = 0;             /* reader 1 has been inside (SCENARIO_GIVEUP) */
 #endif
 #if DEATHS
 /* Death: a killer SIGKILLs at most DEATHS processes, each at any step at
- * which it is not counted in the word (R or WL: fx_rwlock promises nothing
- * for a holder that dies, nor for a fast-path reader between its fetch_add
- * and its undo): spinning, asleep, between a wake's dequeue and its return
+ * which it does not hold the lock (fx_rwlock promises nothing for a holder
+ * that dies); a reader is counted in R only as a holder, so this is every
+ * step at which it is not counted either: in rdlock's fast path before or
+ * after its CAS failed, spinning, asleep, between a wake's dequeue and its return
  * (the woken side: the wake is consumed), between a release and its wakes
  * (the notifier side), inside wake_waiters or writer_give_up, and a writer
  * while it waits with WP/WW set (issue 11, class 8). The kernel drops a
@@ -179,7 +191,7 @@ bool met = 0;             /* reader 1 has been inside (SCENARIO_GIVEUP) */
 byte deaths = DEATHS;     /* deaths left */
 bool doom[NR + NW];       /* the killer chose process p: it dies at once */
 bool dead[NR + NW];       /* (observer) process p was killed */
-bool holds[NR + NW];      /* (observer) p is counted in R or holds WL */
+bool holds[NR + NW];      /* (observer) p holds the lock (counted in R, or WL) */
 bool fin[NR + NW];        /* (observer) p finished */
 byte ndead = 0;           /* (observer) */
 byte done = 0;            /* (observer) processes finished */
@@ -256,7 +268,9 @@ inline wake_waiters()
 }
 
 /* reader_release (rwlock.c): read unlock (also fx_rwlock_rdunlock,
- * @rwlock.rdunlock.sub and 479-481), or a fast-path reader's undo. */
+ * @rwlock.rdunlock.sub). The readers' releases inline it below; only the
+ * mutation rwlock-fast-add-undo calls it (the undo of the code before
+ * issue 19). */
 inline reader_release()
 {
     atomic { st = st - 1; s = st; HOLDS(0) };                 /* @rwlock.reader_release.sub */
@@ -326,17 +340,19 @@ proctype reader(byte me; bool timed; byte signals; byte iters)
         :: else -> skip
         fi;
         wants[me] = 1;
-        /* rdlock_common, rwlock.c: fetch_add, then read_lockable */
+        /* rdlock_common, rwlock.c: CAS 0 -> 1, and if it fails CAS s -> s+1
+         * from the value it failed on, only when no bit but R is set: one
+         * step (see Granularity). The reader is counted only as a holder. */
         atomic {
-            s = st; st = st + 1; HOLDS(1);                     /* @rwlock.rdlock.add */
+            s = st;                                 /* @rwlock.rdlock.cas, @rwlock.rdlock.cas_more */
             if
-            :: (s & ~RMASK) == 0 -> nr++; assert(!nw); wants[me] = 0; act = ENTER /* [M:fast-check] */
-            :: else -> act = DONE                              /* @rwlock.rdlock.lockable */
+            :: (s & ~RMASK) == 0 -> st = s + 1; nr++; assert(!nw); wants[me] = 0; HOLDS(1); act = ENTER /* [M:fast-check] */
+            :: else -> act = DONE                              /* nothing written [M:fast-fail] */
             fi
         };
         if
         :: act == ENTER -> act = DONE; goto inside
-        :: else -> reader_release(); s = 0                     /* the undo, @rwlock.rdlock.undo */
+        :: else -> s = 0                                       /* to rdlock_slow [M:fast-undo] */
         fi;
 slow:   /* rdlock_slow, rwlock.c (the spin, @rwlock.rdlock_slow.spin, only repeats the look) */
         atomic {
@@ -412,7 +428,7 @@ next:
     atomic { done++; fin[me] = 1 }
     } unless {
         /* Killed (see "Death"): the kernel drops it from the futex queue;
-         * whatever it was to do (a wake, an undo) is not done. */
+         * whatever it was to do (a wake) is not done. */
         atomic { doom[me] -> qst[me] = 0; assert(!holds[me]); dead[me] = 1; ndead++; s = 0; n = 0; act = 0; r = 0 }
     }
 #endif

@@ -32,7 +32,7 @@
  * step tag it mirrors as "@sem.<step>".
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fxi_futex_sleep_cancel sha256=75e3b6ccaf5d0c8565e5f22259831570f0c3c3f48a7b5b7c3be173fe92330aa1
-//@mirrors src/sem.c fx_sem_post fx_sem_post_body fx_sem_post_wake fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_body fx_sem_wait_slow sha256=d235fd53cd6ddf5827a7f95d1c587cb90991e886d140d91b177f1ab6f975d352
+//@mirrors src/sem.c fx_sem_post fx_sem_post_body fx_sem_post_wake fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_body fx_sem_wait_slow sha256=901f141bce5220baeb6511020c8837d30f0e77a4721fe4bfd6c0a61c632c2831
 //@check safety
 //@check ltl token_taken -DDEATHS=1
 

@@ -7,10 +7,14 @@
  *                                the futex word the waiters sleep on
  *   waiters  0 .. number of      wait: +1 on entry, -1 on exit; an armed
  *            threads waiting     asynchronous wait (src/async/) counts too
- *                                (negative: never written -> EINVAL)
+ *                                (negative, or INT32_MAX that the entry
+ *                                would wrap: never written -> EINVAL)
  *
  *   writer (add / store)                 waiter (wait for target)
  *   W1 value := new        (seq_cst)     R1 waiters += 1          (seq_cst)
+ *                                           by CAS; EINVAL, nothing
+ *                                           changed, from a count < 0
+ *                                           or INT32_MAX
  *   W2 if waiters != 0     (seq_cst)     R2 v := value            (seq_cst)
  *        wake all                        R3 if v meets the target (==, >= or <=,
  *                                           by the call): done
@@ -129,7 +133,8 @@ static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct tim
         return EINVAL;
 
     /* @step counter.wait.R1 */
-    fxi_counter_waiter_enter(c); /* R1, seq_cst */
+    if (fxi_counter_waiter_enter(c) != 0) /* R1, seq_cst */
+        return EINVAL;
     struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     int r;
     for (;;) {

@@ -4,8 +4,8 @@
  * The state word (the design; keep it true). R = bits 0..22, the readers.
  *
  *   field       meaning
- *   R           readers holding the lock, plus readers that have just added
- *               themselves on the fast path and are about to take it back
+ *   R           readers holding the lock, 0 .. MAXR; nobody else: a reader
+ *               adds itself only by a CAS that makes it a holder
  *   bit 23  WL  a writer holds the lock (only ever set while R = 0)
  *   bits 24..28 set: never written by the library -> EINVAL
  *   bit 29  WP  a writer waits for the lock (spinning or asleep): new
@@ -20,15 +20,17 @@
  *               it sets WP/WW, and at least every FX_RWLOCK_RENEW_NS after)
  *
  *   transition                       by                          system call
- *   R += 1 (fetch_add); kept if no   reader, fast path           none
- *     WL/WP/RW/WW and R < MAXR, else
- *     R -= 1 at once ("undo")                                    see "wake"
+ *   R += 1 (CAS: from 0, else from   reader, fast path           none
+ *     the value it failed on) only
+ *     if no WL/WP/RW/WW and R < MAXR
  *   R += 1, -RW (CAS), no WL/WP/WW   reader, slow path           FUTEX_WAKE(state)
  *                                                                 if RW was set
  *   R += 1 (CAS), no WL/WP/WW        tryrdlock                   none
- *   R -= 1                           read unlock, rdunlock       see "wake"
+ *   R -= 1 (CAS, only if R > 0 and   read unlock, rdunlock       see "wake"
+ *     no WL; else EPERM, unchanged)
  *   free -> +WL, -WP (CAS)           writer; +WW if it has slept none
- *   -WL                              write unlock, wrunlock      see "wake"
+ *   -WL (CAS, only if WL; else       write unlock, wrunlock      see "wake"
+ *     EPERM, unchanged)
  *   +WP (not free)                   writer waiting (spinning)   none
  *   -WP -WW                          writer giving up (timeout,  see "give-up"
  *                                      bad deadline)
@@ -41,7 +43,7 @@
  *   every FUTEX_WAIT is bounded: the sleeper re-reads the word at least
  *   every FX_RECHECK_NS (FX_RWLOCK_WATCH_NS for a reader kept out by
  *   WP/WW alone), absolute times that signals cannot postpone
- *   wake: whoever makes the lock free (read unlock, undo, write unlock) and
+ *   wake: whoever makes the lock free (read unlock, write unlock) and
  *   sees RW or WW runs this loop:
  *     not free any more: stop (the new holder's release will wake)
  *     WW set: -WW, writer_seq += 1, wake one on writer_seq; if nobody woke
@@ -54,11 +56,13 @@
  * Invariant (checked by models/rwlock.pml): WL (taken only by a CAS on a
  * free lock, R = 0) and R are the only bits that exclude; WP, WW and RW are
  * preference and wake-duty bits, so clearing them costs fairness or latency,
- * never mutual exclusion. While readers sleep RW is set, and while writers sleep WW is
- * set, or a woken thread, a holder (a fast-path reader about to undo
- * included) or a writer giving up is responsible for waking them; every
- * sleeper also re-reads the word at its recheck, so a duty lost to a death
- * costs at most a recheck period. A writer sleeps only while writer_seq holds
+ * never mutual exclusion. R counts exactly the readers that hold the lock (no
+ * reader is ever counted on its way in or out), so a process killed at any
+ * step of a lock call leaves no trace in R. While readers sleep RW is set,
+ * and while writers sleep WW is set, or a woken thread, a holder or a writer
+ * giving up is responsible for waking them; every sleeper also re-reads the
+ * word at its recheck, so a duty lost to a death costs at most a recheck
+ * period. A writer sleeps only while writer_seq holds
  * the value it read before its last look at the state.
  *
  * Who wakes whom, the writer intent, the fairness and spin policies and the
@@ -93,7 +97,7 @@
 #define FX_RWLOCK_STALE_NS (600 * 1000000LL)
 
 #define READERS 0x007fffffu
-#define MAXR    0x00400000u /* FX_RWLOCK_MAX_READERS; R above it: undo room */
+#define MAXR    0x00400000u /* FX_RWLOCK_MAX_READERS */
 #define WL      0x00800000u
 #define HELD    (READERS | WL)
 #define BAD     0x1f000000u
@@ -183,17 +187,40 @@ __attribute__((noinline, cold)) static void wake_waiters(fx_rwlock *l, uint32_t 
     }
 }
 
-/* Takes one reader back (read unlock, or a fast-path reader's undo). */
-static inline void reader_release(fx_rwlock *l)
+/* Takes one reader back (read unlock), from the guess s: 0, or EPERM when
+ * the word holds no read lock (R = 0, or WL), EINVAL for a bad word; then
+ * nothing was changed. A CAS, never a subtraction taken back: a call by a
+ * thread that holds nothing must not show others a word it made up for an
+ * instant (R wrapped into WL and the bad bits), which made a correct
+ * writer's unlock fail and its lock give EINVAL (issue 19). */
+static inline int reader_release(fx_rwlock *l, uint32_t s)
 {
-    /* Release: the reads of the critical section happen-before the next
-     * writer's acquire (no write of its may overtake them). */
-    /* @step rwlock.reader_release.sub */
-    uint32_t s = (uint32_t)__atomic_sub_fetch(&l->state, 1, __ATOMIC_RELEASE);
+    for (;;) {
+        if (s & BAD)
+            return EINVAL;
+        if ((s & WL) || (s & READERS) == 0)
+            return EPERM;
+        /* Release: the reads of the critical section happen-before the
+         * next writer's acquire (no write of its may overtake them). On
+         * failure s is reloaded (relaxed, in cas_state). */
+        /* @step rwlock.reader_release.sub */
+        if (cas_state(l, &s, s - 1, __ATOMIC_RELEASE))
+            break;
+    }
+    s -= 1;
     /* @step rwlock.reader_release.wake */
     if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
         wake_waiters(l, s);
+    return 0;
 }
+
+/* reader_release out of line, for the read unlock whose first CAS (the
+ * uncontended case) failed: its inline path then needs no stack frame. */
+__attribute__((noinline)) static int reader_release_more(fx_rwlock *l, uint32_t s)
+{
+    return reader_release(l, s);
+}
+
 
 /* A reader kept out only by WP/WW (no WL) watches writer_seq: a waiting
  * writer advances it at least every FX_RWLOCK_RENEW_NS (and every wake of a
@@ -224,10 +251,13 @@ static bool intent_is_stale(fx_rwlock *l, struct stale_watch *w)
     return !fxi_ts_before(&now, &limit);
 }
 
+/* s: the state the fast path's CAS found. */
 __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
-                                                       const struct timespec *deadline)
+                                                       const struct timespec *deadline, uint32_t s)
 {
-    uint32_t s = load_state(l);
+    /* After the fast path's failed CAS: a reader killed here is counted
+     * nowhere (tests/test_rwlock.c kills one at this point). */
+    FX_FAULT("rwlock.rdlock.slow");
     struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
     struct stale_watch watch = {false, 0, {0, 0}};
     bool checked = false;
@@ -316,18 +346,31 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
     }
 }
 
-/* The reader fast path: 0, or the slow path's result. */
+/* The reader fast path: 0, or the slow path's result. A CAS, never an
+ * add-then-undo: a reader counted in R only on its way to the check could
+ * die there (SIGKILL) and stay counted for good, a phantom reader that every
+ * later writer would wait for (issue 19). The first CAS guesses the free,
+ * idle word, so the uncontended lock makes one RMW and no load; with other
+ * readers inside it fails with their count, and rdlock_shared's CAS adds us
+ * to it (out of line, so that the inline path needs no stack frame). Acquire
+ * on success: the reader sees what the last writer wrote. A failure only
+ * hands the current state on (relaxed, in cas_state). */
+__attribute__((noinline)) static int rdlock_shared(fx_rwlock *l,
+                                                  const struct timespec *deadline, uint32_t s)
+{
+    /* @step rwlock.rdlock.cas_more */
+    if (read_lockable(s) && cas_state(l, &s, s + 1, __ATOMIC_ACQUIRE))
+        return 0;
+    return rdlock_slow(l, deadline, s);
+}
+
 static inline int rdlock_common(fx_rwlock *l, const struct timespec *deadline)
 {
-    /* Acquire: if kept, the reader sees what the last writer wrote. */
-    /* @step rwlock.rdlock.add */
-    uint32_t old = (uint32_t)__atomic_fetch_add(&l->state, 1, __ATOMIC_ACQUIRE);
-    /* @step rwlock.rdlock.lockable */
-    if (read_lockable(old))
+    uint32_t s = 0;
+    /* @step rwlock.rdlock.cas */
+    if (cas_state(l, &s, 1, __ATOMIC_ACQUIRE))
         return 0;
-    /* @step rwlock.rdlock.undo */
-    reader_release(l); /* the undo: we may have made the lock free */
-    return rdlock_slow(l, deadline);
+    return rdlock_shared(l, deadline, s); /* out of line: no frame here */
 }
 
 /* Wakes the readers sleeping on `state` if RW is set and no writer holds the
@@ -574,16 +617,36 @@ int fx_rwlock_trywrlock(fx_rwlock *l)
     return r;
 }
 
-/* Releases a write hold: the caller has checked that the state has WL. */
-static inline void writer_release(fx_rwlock *l)
+/* Releases a write hold, from the guess s: 0, or EPERM when the word has
+ * no WL, EINVAL for a bad word; then nothing was changed. A CAS for the
+ * same reason as reader_release: a subtraction of WL from a word without it
+ * would borrow into the bad bits. */
+static inline int writer_release(fx_rwlock *l, uint32_t s)
 {
-    /* Release: the critical section happens-before the next acquire. */
-    /* @step rwlock.writer_release.sub */
-    uint32_t s = (uint32_t)__atomic_sub_fetch(&l->state, (int32_t)WL, __ATOMIC_RELEASE);
+    for (;;) {
+        if (s & BAD)
+            return EINVAL;
+        if (!(s & WL))
+            return EPERM;
+        /* Release: the critical section happens-before the next acquire.
+         * On failure s is reloaded (relaxed, in cas_state). */
+        /* @step rwlock.writer_release.sub */
+        if (cas_state(l, &s, s - WL, __ATOMIC_RELEASE))
+            break;
+    }
+    s -= WL;
     /* @step rwlock.writer_release.wake */
     if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
         wake_waiters(l, s);
+    return 0;
 }
+
+/* writer_release out of line, for wrunlock (as reader_release_more). */
+__attribute__((noinline)) static int writer_release_more(fx_rwlock *l, uint32_t s)
+{
+    return writer_release(l, s);
+}
+
 
 int fx_rwlock_unlock(fx_rwlock *l)
 {
@@ -591,27 +654,34 @@ int fx_rwlock_unlock(fx_rwlock *l)
         return EINVAL;
     const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
     uint32_t s = load_state(l);
-    if (s & BAD)
-        return EINVAL;
-    if ((s & HELD) == 0)
-        return EPERM;
-    /* The caller holds the lock, so the mode read here cannot change until
-     * it releases: WL stays set for a writer, and never appears while a
-     * reader holds (fast-path readers passing through only touch R). */
+    if ((s & BAD) != 0 || (s & HELD) == 0)
+        return (s & BAD) ? EINVAL : EPERM;
+    /* A caller that holds the lock keeps the mode read here until it
+     * releases: WL stays set for a writer, and never appears while a reader
+     * holds. The release checks it again in its CAS, so a caller that holds
+     * nothing gets EPERM when the mode has gone, and changes nothing. The
+     * first CAS is that of wrunlock or rdunlock, from the uncontended
+     * state (WL alone, or one reader alone); the loop from the state it
+     * finds is out of line. */
+    int r;
     if (s & WL) {
         if (on)
             fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
-        writer_release(l);
+        uint32_t e = WL;
+        /* Release, as in writer_release; on failure e is the state. */
+        r = cas_state(l, &e, 0, __ATOMIC_RELEASE) ? 0 : writer_release_more(l, e);
         if (on)
             fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
     } else {
         if (on)
             fx_ann_pre_unlock(l, FX_ANN_SHARED);
-        reader_release(l);
+        uint32_t e = 1;
+        /* Release, as in reader_release; on failure e is the state. */
+        r = cas_state(l, &e, 0, __ATOMIC_RELEASE) ? 0 : reader_release_more(l, e);
         if (on)
             fx_ann_post_unlock(l, FX_ANN_SHARED);
     }
-    return 0;
+    return r;
 }
 
 int fx_rwlock_rdunlock(fx_rwlock *l)
@@ -631,21 +701,15 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
     }
     if (on)
         fx_ann_pre_unlock(l, FX_ANN_SHARED);
-    /* One RMW and no load first: under read contention the load would cost
-     * a second transfer of the cache line. Release, as in reader_release. */
+    /* No load first (under read contention it would cost a second transfer
+     * of the cache line): a CAS that guesses the only reader with nobody
+     * waiting, 1 -> 0, the uncontended case in one RMW; otherwise its
+     * failure gives the state, and reader_release's CAS loop takes one
+     * reader from it, only if the word holds read locks (never a
+     * subtraction taken back: issue 19). Release, as in reader_release. */
     /* @step rwlock.rdunlock.sub */
-    uint32_t old = (uint32_t)__atomic_fetch_sub(&l->state, 1, __ATOMIC_RELEASE);
-    int r = 0;
-    if ((old & (BAD | WL)) != 0 || (old & READERS) == 0) {
-        /* Not a read hold (free, write-held, or garbage): take the
-         * decrement back. Relaxed: it restores a value, publishes nothing. */
-        __atomic_fetch_add(&l->state, 1, __ATOMIC_RELAXED);
-        r = (old & BAD) ? EINVAL : EPERM;
-    } else {
-        uint32_t s = old - 1;
-        if ((s & HELD) == 0 && (s & (RW | WW)) != 0)
-            wake_waiters(l, s);
-    }
+    uint32_t s = 1;
+    int r = cas_state(l, &s, 0, __ATOMIC_RELEASE) ? 0 : reader_release_more(l, s);
     if (on)
         fx_ann_post_unlock(l, FX_ANN_SHARED);
     return r;
@@ -672,14 +736,8 @@ int fx_rwlock_wrunlock(fx_rwlock *l)
     int r = 0;
     /* The common case in one CAS (release): held by us, nobody waiting. On
      * failure s is the current state, and tells what to do. */
-    if (!cas_state(l, &s, 0, __ATOMIC_RELEASE)) {
-        if (s & BAD)
-            r = EINVAL;
-        else if (!(s & WL))
-            r = EPERM; /* not write-held: nothing was changed */
-        else
-            writer_release(l);
-    }
+    if (!cas_state(l, &s, 0, __ATOMIC_RELEASE))
+        r = writer_release_more(l, s); /* EPERM if not write-held: nothing changed */
     if (on)
         fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
     return r;

@@ -11,6 +11,8 @@
  *   waiters  0 .. threads     threads registered in the slow path of a wait
  *            negative         never written by the library -> EINVAL from
  *                             every operation but fx_sem_value, token or not
+ *            INT32_MAX        never written either: W1 refuses to count
+ *                             itself there (EINVAL) rather than wrap it
  *   (MAX = FX_SEM_VALUE_MAX = 2^30 - 1: the room above it absorbs any number
  *   of concurrent posts at the maximum without reaching the sign bit.)
  *
@@ -19,7 +21,8 @@
  *      >= MAX: value -= 1, EOVERFLOW
  *   P2 if waiters != 0: wake one on value     post               FUTEX_WAKE(1)
  *   T  value v -> v-1 (CAS, only if v > 0)    trywait, wait      none
- *   W1 waiters += 1                           wait, slow path    none
+ *   W1 waiters += 1 (CAS, only if 0 <= n <    wait, slow path    none
+ *      INT32_MAX; else EINVAL)
  *   W2 v := value; v > 0: T, then W5          wait
  *   W3 sleep while value == 0, at most        wait               FUTEX_WAIT(0)
  *      until the next recheck (FX_RECHECK_NS)
@@ -77,8 +80,7 @@ int fx_sem_init(fx_sem *s, int32_t value)
  * Every operation but fx_sem_value checks it first, so a bad slot gives
  * EINVAL whether or not a token is there. Relaxed: a plausibility check of
  * the slot, not synchronization; the load touches the value's cache line, so
- * the uncontended paths pay no miss for it. (A count W1 wraps, from
- * INT32_MAX, only makes posts wake while it is negative: W5 restores it.) */
+ * the uncontended paths pay no miss for it. */
 static inline bool fx_sem_waiters_bad(const fx_sem *s)
 {
     return __atomic_load_n(&s->waiters, __ATOMIC_RELAXED) < 0;
@@ -223,8 +225,19 @@ fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
     if (fxi_deadline_check(deadline))
         return EINVAL;
 
+    /* W1, seq_cst (the Dekker pair with P2). A CAS, not a fetch_add: a count
+     * the increment would wrap (INT32_MAX, or a negative value written
+     * meanwhile) is a slot the library never wrote; it is refused before
+     * anything changes, instead of turned negative, which would make every
+     * post refuse its token (EINVAL) while we sleep for ever. On failure n
+     * is reloaded (seq_cst as the CAS). */
     /* @step sem.wait_slow.W1 */
-    __atomic_fetch_add(&s->waiters, 1, __ATOMIC_SEQ_CST); /* W1 */
+    int32_t n = __atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST);
+    do {
+        if (n < 0 || n == INT32_MAX)
+            return EINVAL;
+    } while (!__atomic_compare_exchange_n(&s->waiters, &n, n + 1, true, __ATOMIC_SEQ_CST,
+                                          __ATOMIC_SEQ_CST));
     int r;
     pthread_cleanup_push(fx_sem_cancelled, s);
     r = fx_sem_sleep(s, deadline);

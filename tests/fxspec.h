@@ -53,6 +53,7 @@ static inline uint32_t fxspec_rw_wake(uint32_t s, uint32_t *seq)
  * wakes the readers); WL, WP and WW do. */
 static inline int fxspec_rw_rdlock(uint32_t *s, uint32_t *seq, int dl)
 {
+    (void)seq; /* a reader never moves writer_seq */
     uint32_t v = *s;
     if (v & FXSPEC_RW_BAD)
         return EINVAL;
@@ -60,9 +61,8 @@ static inline int fxspec_rw_rdlock(uint32_t *s, uint32_t *seq, int dl)
         *s = v + 1;
         return 0;
     }
-    /* The fast path's undo: a reader that leaves the lock free wakes. */
-    v = fxspec_rw_wake(v, seq);
-    *s = v;
+    /* The fast path's CAS failed: nothing changed (issue 19: no add and
+     * undo, so no wake run by the reader either). */
     if (!(v & (FXSPEC_RW_WL | FXSPEC_RW_WP | FXSPEC_RW_WW))) {
         if ((v & FXSPEC_RW_R) >= FXSPEC_RW_MAXR)
             return EAGAIN;

@@ -879,6 +879,18 @@ static void test_counter_negative_waiters_slot_is_einval(void **state)
     assert_int_equal(fx_async_destroy(w), 0);
 }
 
+/* Issue 19: a count the waiter's R1 would wrap (INT32_MAX) is refused as a
+ * negative one is, and left alone (it used to be armed, the count wrapped to
+ * INT32_MIN under it). */
+static void test_counter_waiters_slot_that_would_wrap_is_einval(void **state)
+{
+    fx_async *w = new_waiter(state);
+    fx_counter c = {0, INT32_MAX};
+    assert_int_equal(fx_async_counter_wait(w, &c, 1, NULL), EINVAL);
+    assert_int_equal(c.waiters, INT32_MAX);
+    assert_int_equal(fx_async_destroy(w), 0);
+}
+
 /* executeLocked ------------------------------------------------------------------------- */
 
 struct run_record {
@@ -2597,6 +2609,7 @@ static void test_counter_wait_racing_its_deadline_never_loses_readiness(void **s
         cmocka_unit_test_prestate(test_counter_deadline_expires_and_uncounts, be),          \
         cmocka_unit_test_prestate(test_counter_cancel_uncounts_so_writers_skip_the_kernel, be), \
         cmocka_unit_test_prestate(test_counter_negative_waiters_slot_is_einval, be),        \
+        cmocka_unit_test_prestate(test_counter_waiters_slot_that_would_wrap_is_einval, be), \
         cmocka_unit_test_prestate(test_run_on_free_mutex_runs_before_returning, be),        \
         cmocka_unit_test_prestate(test_run_on_held_mutex_runs_in_complete_once_acquired, be), \
         cmocka_unit_test_prestate(test_run_does_not_run_on_timeout_or_cancel, be),          \

@@ -300,7 +300,8 @@ static const char *ck_counter_wait_bad(int32_t v, int r, const struct object *a)
     return a->s[0] == v && a->s[1] == 0 ? NULL : "the slots changed";
 }
 
-/* The waiters slot: never negative; a negative one is never written. */
+/* The waiters slot: never negative; a negative one is never written, nor
+ * INT32_MAX, which the wait's increment would wrap (issue 19). */
 static int op_counter_wait_waiters(struct object *o, int32_t v)
 {
     (void)v;
@@ -309,9 +310,9 @@ static int op_counter_wait_waiters(struct object *o, int32_t v)
 }
 static const char *ck_counter_wait_waiters(int32_t v, int r, const struct object *a)
 {
-    if (v < 0) {
+    if (v < 0 || v == INT32_MAX) {
         if (r != EINVAL)
-            return "a negative waiters slot did not give EINVAL";
+            return "a negative (or INT32_MAX) waiters slot did not give EINVAL";
     } else if (r != ETIMEDOUT) {
         return "a valid waiters slot did not let the wait time out";
     }
@@ -421,8 +422,9 @@ static bool slots_are(const struct object *a, int32_t a0, int32_t a1, int32_t a2
 /* --- fx_sem: slots value (0) and waiters (1). -------------------------------
  * Written: value 0 .. INT32_MAX (0 .. FX_SEM_VALUE_MAX, and above it for an
  * instant while a post at the maximum takes its increment back), waiters
- * >= 0. Negative values are never written: EINVAL from the operations that
- * read the slot. (A post reads waiters only to decide whether to wake:
+ * 0 .. INT32_MAX - 1. Negative values are never written: EINVAL from the
+ * operations that read the slot; a wait that would block refuses INT32_MAX
+ * too (its increment would wrap). (A post reads waiters only to decide whether to wake:
  * src/sem.c P2, "a garbage negative count only costs a wake nobody needed".) */
 
 static int op_sem_init_5(struct object *o, int32_t v)
@@ -551,6 +553,10 @@ static const char *ck_sem_timed_waiters(int32_t v, int r, const struct object *a
     if (v < 0)
         return r == EINVAL && slots_are(a, 0, v, 0, 0, 0) ? NULL
                                                            : "a negative waiters slot did not give EINVAL";
+    if (v == INT32_MAX) /* one more waiter would wrap: refused (issue 19) */
+        return r == EINVAL && slots_are(a, 0, v, 0, 0, 0)
+                   ? NULL
+                   : "a waiters slot the increment would wrap did not give EINVAL";
     return r == ETIMEDOUT && slots_are(a, 0, v, 0, 0, 0) ? NULL
                                                           : "the wait did not time out and restore waiters";
 }
@@ -582,9 +588,7 @@ static const char *ck_sem_value(int32_t v, int r, const struct object *a)
 
 /* --- fx_rwlock: slots state (0) and writer_seq (1). --------------------------
  * Written: every state with bits 24..28 clear (the header: readers up to
- * FX_RWLOCK_MAX_READERS plus fast-path readers passing through, WL, WP, RW,
- * WW; a writer may even find readers passing through WL), and every
- * writer_seq. The expected results are the transitions of the table at the
+ * FX_RWLOCK_MAX_READERS, WL, WP, RW, WW), and every writer_seq. The expected results are the transitions of the table at the
  * top of src/rwlock.c, for one thread and nobody asleep (tests/fxspec.h). */
 
 #define RW_WL ((uint32_t)FX_RWLOCK_WRITE_LOCKED)
@@ -1254,9 +1258,10 @@ static const char *ck_async_counter_value(int32_t v, int r, const struct object 
 }
 static const char *ck_async_counter_waiters(int32_t v, int r, const struct object *a)
 {
-    if (v < 0)
-        return r == EINVAL && slots_are(a, 0, v, 0, 0, 0) ? NULL
-                                                           : "a negative waiters slot did not give EINVAL";
+    if (v < 0 || v == INT32_MAX) /* INT32_MAX: R1 would wrap it (issue 19) */
+        return r == EINVAL && slots_are(a, 0, v, 0, 0, 0)
+                   ? NULL
+                   : "a negative (or INT32_MAX) waiters slot did not give EINVAL";
     return r == ETIMEDOUT && slots_are(a, 0, v, 0, 0, 0) ? NULL
                                                           : "the wait did not time out and restore waiters";
 }

@@ -416,6 +416,23 @@ static void counter_wait_negative_waiters_is_einval(void **state)
     assert_int_equal(fx_counter_wait(&c, 0, NULL), 0); /* nothing to wait for */
 }
 
+/* Issue 19: a waiters count the wait's increment would wrap (INT32_MAX) is a
+ * slot the library never writes either: EINVAL at once, the slot left alone
+ * (the old increment wrapped it to INT32_MIN, so the wait slept to its
+ * deadline, ETIMEDOUT, while every other wait got EINVAL). */
+static void counter_wait_with_waiters_slot_that_would_wrap_is_einval_at_once(void **state)
+{
+    (void)state;
+    fx_counter c = {0, INT32_MAX};
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC / 5);
+    assert_int_equal(fx_counter_wait(&c, 1, &d), EINVAL);
+    assert_int_equal(c.waiters, INT32_MAX);
+    assert_int_equal(fx_counter_wait_ge(&c, 1, &d), EINVAL);
+    assert_int_equal(fx_counter_wait_le(&c, -1, &d), EINVAL);
+    assert_int_equal(c.waiters, INT32_MAX);
+    assert_int_equal(c.value, 0);
+}
+
 static void counter_wait_bad_tv_nsec_is_einval_when_it_would_block(void **state)
 {
     (void)state;
@@ -687,6 +704,7 @@ int main(void)
         cmocka_unit_test(counter_wait_null_is_einval),
         cmocka_unit_test(counter_wait_misaligned_is_einval),
         cmocka_unit_test(counter_wait_negative_waiters_is_einval),
+        cmocka_unit_test(counter_wait_with_waiters_slot_that_would_wrap_is_einval_at_once),
         cmocka_unit_test(counter_wait_bad_tv_nsec_is_einval_when_it_would_block),
         cmocka_unit_test(counter_wait_sleeps_through_other_values),
         cmocka_unit_test(counter_wait_ge_le_return_at_once_when_met),

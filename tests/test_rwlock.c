@@ -638,8 +638,179 @@ static void test_dead_waiting_writer_lets_readers_in_when_free(void **state)
     dead_waiting_writer(true);
 }
 
+/* Issue 19: a reader killed in rdlock after its fast path failed (a writer
+ * holds the lock, or waits for it) must leave no reader counted. The old fast
+ * path added itself (fetch_add) and took the increment back after looking:
+ * a reader killed between the two stayed counted for good, a phantom reader
+ * every later writer waited for. The fault point rwlock.rdlock.slow is that
+ * step: after the fast path's look, before anything else. */
+static int reader_killed_after_fast_path(void *arg)
+{
+    fx_rwlock *l = arg;
+    fxf_kill_at("rwlock.rdlock.slow");
+    int r = fx_rwlock_rdlock(l);
+    return r == 0 ? 1 : 2; /* not killed: 1 if it took a lock it should not have */
+}
+
+static void test_reader_killed_in_rdlock_while_write_held_leaves_no_reader(void **state)
+{
+    (void)state;
+    fx_rwlock *l = fxt_shared_alloc(sizeof *l);
+    assert_int_equal(fx_rwlock_wrlock(l), 0);
+    assert_int_equal(fxt_wait_child(fxt_fork(reader_killed_after_fast_path, l), 10000),
+                     128 + SIGKILL);
+    assert_int_equal(fxt_load(&l->state) & 0x7fffff, 0); /* no reader counted */
+    assert_int_equal(fx_rwlock_wrunlock(l), 0);
+    /* A later writer gets in (with the phantom reader it timed out). */
+    struct timespec d = fx_deadline_in(2 * FX_NSEC_PER_SEC);
+    assert_int_equal(fx_rwlock_timedwrlock(l, &d), 0);
+    assert_int_equal(fx_rwlock_wrunlock(l), 0);
+    assert_int_equal(l->state, 0);
+    fxt_shared_free(l, sizeof *l);
+}
+
+static void test_reader_killed_in_rdlock_while_a_writer_waits_lets_the_writer_in(void **state)
+{
+    (void)state;
+    fx_rwlock *l = fxt_shared_alloc(sizeof *l);
+    assert_int_equal(fx_rwlock_rdlock(l), 0);
+    pid_t w = fxt_fork(sleeping_writer, l); /* waits for our read hold */
+    assert_true(fxt_wait_asleep(w, &l->writer_seq, 10000));
+    assert_int_equal(fxt_load(&l->state) & (WP_BIT | WW_BIT), WP_BIT | WW_BIT);
+    int rst = fxt_wait_child(fxt_fork(reader_killed_after_fast_path, l), 10000);
+    int32_t counted = fxt_load(&l->state) & 0x7fffff;
+    int unlocked = fx_rwlock_rdunlock(l);
+    /* The writer gets in and out (with the phantom reader it waited for
+     * ever: fxt_wait_child kills it after 10 s). */
+    int wst = fxt_wait_child(w, 10000);
+    assert_int_equal(rst, 128 + SIGKILL);
+    assert_int_equal(counted, 1); /* ours alone */
+    assert_int_equal(unlocked, 0);
+    assert_int_equal(wst, 0);
+    assert_int_equal(fxt_load(&l->state) & 0x00ffffff, 0);
+    assert_int_equal(fx_rwlock_tryrdlock(l), 0);
+    assert_int_equal(fx_rwlock_rdunlock(l), 0);
+    fxt_shared_free(l, sizeof *l);
+}
+
 /* A live writer that waits longer than the stale time keeps the writer
  * preference: its renewals keep readers out until it has had its turn. */
+/* Issue 19: a release by a thread that holds nothing costs that thread an
+ * EPERM and nobody else anything. The old rdunlock subtracted first and took
+ * the subtraction back: meanwhile the others saw a word it made up (a free
+ * lock read as 0xffffffff, bad bits: a writer's lock gave EINVAL; a
+ * write-held one read as R = max without WL: the writer's unlock gave EPERM,
+ * and the lock could end write-held by nobody). The misusing thread runs
+ * against writers only: while correct readers hold the lock, a read release
+ * by a thread that holds nothing cannot be told from theirs (the lock tracks
+ * no owners), as with pthread. */
+struct misuse {
+    fx_rwlock l;
+    int32_t stop;      /* the writers are done */
+    int32_t bad_misuse; /* misuse calls that did not return EPERM */
+    int32_t bad_writer; /* writer calls that did not return 0 */
+    int32_t held;       /* writers inside (mutual exclusion check) */
+    int32_t overlap;    /* a writer found another inside */
+};
+
+#define MISUSE_PAIRS 100000
+
+static void *misuse_writer(void *arg)
+{
+    struct misuse *m = arg;
+    for (int i = 0; i < MISUSE_PAIRS; i++) {
+        struct timespec d = fx_deadline_in(10 * FX_NSEC_PER_SEC);
+        int r = (i & 1) ? fx_rwlock_timedwrlock(&m->l, &d) : fx_rwlock_wrlock(&m->l);
+        if (r != 0) {
+            __atomic_fetch_add(&m->bad_writer, 1, __ATOMIC_RELAXED);
+            continue;
+        }
+        if (__atomic_fetch_add(&m->held, 1, __ATOMIC_RELAXED) != 0)
+            __atomic_fetch_add(&m->overlap, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_sub(&m->held, 1, __ATOMIC_RELAXED);
+        r = (i & 2) ? fx_rwlock_wrunlock(&m->l) : fx_rwlock_unlock(&m->l);
+        if (r != 0)
+            __atomic_fetch_add(&m->bad_writer, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static void *misuse_rdunlocker(void *arg)
+{
+    struct misuse *m = arg;
+    while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
+        if (fx_rwlock_rdunlock(&m->l) != EPERM)
+            __atomic_fetch_add(&m->bad_misuse, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static void test_rdunlock_without_a_read_hold_costs_the_writers_nothing(void **state)
+{
+    (void)state;
+    struct misuse m;
+    memset(&m, 0, sizeof m);
+    pthread_t bad = fxt_thread(misuse_rdunlocker, &m);
+    pthread_t w1 = fxt_thread(misuse_writer, &m);
+    pthread_t w2 = fxt_thread(misuse_writer, &m);
+    fxt_join(w1);
+    fxt_join(w2);
+    __atomic_store_n(&m.stop, 1, __ATOMIC_RELEASE);
+    fxt_join(bad);
+    assert_int_equal(m.bad_writer, 0);
+    assert_int_equal(m.overlap, 0);
+    assert_int_equal(m.bad_misuse, 0);
+    assert_int_equal(m.l.state, 0); /* free, held by nobody, nobody waiting */
+    assert_int_equal(fx_rwlock_trywrlock(&m.l), 0);
+    assert_int_equal(fx_rwlock_wrunlock(&m.l), 0);
+}
+
+/* The same for the write release: a thread that holds nothing gets EPERM
+ * while readers hold the lock, and the readers are not disturbed. */
+static void *misuse_reader(void *arg)
+{
+    struct misuse *m = arg;
+    for (int i = 0; i < MISUSE_PAIRS; i++) {
+        if (fx_rwlock_rdlock(&m->l) != 0) {
+            __atomic_fetch_add(&m->bad_writer, 1, __ATOMIC_RELAXED);
+            continue;
+        }
+        if ((fxt_load(&m->l.state) & FX_RWLOCK_WRITE_LOCKED) != 0)
+            __atomic_fetch_add(&m->overlap, 1, __ATOMIC_RELAXED);
+        if (((i & 1) ? fx_rwlock_rdunlock(&m->l) : fx_rwlock_unlock(&m->l)) != 0)
+            __atomic_fetch_add(&m->bad_writer, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static void *misuse_wrunlocker(void *arg)
+{
+    struct misuse *m = arg;
+    while (!__atomic_load_n(&m->stop, __ATOMIC_ACQUIRE)) {
+        if (fx_rwlock_wrunlock(&m->l) != EPERM)
+            __atomic_fetch_add(&m->bad_misuse, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static void test_wrunlock_without_a_write_hold_costs_the_readers_nothing(void **state)
+{
+    (void)state;
+    struct misuse m;
+    memset(&m, 0, sizeof m);
+    pthread_t bad = fxt_thread(misuse_wrunlocker, &m);
+    pthread_t r1 = fxt_thread(misuse_reader, &m);
+    pthread_t r2 = fxt_thread(misuse_reader, &m);
+    fxt_join(r1);
+    fxt_join(r2);
+    __atomic_store_n(&m.stop, 1, __ATOMIC_RELEASE);
+    fxt_join(bad);
+    assert_int_equal(m.bad_writer, 0);
+    assert_int_equal(m.overlap, 0);
+    assert_int_equal(m.bad_misuse, 0);
+    assert_int_equal(m.l.state, 0);
+}
+
 static void test_live_waiting_writer_keeps_readers_out_past_the_stale_time(void **state)
 {
     (void)state;
@@ -976,6 +1147,10 @@ int main(void)
         cmocka_unit_test(test_killed_woken_writer_does_not_strand_sleeping_writer),
         cmocka_unit_test(test_dead_waiting_writer_lets_readers_in_while_read_held),
         cmocka_unit_test(test_dead_waiting_writer_lets_readers_in_when_free),
+        cmocka_unit_test(test_reader_killed_in_rdlock_while_write_held_leaves_no_reader),
+        cmocka_unit_test(test_reader_killed_in_rdlock_while_a_writer_waits_lets_the_writer_in),
+        cmocka_unit_test(test_rdunlock_without_a_read_hold_costs_the_writers_nothing),
+        cmocka_unit_test(test_wrunlock_without_a_write_hold_costs_the_readers_nothing),
         cmocka_unit_test(test_live_waiting_writer_keeps_readers_out_past_the_stale_time),
         cmocka_unit_test(test_threads_never_see_a_torn_value),
         cmocka_unit_test(test_processes_never_see_a_torn_value),

@@ -213,6 +213,34 @@ static void test_negative_waiters_slot_gives_einval_when_blocking(void **state)
     assert_int_equal(s.waiters, -1);
 }
 
+/* Issue 19: a waiters count the wait's increment would wrap (INT32_MAX) is a
+ * slot the library never writes: the wait refuses it at once. The waits run
+ * in a child, so that a wait that sleeps instead (the old increment wrapped
+ * the count negative, and every post then refused its token with EINVAL)
+ * shows as a hang, not a stuck test. */
+static int child_wait_on_wrapping_count(void *arg)
+{
+    fx_sem *s = arg;
+    struct timespec d = fx_deadline_in(FX_NSEC_PER_SEC);
+    FXT_CHILD_CHECK(fx_sem_timedwait(s, &d) == EINVAL, 1);
+    FXT_CHILD_CHECK(s->value == 0 && s->waiters == INT32_MAX, 2);
+    FXT_CHILD_CHECK(fx_sem_wait(s) == EINVAL, 3);
+    FXT_CHILD_CHECK(s->value == 0 && s->waiters == INT32_MAX, 4);
+    /* Nothing was changed: a post still adds its token. */
+    FXT_CHILD_CHECK(fx_sem_post(s) == 0 && s->value == 1, 5);
+    return 0;
+}
+
+static void test_wait_with_waiters_slot_that_would_wrap_gives_einval_at_once(void **state)
+{
+    (void)state;
+    fx_sem *s = fxt_shared_alloc(sizeof *s);
+    s->value = 0;
+    s->waiters = INT32_MAX;
+    assert_int_equal(fxt_wait_child(fxt_fork(child_wait_on_wrapping_count, s), 10000), 0);
+    fxt_shared_free(s, sizeof *s);
+}
+
 /* Issue 11, class 9: the check does not depend on whether a token is there. */
 static void test_negative_waiters_slot_gives_einval_with_a_token_there(void **state)
 {
@@ -697,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_null_and_misaligned_give_einval),
         cmocka_unit_test(test_negative_value_slot_gives_einval),
         cmocka_unit_test(test_negative_waiters_slot_gives_einval_when_blocking),
+        cmocka_unit_test(test_wait_with_waiters_slot_that_would_wrap_gives_einval_at_once),
         cmocka_unit_test(test_cancelled_wait_is_joined_and_leaves_no_waiter),
         cmocka_unit_test(test_cancelled_timedwait_is_joined_and_leaves_no_waiter),
         cmocka_unit_test(test_pending_cancellation_acts_at_a_wait_that_would_block),

@@ -213,8 +213,8 @@ int fx_async_rmutex_run(fx_async *waiter, fx_rmutex *m, const struct timespec *d
 /* Waits asynchronously until c's value equals target (the asynchronous
  * fx_counter_wait). Returns 0 at once when it does, EINPROGRESS (armed: the
  * waiter is counted in c->waiters until it finishes or is cancelled, so
- * writers wake it), ETIMEDOUT, EINVAL (bad c, negative waiters slot, bad
- * tv_nsec), EBUSY, EPERM. fx_async_complete then gives 0, EINPROGRESS or
+ * writers wake it), ETIMEDOUT, EINVAL (bad c, negative or INT32_MAX waiters
+ * slot, bad tv_nsec), EBUSY, EPERM. fx_async_complete then gives 0, EINPROGRESS or
  * ETIMEDOUT. */
 int fx_async_counter_wait(fx_async *waiter, fx_counter *c, int32_t target,
                           const struct timespec *deadline);

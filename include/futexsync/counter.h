@@ -7,7 +7,8 @@
  *              modulo 2^32 (two's complement, no undefined behaviour)
  *     waiters  how many threads are inside fx_counter_wait(), plus armed
  *              asynchronous waits (fx_async_counter_wait), in any process;
- *              never negative (a negative slot gives EINVAL from the wait)
+ *              never negative (a negative slot gives EINVAL from the wait,
+ *              and so does INT32_MAX, which its increment would wrap)
  *
  * add, load and store make no system call while waiters is 0. Waiting for 0
  * turns the counter into a latch or wait group: N workers each add(-1), the
@@ -60,8 +61,8 @@ int fx_counter_store(fx_counter *c, int32_t value);
 
 /* Blocks until the value equals target, or the absolute CLOCK_MONOTONIC deadline
  * (NULL: none) passes. Returns 0 (at once if it already equals target),
- * ETIMEDOUT, or EINVAL (bad c, negative waiters slot, or tv_nsec out of range
- * when it would block). Never EINTR.
+ * ETIMEDOUT, or EINVAL (bad c, negative or INT32_MAX waiters slot, or tv_nsec
+ * out of range when it would block). Never EINTR.
  * Not a cancellation point, like pthread_barrier_wait (the counter is the
  * library's latch and wait group): a pending pthread_cancel waits until the
  * thread reaches one. To stop a waiter, give it a deadline, or store or add

@@ -4,9 +4,8 @@
  * Layout: two int32_t slots.
  *
  *     state       bits 0..22   readers holding the lock (up to
- *                              FX_RWLOCK_MAX_READERS), plus readers passing
- *                              through the fast path that will take their
- *                              increment back at once
+ *                              FX_RWLOCK_MAX_READERS), and nobody else: a
+ *                              reader adds itself only when it gets in
  *                 bit 23       FX_RWLOCK_WRITE_LOCKED: a writer holds it
  *                 bits 24..28  always 0 (a state with one set gives EINVAL)
  *                 bit 29       FX_RWLOCK_WRITER_PENDING: a writer waits for the
@@ -38,14 +37,17 @@
  * release: under read contention that read costs a second transfer of the
  * word's cache line, so the read-mostly fast path is rdlock + rdunlock. The
  * lock does not track its owners: releasing a hold the caller does not have
- * is a bug; it gives EPERM when the lock is not held in that mode (free, or
- * held in the other mode) and no other thread uses the lock at that moment.
+ * is a bug. When the lock is not held in that mode (free, or held in the
+ * other mode) the call gives EPERM and changes nothing, whatever other
+ * threads do with the lock meanwhile; while other threads hold it in that
+ * mode it cannot be told from their release, and releases one of their
+ * holds (as pthread_rwlock_unlock may do anything then).
  * A thread that holds the lock and locks it again in either mode may
  * deadlock (a second read lock waits if a writer is waiting in between).
  *
- * Processes that die: a process that dies while it waits for the lock (also
- * after a release woke it, before it returned from the kernel) strands
- * nobody: every sleeper re-reads the word at least every 250 ms, and the
+ * Processes that die: a process that dies inside a lock call before it holds
+ * the lock (on its fast path, or while it waits, also after a release woke
+ * it, before it returned from the kernel) strands nobody: every sleeper re-reads the word at least every 250 ms, and the
  * intent of a writer that died waiting (FX_RWLOCK_WRITER_PENDING,
  * FX_RWLOCK_WRITERS_WAITING) stops keeping blocked readers out within about
  * one second (fx_rwlock_tryrdlock keeps giving EBUSY until a blocking reader
@@ -115,8 +117,8 @@ int fx_rwlock_timedwrlock(fx_rwlock *l, const struct timespec *deadline)
     FX_TRY_ACQUIRE(0, l) FX_WARN_UNUSED;
 
 /* Releases one hold of l, read or write (the state tells which), and wakes
- * waiters if the lock became free. Returns 0, EPERM if l was not locked, or
- * EINVAL. */
+ * waiters if the lock became free. Returns 0, EPERM if l was not locked
+ * (nothing changes), or EINVAL. */
 int fx_rwlock_unlock(fx_rwlock *l) FX_RELEASE_GENERIC(l);
 
 /* Releases one read hold of l: the same as fx_rwlock_unlock for a reader,

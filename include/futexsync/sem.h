@@ -12,6 +12,8 @@
  *              and may sleep in the kernel; 0 .. number of threads. Negative:
  *              never written, EINVAL from every operation (post, trywait, and
  *              a wait that finds a token included) except fx_sem_value.
+ *              INT32_MAX, which a wait's increment would wrap, is never
+ *              written either: a wait that would block returns EINVAL.
  *
  * All-zero bytes (FX_SEM_INIT(0)) are a semaphore holding 0 tokens: the first
  * wait blocks until a post. FX_SEM_INIT(v) and fx_sem_init() start it at v.

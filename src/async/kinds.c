@@ -242,7 +242,8 @@ static int fx_kind_counter_step(fx_async *w, int last, struct fxi_sleep *s)
 {
     fx_counter *c = w->op.counter.c;
     if (last == LAST_FIRST) {
-        fxi_counter_waiter_enter(c); /* R1 */
+        if (fxi_counter_waiter_enter(c) != 0) /* R1 */
+            return EINVAL; /* a count the library never writes */
         w->op.counter.counted = true;
     }
     int32_t v = fxi_counter_waiter_look(c); /* R2, seq_cst: acquire on success */
