@@ -8,13 +8,10 @@
 #include "internal/annotate.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -84,57 +81,34 @@ pid_t fxi_tid_slow(void)
     return t;
 }
 
-/* /proc/<tid>/stat: 1 dead (missing, Z, X), 0 alive, -1 cannot tell (no fd,
- * no /proc, hidden). */
-static int fx_tid_proc_dead(pid_t tid)
-{
-    char path[40];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return errno == ENOENT ? 1 : -1;
-    /* "tid (comm) S ...": comm may hold spaces and ')' but is at most 64
-     * bytes, and every field after the state is a number, so the state is
-     * the character two after the last ')' of the first 256 bytes. */
-    char buf[256];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 1; /* the thread was released between open and read */
-    buf[n] = '\0';
-    const char *close_paren = strrchr(buf, ')');
-    char state = (close_paren != NULL && close_paren[1] == ' ') ? close_paren[2] : '?';
-    return state == 'Z' || state == 'X' || state == 'x';
-}
-
-bool fxi_tid_dead(pid_t tid)
+int fxi_tid_probe(pid_t tid)
 {
     int saved = errno;
-    bool dead;
-    /* One system call, no file descriptor: the kernel looks the TID up, then
-     * its address space. ESRCH: no such thread, or one that has left user
-     * space for good (a zombie, or one past exit_mm on its way out) -- it can
-     * never touch a lock word again. A thread with an address space gives
-     * EFAULT (address 0 is never mapped for reading here) or, when we may not
-     * inspect it, EPERM -- which a seccomp filter can also give, so EPERM and
-     * ENOSYS (no CONFIG_CROSS_MEMORY_ATTACH) ask /proc, then kill(). */
+    int answer;
+    /* One system call, no file descriptor, no cancellation point: the kernel
+     * looks the TID up (ESRCH: no task with that number in the caller's PID
+     * namespace), then its address space (ESRCH again when it has none left:
+     * a zombie, or a thread past exit_mm -- both before any permission check),
+     * then checks the permission (EPERM) and reads address 0 (EFAULT). So
+     * EFAULT, success and a genuine EPERM all prove a task with an address
+     * space. A seccomp filter can also answer EPERM or ENOSYS (as can a kernel
+     * without CONFIG_CROSS_MEMORY_ATTACH): then kill(tid, 0) decides, which
+     * sees a task by its number only (ESRCH: none; a zombie looks alive). */
     char byte;
     struct iovec local = {&byte, 1};
     struct iovec remote = {NULL, 1};
-    if (process_vm_readv(tid, &local, 1, &remote, 1, 0) >= 0 || errno == EFAULT) {
-        dead = false;
+    long r = syscall(SYS_process_vm_readv, (long)tid, &local, 1L, &remote, 1L, 0L);
+    if (r >= 0 || errno == EFAULT) {
+        answer = FXI_TID_ALIVE;
     } else if (errno == ESRCH) {
-        dead = true;
+        answer = FXI_TID_DEAD;
+    } else if (syscall(SYS_kill, (long)tid, 0L) == 0 || errno == EPERM) {
+        answer = FXI_TID_ALIVE; /* a task with that number exists */
     } else {
-        int p = fx_tid_proc_dead(tid);
-        if (p >= 0) {
-            dead = p == 1;
-        } else {
-            /* Fail safe: kill(tid, 0) cannot see zombies, so a zombie looks
-             * alive here (never a live thread dead). */
-            dead = kill(tid, 0) != 0 && errno == ESRCH;
-        }
+        /* ESRCH: no task with that number (an EPERM above was a filter's,
+         * or the task died since). Anything else: nothing is known. */
+        answer = errno == ESRCH ? FXI_TID_DEAD : FXI_TID_UNKNOWN;
     }
     errno = saved;
-    return dead;
+    return answer;
 }

@@ -33,9 +33,10 @@
  * no PI futex): a blocked acquirer sleeps at most FX_RMUTEX_RECHECK_MS at a
  * time (FX_RMUTEX_LONG_RECHECK_MS once it has watched the same owner for
  * FX_RMUTEX_LONG_AFTER_MS) and then checks whether the owner's TID is alive, without a file
- * descriptor (process_vm_readv: ESRCH for no such thread or a zombie; where
- * that call is refused, /proc/<tid>/stat, then kill(tid, 0), which cannot see
- * zombies). A blocked acquirer, or one arriving later, therefore gets the
+ * descriptor and without a cancellation point (process_vm_readv: ESRCH for
+ * no such thread or a zombie; where a filter refuses that call, kill(tid, 0),
+ * which cannot see zombies). Where liveness cannot be decided the owner is
+ * taken for alive: never two owners. A blocked acquirer, or one arriving later, therefore gets the
  * mutex with EOWNERDEAD within about FX_RMUTEX_RECHECK_MS of the death
  * (FX_RMUTEX_LONG_RECHECK_MS when it had waited for that owner longer than
  * FX_RMUTEX_LONG_AFTER_MS; an arriving one within FX_RMUTEX_FIRST_CHECK_MS).

@@ -95,19 +95,31 @@ static inline pid_t fxi_tid(void)
     return __builtin_expect((int32_t)(c >> 32) == epoch, 1) ? (pid_t)(uint32_t)c : fxi_tid_slow();
 }
 
-/* True when no live thread has this TID in the caller's PID namespace, asked
- * without a file descriptor: process_vm_readv(tid) of one byte at address 0
- * fails with ESRCH when no thread has the TID or when it has no address space
- * left (a zombie: exited, not yet reaped by its parent; or a thread past the
- * point of its exit where it releases its memory -- it runs no user code
- * again), and with EFAULT (or EPERM, not allowed to inspect it) when it lives.
- * So running out of file descriptors (EMFILE, ENFILE) changes nothing. Only
- * where that call is refused (EPERM from a seccomp filter, ENOSYS from a
- * kernel without CONFIG_CROSS_MEMORY_ATTACH) is /proc/<tid>/stat read (missing
- * or state Z/X: dead), and where that cannot be opened either (no /proc,
- * hidepid, no fd) the answer is kill(tid, 0) == ESRCH, which fails safe: a
- * zombie looks alive, a live thread never looks dead. One system call on the
- * usual path, but never call it on a fast path. errno is preserved. */
-bool fxi_tid_dead(pid_t tid);
+/* The liveness probe's answers. UNKNOWN acts as ALIVE everywhere: fail
+ * towards safety, never two owners. */
+enum { FXI_TID_ALIVE = 0, FXI_TID_DEAD = 1, FXI_TID_UNKNOWN = 2 };
+
+/* Whether a thread with this TID lives in the caller's PID namespace, asked
+ * without a file descriptor and without a cancellation point (so it may run
+ * inside any lock call, and running out of file descriptors changes
+ * nothing): process_vm_readv(tid) of one byte at address 0 fails with ESRCH
+ * when no thread has the TID or when it has no address space left (a zombie:
+ * exited, not yet reaped by its parent; or a thread past the point of its exit
+ * where it releases its memory -- it runs no user code again): DEAD. EFAULT or
+ * a genuine EPERM (not allowed to inspect it, which the kernel checks after
+ * the address space) prove a live task: ALIVE. Where the call is refused
+ * (EPERM or ENOSYS from a seccomp filter, ENOSYS from a kernel without
+ * CONFIG_CROSS_MEMORY_ATTACH), kill(tid, 0) decides: ESRCH DEAD, success or
+ * EPERM ALIVE (a zombie looks alive: fail safe), anything else UNKNOWN. No
+ * /proc: a hidden or missing /proc never makes a live thread look dead. One
+ * system call on the usual path, but never call it on a fast path. errno is
+ * preserved. */
+int fxi_tid_probe(pid_t tid);
+
+/* fxi_tid_probe(tid) == FXI_TID_DEAD. */
+static inline bool fxi_tid_dead(pid_t tid)
+{
+    return fxi_tid_probe(tid) == FXI_TID_DEAD;
+}
 
 #endif /* FX_INTERNAL_TID_H */
