@@ -43,7 +43,7 @@
  * its own TID without the record waits as for a live owner: the reborn
  * thread waits for itself, and everyone with it) are caught.
  */
-//@mirrors src/once.c once_finish once_abandon once_inside once_run once_slow fx_once_call sha256=f4f0554389d696a97a5593ceaebf80cee4e0981b3309f6d8a3b7cf0745a4743c
+//@mirrors src/once.c once_finish once_abandon once_inside once_run once_slow fx_once_call sha256=2f428dfd9f86d01222a90593ca0284a9c58d41134c2c80a18f058aef6944fada
 //@check safety
 
 #define NOT_RUN 0

@@ -6,7 +6,10 @@
  *   value                    name      meaning
  *   0                        NOT_RUN   nobody has run the initialiser to the end
  *   1                        DONE      it has returned: callers return at once
- *   RUNNING | tid            RUNNING   thread `tid` (kernel TID) is running it
+ *   RUNNING | tid            RUNNING   thread `tid` (kernel TID) is running it;
+ *                                      tid is an identity word: the TID
+ *                                      | LOCALNS unless its process proved it
+ *                                      runs in the initial PID namespace
  *   RUNNING | WAITERS | tid            ... and callers may sleep on the word
  *   other                    -         never written by the library -> EINVAL
  *
@@ -21,7 +24,10 @@
  *                                       exception (cleanup
  *                                       handler)
  *   RUNNING|t|W -> RUNNING|me|W (CAS)   waiter that found t     none
- *                                       dead, taking over
+ *                                       dead (never when t or
+ *                                       me has LOCALNS: the
+ *                                       probe says unknown),
+ *                                       taking over
  *   RUNNING|me[|W] -> RUNNING|me[|W]    a caller whose TID is   none
  *     (CAS, same value)                 in the word but that is
  *                                       not running o's
@@ -56,13 +62,16 @@ enum {
     DONE = FX_ONCE_DONE,
     RUNNING = FX_ONCE_RUNNING,
     TID_MASK = FX_ONCE_TID_MASK,
+    LOCALNS = FX_ONCE_LOCALNS,
 };
+_Static_assert(FX_ONCE_LOCALNS == FXI_ID_LOCALNS && FX_ONCE_TID_MASK == FXI_ID_TID_MASK,
+               "the state word holds the identity word of src/internal/tid.h");
 #define WAITERS FX_ONCE_WAITERS
 
 static inline bool once_valid(int32_t s)
 {
     if (s & RUNNING)
-        return (s & TID_MASK) != 0;
+        return (s & TID_MASK) != 0 && (s & ~(RUNNING | WAITERS | LOCALNS | TID_MASK)) == 0;
     return s == NOT_RUN || s == DONE;
 }
 
@@ -132,7 +141,7 @@ static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg)
 
 __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void *), void *arg)
 {
-    int32_t me = (int32_t)fxi_tid();
+    int32_t me = (int32_t)fxi_id();
     /* One absolute liveness schedule for the whole call. */
     struct fxi_recheck rc = FX_RECHECK_INIT(FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC);
     /* Acquire: a caller that sees DONE sees what the initialiser wrote. */
@@ -152,21 +161,24 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
         }
         if (!once_valid(s))
             return EINVAL;
-        int32_t owner = s & TID_MASK;
+        int32_t owner = s & (TID_MASK | LOCALNS); /* its identity word */
         bool dead = false;
         if (owner == me) {
             if (once_inside(o, me))
                 return EDEADLK;
             /* Our TID, but not our initialiser: the thread that had the TID
-             * before us died inside it. */
-            dead = true;
+             * before us died inside it -- when the TID names the same task for
+             * every caller (the initial PID namespace, no LOCALNS); else
+             * unknown: alive. */
+            dead = !(me & LOCALNS);
         } else if (rc.tick.tv_nsec >= 0) {
             /* After a sleep: is the liveness check due? The schedule is
              * absolute (rc.tick), so signals and spurious wakes that end
              * sleeps early cannot put it off. */
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
-            dead = !fxi_ts_before(&now, &rc.tick) && fxi_tid_dead((pid_t)owner);
+            dead = !fxi_ts_before(&now, &rc.tick) &&
+                   fxi_id_probe((uint32_t)owner, (uint32_t)me) == FXI_TID_DEAD;
         }
         if (dead) {
             FX_FAULT("once.takeover");

@@ -1,8 +1,10 @@
 /*
  * src/rmutex.c - the re-entrant, owner-tracked mutex with owner-death recovery.
  *
- * The owner word (the design; keep it true). T is a TID in 1..TID_MAX
- * (PID_MAX_LIMIT - 1 = 2^22 - 1), S the calling thread's TID, W bit 31.
+ * The owner word (the design; keep it true). T is a thread's identity: its
+ * TID in 1..TID_MAX (PID_MAX_LIMIT - 1 = 2^22 - 1), | L (bit 28) unless its
+ * process proved it runs in the initial PID namespace; S the calling
+ * thread's identity, W bit 31.
  *
  *   value        name       meaning
  *   0            FREE       free
@@ -12,6 +14,7 @@
  *                           it: the next acquirer gets EOWNERDEAD
  *   0x20000000   NOTREC     not recoverable: every acquire -> ENOTRECOVERABLE
  *   other        -          never written -> EINVAL from every operation
+ *                           (L without a TID, any bit of 22..27)
  *
  * The depth slot is read and written only by the owner: count (1..DEPTH_MAX)
  * | INC (bit 30, "inconsistent": acquired with EOWNERDEAD, not yet
@@ -30,7 +33,9 @@
  *   T(|W) -> S(|W)        an acquirer that found T dead     none (W kept: the
  *                         (CAS from that exact value), or   sleepers now wait for S)
  *                         found T == S without a record
- *                         of having acquired m (fx_rm_own)
+ *                         of having acquired m (fx_rm_own);
+ *                         neither when T or S has L: the
+ *                         probe then answers "unknown"
  *   T(|W) -> ORPHANED     fx_rmutex_recover(T)              FUTEX_WAKE(1) if W
  *   ORPHANED -> S(|W)     next acquirer: EOWNERDEAD         none
  *   depth := 1            acquisition of FREE (after the CAS)
@@ -73,6 +78,9 @@
 #define TID_MAX  ((uint32_t)FX_RMUTEX_TID_MAX)
 #define ORPHANED ((uint32_t)FX_RMUTEX_ORPHANED)
 #define NOTREC   ((uint32_t)FX_RMUTEX_NOTRECOVERABLE)
+#define LOCALNS  ((uint32_t)FX_RMUTEX_LOCALNS)
+_Static_assert(LOCALNS == FXI_ID_LOCALNS && TID_MAX == FXI_ID_TID_MASK,
+               "the owner word holds the identity word of src/internal/tid.h");
 
 /* The depth slot. */
 #define DEPTH_MASK ((int32_t)FX_RMUTEX_DEPTH_MASK)
@@ -91,7 +99,7 @@
 /* The owner TID of a HELD or HELD+W value, 0 for any other value. */
 static inline uint32_t fx_rm_held_tid(uint32_t v)
 {
-    uint32_t t = v & ~WAITERS;
+    uint32_t t = v & ~(WAITERS | LOCALNS);
     return t - 1u < TID_MAX ? t : 0;
 }
 
@@ -353,13 +361,14 @@ static _Thread_local struct {
     int64_t until;
 } fx_rm_memo;
 
-/* Whether the owner t of m is dead, for a non-waiting attempt. */
-static bool fx_rm_dead_now(const fx_rmutex *m, uint32_t t)
+/* Whether the owner t (an identity word) of m is dead, for a non-waiting
+ * attempt by self. */
+static bool fx_rm_dead_now(const fx_rmutex *m, uint32_t t, uint32_t self)
 {
     int64_t now = fx_rm_now();
     if (fx_rm_memo.m == m && fx_rm_memo.tid == t && now < fx_rm_memo.until)
         return false;
-    if (fxi_tid_dead((pid_t)t))
+    if (fxi_id_probe(t, self) == FXI_TID_DEAD)
         return true;
     fx_rm_memo.m = m;
     fx_rm_memo.tid = t;
@@ -398,26 +407,29 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
         /* @step rmutex.step.notrec */
         if (v == NOTREC)
             return ENOTRECOVERABLE;
-        uint32_t t = fx_rm_held_tid(v);
-        if (t == 0)
+        if (fx_rm_held_tid(v) == 0)
             return EINVAL;
+        uint32_t t = v & ~WAITERS; /* the owner's identity */
         /* Held by thread t: is it dead? A verdict holds only for the value v
          * it was made for: it is made after v was read and used by the one
          * CAS from v that follows; a lost CAS drops it. */
         bool dead;
         /* @step rmutex.step.check_now */
-        if (t == self) {
+        if (t == self && !(self & LOCALNS)) {
             /* Our own TID, and the caller found no acquisition of m in our
              * record: the thread that had this TID before us held m and is
-             * gone (no two live threads share a TID). */
+             * gone (no two live threads share a TID) -- when our TID names
+             * the same task for every writer: in the initial PID namespace
+             * (no L). With L, an owner like any other, whom the probe
+             * cannot judge. */
             dead = true;
         } else if (judge_now == t) {
             /* The take-over CAS for t was just lost (W set, or a new value
              * naming t again: the TID may have been reused by a new owner):
              * judge the value read now, at once. */
-            dead = fxi_tid_dead((pid_t)t);
+            dead = fxi_id_probe(t, self) == FXI_TID_DEAD;
         } else if (nowait) {
-            dead = fx_rm_dead_now(m, t);
+            dead = fx_rm_dead_now(m, t, self);
         } else {
             dead = false;
             /* @step rmutex.step.now */
@@ -429,7 +441,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
                 w->check_at = now + FIRST_CHECK_NS;
             /* @step rmutex.step.check_due */
             } else if (now >= w->check_at) {
-                dead = fxi_tid_dead((pid_t)t);
+                dead = fxi_id_probe(t, self) == FXI_TID_DEAD;
                 /* A waiter that has watched the same live owner for long
                  * checks less often, on the recheck grid (internal/futex.h):
                  * many idle waiters cost little. */
@@ -613,7 +625,7 @@ __attribute__((noinline, cold)) static int fx_rm_lock_announced(fx_rmutex *m,
                                                                const struct timespec *deadline,
                                                                unsigned try_flag, bool nowait)
 {
-    return fx_rm_lock(m, deadline, try_flag, nowait, (uint32_t)fxi_tid(), 1);
+    return fx_rm_lock(m, deadline, try_flag, nowait, fxi_id(), 1);
 }
 
 /* One look at the TID cache and the fork epoch gives the caller's TID and
@@ -694,7 +706,7 @@ int fx_rmutex_unlock(fx_rmutex *m)
      * since the announcement must precede the release: the slow path does
      * both. fxi_tid_plain says no detector (and gives our TID) in one look. */
     if (!fxi_tid_plain(&self)) {
-        self = (uint32_t)fxi_tid();
+        self = fxi_id();
     } else {
         /* Fast path: m is the record's first entry (the record is ours:
          * we came by fxi_tid_plain), depth 1 and no W; other unlocks take
@@ -726,7 +738,7 @@ int fx_rmutex_consistent(fx_rmutex *m)
     if (fxi_bad_slot(m))
         return EINVAL;
     int32_t d;
-    int r = fx_rm_owned(m, (uint32_t)fxi_tid(), &d);
+    int r = fx_rm_owned(m, fxi_id(), &d);
     if (r != 0)
         return r;
     if (!(d & INC))
@@ -793,7 +805,7 @@ int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t *
 {
     if (fxi_bad_slot(m) || w == NULL || w->depth < 0 || w->depth > DEPTH_MAX)
         return EINVAL;
-    uint32_t self = (uint32_t)fxi_tid();
+    uint32_t self = fxi_id();
     /* Relaxed: picks the path, as in fx_rm_lock. */
     uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
     if ((v & ~WAITERS) == self && fx_rm_mine(m, self))
@@ -824,7 +836,7 @@ int fxi_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
 {
     if (fxi_bad_slot(m) || saved_depth == NULL)
         return EINVAL;
-    uint32_t self = (uint32_t)fxi_tid();
+    uint32_t self = fxi_id();
     int32_t d;
     int r = fx_rm_owned(m, self, &d);
     if (r != 0)
@@ -839,7 +851,7 @@ int fxi_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
 {
     if (fxi_bad_slot(m) || saved_depth < 1 || saved_depth > DEPTH_MAX)
         return EINVAL;
-    uint32_t self = (uint32_t)fxi_tid();
+    uint32_t self = fxi_id();
     /* Relaxed: picks the path, as in fx_rm_lock. */
     if ((__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
         fx_rm_mine(m, self))

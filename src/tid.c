@@ -12,7 +12,9 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -52,33 +54,92 @@ static void fx_tid_setup(void)
      * fxi_tid() and read by all, as a race: it is the library's own word,
      * ordered as the comments say. Once per process, so not behind the
      * FUTEXSYNC_HELGRIND option. */
-    fx_ann_own_words_once(fxi_tid_epoch, sizeof fxi_tid_epoch[0]);
+    fx_ann_own_words_once(fxi_tid_epoch, 2 * sizeof fxi_tid_epoch[0]); /* + namespace */
     fx_tid_wiped = true;
 }
 
-pid_t fxi_tid_slow(void)
+#ifndef PIDFD_GET_PID_NAMESPACE
+#define PIDFD_GET_PID_NAMESPACE _IO(0xFF, 5) /* linux/pidfd.h, Linux 6.11 */
+#endif
+#define FX_PROC_PID_INIT_INO 0xEFFFFFFCu /* the initial PID namespace's inode */
+
+/* True when this process proves that it runs in the initial PID namespace:
+ * the inode of its PID namespace is PROC_PID_INIT_INO. Asked of a pidfd of
+ * itself (Linux 6.11), else of /proc/self/ns/pid (a /proc of another PID
+ * namespace resolves `self` to the same task, or not at all). Any failure:
+ * false. Raw close (glibc's is a cancellation point), errno preserved. */
+static bool fx_tid_initial_pidns(void)
+{
+    int saved = errno;
+    struct stat st;
+    int known = 0;
+    long pidfd = syscall(SYS_pidfd_open, (long)getpid(), 0L);
+    if (pidfd >= 0) {
+        int ns = ioctl((int)pidfd, PIDFD_GET_PID_NAMESPACE, 0);
+        syscall(SYS_close, pidfd);
+        if (ns >= 0) {
+            known = fstat(ns, &st) == 0;
+            syscall(SYS_close, (long)ns);
+        }
+    }
+    if (!known)
+        known = stat("/proc/self/ns/pid", &st) == 0;
+    errno = saved;
+    return known && st.st_ino == FX_PROC_PID_INIT_INO;
+}
+
+/* The identity bits of this process: 0 once it proved it runs in the initial
+ * PID namespace, FXI_ID_LOCALNS otherwise. Learned once per process and kept
+ * in the epoch's page (fxi_tid_epoch[1]: 0 not yet, 1 initial, 2 other or
+ * unknown), which a fork child gets zeroed: a child in a new PID namespace
+ * learns its own. The first answer stays (relaxed CAS from 0: every thread
+ * of a process asks the same question about the same namespace). */
+static uint32_t fx_tid_ns_bits(void)
+{
+    int32_t st = __atomic_load_n(&fxi_tid_epoch[1], __ATOMIC_RELAXED);
+    if (st == 0) {
+        int32_t want = fx_tid_initial_pidns() ? 1 : 2;
+        if (__atomic_compare_exchange_n(&fxi_tid_epoch[1], &st, want, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+            st = want;
+    }
+    return st == 1 ? 0 : FXI_ID_LOCALNS;
+}
+
+uint32_t fxi_tid_slow(void)
 {
     int saved = errno;
     pthread_once(&fx_tid_once, fx_tid_setup);
     pid_t t = (pid_t)syscall(SYS_gettid);
     pid_t pid = getpid();
     errno = saved;
-    if (fx_tid_wiped) {
-        /* The epoch is this process's PID, with the detector bit (the
-         * probe's answer, the same in every thread). In a fork child the
-         * kernel hands the page over zeroed, so no cache copied from the
-         * parent (whose PID it holds) is trusted, before or after the child's
-         * first thread stores the child's PID here. Relaxed: every thread of a process
-         * stores the same value; it guards only each thread's own cache. */
-        uint32_t epoch = (uint32_t)pid | (fxi_ann_detected() ? FXI_TID_DETECTOR : 0);
-        /* The record of held rmutexes is emptied for t first: once the
-         * cache is good, fx_rmutex's fast paths trust the record. */
-        if (fxi_rmutex_record_reset != NULL)
-            fxi_rmutex_record_reset((uint32_t)t);
-        fxi_tid_cache = (uint64_t)epoch << 32 | (uint32_t)t;
-        __atomic_store_n(&fxi_tid_epoch[0], (int32_t)epoch, __ATOMIC_RELAXED);
-    }
-    return t;
+    if (!fx_tid_wiped)
+        return (uint32_t)t | FXI_ID_LOCALNS; /* nothing learned per process */
+    uint32_t id = (uint32_t)t | fx_tid_ns_bits();
+    /* The epoch is this process's PID, with the detector bit (the probe's
+     * answer, the same in every thread). In a fork child the kernel hands the
+     * page over zeroed, so no cache copied from the parent (whose PID it
+     * holds) is trusted, before or after the child's first thread stores the
+     * child's PID here. Relaxed: every thread of a process stores the same
+     * value; it guards only each thread's own cache. */
+    uint32_t epoch = (uint32_t)pid | (fxi_ann_detected() ? FXI_TID_DETECTOR : 0);
+    /* The record of held rmutexes is emptied for id first: once the cache is
+     * good, fx_rmutex's fast paths trust the record. */
+    if (fxi_rmutex_record_reset != NULL)
+        fxi_rmutex_record_reset(id);
+    fxi_tid_cache = (uint64_t)epoch << 32 | id;
+    __atomic_store_n(&fxi_tid_epoch[0], (int32_t)epoch, __ATOMIC_RELAXED);
+    return id;
+}
+
+int fxi_id_probe(uint32_t owner, uint32_t self)
+{
+    /* ESRCH means "no such task in the caller's PID namespace": trusted only
+     * when both the owner and the caller proved they run in the initial one,
+     * where the number names the same task for both. */
+    if ((owner | self) & FXI_ID_LOCALNS)
+        return FXI_TID_UNKNOWN;
+    return fxi_tid_probe((pid_t)(owner & FXI_ID_TID_MASK));
 }
 
 int fxi_tid_probe(pid_t tid)

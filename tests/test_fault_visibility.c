@@ -183,6 +183,21 @@ static int new_user_ns(void)
 
 /* The owner and the waiter ---------------------------------------------------- */
 
+/* Locks m, records its TID and dies holding it. */
+static int lock_and_die_in(struct vis *v)
+{
+    if (fx_rmutex_lock(&v->m) != 0)
+        return 1;
+    fxt_flag_set(&v->tid, fxt_gettid());
+    raise(SIGKILL);
+    return 2;
+}
+
+static int lock_and_die(void *p)
+{
+    return lock_and_die_in(p);
+}
+
 static struct vis *the_vis; /* in each forked process: the shared page */
 
 static void owner_initialiser(void *arg)
@@ -470,17 +485,84 @@ static void once_initialiser_and_caller_in_different_user_namespaces_run_it_once
     }
 }
 
+/* PID namespaces: a TID written in one namespace names another task, or
+ * none, in the other; the probe trusts ESRCH only between processes that
+ * proved they run in the initial one. */
+
+static void rmutex_owner_in_the_initial_pid_namespace_is_not_judged_dead_from_a_child_one(
+    void **state)
+{
+    (void)state;
+    if (is_root())
+        rmutex_case(NULL, HERE, NULL, NEW_PIDNS);
+}
+
+static void rmutex_owner_in_a_child_pid_namespace_is_not_judged_dead_from_the_initial_one(
+    void **state)
+{
+    (void)state;
+    if (is_root())
+        rmutex_case(NULL, NEW_PIDNS, NULL, HERE);
+}
+
+static void rmutex_owner_in_a_sibling_pid_namespace_is_not_judged_dead(void **state)
+{
+    (void)state;
+    if (is_root())
+        rmutex_case(NULL, NEW_PIDNS, NULL, NEW_PIDNS);
+}
+
+static void once_initialiser_in_another_pid_namespace_is_not_run_twice(void **state)
+{
+    (void)state;
+    if (is_root()) {
+        once_case(NULL, HERE, NULL, NEW_PIDNS);
+        once_case(NULL, NEW_PIDNS, NULL, HERE);
+        once_case(NULL, NEW_PIDNS, NULL, NEW_PIDNS);
+    }
+}
+
+/* Inside one nested PID namespace the probe cannot prove a death either (no
+ * process there can show that its TIDs mean the same to the others): a dead
+ * owner's mutex times out, and fx_rmutex_recover by whoever knows of the
+ * death (a supervisor) is the way out. */
+static int nested_dead_owner(void)
+{
+    struct vis *v = the_vis;
+    pid_t o = fork();
+    if (o < 0)
+        return 80;
+    if (o == 0)
+        _exit(lock_and_die_in(v));
+    int st;
+    while (waitpid(o, &st, 0) < 0 && errno == EINTR) {
+    }
+    FXT_CHILD_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, 81); /* reaped: gone */
+    FXT_CHILD_CHECK(fx_rmutex_owner(&v->m) == v->tid, 82);
+    FXT_CHILD_CHECK(v->m.owner & FX_RMUTEX_LOCALNS, 83);
+    struct timespec d = fx_deadline_in(400 * FX_NSEC_PER_MSEC);
+    FXT_CHILD_CHECK(fx_rmutex_timedlock(&v->m, &d) == ETIMEDOUT, 84);
+    FXT_CHILD_CHECK(fx_rmutex_recover(&v->m, v->tid) == 0, 85);
+    int r = fx_rmutex_lock(&v->m);
+    FXT_CHILD_CHECK(r == EOWNERDEAD, 86);
+    FXT_CHILD_CHECK(fx_rmutex_consistent(&v->m) == 0 && fx_rmutex_unlock(&v->m) == 0, 87);
+    return 0;
+}
+
+static void rmutex_dead_owner_in_a_nested_pid_namespace_is_left_to_recover(void **state)
+{
+    (void)state;
+    if (!is_root())
+        return;
+    struct vis *v = vis_new();
+    the_vis = v;
+    struct role nested = {NULL, nested_dead_owner, NEW_PIDNS};
+    assert_int_equal(fxt_run_child(role_child, &nested), 0);
+    fxt_shared_free(v, sizeof *v);
+}
+
 /* Positive cases: the probe still recovers a dead owner where it can tell. */
 
-static int lock_and_die(void *p)
-{
-    struct vis *v = p;
-    if (fx_rmutex_lock(&v->m) != 0)
-        return 1;
-    fxt_flag_set(&v->tid, fxt_gettid());
-    raise(SIGKILL);
-    return 2;
-}
 
 static int waiter_recovers(void *p)
 {
@@ -722,6 +804,13 @@ int main(void)
         cmocka_unit_test(rmutex_owner_in_a_user_namespace_is_not_judged_dead),
         cmocka_unit_test(rmutex_waiter_in_a_user_namespace_does_not_judge_the_owner_dead),
         cmocka_unit_test(once_initialiser_and_caller_in_different_user_namespaces_run_it_once),
+        cmocka_unit_test(
+            rmutex_owner_in_the_initial_pid_namespace_is_not_judged_dead_from_a_child_one),
+        cmocka_unit_test(
+            rmutex_owner_in_a_child_pid_namespace_is_not_judged_dead_from_the_initial_one),
+        cmocka_unit_test(rmutex_owner_in_a_sibling_pid_namespace_is_not_judged_dead),
+        cmocka_unit_test(once_initialiser_in_another_pid_namespace_is_not_run_twice),
+        cmocka_unit_test(rmutex_dead_owner_in_a_nested_pid_namespace_is_left_to_recover),
         cmocka_unit_test(rmutex_dead_owner_is_recovered_when_seccomp_refuses_vm_readv),
         cmocka_unit_test(rmutex_lock_calls_do_not_act_on_a_pending_cancel),
         cmocka_unit_test(cond_wait_rmutex_relock_does_not_act_on_a_pending_cancel),

@@ -23,8 +23,9 @@
  *   - a child whose PID equals the PID of the ancestor that filled a copied
  *     cache (that ancestor dead and its PID reused, the process in between
  *     never having called fxi_tid) would trust that cache;
- *   - the TID is relative to the caller's PID namespace: threads sharing an
- *     owner-tracked object must live in the same PID namespace;
+ *   - the TID is relative to the caller's PID namespace: a liveness verdict
+ *     is made only between processes that proved they run in the initial
+ *     PID namespace (FXI_ID_LOCALNS below), anything else counts as alive;
  *   - a TID is reused by the kernel after the PID counter wraps at
  *     /proc/sys/kernel/pid_max (32768 by default): a TID names a thread only
  *     while that thread lives.
@@ -59,8 +60,19 @@ extern _Thread_local uint64_t fxi_tid_cache __attribute__((tls_model("initial-ex
 extern int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
     __attribute__((visibility("hidden"), aligned(FXI_TID_PAGE)));
 
-/* Fills the cache (setting the epoch page up first); returns the TID. */
-pid_t fxi_tid_slow(void);
+/* The identity word of a thread, as fx_rmutex and fx_once write it into
+ * their words: its TID (bits 0-21) | FXI_ID_LOCALNS (bit 28) unless its
+ * process proved that it runs in the initial PID namespace (then a TID names
+ * the same task for every process that proved it too). The cache's low half
+ * holds it, so the fast paths' CAS costs nothing more. */
+#define FXI_ID_TID_MASK 0x003fffffu
+#define FXI_ID_LOCALNS  0x10000000u
+
+/* Fills the cache (setting the epoch page up first); returns the identity
+ * word. Where nothing can be cached (no MADV_WIPEONFORK) FXI_ID_LOCALNS is
+ * always set: the namespace is learned once per process, which needs the
+ * epoch's page to tell a fork child. */
+uint32_t fxi_tid_slow(void);
 
 /* src/rmutex.c: empties the calling thread's record of held rmutexes and
  * makes it the record of `tid`. fxi_tid_slow calls it whenever it fills the
@@ -73,7 +85,7 @@ void fxi_rmutex_record_reset(uint32_t tid) __attribute__((weak));
  * detector is there (src/internal/annotate.h). A PID never has it. */
 #define FXI_TID_DETECTOR 0x80000000u
 
-/* The calling thread's TID in *self and true, with one load of the cache and
+/* The calling thread's identity word (TID | FXI_ID_LOCALNS) in *self and true, with one load of the cache and
  * one of the epoch, when the cache is good and no race detector is there: the
  * fast paths of fx_rmutex use it to look at the probe for free. False
  * otherwise (*self then means nothing: call fxi_tid()). */
@@ -86,13 +98,19 @@ static inline __attribute__((always_inline)) bool fxi_tid_plain(uint32_t *self)
     return (uint32_t)(c >> 32) == epoch && !(epoch & FXI_TID_DETECTOR);
 }
 
-/* The calling thread's kernel TID, > 0. No system call after the first. */
-static inline pid_t fxi_tid(void)
+/* The calling thread's identity word (above). No system call after the first. */
+static inline uint32_t fxi_id(void)
 {
     uint64_t c = fxi_tid_cache;
     /* Relaxed: the epoch guards only this thread's own cache (tid.c). */
     int32_t epoch = __atomic_load_n(&fxi_tid_epoch[0], __ATOMIC_RELAXED);
-    return __builtin_expect((int32_t)(c >> 32) == epoch, 1) ? (pid_t)(uint32_t)c : fxi_tid_slow();
+    return __builtin_expect((int32_t)(c >> 32) == epoch, 1) ? (uint32_t)c : fxi_tid_slow();
+}
+
+/* The calling thread's kernel TID, > 0. No system call after the first. */
+static inline pid_t fxi_tid(void)
+{
+    return (pid_t)(fxi_id() & FXI_ID_TID_MASK);
 }
 
 /* The liveness probe's answers. UNKNOWN acts as ALIVE everywhere: fail
@@ -115,6 +133,12 @@ enum { FXI_TID_ALIVE = 0, FXI_TID_DEAD = 1, FXI_TID_UNKNOWN = 2 };
  * system call on the usual path, but never call it on a fast path. errno is
  * preserved. */
 int fxi_tid_probe(pid_t tid);
+
+/* The probe of an owner's identity word by a caller of identity `self`:
+ * UNKNOWN unless both proved they run in the initial PID namespace (ESRCH is
+ * relative to the caller's namespace, and a TID written in another names
+ * nothing, or another task, here); else fxi_tid_probe of the TID. */
+int fxi_id_probe(uint32_t owner, uint32_t self);
 
 /* fxi_tid_probe(tid) == FXI_TID_DEAD. */
 static inline bool fxi_tid_dead(pid_t tid)
