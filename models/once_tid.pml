@@ -60,7 +60,10 @@ byte ran = 0;           /* initialisers that ran to the end (observer) */
 byte checking = 0;      /* callers between a liveness check and its CAS (observer) */
 byte finished = 0;
 
-/* fxi_tid_dead(t): no live thread has TID t. */
+/* fxi_id_probe(t) == DEAD: no live thread has TID t. For a live one the
+ * probe may answer "unknown" (hidepid, no /proc, seccomp, another PID
+ * namespace), which acts as alive: the branch tagged unknown (mutation
+ * once-unknown-is-dead takes it for dead: two initialisers at once). */
 #define DEAD(t) (!alive[t])
 
 /* fx_once(o, init) by thread me (once_slow); exits: the initialiser may
@@ -91,12 +94,15 @@ proctype caller(byte me; bool exits)
             :: else ->
                 /* Sleep until the word changes, or the recheck, which
                  * asks fxi_tid_dead, finds the initialiser dead. */
-                atomic {
+                if
+                :: atomic {
                     (st != vs || tid != vt) || DEAD(vt) ->
                     d = (st == vs && tid == vt);
                     checking = checking + d;
                     if :: d -> verdict = vt + 1 :: else fi
-                }
+                   }
+                :: atomic { st == vs && tid == vt && !DEAD(vt) -> d = 0 } /* fxi_id_probe: unknown (a live initialiser it cannot see) acts as alive [M:unknown] */
+                fi
             fi
         fi;
         if

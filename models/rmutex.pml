@@ -48,7 +48,10 @@
  *     most SPURIOUS times in a run, to explore those paths without letting
  *     them mask lost wake-ups;
  *   - worker 3's own deadline, at any moment.
- * The liveness check itself (fxi_tid_dead) reads dead[t]; a non-waiting step
+ * The liveness check itself (fxi_id_probe) reads dead[t]; for a live owner it
+ * may also answer "unknown" (hidepid, no /proc, seccomp, another PID
+ * namespace), which acts as alive: the branches tagged unknown-now and
+ * unknown-due (mutation rm-unknown-is-dead takes it for dead: two owners); a non-waiting step
  * (trylock memo) may also skip it and answer busy. Deaths of threads outside
  * the critical section (a waiter killed after consuming a wake) are not
  * modelled: the real re-check timers, which fire whether or not the owner is
@@ -228,10 +231,12 @@ inline step(nowait)
             if
             :: dead[vo] ->                             /* [@rmutex.step.check_now fx_rm_dead_now; @rmutex.step.take_over CAS, W kept] */
                 own = me; W = (vw || slept); res = R_DEAD /* [M:try-keep-w] */
+            :: !dead[vo] -> res = R_BUSY /* fxi_id_probe: unknown (a live owner it cannot see) acts as alive [M:unknown-now] */
             :: true -> res = R_BUSY                    /* alive, or the memo skipped the check */
             fi
         :: held(vo) && !nowait && due && dead[vo] ->   /* [@rmutex.step.check_due check due; @rmutex.step.take_over CAS, W kept] [M:due-dead] */
             own = me; W = (vw || slept); res = R_DEAD
+        :: held(vo) && !nowait && due && !dead[vo] -> due = false; W = true; vw = true; res = R_BUSY /* fxi_id_probe: unknown acts as alive [M:unknown-due] */
         :: held(vo) && !nowait && !(due && dead[vo]) -> /* [M:due-alive] */
             due = false;                               /* [@rmutex.step.new_owner check_at = now + ...] */
             W = true; vw = true; res = R_BUSY          /* [@rmutex.step.mark_waiters CAS T -> T|W; EBUSY] */
