@@ -6,14 +6,14 @@
  * The word is NOT_RUN, DONE or RUNNING|t (WAITERS is left out: no wake-up is
  * modelled, waiters block until the word changes or their recheck finds the
  * initialiser dead). The word names the initialiser by TID alone; each
- * thread keeps a record of the initialisers it is running (once_running,
- * once_inside). So:
+ * thread keeps a record of the initialisers it is running (src/identity.c,
+ * fxi_once_inside). So:
  *   - a caller that finds its own TID in the word but o not in its record
  *     is a new thread with the TID of one that died inside the initialiser:
  *     it takes the word over at once (CAS RUNNING|me -> RUNNING|me); only a
  *     caller inside its own initialiser is told EDEADLK (class 5; the
  *     mutation once-tid-deadlk compares the TID alone);
- *   - the liveness check (fxi_tid_dead) asks about the TID: the dead
+ *   - the liveness check (fxi_id_probe) asks about the TID: the dead
  *     initialiser's TID back in a live thread looks alive, so its waiters
  *     wait until that thread calls fx_once on o (and takes over, as above)
  *     or is gone itself; the reborn thread here does either;
@@ -43,7 +43,8 @@
  * its own TID without the record waits as for a live owner: the reborn
  * thread waits for itself, and everyone with it) are caught.
  */
-//@mirrors src/once.c once_finish once_abandon once_inside once_run once_slow fx_once_call sha256=2f428dfd9f86d01222a90593ca0284a9c58d41134c2c80a18f058aef6944fada
+//@mirrors src/identity.c fxi_once_inside fxi_once_enter fxi_once_leave fxi_once_abandon sha256=8b3508df3e891daad7f5e2ea03416fb89c56434e01271c84337e462803a85e6d
+//@mirrors src/once.c once_finish once_abandon once_run once_slow fx_once_call sha256=50ab998fd616df522c2b82ea1241877e8468e7b95c184f34cf63cc3889502c7e
 //@check safety
 
 #define NOT_RUN 0
@@ -69,7 +70,7 @@ byte finished = 0;
 /* fx_once(o, init) by thread me (once_slow); exits: the initialiser may
  * return early once (thread exit: once_abandon puts NOT_RUN back). No caller
  * here is inside its own initialiser when it looks at the word: its record
- * (once_inside) never holds o then. */
+ * (fxi_once_inside) never holds o then. */
 proctype caller(byte me; bool exits)
 {
     byte vs, vt;            /* the word as loaded */
@@ -86,14 +87,14 @@ proctype caller(byte me; bool exits)
                 :: else -> skip
                 fi
             }
-        :: vs == RUN && vt == me ->                      /* owner == me; once_inside is false (EDEADLK otherwise): */
+        :: vs == RUN && vt == me ->                      /* owner == me; fxi_once_inside is false (EDEADLK otherwise): */
             atomic { d = 1; checking++ }                 /* the TID's last thread died inside [M:self] */
         :: vs == RUN && vt != me ->
             if
             :: verdict == vt + 1 -> atomic { d = 1; checking++ } /* a verdict kept (never, unless mutated) */
             :: else ->
                 /* Sleep until the word changes, or the recheck, which
-                 * asks fxi_tid_dead, finds the initialiser dead. */
+                 * asks fxi_id_probe, finds the initialiser dead. */
                 if
                 :: atomic {
                     (st != vs || tid != vt) || DEAD(vt) ->

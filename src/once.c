@@ -55,7 +55,7 @@
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
-#include "internal/tid.h"
+#include "internal/identity.h"
 
 enum {
     NOT_RUN = FX_ONCE_NOT_RUN,
@@ -65,7 +65,7 @@ enum {
     LOCALNS = FX_ONCE_LOCALNS,
 };
 _Static_assert(FX_ONCE_LOCALNS == FXI_ID_LOCALNS && FX_ONCE_TID_MASK == FXI_ID_TID_MASK,
-               "the state word holds the identity word of src/internal/tid.h");
+               "the state word holds the identity word of src/internal/identity.h");
 #define WAITERS FX_ONCE_WAITERS
 
 static inline bool once_valid(int32_t s)
@@ -88,53 +88,24 @@ static void once_finish(fx_once *o, int32_t to)
 static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg);
 static void once_abandon(void *p);
 
-/* The initialisers this thread is running (nested calls on other flags),
- * for the thread `tid` (a fork child inherits the record of another TID).
- * The first ONCE_NEST are recorded, deeper ones only counted. */
-#define ONCE_NEST 8
-static _Thread_local struct {
-    int32_t tid;
-    uint32_t n; /* initialisers running in this thread */
-    const fx_once *o[ONCE_NEST];
-} once_running;
-
-/* Whether this thread runs o's initialiser. When more are running than are
- * recorded, a TID match is taken as yes (EDEADLK, never a second run). */
-static bool once_inside(const fx_once *o, int32_t me)
-{
-    if (once_running.tid != me)
-        return false;
-    uint32_t k = once_running.n < ONCE_NEST ? once_running.n : ONCE_NEST;
-    for (uint32_t i = 0; i < k; i++)
-        if (once_running.o[i] == o)
-            return true;
-    return once_running.n > ONCE_NEST;
-}
-
 /* Cleanup handler: the initialiser's thread exits or is cancelled inside it,
  * or a C++ exception unwinds out of it (the library is built with
  * -fexceptions). The innermost running initialiser is o: it leaves the
  * record, and the flag is free for the next caller. */
 static void once_abandon(void *p)
 {
-    if (once_running.n > 0)
-        once_running.n--;
+    fxi_once_abandon();
     once_finish(p, NOT_RUN);
 }
 
 static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg)
 {
-    if (once_running.tid != me) {
-        once_running.tid = me;
-        once_running.n = 0;
-    }
-    uint32_t depth = once_running.n++;
-    if (depth < ONCE_NEST)
-        once_running.o[depth] = o;
+    /* The record of the initialisers this thread runs (src/identity.c). */
+    uint32_t depth = fxi_once_enter(o, (uint32_t)me);
     pthread_cleanup_push(once_abandon, o);
     fn(arg);
     pthread_cleanup_pop(0);
-    once_running.n = depth;
+    fxi_once_leave(depth);
     fx_ann_happens_before(o);
     once_finish(o, DONE);
 }
@@ -164,7 +135,7 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
         int32_t owner = s & (TID_MASK | LOCALNS); /* its identity word */
         bool dead = false;
         if (owner == me) {
-            if (once_inside(o, me))
+            if (fxi_once_inside(o, (uint32_t)me))
                 return EDEADLK;
             /* Our TID, but not our initialiser: the thread that had the TID
              * before us died inside it -- when the TID names the same task for

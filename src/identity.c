@@ -1,9 +1,11 @@
 /*
- * src/tid.c - the per-thread TID cache and the liveness test of a TID.
+ * src/identity.c - the calling thread's identity (TID cache, fork epoch, PID
+ * namespace), its records of held rmutexes and running fx_once
+ * initialisers, and the liveness probe of another identity.
  *
- * See src/internal/tid.h for what is guaranteed and the limits.
+ * See src/internal/identity.h for what is guaranteed and the limits.
  */
-#include "internal/tid.h"
+#include "internal/identity.h"
 
 #include "internal/annotate.h"
 
@@ -23,10 +25,11 @@
 #define MADV_WIPEONFORK 18 /* Linux 4.14 */
 #endif
 
-/* High half: the epoch of the process that filled it (its PID and detector
- * bit); low half: the TID. The initial value matches no page (no PID is
- * 0xffffffff). */
-_Thread_local uint64_t fxi_tid_cache __attribute__((tls_model("initial-exec"))) = UINT64_MAX;
+/* cache: high half, the epoch of the process that filled it (its PID and
+ * detector bit); low half, the identity word. The initial value matches no
+ * page (no PID is 0xffffffff). The records start empty. */
+_Thread_local struct fxi_self fxi_self __attribute__((tls_model("initial-exec"))) = {
+    .cache = UINT64_MAX};
 
 /* Zero (matches no cache) until a thread of this process caches its TID,
  * and for ever when the page cannot be marked. In .bss: anonymous memory,
@@ -123,11 +126,12 @@ uint32_t fxi_tid_slow(void)
      * child's PID here. Relaxed: every thread of a process stores the same
      * value; it guards only each thread's own cache. */
     uint32_t epoch = (uint32_t)pid | (fxi_ann_detected() ? FXI_TID_DETECTOR : 0);
-    /* The record of held rmutexes is emptied for id first: once the cache is
-     * good, fx_rmutex's fast paths trust the record. */
-    if (fxi_rmutex_record_reset != NULL)
-        fxi_rmutex_record_reset(id);
-    fxi_tid_cache = (uint64_t)epoch << 32 | id;
+    /* The records are emptied for id first: once the cache is good,
+     * fx_rmutex's fast paths trust the record of held rmutexes. */
+    fxi_held_reset(id);
+    fxi_self.once.tid = id;
+    fxi_self.once.n = 0;
+    fxi_self.cache = (uint64_t)epoch << 32 | id;
     __atomic_store_n(&fxi_tid_epoch[0], (int32_t)epoch, __ATOMIC_RELAXED);
     return id;
 }
@@ -172,4 +176,98 @@ int fxi_tid_probe(pid_t tid)
     }
     errno = saved;
     return answer;
+}
+
+/* The record of held rmutexes ------------------------------------------------ */
+
+void fxi_held_reset(uint32_t self)
+{
+    fxi_self.held.tid = self;
+    fxi_self.held.k = 0;
+    fxi_self.held.extra = 0;
+    fxi_self.held.first = NULL;
+}
+
+int fxi_held_has(const struct fx_rmutex *m, uint32_t self)
+{
+    if (fxi_self.held.tid != self)
+        return 0;
+    if (fxi_self.held.first == m)
+        return 1;
+    for (uint32_t i = fxi_self.held.k; i-- > 0;)
+        if (fxi_self.held.more[i] == m)
+            return 1;
+    return fxi_self.held.extra != 0 ? -1 : 0;
+}
+
+void fxi_held_add(struct fx_rmutex *m, uint32_t self)
+{
+    if (fxi_self.held.tid != self)
+        fxi_held_reset(self); /* no cache kept, or a fork child */
+    else if (fxi_held_has(m, self) == 1)
+        return; /* recorded already: fx_rmutex_recover took m from us, live */
+    if (fxi_self.held.first == NULL)
+        fxi_self.held.first = m;
+    else if (fxi_self.held.k < FXI_HELD_MAX - 1)
+        fxi_self.held.more[fxi_self.held.k++] = m;
+    else
+        fxi_self.held.extra++;
+}
+
+void fxi_held_del(const struct fx_rmutex *m, uint32_t self)
+{
+    if (fxi_self.held.tid != self)
+        return;
+    if (fxi_self.held.first == m) {
+        fxi_self.held.first = NULL;
+        return;
+    }
+    uint32_t k = fxi_self.held.k;
+    for (uint32_t i = k; i-- > 0;) {
+        if (fxi_self.held.more[i] == m) {
+            for (; i + 1 < k; i++)
+                fxi_self.held.more[i] = fxi_self.held.more[i + 1];
+            fxi_self.held.k = k - 1;
+            return;
+        }
+    }
+    if (fxi_self.held.extra != 0)
+        fxi_self.held.extra--; /* one of the unrecorded ones */
+}
+
+/* The record of running fx_once initialisers --------------------------------- */
+
+bool fxi_once_inside(const void *o, uint32_t me)
+{
+    if (fxi_self.once.tid != me)
+        return false;
+    uint32_t n = fxi_self.once.n;
+    uint32_t k = n < FXI_ONCE_MAX ? n : FXI_ONCE_MAX;
+    for (uint32_t i = 0; i < k; i++)
+        if (fxi_self.once.o[i] == o)
+            return true;
+    return n > FXI_ONCE_MAX;
+}
+
+uint32_t fxi_once_enter(const void *o, uint32_t me)
+{
+    if (fxi_self.once.tid != me) {
+        fxi_self.once.tid = me; /* no cache kept, or a fork child */
+        fxi_self.once.n = 0;
+    }
+    uint32_t depth = fxi_self.once.n++;
+    if (depth < FXI_ONCE_MAX)
+        fxi_self.once.o[depth] = o;
+    return depth;
+}
+
+void fxi_once_leave(uint32_t depth)
+{
+    fxi_self.once.n = depth;
+}
+
+void fxi_once_abandon(void)
+{
+    if (fxi_self.once.n > 0)
+        fxi_self.once.n--;
 }
