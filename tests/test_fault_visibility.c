@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -587,6 +588,61 @@ static void rmutex_dead_owner_is_recovered_when_seccomp_refuses_vm_readv(void **
     fxt_shared_free(v, sizeof *v);
 }
 
+/* Without /proc, a process learns that it runs in the initial PID namespace
+ * from a pidfd of itself (Linux 6.11): a dead owner is still recovered. */
+static bool pidfd_knows_the_pid_namespace(void)
+{
+    int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    if (fd < 0)
+        return false;
+    int ns = ioctl(fd, _IO(0xFF, 5) /* PIDFD_GET_PID_NAMESPACE */, 0);
+    close(fd);
+    if (ns < 0)
+        return false;
+    close(ns);
+    return true;
+}
+
+static int waiter_without_proc_recovers(void *p)
+{
+    /* Forked after /proc is gone: the child learns its namespace afresh
+     * (the fork epoch's page is wiped), from the pidfd alone. */
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        umount2("/proc", MNT_DETACH) != 0)
+        return 1;
+    if (access("/proc/self", F_OK) == 0)
+        return 2;
+    pid_t c = fork();
+    if (c < 0)
+        return 3;
+    if (c == 0) {
+        struct vis *v = p;
+        int r = fx_rmutex_lock(&v->m);
+        if (r != EOWNERDEAD)
+            _exit(10 + r);
+        _exit(fx_rmutex_consistent(&v->m) == 0 && fx_rmutex_unlock(&v->m) == 0 ? 0 : 4);
+    }
+    int st;
+    while (waitpid(c, &st, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void rmutex_dead_owner_is_recovered_without_proc(void **state)
+{
+    (void)state;
+    if (!is_root())
+        return;
+    if (!pidfd_knows_the_pid_namespace()) {
+        print_message("skipped: no PIDFD_GET_PID_NAMESPACE (Linux < 6.11)\n");
+        return;
+    }
+    struct vis *v = vis_new();
+    assert_int_equal(fxt_run_child(lock_and_die, v), 128 + SIGKILL);
+    assert_int_equal(fxt_run_child(waiter_without_proc_recovers, v), 0);
+    fxt_shared_free(v, sizeof *v);
+}
+
 /* Cancellation ------------------------------------------------------------------ */
 
 /* A deferred cancel pending across the lock calls: none acts on it (they are
@@ -812,6 +868,7 @@ int main(void)
         cmocka_unit_test(once_initialiser_in_another_pid_namespace_is_not_run_twice),
         cmocka_unit_test(rmutex_dead_owner_in_a_nested_pid_namespace_is_left_to_recover),
         cmocka_unit_test(rmutex_dead_owner_is_recovered_when_seccomp_refuses_vm_readv),
+        cmocka_unit_test(rmutex_dead_owner_is_recovered_without_proc),
         cmocka_unit_test(rmutex_lock_calls_do_not_act_on_a_pending_cancel),
         cmocka_unit_test(cond_wait_rmutex_relock_does_not_act_on_a_pending_cancel),
         cmocka_unit_test(rmutex_verdicts_do_not_change_without_file_descriptors),
