@@ -215,7 +215,7 @@ mutation once-verdict-kept once_tid.pml \
 
 mutation once-unknown-is-dead once_tid.pml \
     "the probe's 'unknown' (a live initialiser it cannot see: hidepid, no /proc, another PID namespace) is taken for 'dead': a waiter runs the initialiser while it runs (issue 18)" \
-    unknown '                :: atomic { st == vs && tid == vt && !DEAD(vt) -> d = 1; checking++; verdict = vt + 1 } /* MUTANT */'
+    unknown '                :: atomic { !unk && st == vs && tid == vt && !DEAD(vt) -> unk = 1; d = 1; checking++; verdict = vt + 1 } /* MUTANT */'
 
 mutation once-tid-deadlk once_tid.pml \
     "the recursion check compares the TID alone, without the thread's record: a new thread with the dead initialiser's TID is told EDEADLK (issue 11, class 5)" \

@@ -76,6 +76,10 @@ proctype caller(byte me; bool exits)
     byte vs, vt;            /* the word as loaded */
     byte verdict = 0;       /* 1 + the TID found dead, 0: none */
     bool d, mine = 0, early = exits;
+    bool unk = 0;           /* the probe answered "unknown" once: after that,
+                               "unknown" and "alive" are the same sleep, which
+                               the blocking guard models (an unbounded
+                               stutter would hide deadlocks) */
     do
     :: atomic { vs = st; vt = tid };                     /* acquire load */
         if
@@ -102,7 +106,7 @@ proctype caller(byte me; bool exits)
                     checking = checking + d;
                     if :: d -> verdict = vt + 1 :: else fi
                    }
-                :: atomic { st == vs && tid == vt && !DEAD(vt) -> d = 0 } /* fxi_id_probe: unknown (a live initialiser it cannot see) acts as alive [M:unknown] */
+                :: atomic { !unk && st == vs && tid == vt && !DEAD(vt) -> unk = 1; d = 0 } /* fxi_id_probe: unknown (a live initialiser it cannot see) acts as alive [M:unknown] */
                 fi
             fi
         fi;
