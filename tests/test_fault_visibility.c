@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "fxtest.h"
+#include "fxfault.h" /* FXF_CANCELLED_FRAME */
 
 #include <errno.h>
 #include <futexsync.h>
@@ -649,7 +650,7 @@ static void rmutex_dead_owner_is_recovered_without_proc(void **state)
  * not cancellation points); pthread_testcancel after them does. The owner is
  * a killed, reaped process and process_vm_readv is refused, so each call
  * reaches the probe's fallback (on main: open() of /proc). */
-static void *cancel_across_locks(void *p)
+FXF_CANCELLED_FRAME static void *cancel_across_locks(void *p)
 {
     struct vis *v = p;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
@@ -713,7 +714,7 @@ static void relock_cleanup(void *p)
         v->result = 3; /* cancelled inside the wait's re-lock */
 }
 
-static void *cond_waiter(void *p)
+FXF_CANCELLED_FRAME static void *cond_waiter(void *p)
 {
     struct vis *v = p;
     fxt_flag_set(&v->tid, fxt_gettid());
