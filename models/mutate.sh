@@ -218,6 +218,10 @@ mutation once-verdict-kept once_tid.pml \
     "a waiter keeps its verdict 'TID t is dead' after losing the take-over CAS; t comes back running the initialiser and the waiter takes the word over from it: two initialisers (issue 11, class 1)" \
     verdict-drop '            :: !mine -> skip /* MUTANT */'
 
+mutation once-unknown-is-dead once_tid.pml \
+    "the probe's 'unknown' (a live initialiser it cannot see: hidepid, no /proc, another PID namespace) is taken for 'dead': a waiter runs the initialiser while it runs (issue 18)" \
+    unknown '                :: atomic { !unk && st == vs && tid == vt && !DEAD(vt) -> unk = 1; d = 1; checking++; verdict = vt + 1 } /* MUTANT */'
+
 mutation once-tid-deadlk once_tid.pml \
     "the recursion check compares the TID alone, without the thread's record: a new thread with the dead initialiser's TID is told EDEADLK (issue 11, class 5)" \
     self '            atomic { assert(false) } /* MUTANT */'
@@ -291,6 +295,11 @@ mutation rm-recheck-no-liveness rmutex.pml \
 mutation rm-woken-sleeps-on-orph rmutex.pml \
     "a waiter that has slept and finds ORPHANED marks W and sleeps on it again instead of taking it (as if ORPHANED named a live owner)" \
     orph '        :: vo == ORPH && slept && !nowait -> W = true; vw = true; res = R_BUSY /* MUTANT */ :: vo == ORPH && !(slept && !nowait) ->'
+
+mutation rm-unknown-is-dead rmutex.pml \
+    "the probe's 'unknown' (a live owner it cannot see: hidepid, no /proc, another PID namespace) is taken for 'dead': a waiter takes the mutex over from a live owner (issue 18)" \
+    unknown-now '            :: !dead[vo] -> own = me; W = (vw || slept); res = R_DEAD /* MUTANT */' \
+    unknown-due '        :: held(vo) && !nowait && due && !dead[vo] -> own = me; W = (vw || slept); res = R_DEAD /* MUTANT */'
 
 mutation rm-no-recheck-timer rmutex.pml \
     "the waiter sleeps with no liveness re-check timeout (only the caller's deadline): a dead owner is never noticed" \

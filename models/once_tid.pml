@@ -6,14 +6,14 @@
  * The word is NOT_RUN, DONE or RUNNING|t (WAITERS is left out: no wake-up is
  * modelled, waiters block until the word changes or their recheck finds the
  * initialiser dead). The word names the initialiser by TID alone; each
- * thread keeps a record of the initialisers it is running (once_running,
- * once_inside). So:
+ * thread keeps a record of the initialisers it is running (src/identity.c,
+ * fxi_once_inside). So:
  *   - a caller that finds its own TID in the word but o not in its record
  *     is a new thread with the TID of one that died inside the initialiser:
  *     it takes the word over at once (CAS RUNNING|me -> RUNNING|me); only a
  *     caller inside its own initialiser is told EDEADLK (class 5; the
  *     mutation once-tid-deadlk compares the TID alone);
- *   - the liveness check (fxi_tid_dead) asks about the TID: the dead
+ *   - the liveness check (fxi_id_probe) asks about the TID: the dead
  *     initialiser's TID back in a live thread looks alive, so its waiters
  *     wait until that thread calls fx_once on o (and takes over, as above)
  *     or is gone itself; the reborn thread here does either;
@@ -43,7 +43,8 @@
  * its own TID without the record waits as for a live owner: the reborn
  * thread waits for itself, and everyone with it) are caught.
  */
-//@mirrors src/once.c once_finish once_abandon once_inside once_run once_slow fx_once_call sha256=f4f0554389d696a97a5593ceaebf80cee4e0981b3309f6d8a3b7cf0745a4743c
+//@mirrors src/identity.c fxi_once_inside fxi_once_enter fxi_once_leave fxi_once_abandon sha256=8b3508df3e891daad7f5e2ea03416fb89c56434e01271c84337e462803a85e6d
+//@mirrors src/once.c once_finish once_abandon once_run once_slow fx_once_call sha256=50ab998fd616df522c2b82ea1241877e8468e7b95c184f34cf63cc3889502c7e
 //@check safety
 
 #define NOT_RUN 0
@@ -60,18 +61,25 @@ byte ran = 0;           /* initialisers that ran to the end (observer) */
 byte checking = 0;      /* callers between a liveness check and its CAS (observer) */
 byte finished = 0;
 
-/* fxi_tid_dead(t): no live thread has TID t. */
+/* fxi_id_probe(t) == DEAD: no live thread has TID t. For a live one the
+ * probe may answer "unknown" (hidepid, no /proc, seccomp, another PID
+ * namespace), which acts as alive: the branch tagged unknown (mutation
+ * once-unknown-is-dead takes it for dead: two initialisers at once). */
 #define DEAD(t) (!alive[t])
 
 /* fx_once(o, init) by thread me (once_slow); exits: the initialiser may
  * return early once (thread exit: once_abandon puts NOT_RUN back). No caller
  * here is inside its own initialiser when it looks at the word: its record
- * (once_inside) never holds o then. */
+ * (fxi_once_inside) never holds o then. */
 proctype caller(byte me; bool exits)
 {
     byte vs, vt;            /* the word as loaded */
     byte verdict = 0;       /* 1 + the TID found dead, 0: none */
     bool d, mine = 0, early = exits;
+    bool unk = 0;           /* the probe answered "unknown" once: after that,
+                               "unknown" and "alive" are the same sleep, which
+                               the blocking guard models (an unbounded
+                               stutter would hide deadlocks) */
     do
     :: atomic { vs = st; vt = tid };                     /* acquire load */
         if
@@ -83,20 +91,23 @@ proctype caller(byte me; bool exits)
                 :: else -> skip
                 fi
             }
-        :: vs == RUN && vt == me ->                      /* owner == me; once_inside is false (EDEADLK otherwise): */
+        :: vs == RUN && vt == me ->                      /* owner == me; fxi_once_inside is false (EDEADLK otherwise): */
             atomic { d = 1; checking++ }                 /* the TID's last thread died inside [M:self] */
         :: vs == RUN && vt != me ->
             if
             :: verdict == vt + 1 -> atomic { d = 1; checking++ } /* a verdict kept (never, unless mutated) */
             :: else ->
                 /* Sleep until the word changes, or the recheck, which
-                 * asks fxi_tid_dead, finds the initialiser dead. */
-                atomic {
+                 * asks fxi_id_probe, finds the initialiser dead. */
+                if
+                :: atomic {
                     (st != vs || tid != vt) || DEAD(vt) ->
                     d = (st == vs && tid == vt);
                     checking = checking + d;
                     if :: d -> verdict = vt + 1 :: else fi
-                }
+                   }
+                :: atomic { !unk && st == vs && tid == vt && !DEAD(vt) -> unk = 1; d = 0 } /* fxi_id_probe: unknown (a live initialiser it cannot see) acts as alive [M:unknown] */
+                fi
             fi
         fi;
         if

@@ -48,7 +48,10 @@
  *     most SPURIOUS times in a run, to explore those paths without letting
  *     them mask lost wake-ups;
  *   - worker 3's own deadline, at any moment.
- * The liveness check itself (fxi_tid_dead) reads dead[t]; a non-waiting step
+ * The liveness check itself (fxi_id_probe) reads dead[t]; for a live owner it
+ * may also answer "unknown" (hidepid, no /proc, seccomp, another PID
+ * namespace), which acts as alive: the branches tagged unknown-now and
+ * unknown-due (mutation rm-unknown-is-dead takes it for dead: two owners); a non-waiting step
  * (trylock memo) may also skip it and answer busy. Deaths of threads outside
  * the critical section (a waiter killed after consuming a wake) are not
  * modelled: the real re-check timers, which fire whether or not the owner is
@@ -116,7 +119,8 @@
  */
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=8349fdf622c4414075e378986de373c0bd599cf6dd4f6fa8bd66e15b9d50b003
-//@mirrors src/rmutex.c fx_rm_acquired fx_rm_acquired_slow fx_rm_own_add_slow fx_rm_lock fx_rm_lock_busy fx_rm_mine fx_rm_own_has fx_rm_lock_contended fx_rm_release fx_rm_release_owned fx_rm_step fx_rm_unlock_slow fx_rm_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=04a3851fb663198c0197a91cbf13478e08be60491bf52f9b7fee0f4d03e95ce7
+//@mirrors src/identity.c fxi_held_has fxi_held_add sha256=8799131a501282b766bcb81b1ae1c9ea339facecd27eba6567a67858b28ba542
+//@mirrors src/rmutex.c fx_rm_acquired fx_rm_acquired_slow fx_rm_lock fx_rm_lock_busy fx_rm_mine fx_rm_lock_contended fx_rm_release fx_rm_release_owned fx_rm_step fx_rm_unlock_slow fx_rm_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=ef39a1e1423d274ef173bc77a636b8abc7552bddb40bd84544305f869f79f033
 //@check safety
 //@check ltl progress
 //@check safety -DTIDREUSE=1
@@ -228,10 +232,12 @@ inline step(nowait)
             if
             :: dead[vo] ->                             /* [@rmutex.step.check_now fx_rm_dead_now; @rmutex.step.take_over CAS, W kept] */
                 own = me; W = (vw || slept); res = R_DEAD /* [M:try-keep-w] */
+            :: !dead[vo] -> res = R_BUSY /* fxi_id_probe: unknown (a live owner it cannot see) acts as alive [M:unknown-now] */
             :: true -> res = R_BUSY                    /* alive, or the memo skipped the check */
             fi
         :: held(vo) && !nowait && due && dead[vo] ->   /* [@rmutex.step.check_due check due; @rmutex.step.take_over CAS, W kept] [M:due-dead] */
             own = me; W = (vw || slept); res = R_DEAD
+        :: held(vo) && !nowait && due && !dead[vo] -> due = false; W = true; vw = true; res = R_BUSY /* fxi_id_probe: unknown acts as alive [M:unknown-due] */
         :: held(vo) && !nowait && !(due && dead[vo]) -> /* [M:due-alive] */
             due = false;                               /* [@rmutex.step.new_owner check_at = now + ...] */
             W = true; vw = true; res = R_BUSY          /* [@rmutex.step.mark_waiters CAS T -> T|W; EBUSY] */

@@ -6,7 +6,10 @@
  *   value                    name      meaning
  *   0                        NOT_RUN   nobody has run the initialiser to the end
  *   1                        DONE      it has returned: callers return at once
- *   RUNNING | tid            RUNNING   thread `tid` (kernel TID) is running it
+ *   RUNNING | tid            RUNNING   thread `tid` (kernel TID) is running it;
+ *                                      tid is an identity word: the TID
+ *                                      | LOCALNS unless its process proved it
+ *                                      runs in the initial PID namespace
  *   RUNNING | WAITERS | tid            ... and callers may sleep on the word
  *   other                    -         never written by the library -> EINVAL
  *
@@ -21,7 +24,10 @@
  *                                       exception (cleanup
  *                                       handler)
  *   RUNNING|t|W -> RUNNING|me|W (CAS)   waiter that found t     none
- *                                       dead, taking over
+ *                                       dead (never when t or
+ *                                       me has LOCALNS: the
+ *                                       probe says unknown),
+ *                                       taking over
  *   RUNNING|me[|W] -> RUNNING|me[|W]    a caller whose TID is   none
  *     (CAS, same value)                 in the word but that is
  *                                       not running o's
@@ -49,20 +55,23 @@
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
-#include "internal/tid.h"
+#include "internal/identity.h"
 
 enum {
     NOT_RUN = FX_ONCE_NOT_RUN,
     DONE = FX_ONCE_DONE,
     RUNNING = FX_ONCE_RUNNING,
     TID_MASK = FX_ONCE_TID_MASK,
+    LOCALNS = FX_ONCE_LOCALNS,
 };
+_Static_assert(FX_ONCE_LOCALNS == FXI_ID_LOCALNS && FX_ONCE_TID_MASK == FXI_ID_TID_MASK,
+               "the state word holds the identity word of src/internal/identity.h");
 #define WAITERS FX_ONCE_WAITERS
 
 static inline bool once_valid(int32_t s)
 {
     if (s & RUNNING)
-        return (s & TID_MASK) != 0;
+        return (s & TID_MASK) != 0 && (s & ~(RUNNING | WAITERS | LOCALNS | TID_MASK)) == 0;
     return s == NOT_RUN || s == DONE;
 }
 
@@ -79,60 +88,31 @@ static void once_finish(fx_once *o, int32_t to)
 static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg);
 static void once_abandon(void *p);
 
-/* The initialisers this thread is running (nested calls on other flags),
- * for the thread `tid` (a fork child inherits the record of another TID).
- * The first ONCE_NEST are recorded, deeper ones only counted. */
-#define ONCE_NEST 8
-static _Thread_local struct {
-    int32_t tid;
-    uint32_t n; /* initialisers running in this thread */
-    const fx_once *o[ONCE_NEST];
-} once_running;
-
-/* Whether this thread runs o's initialiser. When more are running than are
- * recorded, a TID match is taken as yes (EDEADLK, never a second run). */
-static bool once_inside(const fx_once *o, int32_t me)
-{
-    if (once_running.tid != me)
-        return false;
-    uint32_t k = once_running.n < ONCE_NEST ? once_running.n : ONCE_NEST;
-    for (uint32_t i = 0; i < k; i++)
-        if (once_running.o[i] == o)
-            return true;
-    return once_running.n > ONCE_NEST;
-}
-
 /* Cleanup handler: the initialiser's thread exits or is cancelled inside it,
  * or a C++ exception unwinds out of it (the library is built with
  * -fexceptions). The innermost running initialiser is o: it leaves the
  * record, and the flag is free for the next caller. */
 static void once_abandon(void *p)
 {
-    if (once_running.n > 0)
-        once_running.n--;
+    fxi_once_abandon();
     once_finish(p, NOT_RUN);
 }
 
 static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg)
 {
-    if (once_running.tid != me) {
-        once_running.tid = me;
-        once_running.n = 0;
-    }
-    uint32_t depth = once_running.n++;
-    if (depth < ONCE_NEST)
-        once_running.o[depth] = o;
+    /* The record of the initialisers this thread runs (src/identity.c). */
+    uint32_t depth = fxi_once_enter(o, (uint32_t)me);
     pthread_cleanup_push(once_abandon, o);
     fn(arg);
     pthread_cleanup_pop(0);
-    once_running.n = depth;
+    fxi_once_leave(depth);
     fx_ann_happens_before(o);
     once_finish(o, DONE);
 }
 
 __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void *), void *arg)
 {
-    int32_t me = (int32_t)fxi_tid();
+    int32_t me = (int32_t)fxi_id();
     /* One absolute liveness schedule for the whole call. */
     struct fxi_recheck rc = FX_RECHECK_INIT(FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC);
     /* Acquire: a caller that sees DONE sees what the initialiser wrote. */
@@ -152,21 +132,24 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
         }
         if (!once_valid(s))
             return EINVAL;
-        int32_t owner = s & TID_MASK;
+        int32_t owner = s & (TID_MASK | LOCALNS); /* its identity word */
         bool dead = false;
         if (owner == me) {
-            if (once_inside(o, me))
+            if (fxi_once_inside(o, (uint32_t)me))
                 return EDEADLK;
             /* Our TID, but not our initialiser: the thread that had the TID
-             * before us died inside it. */
-            dead = true;
+             * before us died inside it -- when the TID names the same task for
+             * every caller (the initial PID namespace, no LOCALNS); else
+             * unknown: alive. */
+            dead = !(me & LOCALNS);
         } else if (rc.tick.tv_nsec >= 0) {
             /* After a sleep: is the liveness check due? The schedule is
              * absolute (rc.tick), so signals and spurious wakes that end
              * sleeps early cannot put it off. */
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
-            dead = !fxi_ts_before(&now, &rc.tick) && fxi_tid_dead((pid_t)owner);
+            dead = !fxi_ts_before(&now, &rc.tick) &&
+                   fxi_id_probe((uint32_t)owner, (uint32_t)me) == FXI_TID_DEAD;
         }
         if (dead) {
             FX_FAULT("once.takeover");

@@ -1,8 +1,10 @@
 /*
  * src/rmutex.c - the re-entrant, owner-tracked mutex with owner-death recovery.
  *
- * The owner word (the design; keep it true). T is a TID in 1..TID_MAX
- * (PID_MAX_LIMIT - 1 = 2^22 - 1), S the calling thread's TID, W bit 31.
+ * The owner word (the design; keep it true). T is a thread's identity: its
+ * TID in 1..TID_MAX (PID_MAX_LIMIT - 1 = 2^22 - 1), | L (bit 28) unless its
+ * process proved it runs in the initial PID namespace; S the calling
+ * thread's identity, W bit 31.
  *
  *   value        name       meaning
  *   0            FREE       free
@@ -12,6 +14,7 @@
  *                           it: the next acquirer gets EOWNERDEAD
  *   0x20000000   NOTREC     not recoverable: every acquire -> ENOTRECOVERABLE
  *   other        -          never written -> EINVAL from every operation
+ *                           (L without a TID, any bit of 22..27)
  *
  * The depth slot is read and written only by the owner: count (1..DEPTH_MAX)
  * | INC (bit 30, "inconsistent": acquired with EOWNERDEAD, not yet
@@ -30,7 +33,9 @@
  *   T(|W) -> S(|W)        an acquirer that found T dead     none (W kept: the
  *                         (CAS from that exact value), or   sleepers now wait for S)
  *                         found T == S without a record
- *                         of having acquired m (fx_rm_own)
+ *                         of having acquired m (its record);
+ *                         neither when T or S has L: the
+ *                         probe then answers "unknown"
  *   T(|W) -> ORPHANED     fx_rmutex_recover(T)              FUTEX_WAKE(1) if W
  *   ORPHANED -> S(|W)     next acquirer: EOWNERDEAD         none
  *   depth := 1            acquisition of FREE (after the CAS)
@@ -47,7 +52,7 @@
  * (FIRST_CHECK after first seeing T, then RECHECK, LONG_RECHECK once T has
  * been watched for LONG_AFTER) and ends in a liveness check of T. A verdict
  * "T is dead" serves only the one CAS from the exact value it was made for;
- * a word naming S is the caller's only together with its record (fx_rm_own).
+ * a word naming S is the caller's only together with its record (identity.h).
  *
  * The fast paths, the sleepers' argument, owner-death detection, the caller's
  * identity, the spin policy, the memory orders and the race-detector hooks:
@@ -66,13 +71,16 @@
 #include "internal/futex.h"
 #include "internal/rmutex.h"
 #include "internal/spin.h"
-#include "internal/tid.h"
+#include "internal/identity.h"
 
 /* The owner word, as uint32_t (bit operations on the sign bit). */
 #define WAITERS  0x80000000u
 #define TID_MAX  ((uint32_t)FX_RMUTEX_TID_MAX)
 #define ORPHANED ((uint32_t)FX_RMUTEX_ORPHANED)
 #define NOTREC   ((uint32_t)FX_RMUTEX_NOTRECOVERABLE)
+#define LOCALNS  ((uint32_t)FX_RMUTEX_LOCALNS)
+_Static_assert(LOCALNS == FXI_ID_LOCALNS && TID_MAX == FXI_ID_TID_MASK,
+               "the owner word holds the identity word of src/internal/identity.h");
 
 /* The depth slot. */
 #define DEPTH_MASK ((int32_t)FX_RMUTEX_DEPTH_MASK)
@@ -91,7 +99,7 @@
 /* The owner TID of a HELD or HELD+W value, 0 for any other value. */
 static inline uint32_t fx_rm_held_tid(uint32_t v)
 {
-    uint32_t t = v & ~WAITERS;
+    uint32_t t = v & ~(WAITERS | LOCALNS);
     return t - 1u < TID_MAX ? t : 0;
 }
 
@@ -118,102 +126,12 @@ static int64_t fx_rm_now(void)
     return fxi_ts_ns(&t);
 }
 
-/* The per-thread record of held rmutexes ------------------------------------ */
-
-/* The rmutexes this thread holds (outermost acquisitions), for the thread
- * `tid` that filled it. The word names its owner by TID only, and a TID is
- * reused once its thread is gone: a new thread whose TID equals a dead
- * owner's finds its own TID in the word. The record tells it apart from the
- * real owner: the word names us AND we recorded the acquisition. A word that
- * names us without a record names a dead thread that had our TID (no two live
- * threads share a TID), which lock takes over with EOWNERDEAD and unlock
- * refuses with EPERM. Up to FX_RM_OWN acquisitions are recorded: one in
- * `first`, the common case, at a fixed address; the others in more[]; beyond
- * them only counted (extra), and a word naming us that is not among the
- * recorded ones is then trusted as ours, as before the record existed.
- *
- * Whose record it is. fxi_tid_slow resets it for the TID it caches
- * (fxi_rmutex_record_reset), so while fxi_tid_plain says the TID cache is
- * good the record is this thread's, in this process, and the fast paths use
- * it without looking at `tid`. Elsewhere (no cache can be kept: every call is
- * slow; a fork child before its first fxi_tid) `tid` decides: a record for
- * another TID counts as empty. Uncontended cost: lock stores `first`, unlock
- * clears it. */
-#define FX_RM_OWN 8
-static _Thread_local struct {
-    uint32_t tid;                 /* the thread the record is for; else it is empty */
-    uint32_t k;                   /* rmutexes recorded in more[0..k) */
-    uint32_t extra;               /* rmutexes held beyond the FX_RM_OWN recorded */
-    fx_rmutex *first;             /* one recorded rmutex, or NULL */
-    fx_rmutex *more[FX_RM_OWN - 1];
-} fx_rm_own __attribute__((tls_model("initial-exec")));
-
-/* Called by fxi_tid_slow when it caches the calling thread's TID (its first
- * call, or a fork child's): the record is then empty and for that TID. A weak
- * reference there: programs without fx_rmutex do not link this file. */
-void fxi_rmutex_record_reset(uint32_t tid)
-{
-    fx_rm_own.tid = tid;
-    fx_rm_own.k = 0;
-    fx_rm_own.extra = 0;
-    fx_rm_own.first = NULL;
-}
-
-/* Whether the record says this thread holds m: 1 yes, 0 no, -1 cannot tell
- * (more held than recorded, m not among the recorded). */
-static int fx_rm_own_has(const fx_rmutex *m, uint32_t self)
-{
-    if (fx_rm_own.tid != self)
-        return 0;
-    if (fx_rm_own.first == m)
-        return 1;
-    for (uint32_t i = fx_rm_own.k; i-- > 0;)
-        if (fx_rm_own.more[i] == m)
-            return 1;
-    return fx_rm_own.extra != 0 ? -1 : 0;
-}
-
-/* Records an outermost acquisition of m by self. */
-static void fx_rm_own_add_slow(fx_rmutex *m, uint32_t self)
-{
-    if (fx_rm_own.tid != self)
-        fxi_rmutex_record_reset(self); /* no cache kept, or a fork child */
-    else if (fx_rm_own_has(m, self) == 1)
-        return; /* recorded already: fx_rmutex_recover took m from us, live */
-    if (fx_rm_own.first == NULL)
-        fx_rm_own.first = m;
-    else if (fx_rm_own.k < FX_RM_OWN - 1)
-        fx_rm_own.more[fx_rm_own.k++] = m;
-    else
-        fx_rm_own.extra++;
-}
-
-/* Forgets the outermost acquisition of m by self (final unlock). */
-static void fx_rm_own_del(const fx_rmutex *m, uint32_t self)
-{
-    if (fx_rm_own.tid != self)
-        return;
-    if (fx_rm_own.first == m) {
-        fx_rm_own.first = NULL;
-        return;
-    }
-    uint32_t k = fx_rm_own.k;
-    for (uint32_t i = k; i-- > 0;) {
-        if (fx_rm_own.more[i] == m) {
-            for (; i + 1 < k; i++)
-                fx_rm_own.more[i] = fx_rm_own.more[i + 1];
-            fx_rm_own.k = k - 1;
-            return;
-        }
-    }
-    if (fx_rm_own.extra != 0)
-        fx_rm_own.extra--; /* one of the unrecorded ones */
-}
+/* The per-thread record of held rmutexes (src/internal/identity.h) ----------- */
 
 /* The word names self (v & ~W == self): does self own m? Unknown counts as yes. */
 static inline bool fx_rm_mine(const fx_rmutex *m, uint32_t self)
 {
-    return fx_rm_own_has(m, self) != 0;
+    return fxi_held_has(m, self) != 0;
 }
 
 #if defined(FX_TSAN)
@@ -228,15 +146,15 @@ static pthread_once_t fx_rm_exit_once = PTHREAD_ONCE_INIT;
 static void fx_rm_exit(void *unused)
 {
     (void)unused;
-    if (fx_rm_own.first != NULL) {
-        __tsan_mutex_pre_unlock(fx_rm_own.first, 0);
-        __tsan_mutex_post_unlock(fx_rm_own.first, 0);
+    if (fxi_self.held.first != NULL) {
+        __tsan_mutex_pre_unlock(fxi_self.held.first, 0);
+        __tsan_mutex_post_unlock(fxi_self.held.first, 0);
     }
-    for (uint32_t i = 0; i < fx_rm_own.k; i++) {
-        __tsan_mutex_pre_unlock(fx_rm_own.more[i], 0);
-        __tsan_mutex_post_unlock(fx_rm_own.more[i], 0);
+    for (uint32_t i = 0; i < fxi_self.held.k; i++) {
+        __tsan_mutex_pre_unlock(fxi_self.held.more[i], 0);
+        __tsan_mutex_post_unlock(fxi_self.held.more[i], 0);
     }
-    fxi_rmutex_record_reset(fx_rm_own.tid);
+    fxi_held_reset(fxi_self.held.tid);
 }
 
 static void fx_rm_exit_init(void)
@@ -259,7 +177,7 @@ static void fx_rm_exit_arm(void)
 __attribute__((noinline)) static int fx_rm_acquired_slow(fx_rmutex *m, uint32_t self, int r,
                                                         int32_t d)
 {
-    fx_rm_own_add_slow(m, self);
+    fxi_held_add(m, self);
     fx_rm_exit_arm();
     /* Relaxed, as in fx_rm_acquired. */
     __atomic_store_n(&m->depth, d, __ATOMIC_RELAXED);
@@ -282,9 +200,9 @@ fx_rm_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t de
         if (on)
             fx_ann_post_lock(m, FX_ANN_RECURSIVE | try_flag, 0);
         int32_t d = r == 0 ? depth : depth | INC;
-        if (!__builtin_expect(trusted && fx_rm_own.first == NULL, 1))
+        if (!__builtin_expect(trusted && fxi_self.held.first == NULL, 1))
             return fx_rm_acquired_slow(m, self, r, d);
-        fx_rm_own.first = m; /* the common case: one store, fixed address */
+        fxi_self.held.first = m; /* the common case: one store, fixed address */
         fx_rm_exit_arm();
         /* @step rmutex.acquired.depth */
         __atomic_store_n(&m->depth, d, __ATOMIC_RELAXED);
@@ -353,13 +271,14 @@ static _Thread_local struct {
     int64_t until;
 } fx_rm_memo;
 
-/* Whether the owner t of m is dead, for a non-waiting attempt. */
-static bool fx_rm_dead_now(const fx_rmutex *m, uint32_t t)
+/* Whether the owner t (an identity word) of m is dead, for a non-waiting
+ * attempt by self. */
+static bool fx_rm_dead_now(const fx_rmutex *m, uint32_t t, uint32_t self)
 {
     int64_t now = fx_rm_now();
     if (fx_rm_memo.m == m && fx_rm_memo.tid == t && now < fx_rm_memo.until)
         return false;
-    if (fxi_tid_dead((pid_t)t))
+    if (fxi_id_probe(t, self) == FXI_TID_DEAD)
         return true;
     fx_rm_memo.m = m;
     fx_rm_memo.tid = t;
@@ -398,26 +317,29 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
         /* @step rmutex.step.notrec */
         if (v == NOTREC)
             return ENOTRECOVERABLE;
-        uint32_t t = fx_rm_held_tid(v);
-        if (t == 0)
+        if (fx_rm_held_tid(v) == 0)
             return EINVAL;
+        uint32_t t = v & ~WAITERS; /* the owner's identity */
         /* Held by thread t: is it dead? A verdict holds only for the value v
          * it was made for: it is made after v was read and used by the one
          * CAS from v that follows; a lost CAS drops it. */
         bool dead;
         /* @step rmutex.step.check_now */
-        if (t == self) {
+        if (t == self && !(self & LOCALNS)) {
             /* Our own TID, and the caller found no acquisition of m in our
              * record: the thread that had this TID before us held m and is
-             * gone (no two live threads share a TID). */
+             * gone (no two live threads share a TID) -- when our TID names
+             * the same task for every writer: in the initial PID namespace
+             * (no L). With L, an owner like any other, whom the probe
+             * cannot judge. */
             dead = true;
         } else if (judge_now == t) {
             /* The take-over CAS for t was just lost (W set, or a new value
              * naming t again: the TID may have been reused by a new owner):
              * judge the value read now, at once. */
-            dead = fxi_tid_dead((pid_t)t);
+            dead = fxi_id_probe(t, self) == FXI_TID_DEAD;
         } else if (nowait) {
-            dead = fx_rm_dead_now(m, t);
+            dead = fx_rm_dead_now(m, t, self);
         } else {
             dead = false;
             /* @step rmutex.step.now */
@@ -429,7 +351,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
                 w->check_at = now + FIRST_CHECK_NS;
             /* @step rmutex.step.check_due */
             } else if (now >= w->check_at) {
-                dead = fxi_tid_dead((pid_t)t);
+                dead = fxi_id_probe(t, self) == FXI_TID_DEAD;
                 /* A waiter that has watched the same live owner for long
                  * checks less often, on the recheck grid (internal/futex.h):
                  * many idle waiters cost little. */
@@ -586,9 +508,9 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
      * A plain load instead of a failed CAS (cheaper), and no load of the
      * word in front of the first acquisition's CAS. Other re-entries fail
      * the CAS and are recognised by fx_rm_lock_busy. */
-    if (fx_rm_own.first == m &&
+    if (fxi_self.held.first == m &&
         (__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
-        (!on || fx_rm_own.tid == self))
+        (!on || fxi_self.held.tid == self))
         return fx_rm_reenter(m);
     if (on)
         fx_ann_pre_lock(m, FX_ANN_RECURSIVE | try_flag);
@@ -613,11 +535,11 @@ __attribute__((noinline, cold)) static int fx_rm_lock_announced(fx_rmutex *m,
                                                                const struct timespec *deadline,
                                                                unsigned try_flag, bool nowait)
 {
-    return fx_rm_lock(m, deadline, try_flag, nowait, (uint32_t)fxi_tid(), 1);
+    return fx_rm_lock(m, deadline, try_flag, nowait, fxi_id(), 1);
 }
 
 /* One look at the TID cache and the fork epoch gives the caller's TID and
- * whether a race detector is there (src/internal/tid.h): no hook, no second
+ * whether a race detector is there (src/internal/identity.h): no hook, no second
  * load on the fast path. */
 static inline __attribute__((always_inline)) int
 fx_rm_lock_entry(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait)
@@ -664,7 +586,7 @@ static int fx_rm_release_owned(fx_rmutex *m, uint32_t self, int32_t d)
 {
     fx_ann_pre_unlock(m, FX_ANN_RECURSIVE);
     int r = fx_rm_release(m, self, (d & INC) ? NOTREC : 0);
-    fx_rm_own_del(m, self);
+    fxi_held_del(m, self);
     fx_ann_post_unlock(m, FX_ANN_RECURSIVE);
     return r;
 }
@@ -694,7 +616,7 @@ int fx_rmutex_unlock(fx_rmutex *m)
      * since the announcement must precede the release: the slow path does
      * both. fxi_tid_plain says no detector (and gives our TID) in one look. */
     if (!fxi_tid_plain(&self)) {
-        self = (uint32_t)fxi_tid();
+        self = fxi_id();
     } else {
         /* Fast path: m is the record's first entry (the record is ours:
          * we came by fxi_tid_plain), depth 1 and no W; other unlocks take
@@ -706,14 +628,14 @@ int fx_rmutex_unlock(fx_rmutex *m)
          * section happens-before the next acquire. Relaxed load: the
          * owner's own slot, or a value we discard. */
         /* @step rmutex.unlock.fast */
-        if (__builtin_expect(fx_rm_own.first == m &&
+        if (__builtin_expect(fxi_self.held.first == m &&
                                  __atomic_load_n(&m->depth, __ATOMIC_RELAXED) == 1,
                              1)) {
             uint32_t v = self;
             if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, 0, false,
                                                              __ATOMIC_RELEASE, __ATOMIC_RELAXED),
                                  1)) {
-                fx_rm_own.first = NULL; /* forget the acquisition */
+                fxi_self.held.first = NULL; /* forget the acquisition */
                 return 0;
             }
         }
@@ -726,7 +648,7 @@ int fx_rmutex_consistent(fx_rmutex *m)
     if (fxi_bad_slot(m))
         return EINVAL;
     int32_t d;
-    int r = fx_rm_owned(m, (uint32_t)fxi_tid(), &d);
+    int r = fx_rm_owned(m, fxi_id(), &d);
     if (r != 0)
         return r;
     if (!(d & INC))
@@ -793,7 +715,7 @@ int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t *
 {
     if (fxi_bad_slot(m) || w == NULL || w->depth < 0 || w->depth > DEPTH_MAX)
         return EINVAL;
-    uint32_t self = (uint32_t)fxi_tid();
+    uint32_t self = fxi_id();
     /* Relaxed: picks the path, as in fx_rm_lock. */
     uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
     if ((v & ~WAITERS) == self && fx_rm_mine(m, self))
@@ -824,7 +746,7 @@ int fxi_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
 {
     if (fxi_bad_slot(m) || saved_depth == NULL)
         return EINVAL;
-    uint32_t self = (uint32_t)fxi_tid();
+    uint32_t self = fxi_id();
     int32_t d;
     int r = fx_rm_owned(m, self, &d);
     if (r != 0)
@@ -839,7 +761,7 @@ int fxi_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
 {
     if (fxi_bad_slot(m) || saved_depth < 1 || saved_depth > DEPTH_MAX)
         return EINVAL;
-    uint32_t self = (uint32_t)fxi_tid();
+    uint32_t self = fxi_id();
     /* Relaxed: picks the path, as in fx_rm_lock. */
     if ((__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
         fx_rm_mine(m, self))

@@ -1141,9 +1141,9 @@ static const char *ck_barrier_parties(int32_t v, int r, const struct object *a)
 }
 
 /* --- fx_once: one slot, state. -------------------------------------------------
- * Written: 0 (not run), 1 (done), RUNNING | tid (tid != 0) with or without
- * WAITERS. Never written -> EINVAL: any other value without RUNNING, and
- * RUNNING with tid 0. A RUNNING word names a thread the caller would wait
+ * Written: 0 (not run), 1 (done), RUNNING | tid (tid in 1..TID_MASK) with or
+ * without WAITERS and LOCALNS. Never written -> EINVAL: any other value
+ * without RUNNING, RUNNING with tid 0 or with a bit of 22..27 or 29. A RUNNING word names a thread the caller would wait
  * for (or take over from, 100 ms after it is found dead): the table runs only
  * the values a call answers at once, and the caller's own TID (taken over:
  * not inside its initialiser) is a test of its own below. */
@@ -1151,12 +1151,13 @@ static const char *ck_barrier_parties(int32_t v, int r, const struct object *a)
 static bool once_written(int32_t v)
 {
     if (v & FX_ONCE_RUNNING)
-        return (v & FX_ONCE_TID_MASK) != 0;
+        return (v & FX_ONCE_TID_MASK) != 0 &&
+               (v & ~(FX_ONCE_RUNNING | FX_ONCE_WAITERS | FX_ONCE_LOCALNS | FX_ONCE_TID_MASK)) == 0;
     return v == FX_ONCE_NOT_RUN || v == FX_ONCE_DONE;
 }
 static bool once_answers_at_once(int32_t v)
 {
-    return !(v & FX_ONCE_RUNNING) || (v & FX_ONCE_TID_MASK) == 0;
+    return !(v & FX_ONCE_RUNNING) || !once_written(v);
 }
 
 static int once_runs;
@@ -1290,7 +1291,9 @@ static int op_async_futex_other(struct object *o, int32_t v)
 
 /* --- fx_rmutex: slots owner (0) and depth (1). --------------------------------
  * Written (src/rmutex.c's table): owner 0, ORPHANED, NOTRECOVERABLE, or a TID
- * in 1 .. FX_RMUTEX_TID_MAX with or without WAITERS; anything else -> EINVAL
+ * in 1 .. FX_RMUTEX_TID_MAX with or without WAITERS and LOCALNS (the owner's
+ * process did not prove it runs in the initial PID namespace: a trylock on
+ * it is EBUSY, alive or not); anything else -> EINVAL
  * from every operation. depth: the owner's count 1 .. FX_RMUTEX_DEPTH_MAX
  * plus INCONSISTENT; another value in the depth slot of a mutex the caller
  * owns -> EINVAL from re-entry, unlock and consistent. An owner TID is alive
@@ -1303,7 +1306,7 @@ static int op_async_futex_other(struct object *o, int32_t v)
 
 static uint32_t rm_held_tid(int32_t v)
 {
-    uint32_t t = (uint32_t)v & ~RM_W;
+    uint32_t t = (uint32_t)v & ~(RM_W | (uint32_t)FX_RMUTEX_LOCALNS);
     return t >= 1 && t <= (uint32_t)FX_RMUTEX_TID_MAX ? t : 0;
 }
 static bool rm_written(int32_t v)
@@ -1380,6 +1383,11 @@ static const char *ck_rm_trylock(int32_t v, int r, const struct object *a)
     if (v == FX_RMUTEX_NOTRECOVERABLE)
         return r == ENOTRECOVERABLE && slots_are(a, v, 0, 0, 0, 0) ? NULL
                                                                     : "not ENOTRECOVERABLE unchanged";
+    if ((v & FX_RMUTEX_LOCALNS) && ((uint32_t)v & ~RM_W) != (uint32_t)self) {
+        /* Not proven in the initial PID namespace: alive, dead or not. */
+        return r == EBUSY && slots_are(a, v, 0, 0, 0, 0) ? NULL
+                                                          : "an unprovable owner was not EBUSY";
+    }
     if (rm_held_tid(v) == (uint32_t)self) {
         /* Our TID, but we never acquired it: left by a dead thread that had
          * our TID, taken over like any dead owner's. */

@@ -10,7 +10,9 @@
  *     its per-thread record does not hold it, so the word naming its TID was
  *     left by the image before the exec;
  *   - anyone who knows of the exec releases it with fx_rmutex_recover.
- * And the limit itself: a waiter alone does not recover it.
+ * And the limit itself: a waiter alone does not recover it. The cases the
+ * probe does recover: a non-main thread's TID is freed when it execs (it
+ * takes the main thread's TID) or when another thread's exec kills it.
  *
  * The shared page is a memfd the child keeps across execve(); the new image
  * is this test binary again, started with "--exec-child MODE FD".
@@ -20,6 +22,7 @@
 
 #include <errno.h>
 #include <futexsync.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +32,7 @@
 
 struct page {
     fx_rmutex m;
+    fx_once o;
     fx_counter ready;   /* 1: the new image runs and holds (mode "hold") */
     fx_counter release; /* 1: the new image may exit */
 };
@@ -128,6 +132,143 @@ static void rmutex_exec_holder_is_not_recovered_by_a_waiter_but_by_recover(void 
     close(fd);
 }
 
+/* --- exec cases the probe recovers: a non-main thread's TID is freed --- */
+
+struct exec_arg {
+    struct page *pg;
+    int fd;
+    int32_t locked; /* fxt_flag: the thread holds m */
+};
+
+static void exec_hold(int fd)
+{
+    char fdarg[16];
+    snprintf(fdarg, sizeof fdarg, "%d", fd);
+    char *argv[] = {"test_fault_exec", "--exec-child", "hold", fdarg, NULL};
+    execv("/proc/self/exe", argv);
+    _exit(81);
+}
+
+static void *lock_and_exec(void *p)
+{
+    struct exec_arg *a = p;
+    if (fx_rmutex_lock(&a->pg->m) != 0)
+        _exit(80);
+    exec_hold(a->fd); /* a non-main thread: it takes the main thread's TID */
+    return NULL;
+}
+
+static void *lock_and_wait(void *p)
+{
+    struct exec_arg *a = p;
+    if (fx_rmutex_lock(&a->pg->m) != 0)
+        _exit(80);
+    fxt_flag_set(&a->locked, 1);
+    for (;;)
+        pause(); /* until the main thread's exec kills it */
+    return NULL;
+}
+
+static void init_and_exec(void *p)
+{
+    exec_hold(((struct exec_arg *)p)->fd);
+}
+
+static void *once_and_exec(void *p)
+{
+    struct exec_arg *a = p;
+    if (fx_once_call(&a->pg->o, init_and_exec, a) != 0)
+        _exit(86);
+    _exit(82); /* the initialiser returned: it did not exec */
+}
+
+/* The child: a second thread takes the mutex (or runs the initialiser) and
+ * execs, or (main_execs) the main thread execs while it holds the mutex. */
+static pid_t fork_exec_case(struct exec_arg *a, void *(*thread)(void *), bool main_execs)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, thread, a) != 0)
+            _exit(83);
+        if (main_execs) {
+            if (!fxt_flag_wait(&a->locked, 1, 30000))
+                _exit(84);
+            exec_hold(a->fd); /* kills the thread that holds m */
+        }
+        pthread_join(t, NULL);
+        _exit(85);
+    }
+    return pid;
+}
+
+static void exec_case_recovered(void *(*thread)(void *), bool main_execs)
+{
+    struct page *pg;
+    int fd = make_page(&pg);
+    struct exec_arg *a = fxt_shared_alloc(sizeof *a);
+    a->pg = pg;
+    a->fd = fd;
+    pid_t pid = fork_exec_case(a, thread, main_execs);
+    assert_true(pid > 0);
+    struct timespec d = fx_deadline_in(10 * FX_NSEC_PER_SEC);
+    assert_int_equal(fx_counter_wait(&pg->ready, 1, &d), 0); /* the new program runs */
+    pid_t owner = fx_rmutex_owner(&pg->m);
+    assert_true(owner > 0 && owner != pid); /* the non-main thread's TID, freed */
+    d = fx_deadline_in(5 * FX_NSEC_PER_SEC);
+    assert_int_equal(fx_rmutex_timedlock(&pg->m, &d), EOWNERDEAD);
+    assert_int_equal(fx_rmutex_consistent(&pg->m), 0);
+    assert_int_equal(fx_rmutex_unlock(&pg->m), 0);
+    assert_int_equal(fx_counter_add(&pg->release, 1), 1);
+    assert_int_equal(fxt_wait_child(pid, 30000), 0);
+    fxt_shared_free(a, sizeof *a);
+    munmap(pg, sizeof *pg);
+    close(fd);
+}
+
+static void rmutex_non_main_owner_that_execs_is_recovered(void **state)
+{
+    (void)state;
+    exec_case_recovered(lock_and_exec, false);
+}
+
+static void rmutex_non_main_owner_killed_by_another_threads_exec_is_recovered(void **state)
+{
+    (void)state;
+    exec_case_recovered(lock_and_wait, true);
+}
+
+static int once_calls;
+static void count_call(void *p)
+{
+    (void)p;
+    once_calls++;
+}
+
+static void once_non_main_initialiser_that_execs_is_run_again(void **state)
+{
+    (void)state;
+    struct page *pg;
+    int fd = make_page(&pg);
+    struct exec_arg *a = fxt_shared_alloc(sizeof *a);
+    a->pg = pg;
+    a->fd = fd;
+    pid_t pid = fork_exec_case(a, once_and_exec, false);
+    assert_true(pid > 0);
+    struct timespec d = fx_deadline_in(10 * FX_NSEC_PER_SEC);
+    assert_int_equal(fx_counter_wait(&pg->ready, 1, &d), 0);
+    assert_true(pg->o.state & FX_ONCE_RUNNING); /* left by the exec'd thread */
+    once_calls = 0;
+    assert_int_equal(fx_once_call(&pg->o, count_call, NULL), 0);
+    assert_int_equal(once_calls, 1);
+    assert_int_equal(pg->o.state, FX_ONCE_DONE);
+    assert_int_equal(fx_counter_add(&pg->release, 1), 1);
+    assert_int_equal(fxt_wait_child(pid, 30000), 0);
+    fxt_shared_free(a, sizeof *a);
+    munmap(pg, sizeof *pg);
+    close(fd);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--exec-child") == 0)
@@ -135,6 +276,9 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rmutex_exec_image_locking_its_predecessors_mutex_gets_eownerdead),
         cmocka_unit_test(rmutex_exec_holder_is_not_recovered_by_a_waiter_but_by_recover),
+        cmocka_unit_test(rmutex_non_main_owner_that_execs_is_recovered),
+        cmocka_unit_test(rmutex_non_main_owner_killed_by_another_threads_exec_is_recovered),
+        cmocka_unit_test(once_non_main_initialiser_that_execs_is_run_again),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -552,7 +552,7 @@ static int once_under_signal_timer(void *p)
 {
     (void)p;
     static fx_once o;
-    o.state = FX_ONCE_RUNNING | 0x3ffffffe; /* above any pid_max: dead */
+    o.state = FX_ONCE_RUNNING | FX_ONCE_TID_MASK; /* the largest TID: never allocated here */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_tick;

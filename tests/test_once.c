@@ -115,8 +115,9 @@ static void test_flag_left_running_under_our_tid_by_a_dead_thread_is_taken_over(
 static void test_flag_left_running_by_a_vanished_thread_is_taken_over(void **state)
 {
     (void)state;
-    /* A TID above any pid_max: no such thread exists. */
-    fx_once o = {FX_ONCE_RUNNING | 0x3ffffffe};
+    /* The largest TID (PID_MAX_LIMIT - 1): allocated only with pid_max at its
+     * limit, after 4 million others. */
+    fx_once o = {FX_ONCE_RUNNING | FX_ONCE_TID_MASK};
     int32_t calls = 0;
     int64_t t0 = fxt_now_ns();
     assert_int_equal(fx_once_call(&o, count_call, &calls), 0);

@@ -228,8 +228,8 @@ static void once_takeover_keeps_waiters_for_the_other_sleeper(void **state)
     (void)state;
     struct once_case *oc = fxt_arena(sizeof *oc);
     once_case = oc;
-    /* A TID above any pid_max: no such thread. */
-    oc->flag.state = FX_ONCE_RUNNING | FX_ONCE_WAITERS | 0x3ffffffe;
+    /* The largest TID (PID_MAX_LIMIT - 1): practically never allocated. */
+    oc->flag.state = FX_ONCE_RUNNING | FX_ONCE_WAITERS | FX_ONCE_TID_MASK;
     pthread_t th[2];
     for (int i = 0; i < 2; i++)
         th[i] = fxt_thread(once_caller, (void *)(intptr_t)i);

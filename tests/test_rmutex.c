@@ -30,7 +30,7 @@
 #include <futexsync.h>
 
 #include "../src/internal/rmutex.h"
-#include "../src/internal/tid.h"
+#include "../src/internal/identity.h"
 
 #define W_BIT 0x80000000u
 #define RECOVERY_LIMIT_MS 250

@@ -6,13 +6,14 @@
  *     0                      FX_ONCE_NOT_RUN: the initialiser has not run
  *     1                      FX_ONCE_DONE: it has returned
  *     FX_ONCE_RUNNING | tid  it is running in the thread whose kernel TID
- *                            (gettid()) is tid (bits 0..29)
+ *                            (gettid()) is tid (bits 0..21)
+ *     | FX_ONCE_LOCALNS      that thread's process could not prove it runs
+ *                            in the initial PID namespace
  *     | FX_ONCE_WAITERS      other threads may sleep on the word
  *
  * Any other value is one the library never writes: EINVAL. All-zero bytes
  * (FX_ONCE_INIT) are a flag whose initialiser has not run; no init call is
- * needed, and the flag works across processes in MAP_SHARED memory (the TID
- * names the running thread in any process of the same PID namespace).
+ * needed, and the flag works across processes in MAP_SHARED memory.
  *
  * Once the initialiser has returned, fx_once_call is one acquire load: no
  * system call, no write. Callers that arrive while it runs sleep on the futex
@@ -27,9 +28,23 @@
  * attempt. Exit, cancellation and exceptions are noticed at once (a cleanup
  * handler; the library is built with -fexceptions),
  * the death of a process within FX_ONCE_CHECK_MS. Not covered: a thread that
- * leaves the initialiser by longjmp (the flag stays "running"), and fork()
+ * leaves the initialiser by longjmp (the flag stays "running"), fork()
  * while another thread of the process runs an initialiser on a flag in
- * private memory (the child's copy waits for a thread it does not have).
+ * private memory (the child's copy waits for a thread it does not have),
+ * and execve() inside the initialiser by the process's main thread, or by
+ * another thread while the main thread runs it (the main thread's TID lives
+ * on in the new program: callers wait until it exits; a non-main thread's
+ * exec frees its TID, and the initialiser is run again).
+ *
+ * Where the liveness check cannot decide, the thread counts as alive: the
+ * initialiser never runs twice at once. A TID means something only in its
+ * own PID namespace: FX_ONCE_LOCALNS marks an initialiser whose process could
+ * not prove it runs in the initial PID namespace, and a caller judges the
+ * initialiser dead only when neither it nor the initialiser has that bit.
+ * Inside a container (a nested PID namespace) an initialiser whose process
+ * died is therefore not run again by waiting callers, who wait until someone
+ * releases the flag: a supervisor that learns of the death
+ * (docs/reliability.md).
  *
  * An initialiser that calls fx_once_call on its own flag (directly or
  * through other code) gets EDEADLK instead of waiting for itself forever.
@@ -62,7 +77,8 @@ typedef struct fx_once {
 #define FX_ONCE_DONE     1
 #define FX_ONCE_RUNNING  0x40000000
 #define FX_ONCE_WAITERS  ((int32_t)0x80000000u)
-#define FX_ONCE_TID_MASK 0x3fffffff
+#define FX_ONCE_TID_MASK 0x003fffff /* PID_MAX_LIMIT - 1 */
+#define FX_ONCE_LOCALNS  0x10000000
 
 /* How often (milliseconds) a waiter checks that the initialiser's thread lives. */
 #define FX_ONCE_CHECK_MS 100

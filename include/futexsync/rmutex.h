@@ -8,6 +8,10 @@
  *             0                          free
  *             tid                        held by thread tid (1..FX_RMUTEX_TID_MAX),
  *                                        nobody sleeps in the kernel
+ *             | FX_RMUTEX_LOCALNS        with tid: the owner's process could not
+ *                                        prove it runs in the initial PID
+ *                                        namespace (its TID may name another
+ *                                        task, or none, in other namespaces)
  *             tid | FX_RMUTEX_WAITERS    held; threads may sleep on the word
  *             FX_RMUTEX_ORPHANED         free; its owner died and was released by
  *                                        fx_rmutex_recover: the next acquirer
@@ -33,9 +37,10 @@
  * no PI futex): a blocked acquirer sleeps at most FX_RMUTEX_RECHECK_MS at a
  * time (FX_RMUTEX_LONG_RECHECK_MS once it has watched the same owner for
  * FX_RMUTEX_LONG_AFTER_MS) and then checks whether the owner's TID is alive, without a file
- * descriptor (process_vm_readv: ESRCH for no such thread or a zombie; where
- * that call is refused, /proc/<tid>/stat, then kill(tid, 0), which cannot see
- * zombies). A blocked acquirer, or one arriving later, therefore gets the
+ * descriptor and without a cancellation point (process_vm_readv: ESRCH for
+ * no such thread or a zombie; where a filter refuses that call, kill(tid, 0),
+ * which cannot see zombies). Where liveness cannot be decided the owner is
+ * taken for alive: never two owners. A blocked acquirer, or one arriving later, therefore gets the
  * mutex with EOWNERDEAD within about FX_RMUTEX_RECHECK_MS of the death
  * (FX_RMUTEX_LONG_RECHECK_MS when it had waited for that owner longer than
  * FX_RMUTEX_LONG_AFTER_MS; an arriving one within FX_RMUTEX_FIRST_CHECK_MS).
@@ -71,8 +76,21 @@
  * fx_rmutex_recover(m, tid). Unlock before exec, or exec from a thread that
  * holds no fx_rmutex.
  *
- * Guarantees and limits (PID namespaces) are in docs/reliability.md,
- * section "Owner death: fx_rmutex".
+ * exec by another thread. A non-main thread's TID is freed when it execs or
+ * when another thread's exec kills it: that owner is recovered as a dead one.
+ * The main thread's TID survives its own exec and is handed to the thread
+ * that execs when another does: those owners look alive (a supervisor that
+ * learns of the exec calls fx_rmutex_recover).
+ *
+ * Where liveness cannot be decided the owner counts as alive: never two
+ * owners. A TID means something only in its own PID namespace, so the owner
+ * word carries FX_RMUTEX_LOCALNS unless the owner's process proved it runs in
+ * the initial PID namespace, and a waiter judges an owner dead only when
+ * neither it nor the owner has that bit. Inside a container (a nested PID
+ * namespace) a dead owner is therefore never recovered by the waiters, even
+ * within one namespace: whoever learns of the death (a supervisor) calls
+ * fx_rmutex_recover. Guarantees and limits: docs/reliability.md, section
+ * "Owner death: fx_rmutex".
  *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is
@@ -102,6 +120,8 @@ typedef struct FX_CAPABILITY("mutex") fx_rmutex {
 #define FX_RMUTEX_WAITERS          (-0x7fffffff - 1) /* bit 31: sleepers may exist */
 #define FX_RMUTEX_ORPHANED         0x40000000      /* free; next acquirer: EOWNERDEAD */
 #define FX_RMUTEX_NOTRECOVERABLE   0x20000000      /* unusable forever */
+#define FX_RMUTEX_LOCALNS          0x10000000      /* bit 28, with a TID: owner not
+                                                      proven in the initial PID ns */
 
 /* The depth slot. */
 #define FX_RMUTEX_DEPTH_MASK       0x3fffffff      /* bits 0-29: the depth */

@@ -83,11 +83,11 @@
 #include "internal/futex.h"
 #include "internal/mutex.h"
 #include "internal/rmutex.h"
-#include "internal/tid.h"
+#include "internal/identity.h"
 
 /* The thread rule (async.h): a waiter is used only by the thread that
  * created it. fxi_tid() is right in a fork child from its first instruction
- * (src/internal/tid.h), so a child never passes for its parent's thread. */
+ * (src/internal/identity.h), so a child never passes for its parent's thread. */
 static bool fx_async_is_owner(const fx_async *w)
 {
     return fxi_tid() == w->owner;

@@ -136,7 +136,7 @@ FX_ANN_COLD void fxi_ann_own_words(const void *p, size_t size);
 FX_ANN_COLD void fxi_ann_happens_before(const void *a);
 FX_ANN_COLD void fxi_ann_happens_after(const void *a);
 /* Whether a race detector is there, probing first if need be (for the fork
- * epoch of src/internal/tid.h, which carries the answer to the fast paths). */
+ * epoch of src/internal/identity.h, which carries the answer to the fast paths). */
 FX_ANN_COLD int fxi_ann_detected(void);
 
 #define FX_ANN_ACTIVE fx_ann_on()

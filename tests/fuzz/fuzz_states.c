@@ -481,8 +481,10 @@ static void op_once(struct slots *s, uint8_t op, uint32_t arg)
     static int32_t self;
     if (self == 0)
         self = (int32_t)syscall(SYS_gettid);
-    bool running = (v & FX_ONCE_RUNNING) != 0, tid = (v & FX_ONCE_TID_MASK) != 0;
-    bool mine = running && (v & FX_ONCE_TID_MASK) == self;
+    bool running = (v & FX_ONCE_RUNNING) != 0;
+    bool tid = (v & FX_ONCE_TID_MASK) != 0 &&
+               (v & ~(FX_ONCE_RUNNING | FX_ONCE_WAITERS | FX_ONCE_LOCALNS | FX_ONCE_TID_MASK)) == 0;
+    bool mine = running && tid && (v & (FX_ONCE_TID_MASK | FX_ONCE_LOCALNS)) == self;
     bool written = running ? tid : (v == FX_ONCE_NOT_RUN || v == FX_ONCE_DONE);
     if (running && tid && !mine)
         return; /* it would wait for that thread (or take over after 100 ms) */

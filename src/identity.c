@@ -1,0 +1,273 @@
+/*
+ * src/identity.c - the calling thread's identity (TID cache, fork epoch, PID
+ * namespace), its records of held rmutexes and running fx_once
+ * initialisers, and the liveness probe of another identity.
+ *
+ * See src/internal/identity.h for what is guaranteed and the limits.
+ */
+#include "internal/identity.h"
+
+#include "internal/annotate.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18 /* Linux 4.14 */
+#endif
+
+/* cache: high half, the epoch of the process that filled it (its PID and
+ * detector bit); low half, the identity word. The initial value matches no
+ * page (no PID is 0xffffffff). The records start empty. */
+_Thread_local struct fxi_self fxi_self __attribute__((tls_model("initial-exec"))) = {
+    .cache = UINT64_MAX};
+
+/* Zero (matches no cache) until a thread of this process caches its TID,
+ * and for ever when the page cannot be marked. In .bss: anonymous memory,
+ * which MADV_WIPEONFORK accepts (file-backed memory it refuses). */
+__attribute__((visibility("hidden"), aligned(FXI_TID_PAGE))) int32_t
+    fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)];
+
+static pthread_once_t fx_tid_once = PTHREAD_ONCE_INIT;
+static bool fx_tid_wiped; /* the epoch's page is marked MADV_WIPEONFORK */
+
+static void fx_tid_setup(void)
+{
+    /* Written here once and read by every thread's fxi_tid_slow after
+     * pthread_once: the library's own word, hidden from Helgrind and DRD. */
+    fx_ann_own_words_once(&fx_tid_wiped, sizeof fx_tid_wiped);
+    long size = sysconf(_SC_PAGESIZE);
+    if (size <= 0 || size > FXI_TID_PAGE || (uintptr_t)fxi_tid_epoch % (uintptr_t)size != 0)
+        return; /* cannot mark exactly the epoch's page: cache nothing */
+    if (madvise(fxi_tid_epoch, (size_t)size, MADV_WIPEONFORK) != 0) {
+        /* A kernel before 4.14 (EINVAL): nothing would reset the epoch in a
+         * fork child, so no TID is ever cached. */
+        return;
+    }
+    /* Helgrind and DRD would see the epoch, stored by each thread's first
+     * fxi_tid() and read by all, as a race: it is the library's own word,
+     * ordered as the comments say. Once per process, so not behind the
+     * FUTEXSYNC_HELGRIND option. */
+    fx_ann_own_words_once(fxi_tid_epoch, 2 * sizeof fxi_tid_epoch[0]); /* + namespace */
+    fx_tid_wiped = true;
+}
+
+#ifndef PIDFD_GET_PID_NAMESPACE
+#define PIDFD_GET_PID_NAMESPACE _IO(0xFF, 5) /* linux/pidfd.h, Linux 6.11 */
+#endif
+#define FX_PROC_PID_INIT_INO 0xEFFFFFFCu /* the initial PID namespace's inode */
+
+/* True when this process proves that it runs in the initial PID namespace:
+ * the inode of its PID namespace is PROC_PID_INIT_INO. Asked of a pidfd of
+ * itself (Linux 6.11), else of /proc/self/ns/pid (a /proc of another PID
+ * namespace resolves `self` to the same task, or not at all). Any failure:
+ * false. Raw close (glibc's is a cancellation point), errno preserved. */
+static bool fx_tid_initial_pidns(void)
+{
+    int saved = errno;
+    struct stat st;
+    int known = 0;
+    long pidfd = syscall(SYS_pidfd_open, (long)getpid(), 0L);
+    if (pidfd >= 0) {
+        int ns = ioctl((int)pidfd, PIDFD_GET_PID_NAMESPACE, 0);
+        syscall(SYS_close, pidfd);
+        if (ns >= 0) {
+            known = fstat(ns, &st) == 0;
+            syscall(SYS_close, (long)ns);
+        }
+    }
+    if (!known)
+        known = stat("/proc/self/ns/pid", &st) == 0;
+    errno = saved;
+    return known && st.st_ino == FX_PROC_PID_INIT_INO;
+}
+
+/* The identity bits of this process: 0 once it proved it runs in the initial
+ * PID namespace, FXI_ID_LOCALNS otherwise. Learned once per process and kept
+ * in the epoch's page (fxi_tid_epoch[1]: 0 not yet, 1 initial, 2 other or
+ * unknown), which a fork child gets zeroed: a child in a new PID namespace
+ * learns its own. The first answer stays (relaxed CAS from 0: every thread
+ * of a process asks the same question about the same namespace). */
+static uint32_t fx_tid_ns_bits(void)
+{
+    int32_t st = __atomic_load_n(&fxi_tid_epoch[1], __ATOMIC_RELAXED);
+    if (st == 0) {
+        int32_t want = fx_tid_initial_pidns() ? 1 : 2;
+        if (__atomic_compare_exchange_n(&fxi_tid_epoch[1], &st, want, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+            st = want;
+    }
+    return st == 1 ? 0 : FXI_ID_LOCALNS;
+}
+
+uint32_t fxi_tid_slow(void)
+{
+    int saved = errno;
+    pthread_once(&fx_tid_once, fx_tid_setup);
+    pid_t t = (pid_t)syscall(SYS_gettid);
+    pid_t pid = getpid();
+    errno = saved;
+    if (!fx_tid_wiped)
+        return (uint32_t)t | FXI_ID_LOCALNS; /* nothing learned per process */
+    uint32_t id = (uint32_t)t | fx_tid_ns_bits();
+    /* The epoch is this process's PID, with the detector bit (the probe's
+     * answer, the same in every thread). In a fork child the kernel hands the
+     * page over zeroed, so no cache copied from the parent (whose PID it
+     * holds) is trusted, before or after the child's first thread stores the
+     * child's PID here. Relaxed: every thread of a process stores the same
+     * value; it guards only each thread's own cache. */
+    uint32_t epoch = (uint32_t)pid | (fxi_ann_detected() ? FXI_TID_DETECTOR : 0);
+    /* The records are emptied for id first: once the cache is good,
+     * fx_rmutex's fast paths trust the record of held rmutexes. */
+    fxi_held_reset(id);
+    fxi_self.once.tid = id;
+    fxi_self.once.n = 0;
+    fxi_self.cache = (uint64_t)epoch << 32 | id;
+    __atomic_store_n(&fxi_tid_epoch[0], (int32_t)epoch, __ATOMIC_RELAXED);
+    return id;
+}
+
+int fxi_id_probe(uint32_t owner, uint32_t self)
+{
+    /* ESRCH means "no such task in the caller's PID namespace": trusted only
+     * when both the owner and the caller proved they run in the initial one,
+     * where the number names the same task for both. */
+    if ((owner | self) & FXI_ID_LOCALNS)
+        return FXI_TID_UNKNOWN;
+    return fxi_tid_probe((pid_t)(owner & FXI_ID_TID_MASK));
+}
+
+int fxi_tid_probe(pid_t tid)
+{
+    int saved = errno;
+    int answer;
+    /* One system call, no file descriptor, no cancellation point: the kernel
+     * looks the TID up (ESRCH: no task with that number in the caller's PID
+     * namespace), then its address space (ESRCH again when it has none left:
+     * a zombie, or a thread past exit_mm -- both before any permission check),
+     * then checks the permission (EPERM) and reads address 0 (EFAULT). So
+     * EFAULT, success and a genuine EPERM all prove a task with an address
+     * space. A seccomp filter can also answer EPERM or ENOSYS (as can a kernel
+     * without CONFIG_CROSS_MEMORY_ATTACH): then kill(tid, 0) decides, which
+     * sees a task by its number only (ESRCH: none; a zombie looks alive). */
+    char byte;
+    struct iovec local = {&byte, 1};
+    struct iovec remote = {NULL, 1};
+    long r = syscall(SYS_process_vm_readv, (long)tid, &local, 1L, &remote, 1L, 0L);
+    if (r >= 0 || errno == EFAULT) {
+        answer = FXI_TID_ALIVE;
+    } else if (errno == ESRCH) {
+        answer = FXI_TID_DEAD;
+    } else if (syscall(SYS_kill, (long)tid, 0L) == 0 || errno == EPERM) {
+        answer = FXI_TID_ALIVE; /* a task with that number exists */
+    } else {
+        /* ESRCH: no task with that number (an EPERM above was a filter's,
+         * or the task died since). Anything else: nothing is known. */
+        answer = errno == ESRCH ? FXI_TID_DEAD : FXI_TID_UNKNOWN;
+    }
+    errno = saved;
+    return answer;
+}
+
+/* The record of held rmutexes ------------------------------------------------ */
+
+void fxi_held_reset(uint32_t self)
+{
+    fxi_self.held.tid = self;
+    fxi_self.held.k = 0;
+    fxi_self.held.extra = 0;
+    fxi_self.held.first = NULL;
+}
+
+int fxi_held_has(const struct fx_rmutex *m, uint32_t self)
+{
+    if (fxi_self.held.tid != self)
+        return 0;
+    if (fxi_self.held.first == m)
+        return 1;
+    for (uint32_t i = fxi_self.held.k; i-- > 0;)
+        if (fxi_self.held.more[i] == m)
+            return 1;
+    return fxi_self.held.extra != 0 ? -1 : 0;
+}
+
+void fxi_held_add(struct fx_rmutex *m, uint32_t self)
+{
+    if (fxi_self.held.tid != self)
+        fxi_held_reset(self); /* no cache kept, or a fork child */
+    else if (fxi_held_has(m, self) == 1)
+        return; /* recorded already: fx_rmutex_recover took m from us, live */
+    if (fxi_self.held.first == NULL)
+        fxi_self.held.first = m;
+    else if (fxi_self.held.k < FXI_HELD_MAX - 1)
+        fxi_self.held.more[fxi_self.held.k++] = m;
+    else
+        fxi_self.held.extra++;
+}
+
+void fxi_held_del(const struct fx_rmutex *m, uint32_t self)
+{
+    if (fxi_self.held.tid != self)
+        return;
+    if (fxi_self.held.first == m) {
+        fxi_self.held.first = NULL;
+        return;
+    }
+    uint32_t k = fxi_self.held.k;
+    for (uint32_t i = k; i-- > 0;) {
+        if (fxi_self.held.more[i] == m) {
+            for (; i + 1 < k; i++)
+                fxi_self.held.more[i] = fxi_self.held.more[i + 1];
+            fxi_self.held.k = k - 1;
+            return;
+        }
+    }
+    if (fxi_self.held.extra != 0)
+        fxi_self.held.extra--; /* one of the unrecorded ones */
+}
+
+/* The record of running fx_once initialisers --------------------------------- */
+
+bool fxi_once_inside(const void *o, uint32_t me)
+{
+    if (fxi_self.once.tid != me)
+        return false;
+    uint32_t n = fxi_self.once.n;
+    uint32_t k = n < FXI_ONCE_MAX ? n : FXI_ONCE_MAX;
+    for (uint32_t i = 0; i < k; i++)
+        if (fxi_self.once.o[i] == o)
+            return true;
+    return n > FXI_ONCE_MAX;
+}
+
+uint32_t fxi_once_enter(const void *o, uint32_t me)
+{
+    if (fxi_self.once.tid != me) {
+        fxi_self.once.tid = me; /* no cache kept, or a fork child */
+        fxi_self.once.n = 0;
+    }
+    uint32_t depth = fxi_self.once.n++;
+    if (depth < FXI_ONCE_MAX)
+        fxi_self.once.o[depth] = o;
+    return depth;
+}
+
+void fxi_once_leave(uint32_t depth)
+{
+    fxi_self.once.n = depth;
+}
+
+void fxi_once_abandon(void)
+{
+    if (fxi_self.once.n > 0)
+        fxi_self.once.n--;
+}

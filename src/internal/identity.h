@@ -1,0 +1,204 @@
+/*
+ * src/internal/identity.h - who the calling thread is, for the owner-tracked
+ * primitives (fx_rmutex, fx_once): its identity word (TID | LOCALNS) cached
+ * per thread with the process's fork epoch, the records of the rmutexes it
+ * holds and of the fx_once initialisers it runs, and whether another
+ * identity is still alive (the liveness probe). One module (src/identity.c),
+ * which resets the records itself whenever it fills the cache: a record is
+ * never older than the cache that names its thread.
+ *
+ * fxi_tid() returns gettid() of the calling thread. The first call in a thread
+ * makes the system call and keeps the answer in an initial-exec TLS variable,
+ * so every later call is one %fs-relative load, one PC-relative load of the
+ * process's fork epoch and a compare: owner-tracked
+ * primitives (fx_rmutex) call it on their fast paths.
+ *
+ * Fork safety, from the child's first instruction whatever the order of any
+ * pthread_atfork handlers: each cache entry carries the PID of the process
+ * that filled it, and is trusted only while it equals the process's epoch, the
+ * first word of a page-aligned page of the library's zero-initialised data
+ * (.bss, anonymous memory) marked MADV_WIPEONFORK, which the kernel hands to every
+ * child of fork(), vfork()+exec, _Fork() or a raw clone() without CLONE_VM
+ * zeroed; the first fxi_tid_slow in the child stores the child's PID there.
+ * Where madvise(MADV_WIPEONFORK) fails (Linux before 4.14, or a page larger
+ * than FXI_TID_PAGE) nothing is cached: every fxi_tid() makes the system
+ * call. Limits, by construction:
+ *   - a vfork() child that calls anything but exec/_exit shares the parent's
+ *     memory, cache and page, and would act with the parent thread's TID;
+ *   - a child whose PID equals the PID of the ancestor that filled a copied
+ *     cache (that ancestor dead and its PID reused, the process in between
+ *     never having called fxi_tid) would trust that cache;
+ *   - the TID is relative to the caller's PID namespace: a liveness verdict
+ *     is made only between processes that proved they run in the initial
+ *     PID namespace (FXI_ID_LOCALNS below), anything else counts as alive;
+ *   - a TID is reused by the kernel after the PID counter wraps at
+ *     /proc/sys/kernel/pid_max (32768 by default): a TID names a thread only
+ *     while that thread lives.
+ * The TLS model is initial-exec: fine for executables and the static library
+ * they link; a shared object built from it and loaded with dlopen() needs
+ * glibc's surplus static TLS for struct fxi_self (about 160 bytes), which is
+ * normally available.
+ */
+#ifndef FX_INTERNAL_IDENTITY_H
+#define FX_INTERNAL_IDENTITY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct fx_rmutex;
+
+/* The records of a thread, each for the identity `tid` it was filled for (a
+ * record for another identity counts as empty: where no cache can be kept
+ * every call is slow and the identity decides, and a fork child inherits
+ * its parent thread's records). */
+#define FXI_HELD_MAX 8 /* rmutexes recorded; beyond them only counted */
+#define FXI_ONCE_MAX 8 /* nested initialisers recorded; deeper ones counted */
+struct fxi_self {
+    /* The cache: epoch << 32 | identity word (the epoch below: the PID and
+     * the detector bit); UINT64_MAX until the thread's first fxi_id(). */
+    uint64_t cache;
+    struct {                      /* the rmutexes this thread holds (outermost) */
+        uint32_t tid;             /* the identity the record is for */
+        uint32_t k;               /* rmutexes recorded in more[0..k) */
+        uint32_t extra;           /* held beyond the FXI_HELD_MAX recorded */
+        struct fx_rmutex *first;  /* one recorded rmutex, or NULL: the common case */
+        struct fx_rmutex *more[FXI_HELD_MAX - 1];
+    } held;
+    struct {                      /* the fx_once initialisers this thread runs */
+        uint32_t tid;
+        uint32_t n;               /* running (nested), the first FXI_ONCE_MAX recorded */
+        const void *o[FXI_ONCE_MAX];
+    } once;
+};
+extern _Thread_local struct fxi_self fxi_self __attribute__((tls_model("initial-exec")));
+
+/* The page whose first word is the process's fork epoch: its PID (with
+ * FXI_TID_DETECTOR when a race detector is there) once a thread has cached
+ * its TID, 0 in a fork child until then (and for ever where nothing can be
+ * cached). FXI_TID_PAGE is the page size: 4 KiB on x86, and
+ * elsewhere 64 KiB, the largest page size Linux uses, so that the array holds
+ * a whole page whatever the kernel's (a larger alignment than the page in an
+ * x86 program's data confuses Valgrind's DRD). Hidden: read PC-relative, not
+ * through the GOT, on every fxi_tid(). */
+#if defined(__x86_64__) || defined(__i386__)
+#define FXI_TID_PAGE 4096
+#else
+#define FXI_TID_PAGE 65536
+#endif
+extern int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
+    __attribute__((visibility("hidden"), aligned(FXI_TID_PAGE)));
+
+/* The identity word of a thread, as fx_rmutex and fx_once write it into
+ * their words: its TID (bits 0-21) | FXI_ID_LOCALNS (bit 28) unless its
+ * process proved that it runs in the initial PID namespace (then a TID names
+ * the same task for every process that proved it too). The cache's low half
+ * holds it, so the fast paths' CAS costs nothing more. */
+#define FXI_ID_TID_MASK 0x003fffffu
+#define FXI_ID_LOCALNS  0x10000000u
+
+/* Fills the cache (setting the epoch page up first) and, when the cache can
+ * be kept, empties the thread's records for the identity; returns the
+ * identity word. Where nothing can be cached (no MADV_WIPEONFORK) FXI_ID_LOCALNS is
+ * always set: the namespace is learned once per process, which needs the
+ * epoch's page to tell a fork child. */
+uint32_t fxi_tid_slow(void);
+
+/* Bit 31 of the epoch (and of the cache's high half, which copies it): a race
+ * detector is there (src/internal/annotate.h). A PID never has it. */
+#define FXI_TID_DETECTOR 0x80000000u
+
+/* The calling thread's identity word (TID | FXI_ID_LOCALNS) in *self and true, with one load of the cache and
+ * one of the epoch, when the cache is good and no race detector is there: the
+ * fast paths of fx_rmutex use it to look at the probe for free. False
+ * otherwise (*self then means nothing: call fxi_tid()). */
+static inline __attribute__((always_inline)) bool fxi_tid_plain(uint32_t *self)
+{
+    uint64_t c = fxi_self.cache;
+    /* Relaxed: as in fxi_id. */
+    uint32_t epoch = (uint32_t)__atomic_load_n(&fxi_tid_epoch[0], __ATOMIC_RELAXED);
+    *self = (uint32_t)c;
+    return (uint32_t)(c >> 32) == epoch && !(epoch & FXI_TID_DETECTOR);
+}
+
+/* The calling thread's identity word (above). No system call after the first. */
+static inline uint32_t fxi_id(void)
+{
+    uint64_t c = fxi_self.cache;
+    /* Relaxed: the epoch guards only this thread's own cache (identity.c). */
+    int32_t epoch = __atomic_load_n(&fxi_tid_epoch[0], __ATOMIC_RELAXED);
+    return __builtin_expect((int32_t)(c >> 32) == epoch, 1) ? (uint32_t)c : fxi_tid_slow();
+}
+
+/* The calling thread's kernel TID, > 0. No system call after the first. */
+static inline pid_t fxi_tid(void)
+{
+    return (pid_t)(fxi_id() & FXI_ID_TID_MASK);
+}
+
+/* The liveness probe's answers. UNKNOWN acts as ALIVE everywhere: fail
+ * towards safety, never two owners. */
+enum { FXI_TID_ALIVE = 0, FXI_TID_DEAD = 1, FXI_TID_UNKNOWN = 2 };
+
+/* Whether a thread with this TID lives in the caller's PID namespace, asked
+ * without a file descriptor and without a cancellation point (so it may run
+ * inside any lock call, and running out of file descriptors changes
+ * nothing): process_vm_readv(tid) of one byte at address 0 fails with ESRCH
+ * when no thread has the TID or when it has no address space left (a zombie:
+ * exited, not yet reaped by its parent; or a thread past the point of its exit
+ * where it releases its memory -- it runs no user code again): DEAD. EFAULT or
+ * a genuine EPERM (not allowed to inspect it, which the kernel checks after
+ * the address space) prove a live task: ALIVE. Where the call is refused
+ * (EPERM or ENOSYS from a seccomp filter, ENOSYS from a kernel without
+ * CONFIG_CROSS_MEMORY_ATTACH), kill(tid, 0) decides: ESRCH DEAD, success or
+ * EPERM ALIVE (a zombie looks alive: fail safe), anything else UNKNOWN. No
+ * /proc: a hidden or missing /proc never makes a live thread look dead. One
+ * system call on the usual path, but never call it on a fast path. errno is
+ * preserved. */
+int fxi_tid_probe(pid_t tid);
+
+/* The probe of an owner's identity word by a caller of identity `self`:
+ * UNKNOWN unless both proved they run in the initial PID namespace (ESRCH is
+ * relative to the caller's namespace, and a TID written in another names
+ * nothing, or another task, here); else fxi_tid_probe of the TID. */
+int fxi_id_probe(uint32_t owner, uint32_t self);
+
+/* fxi_tid_probe(tid) == FXI_TID_DEAD. */
+static inline bool fxi_tid_dead(pid_t tid)
+{
+    return fxi_tid_probe(tid) == FXI_TID_DEAD;
+}
+
+/* The record of held rmutexes ------------------------------------------------
+ * The owner word names its owner by identity only, and a TID is reused once
+ * its thread is gone: a new thread whose TID equals a dead owner's finds its
+ * own identity in the word. The record tells it apart from the real owner:
+ * the word names us AND we recorded the acquisition. While fxi_tid_plain
+ * says the cache is good, the record is this thread's (fxi_tid_slow emptied
+ * it for the identity it cached), so fx_rmutex's fast paths use
+ * fxi_self.held.first without looking at held.tid. */
+
+/* Whether the record of `self` says it holds m: 1 yes, 0 no, -1 cannot tell
+ * (more held than recorded, m not among the recorded). */
+int fxi_held_has(const struct fx_rmutex *m, uint32_t self);
+/* Records an outermost acquisition of m by self (nothing when recorded
+ * already: fx_rmutex_recover took m from us, live). */
+void fxi_held_add(struct fx_rmutex *m, uint32_t self);
+/* Forgets the outermost acquisition of m by self (final unlock). */
+void fxi_held_del(const struct fx_rmutex *m, uint32_t self);
+/* Empties the record, for self. */
+void fxi_held_reset(uint32_t self);
+
+/* The record of running fx_once initialisers ------------------------------- */
+
+/* Whether `me` runs o's initialiser. When more are running than are
+ * recorded, an identity match is taken as yes (EDEADLK, never a second run). */
+bool fxi_once_inside(const void *o, uint32_t me);
+/* Enters o's initialiser; returns the depth to give fxi_once_leave. */
+uint32_t fxi_once_enter(const void *o, uint32_t me);
+/* Leaves the initialiser entered at `depth`. */
+void fxi_once_leave(uint32_t depth);
+/* Leaves the innermost initialiser (its thread exits or unwinds out of it). */
+void fxi_once_abandon(void);
+
+#endif /* FX_INTERNAL_IDENTITY_H */
