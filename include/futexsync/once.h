@@ -30,6 +30,12 @@
  * leaves the initialiser by longjmp (the flag stays "running"), and fork()
  * while another thread of the process runs an initialiser on a flag in
  * private memory (the child's copy waits for a thread it does not have).
+ * Nor is exec: a thread that calls execve() inside an initialiser keeps its
+ * TID (and a thread that execs while the main thread runs one gets the main
+ * thread's TID), so the flag names a live thread for as long as the new
+ * program runs. The way out is a supervisor: fx_once_recover, or
+ * fx_worker_bind_once (futexsync/worker.h), which calls it when a worker
+ * process exits or execs.
  *
  * An initialiser that calls fx_once_call on its own flag (directly or
  * through other code) gets EDEADLK instead of waiting for itself forever.
@@ -46,6 +52,7 @@
 #define FUTEXSYNC_ONCE_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include "futexsync/annotations.h"
 
 #ifdef __cplusplus
@@ -76,6 +83,19 @@ typedef struct fx_once {
  * (NULL or misaligned o, NULL fn, or a state the library never writes).
  * Never EINTR. */
 int fx_once_call(fx_once *o, void (*fn)(void *), void *arg) FX_WARN_UNUSED;
+
+/* The explicit recovery path: a supervisor that knows dead_tid is dead puts o
+ * back to "not run" if dead_tid is running its initialiser, and wakes every
+ * caller waiting on it; one of them (or the next caller) runs the initialiser
+ * again, without waiting for the liveness check. The caller asserts that
+ * dead_tid is dead (or, after exec, no longer runs the initialiser):
+ * recovering a live initialiser lets a second one run at the same time. Only
+ * the TID is compared (fx_worker, futexsync/worker.h, calls it while the TID
+ * cannot be reused). Returns 0 when it reset o; EPERM when o is not running
+ * in dead_tid (not run, done, another thread's, or already recovered); EINVAL
+ * for a NULL or misaligned o, dead_tid <= 0 or above FX_ONCE_TID_MASK, or a
+ * state the library never writes. */
+int fx_once_recover(fx_once *o, pid_t dead_tid);
 
 #ifdef __cplusplus
 }
