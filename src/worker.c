@@ -19,7 +19,9 @@
  *   RUNNING -> GONE         check or wait      the pidfd is readable (exit)
  *                           seeing the event   or the pipe reads EOF (exec):
  *                                              release (below), once
- *   any -> -                detach             unlinked, fds closed
+ *   any -> -                detach             unlinked, fds closed (in the
+ *                                              worker, its copy of PREPARED
+ *                                              keeps the pipe's write end)
  *
  * The release (under the list's lock, so that no handle changes meanwhile):
  * for each bound object, its owner TID t (as written: fx_rmutex_owner, the
@@ -313,8 +315,8 @@ static int event_of(fx_worker *w)
         /* The worker wrote into the pipe: not an event; drain it. */
     }
     /* End-of-file: every image that held the write end exec'd or exited.
-     * The pipe is done with (closing it also takes it out of the fd's epoll
-     * set, which then waits for the pidfd alone). */
+     * The pipe is done with: the fd's epoll set waits for the pidfd alone. */
+    (void)epoll_ctl(w->fx_epfd, EPOLL_CTL_DEL, w->fx_pipe[0], NULL);
     close_fd(&w->fx_pipe[0]);
     switch (exiting(w)) {
     case 1:
@@ -364,6 +366,7 @@ int fx_worker_prepare(fx_worker *w, int flags)
     w->fx_pidfd = -1;
     w->fx_epfd = -1;
     w->fx_pipe[0] = w->fx_pipe[1] = -1;
+    w->fx_pid = (int32_t)getpid(); /* the supervisor, until attach */
     int r = 0;
     if (!(flags & FX_WORKER_NOEXEC)) {
         int p[2];
@@ -572,7 +575,11 @@ int fx_worker_detach(fx_worker *w)
         workers_unlock();
     }
     close_fd(&w->fx_pipe[0]);
-    close_fd(&w->fx_pipe[1]);
+    /* The worker's copy of the prepared handle (a fork child: its PID is not
+     * the supervisor's) keeps the write end: closing it would look like an
+     * exec. It closes with the worker's exec or exit. */
+    if (w->fx_magic == ATTACHED || w->fx_pid == (int32_t)getpid())
+        close_fd(&w->fx_pipe[1]);
     close_fd(&w->fx_pidfd);
     close_fd(&w->fx_epfd);
     w->fx_nbound = 0;

@@ -500,6 +500,37 @@ static void test_worker_exit_is_seen_while_its_forked_child_keeps_the_exec_pipe(
     fxt_shared_free(sh, sizeof *sh);
 }
 
+static fx_worker g_copy; /* the handle whose copy the worker detaches */
+
+static int worker_detaches_its_copy(void *p)
+{
+    struct shared *sh = p;
+    if (fx_worker_detach(&g_copy) != 0)
+        return 50;
+    fxt_flag_set(&sh->held, 1);
+    fxt_flag_wait(&sh->go, 1, 60000);
+    return 0;
+}
+
+/* A worker that detaches its copy of the handle (a natural clean-up in a fork
+ * child) keeps the exec pipe's write end: no exec is reported. */
+static void test_worker_detaching_its_copy_of_the_handle_is_not_taken_for_an_exec(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    pid_t pid = start_worker(&g_copy, 0, worker_detaches_its_copy, sh);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_check(&g_copy, &rep), EINPROGRESS);
+    assert_int_equal(rep.event, FX_WORKER_RUNNING);
+    fxt_flag_set(&sh->go, 1);
+    assert_int_equal(fx_worker_wait(&g_copy, NULL, &rep), 0);
+    assert_int_equal(rep.event, FX_WORKER_EXITED);
+    assert_int_equal(fxt_wait_child(pid, 10000), 0);
+    assert_int_equal(fx_worker_detach(&g_copy), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
 /* --- PID namespaces (root) ------------------------------------------------------ */
 
 /* Like fxt_fork, but the child is the first process (PID 1) of a new PID
@@ -774,6 +805,7 @@ int main(void)
         cmocka_unit_test(test_worker_main_thread_killed_by_another_threads_exec_is_released_within_100ms),
         cmocka_unit_test(test_worker_owner_thread_that_execs_is_released_within_100ms),
         cmocka_unit_test(test_worker_exit_is_seen_while_its_forked_child_keeps_the_exec_pipe),
+        cmocka_unit_test(test_worker_detaching_its_copy_of_the_handle_is_not_taken_for_an_exec),
         cmocka_unit_test(test_worker_in_new_pid_namespace_holding_rmutex_is_released_within_100ms),
         cmocka_unit_test(test_two_live_workers_with_the_same_namespace_tid_make_the_release_fail_safe),
         cmocka_unit_test(test_event_loop_hears_the_worker_fd_and_an_async_waiter_gets_eownerdead),

@@ -197,7 +197,9 @@ int fx_worker_wait(fx_worker *w, const struct timespec *deadline, fx_worker_repo
 
 /* Unlinks w from the list of attached handles, closes its descriptors and
  * forgets its bindings; nothing is released and the worker is not reaped.
- * Returns 0, or EINVAL (NULL, or w not prepared). */
+ * In the worker itself (a fork child's copy of the prepared handle) it
+ * closes the read end only: the write end must stay open until the worker
+ * execs or exits. Returns 0, or EINVAL (NULL, or w not prepared). */
 int fx_worker_detach(fx_worker *w);
 
 #ifdef __cplusplus
