@@ -446,7 +446,15 @@ static void run_exec_case(int (*worker)(void *), bool blind)
     int64_t dt = sh->t_got - __atomic_load_n(&sh->t_event, __ATOMIC_ACQUIRE);
     assert_true(dt >= 0 && dt < RELEASE_BOUND_NS);
     assert_runs_sleeper(pid); /* the exec'd program still runs */
+    /* The fd is quiet while the exec'd program runs, readable at its exit;
+     * the report stays the exec's. */
+    struct pollfd p = {fx_worker_fd(&w), POLLIN, 0};
+    assert_int_equal(poll(&p, 1, 0), 0);
     assert_int_equal(kill(pid, SIGKILL), 0);
+    assert_int_equal(poll(&p, 1, 10000), 1);
+    assert_int_equal(fx_worker_check(&w, &rep), 0);
+    assert_int_equal(rep.event, FX_WORKER_EXECED);
+    assert_int_equal(rep.released, 1);
     assert_int_equal(fxt_wait_child(pid, 10000), 128 + SIGKILL);
     assert_int_equal(fx_worker_detach(&w), 0);
     fxt_shared_free(sh, sizeof *sh);

@@ -61,10 +61,10 @@
  *     the last refresh are not covered.
  *
  * Rules the caller keeps (the supervisor cannot check them):
- *   - the worker is a child of the calling process (not of another thread's
- *     children only: any thread of the process may be its parent), SIGCHLD is
- *     not ignored and has no SA_NOCLDWAIT, and nobody reaps it before
- *     check or wait has reported it gone;
+ *   - the worker is a child of the calling process (forked by any of its
+ *     threads), SIGCHLD is not ignored and has no SA_NOCLDWAIT, and nobody
+ *     reaps it (a SIGCHLD handler's waitpid(-1) loop included) before check
+ *     or wait has reported it gone;
  *   - after an exec, the new program must not acquire objects bound to the
  *     worker: it runs with the dead image's TID, so the supervisor cannot tell
  *     its ownership from the dead image's;
@@ -178,15 +178,19 @@ int fx_worker_bind_once(fx_worker *w, fx_once *o);
 
 /* The file descriptor to poll for reading (epoll, poll, an event loop next to
  * fx_async's fd): readable once the worker has exited or exec'd; then call
- * fx_worker_check. It stays readable from then on: remove it from the loop.
- * -EINVAL when w is not attached. Do not read or close it yourself. */
+ * fx_worker_check. Once the worker has exited it stays readable (remove it
+ * from the loop); after an exec it is readable again when the exec'd
+ * process exits, and check repeats its report. -EINVAL when w is not
+ * attached. Do not read or close it yourself. */
 int fx_worker_fd(const fx_worker *w);
 
-/* Looks, without blocking, whether the worker is gone; the first time it is,
- * releases the bound objects its TIDs hold, then reports (later calls repeat
- * the report). Returns 0 (gone; *report filled if report is not NULL),
- * EINPROGRESS (still running, report->event FX_WORKER_RUNNING), EINVAL (w not
- * attached). */
+/* Looks, without waiting for the worker, whether it is gone; the first time
+ * it is, releases the bound objects its TIDs hold, then reports (later calls
+ * repeat the report). It blocks at most 20 ms, only when the exec pipe's
+ * end-of-file comes from a worker it may not inspect (process_vm_readv
+ * refused: a non-dumpable worker, seccomp), to tell its exit from an exec.
+ * Returns 0 (gone; *report filled if report is not NULL), EINPROGRESS (still
+ * running, report->event FX_WORKER_RUNNING), EINVAL (w not attached). */
 int fx_worker_check(fx_worker *w, fx_worker_report *report);
 
 /* As fx_worker_check, blocking until the worker is gone or the absolute
