@@ -360,6 +360,15 @@ int fx_worker_prepare(fx_worker *w, int flags)
 {
     if (w == NULL || (flags & ~(FX_WORKER_NOEXEC | FX_WORKER_NEWPID)) != 0)
         return EINVAL;
+    /* An attached handle is linked into the list: wiping it would cut the
+     * list (the handles after it would escape the ambiguity check). */
+    workers_lock();
+    bool linked = false;
+    for (const fx_worker *o = fx_workers; o != NULL && !linked; o = o->fx_next)
+        linked = o == w;
+    workers_unlock();
+    if (linked)
+        return EBUSY;
     int saved = errno;
     memset(w, 0, sizeof *w);
     w->fx_flags = flags;

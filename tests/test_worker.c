@@ -775,6 +775,7 @@ static void test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_e
     struct shared *sh = shared_new();
     pid_t pid = start_worker(&w, FX_WORKER_NOEXEC, worker_exits_when_told, sh);
     assert_int_equal(fx_worker_attach(&w, pid), EINVAL); /* twice */
+    assert_int_equal(fx_worker_prepare(&w, 0), EBUSY);  /* attached: detach first */
     int32_t raw[3];
     assert_int_equal(fx_worker_bind_rmutex(&w, NULL), EINVAL);
     assert_int_equal(fx_worker_bind_rmutex(&w, (fx_rmutex *)((char *)raw + 1)), EINVAL);

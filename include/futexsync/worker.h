@@ -143,8 +143,9 @@ typedef struct fx_worker {
 /* Sets *w up for one worker, before the fork that starts it: makes the exec
  * pipe (close-on-exec) unless flags has FX_WORKER_NOEXEC. flags: 0 or
  * FX_WORKER_NOEXEC | FX_WORKER_NEWPID. Returns 0; EINVAL (NULL w, unknown
- * flags); EMFILE or ENFILE (no descriptor for the pipe). A prepared handle
- * that is never attached is freed with fx_worker_detach. */
+ * flags); EBUSY (w is attached: detach it first); EMFILE or ENFILE (no
+ * descriptor for the pipe). A prepared handle that is never attached is
+ * freed with fx_worker_detach. */
 int fx_worker_prepare(fx_worker *w, int flags) FX_WARN_UNUSED;
 
 /* Attaches the prepared *w to its worker pid, right after the fork (or
