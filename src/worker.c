@@ -11,11 +11,16 @@
  *
  *   transition              by                 what happens
  *   - -> PREPARED           prepare            pipe2(O_CLOEXEC), unless NOEXEC
+ *                                              (EBUSY on a linked handle)
  *   PREPARED -> RUNNING     attach(pid)        parent's write end closed,
  *                                              pidfd_open, waitid(WNOWAIT)
  *                                              proves a child, TIDs from
  *                                              /proc, epoll fd, linked in
  *   RUNNING -> RUNNING      refresh, bind      TIDs / objects added
+ *   RUNNING -> RUNNING      check: pipe EOF,   an exit in progress (the pipe
+ *                           no memory left     closes before the parent is
+ *                           (process_vm_readv  told): pipe closed, the pidfd
+ *                           ESRCH)             alone reports the exit
  *   RUNNING -> GONE         check or wait      the pidfd is readable (exit)
  *                           seeing the event   or the pipe reads EOF (exec):
  *                                              release (below), once
