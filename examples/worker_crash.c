@@ -1,25 +1,33 @@
 /*
  * worker_crash - 4 worker processes share a counter under an fx_rmutex in
- * MAP_SHARED memory; one of them is SIGKILLed inside its critical section.
+ * MAP_SHARED memory; one of them crashes inside its critical section, and
+ * their supervisor (the parent, futexsync/worker.h) releases the lock.
  *
  * Each increment is a small transaction on the shared record:
  *
  *     journal = {old count, old per-worker count, worker}; in_progress = 1
- *     count += 1                 <- the victim is killed right here
+ *     count += 1                 <- the victim crashes right here
  *     done[worker] += 1; check = count
  *     in_progress = 0
  *
  * so a worker that dies inside leaves a torn record (count != check) and the
- * journal needed to undo it. The victim announces through an fx_counter that
- * it is inside (after `count += 1`) and waits there (the survivors wait for
- * that announcement halfway through their rounds, so all are still working
- * when it dies); the parent SIGKILLs it
- * and does not reap it (it stays a zombie until the end: the recovery needs no
- * help from the parent). A survivor blocked on the mutex gets EOWNERDEAD,
- * rolls the torn increment back from the journal, calls fx_rmutex_consistent
- * and carries on. At the end the count must equal the sum of the per-worker
- * completed increments: 3 survivors x ROUNDS plus what the victim completed
- * before its death. Exits non-zero if anything is wrong.
+ * journal needed to undo it. The survivors stop halfway through their rounds
+ * until the supervisor tells them the victim is gone (so none of them has
+ * finished, and none has been watching the dead owner with its own liveness
+ * check: the lock comes back through the supervisor); meanwhile the victim
+ * takes the lock and crashes (SIGKILL) right after `count += 1`.
+ *
+ * The parent is the workers' supervisor (futexsync/worker.h, the seed's
+ * bindWorkerExit): it attaches a handle to each worker it forks and binds
+ * the lock to it. When the victim dies, the kernel tells the supervisor
+ * (its pidfd), which releases the lock at once (fx_rmutex_recover) instead of
+ * leaving it to the waiters' own liveness checks (which some environments
+ * blind: hidden /proc, seccomp, PID namespaces, exec). The next survivor to
+ * lock the mutex gets EOWNERDEAD, rolls the torn increment back from the journal,
+ * calls fx_rmutex_consistent and carries on. At the end the count must equal
+ * the sum of the per-worker completed increments: 3 survivors x ROUNDS plus
+ * what the victim completed before its death. Exits non-zero if anything is
+ * wrong.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,9 +60,9 @@ struct shared {
     int32_t repairs;          /* EOWNERDEAD seen, repaired (under the lock) */
     int32_t errors;           /* unexpected return codes or torn records */
     int64_t recovered_ns;     /* when the EOWNERDEAD acquisition returned */
-    fx_counter inside;        /* the victim is inside its critical section */
-    fx_counter never;         /* never changes: the victim waits on it */
-    fx_counter running;       /* survivors still working: the latch */
+    int64_t crashed_ns;       /* when the victim crashed */
+    fx_counter paused;        /* survivors waiting halfway */
+    fx_counter resume;        /* 1 once the supervisor has released the victim's lock */
 };
 
 static int64_t now_ns(void)
@@ -81,11 +89,13 @@ static void worker(struct shared *sh, int w)
 {
     for (int i = 0; i < ROUNDS; i++) {
         if (w != VICTIM && i == ROUNDS / 2) {
-            /* Halfway, survivors wait (outside the lock) until the victim is
-             * inside its critical section, so that none of them has finished
-             * when it dies. */
-            fx_counter_wait(&sh->inside, 1, NULL);
+            /* Halfway, survivors wait (outside the lock) until the
+             * supervisor has seen the victim die. */
+            fx_counter_add(&sh->paused, 1);
+            fx_counter_wait(&sh->resume, 1, NULL);
         }
+        if (w == VICTIM && i == VICTIM_DIES_AT)
+            fx_counter_wait(&sh->paused, WORKERS - 1, NULL); /* all survivors halfway */
         int r = fx_rmutex_lock(&sh->lock);
         if (r == EOWNERDEAD) {
             sh->recovered_ns = now_ns();
@@ -105,8 +115,8 @@ static void worker(struct shared *sh, int w)
         sh->in_progress = 1;
         sh->count++;
         if (w == VICTIM && i == VICTIM_DIES_AT) {
-            fx_counter_store(&sh->inside, 1);  /* "I am inside": kill me now */
-            fx_counter_wait(&sh->never, 1, NULL);
+            sh->crashed_ns = now_ns();
+            raise(SIGKILL);                   /* crash holding the lock */
         }
         sh->done[w]++;
         sh->check = sh->count;
@@ -126,10 +136,14 @@ int main(void)
         return 1;
     }
     /* Zero-filled shared memory is a free fx_rmutex and zero counters. */
-    fx_counter_store(&sh->running, WORKERS - 1);
-
+    fx_worker sup[WORKERS];
     pid_t pids[WORKERS];
     for (int w = 0; w < WORKERS; w++) {
+        int r = fx_worker_prepare(&sup[w], 0);
+        if (r != 0) {
+            printf("worker_crash: fx_worker_prepare: %s\n", strerror(r));
+            return 1;
+        }
         fflush(NULL);
         pids[w] = fork();
         if (pids[w] < 0) {
@@ -138,55 +152,71 @@ int main(void)
         }
         if (pids[w] == 0) {
             worker(sh, w);
-            if (w != VICTIM)
-                fx_counter_add(&sh->running, -1);
             _exit(0);
+        }
+        /* Right after the fork: the handle, and the lock bound to it. */
+        r = fx_worker_attach(&sup[w], pids[w]);
+        if (r == 0)
+            r = fx_worker_bind_rmutex(&sup[w], &sh->lock);
+        if (r != 0) {
+            printf("worker_crash: fx_worker_attach/bind: %s\n", strerror(r));
+            return 1;
         }
     }
 
-    /* Kill the victim once it is inside its critical section. */
+    /* The victim crashes inside its critical section; its supervisor hears
+     * of it and releases the lock. Reaping comes after the release. */
     struct timespec deadline = fx_deadline_in(30 * FX_NSEC_PER_SEC);
-    int r = fx_counter_wait(&sh->inside, 1, &deadline);
+    fx_worker_report rep[WORKERS];
+    int r = fx_worker_wait(&sup[VICTIM], &deadline, &rep[VICTIM]);
+    int64_t released_ns = now_ns();
     if (r != 0) {
-        printf("worker_crash: the victim never got inside (%d)\n", r);
+        printf("worker_crash: the victim never died (%d)\n", r);
         return 1;
     }
-    int64_t killed_ns = now_ns();
-    kill(pids[VICTIM], SIGKILL);
-    printf("worker_crash: worker %d (pid %d) SIGKILLed inside its critical section, "
-           "holding the lock; not reaped until the end\n",
-           VICTIM, (int)pids[VICTIM]);
+    printf("worker_crash: worker %d (pid %d) crashed inside its critical section, holding "
+           "the lock; its supervisor released %d lock(s) %.2f ms later\n",
+           VICTIM, (int)pids[VICTIM], (int)rep[VICTIM].released,
+           (double)(released_ns - sh->crashed_ns) / 1e6);
+    fx_counter_store(&sh->resume, 1);
 
-    /* The survivors finish on their own; then reap everyone. */
-    r = fx_counter_wait(&sh->running, 0, &deadline);
-    int bad_exits = 0;
+    /* The survivors finish; each handle reports a clean exit (nothing held);
+     * then reap everyone. */
+    int bad_exits = 0, left_held = 0;
     for (int w = 0; w < WORKERS; w++) {
+        if (w != VICTIM && fx_worker_wait(&sup[w], &deadline, &rep[w]) != 0)
+            bad_exits++;
+        else if (w != VICTIM)
+            left_held += rep[w].released;
         int st;
         if (waitpid(pids[w], &st, 0) != pids[w])
             bad_exits++;
         else if (w == VICTIM ? !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
                              : !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
             bad_exits++;
+        fx_worker_detach(&sup[w]);
     }
 
     int64_t completed = 0;
     for (int w = 0; w < WORKERS; w++)
         completed += sh->done[w];
     int64_t expected = (int64_t)(WORKERS - 1) * ROUNDS + VICTIM_DIES_AT;
-    int ok = r == 0 && bad_exits == 0 && sh->errors == 0 && sh->repairs == 1 &&
+    int ok = bad_exits == 0 && left_held == 0 && rep[VICTIM].event == FX_WORKER_EXITED &&
+             rep[VICTIM].released == 1 && sh->errors == 0 && sh->repairs == 1 &&
              sh->count == completed && completed == expected && sh->check == sh->count &&
              sh->done[VICTIM] == VICTIM_DIES_AT && fx_rmutex_owner(&sh->lock) == 0;
 
-    printf("worker_crash: a survivor got EOWNERDEAD %.1f ms after the kill and rolled back "
+    printf("worker_crash: the next survivor to lock got EOWNERDEAD %.2f ms after the crash and rolled back "
            "the torn increment (%d repair)\n",
-           (double)(sh->recovered_ns - killed_ns) / 1e6, (int)sh->repairs);
+           (double)(sh->recovered_ns - sh->crashed_ns) / 1e6, (int)sh->repairs);
     printf("worker_crash: completed increments: %lld = %d survivors x %d + %lld by the victim "
            "before it died; shared count = %lld (expected %lld) %s\n",
            (long long)completed, WORKERS - 1, ROUNDS, (long long)sh->done[VICTIM],
            (long long)sh->count, (long long)expected, ok ? "ok" : "WRONG");
     if (!ok)
-        printf("worker_crash: latch %d, bad exits %d, errors %d, repairs %d\n", r, bad_exits,
-               (int)sh->errors, (int)sh->repairs);
+        printf("worker_crash: bad exits %d, released by survivors' handles %d, errors %d, "
+               "repairs %d\n",
+               bad_exits, left_held, (int)sh->errors, (int)sh->repairs);
     munmap(sh, sizeof *sh);
     return ok ? 0 : 1;
 }

@@ -28,5 +28,6 @@
 #include "futexsync/rwlock.h"
 #include "futexsync/barrier.h"
 #include "futexsync/once.h"
+#include "futexsync/worker.h"
 
 #endif /* FUTEXSYNC_H */

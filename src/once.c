@@ -192,3 +192,35 @@ int fx_once_call(fx_once *o, void (*fn)(void *), void *arg)
     fx_ann_happens_after(o);
     return 0;
 }
+
+/* RUNNING|t[|W] -> NOT_RUN (CAS from the exact value seen), by a supervisor
+ * that knows t is dead (fx_worker); FUTEX_WAKE(all) if W was set. */
+int fx_once_recover(fx_once *o, pid_t dead_tid)
+{
+    if (fxi_bad_slot(o) || dead_tid <= 0 || dead_tid > TID_MASK)
+        return EINVAL;
+    /* Relaxed: a guess for the CAS, which synchronizes. */
+    int32_t s = __atomic_load_n(&o->state, __ATOMIC_RELAXED);
+    for (;;) {
+        if (!once_valid(s))
+            return EINVAL;
+        if (!(s & RUNNING) || (s & TID_MASK) != (int32_t)dead_tid)
+            return EPERM;
+        /* From the exact value seen: a waiter taking over from the same dead
+         * thread at the same time and we cannot both win, and a word that
+         * names the TID again after a recovery is judged afresh. Release on
+         * success: what the caller repaired reaches the next initialiser,
+         * whose CAS from NOT_RUN acquires; acquire as well, as rmutex's
+         * recover, for what the dead thread wrote before it died. On failure
+         * s is reloaded (relaxed: it is judged again, and only the next CAS
+         * publishes anything). */
+        /* @step once.recover.cas */
+        if (__atomic_compare_exchange_n(&o->state, &s, NOT_RUN, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED)) {
+            /* Every sleeper looks again: one of them runs the initialiser. */
+            if (s & WAITERS)
+                fxi_futex_wake_raw(&o->state, INT32_MAX, FX_BITSET_ANY);
+            return 0;
+        }
+    }
+}

@@ -373,6 +373,91 @@ static void test_initialiser_process_dying_lets_a_waiter_run_it(void **state)
     fxt_shared_free(sh, sizeof *sh);
 }
 
+/* --- fx_once_recover -------------------------------------------------------- */
+
+struct recover_waiter {
+    fx_once *o;
+    int32_t calls;
+    pid_t tid;
+    int result;
+};
+
+static void *recover_waiter_main(void *p)
+{
+    struct recover_waiter *w = p;
+    __atomic_store_n(&w->tid, fxt_gettid(), __ATOMIC_RELEASE);
+    __atomic_store_n(&w->result, fx_once_call(w->o, count_call, &w->calls), __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* The word names a live thread (this one), so the waiter's liveness checks
+ * never let it take over: only the recovery lets it run the initialiser. */
+static void test_recover_resets_a_running_flag_and_wakes_its_waiter_to_run_it(void **state)
+{
+    (void)state;
+    fx_once *o = fxt_arena(sizeof *o);
+    pid_t me = fxt_gettid();
+    o->state = FX_ONCE_RUNNING | me;
+    struct recover_waiter *w = fxt_arena(sizeof *w);
+    w->o = o;
+    w->result = -1;
+    pthread_t t = fxt_thread(recover_waiter_main, w);
+    while (__atomic_load_n(&w->tid, __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
+    assert_true(fxt_wait_asleep(w->tid, &o->state, 10000));
+    assert_int_equal(o->state, FX_ONCE_RUNNING | FX_ONCE_WAITERS | me);
+    int64_t t0 = fxt_now_ns();
+    assert_int_equal(fx_once_recover(o, me), 0);
+    assert_true(fxt_join_timed(t, 10000, NULL));
+    /* Woken by the recovery, not by a check (none would let it in). */
+    assert_true(fxt_now_ns() - t0 < 5 * FX_NSEC_PER_SEC);
+    assert_int_equal(w->result, 0);
+    assert_int_equal(w->calls, 1);
+    assert_int_equal(o->state, FX_ONCE_DONE);
+    /* Recovered once: the flag is done, not running in me any more. */
+    assert_int_equal(fx_once_recover(o, me), EPERM);
+}
+
+static void test_recover_of_a_flag_not_running_in_that_tid_gives_eperm(void **state)
+{
+    (void)state;
+    pid_t me = fxt_gettid();
+    int32_t words[] = {FX_ONCE_NOT_RUN, FX_ONCE_DONE, FX_ONCE_RUNNING | (me + 1),
+                       FX_ONCE_RUNNING | FX_ONCE_WAITERS | (me + 1)};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        fx_once o = {words[i]};
+        assert_int_equal(fx_once_recover(&o, me), EPERM);
+        assert_int_equal(o.state, words[i]);
+    }
+    fx_once o = {FX_ONCE_RUNNING | me};
+    assert_int_equal(fx_once_recover(&o, me), 0);
+    assert_int_equal(o.state, FX_ONCE_NOT_RUN);
+    int32_t calls = 0;
+    assert_int_equal(fx_once_call(&o, count_call, &calls), 0);
+    assert_int_equal(calls, 1);
+}
+
+static void test_recover_with_bad_input_gives_einval(void **state)
+{
+    (void)state;
+    pid_t me = fxt_gettid();
+    assert_int_equal(fx_once_recover(NULL, me), EINVAL);
+    int32_t raw[2] = {0, 0};
+    assert_int_equal(fx_once_recover((fx_once *)((char *)raw + 1), me), EINVAL);
+    fx_once o = {FX_ONCE_RUNNING | me};
+    assert_int_equal(fx_once_recover(&o, 0), EINVAL);
+    assert_int_equal(fx_once_recover(&o, -1), EINVAL);
+    assert_int_equal(fx_once_recover(&o, FX_ONCE_TID_MASK + 1), EINVAL);
+    assert_int_equal(o.state, FX_ONCE_RUNNING | me);
+    /* States the library never writes: nothing is changed. */
+    int32_t bad[] = {2, FX_ONCE_RUNNING, FX_ONCE_WAITERS, FX_ONCE_WAITERS | 1};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fx_once b = {bad[i]};
+        assert_int_equal(fx_once_recover(&b, me), EINVAL);
+        assert_int_equal(b.state, bad[i]);
+    }
+}
+
 /* --- signals ---------------------------------------------------------------- */
 
 struct gated {
@@ -467,6 +552,9 @@ int main(void)
         cmocka_unit_test(test_cancelled_initialiser_wakes_a_waiter_to_run_it),
         cmocka_unit_test(test_racing_processes_run_it_exactly_once),
         cmocka_unit_test(test_initialiser_process_dying_lets_a_waiter_run_it),
+        cmocka_unit_test(test_recover_resets_a_running_flag_and_wakes_its_waiter_to_run_it),
+        cmocka_unit_test(test_recover_of_a_flag_not_running_in_that_tid_gives_eperm),
+        cmocka_unit_test(test_recover_with_bad_input_gives_einval),
         cmocka_unit_test(test_signal_storm_never_interrupts_a_waiter),
         cmocka_unit_test(test_uncontended_and_done_calls_make_no_futex_call),
     };

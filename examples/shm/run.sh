@@ -3,8 +3,11 @@
 # shm_open, and killing either leaves the other working:
 #   1. a client with no board exits 2 at once;
 #   2. the server creates the board, a client gets its answers;
+#   0. usage errors (bad numbers, unknown options) exit 2, --help exits 0;
 #   3. a client dies (SIGKILL) holding the board's lock: the next client is
 #      answered, the lock repaired by whoever took it next (EOWNERDEAD);
+#      then a supervised client (--supervise, futexsync/worker.h) dies holding
+#      it: its supervisor releases the lock at once;
 #   4. the server is SIGKILLed: a client gets "no answer" (exit 3) within its
 #      timeout instead of hanging, and the board's lock stays usable;
 #   5. another client dies holding the lock while no server runs; a new server
@@ -39,6 +42,15 @@ start_server() { # waits for the server's "ready" line, through a fifo
     echo "server $spid ready"
 }
 
+echo "-- 0. usage"
+expect 0 "$bin/shm_client" --help
+grep -q "^usage: shm_client" "$dir/out" || fail "no usage line"
+for bad in "12x" "--timeout abc 3" "--timeout 10" "99999999999" "--bogus" ""; do
+    # shellcheck disable=SC2086 # the words are the arguments
+    expect 2 "$bin/shm_client" $bad
+    grep -q "^usage: shm_client" "$dir/out" || fail "no usage line for '$bad'"
+done
+expect 2 "$bin/shm_server" 3x
 echo "-- 1. no board yet"
 expect 2 "$bin/shm_client" 3
 echo "-- 2. server and client"
@@ -49,6 +61,10 @@ echo "-- 3. a client dies holding the lock"
 expect 137 sh -c "exec '$bin/shm_client' --die-holding"
 expect 0 "$bin/shm_client" 5
 grep -q "^5^2 = 25$" "$dir/out" || fail "no answer after a client's death"
+expect 137 "$bin/shm_client" --supervise --die-holding
+grep -q "exited; the supervisor released 1 lock" "$dir/out" || fail "the supervisor released nothing"
+expect 0 "$bin/shm_client" 8
+grep -q "^8^2 = 64$" "$dir/out" || fail "no answer after a supervised client's death"
 echo "-- 4. the server is killed"
 kill -9 "$spid"; wait "$spid" 2>/dev/null || true; spid=""; exec 3<&-
 expect 3 "$bin/shm_client" --timeout 300 6

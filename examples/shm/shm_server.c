@@ -2,7 +2,9 @@
  * shm_server - creates (or re-attaches to) the shared board (board_name()) and
  * answers the clients' requests until SIGTERM/SIGINT or its time runs out.
  *
- *     shm_server [SECONDS]       default 30; prints "ready" once serving
+ *     shm_server [SECONDS]       default 30 (1..86400); prints "ready" once
+ *                                serving; a bad argument prints the usage
+ *                                line and exits 2
  *
  * Started again after a crash, it attaches to the same board and goes on; a
  * client that died holding the board's lock costs one repair (EOWNERDEAD).
@@ -31,7 +33,18 @@ static void on_signal(int sig)
 
 int main(int argc, char **argv)
 {
-    int seconds = argc > 1 ? atoi(argv[1]) : 30;
+    long seconds = 30;
+    if (argc > 1) {
+        char *end;
+        errno = 0;
+        seconds = strtol(argv[1], &end, 10);
+        if (argc > 2 || errno != 0 || end == argv[1] || *end != '\0' || seconds < 1 ||
+            seconds > 86400) {
+            fprintf(argc > 1 && strcmp(argv[1], "--help") == 0 ? stdout : stderr,
+                    "usage: shm_server [SECONDS]\n");
+            return strcmp(argv[1], "--help") == 0 ? 0 : 2;
+        }
+    }
     int fd = shm_open(board_name(), O_RDWR | O_CREAT, 0600);
     if (fd < 0 || ftruncate(fd, sizeof(struct board)) != 0) {
         perror("shm_server: shm_open/ftruncate");

@@ -177,6 +177,11 @@ int fx_async_mutex_run(fx_async *waiter, fx_mutex *m, const struct timespec *dea
  * EOWNERDEAD (as above), ENOTRECOVERABLE, ETIMEDOUT, EINVAL, or EAGAIN (that
  * re-entry would pass FX_RMUTEX_DEPTH_MAX).
  *
+ * A supervisor's fx_worker (futexsync/worker.h) releases a bound rmutex when
+ * its worker exits or execs, which wakes an armed wait at once: poll
+ * fx_worker_fd next to the waiter's fd and call fx_worker_check when it is
+ * readable (docs/async.md, "Supervised workers").
+ *
  * Owner death while armed: nothing wakes the word when its owner dies, so
  * the armed wait is bounded by the owner's liveness re-check time (the same
  * schedule as a blocked fx_rmutex_lock: FX_RMUTEX_FIRST_CHECK_MS after the

@@ -34,7 +34,9 @@
  * and execve() inside the initialiser by the process's main thread, or by
  * another thread while the main thread runs it (the main thread's TID lives
  * on in the new program: callers wait until it exits; a non-main thread's
- * exec frees its TID, and the initialiser is run again).
+ * exec frees its TID, and the initialiser is run again). The way out of
+ * both is a supervisor: fx_once_recover, or fx_worker_bind_once
+ * (futexsync/worker.h), which calls it when a worker process exits or execs.
  *
  * Where the liveness check cannot decide, the thread counts as alive: the
  * initialiser never runs twice at once. A TID means something only in its
@@ -61,6 +63,7 @@
 #define FUTEXSYNC_ONCE_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include "futexsync/annotations.h"
 
 #ifdef __cplusplus
@@ -92,6 +95,19 @@ typedef struct fx_once {
  * (NULL or misaligned o, NULL fn, or a state the library never writes).
  * Never EINTR. */
 int fx_once_call(fx_once *o, void (*fn)(void *), void *arg) FX_WARN_UNUSED;
+
+/* The explicit recovery path: a supervisor that knows dead_tid is dead puts o
+ * back to "not run" if dead_tid is running its initialiser, and wakes every
+ * caller waiting on it; one of them (or the next caller) runs the initialiser
+ * again, without waiting for the liveness check. The caller asserts that
+ * dead_tid is dead (or, after exec, no longer runs the initialiser):
+ * recovering a live initialiser lets a second one run at the same time. Only
+ * the TID is compared (fx_worker, futexsync/worker.h, calls it while the TID
+ * cannot be reused). Returns 0 when it reset o; EPERM when o is not running
+ * in dead_tid (not run, done, another thread's, or already recovered); EINVAL
+ * for a NULL or misaligned o, dead_tid <= 0 or above FX_ONCE_TID_MASK, or a
+ * state the library never writes. */
+int fx_once_recover(fx_once *o, pid_t dead_tid);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,214 @@
+/*
+ * futexsync/worker.h - a supervisor's handle on a worker process it started:
+ * when the worker exits or execs, the fx_rmutex and fx_once objects bound to
+ * it that it still holds are released for their next user.
+ *
+ * The C counterpart of the seed's bindWorkerExit(worker, mutex). The waiters
+ * of an fx_rmutex or an fx_once notice a dead owner by looking at its TID,
+ * which some environments make impossible (no /proc, hidepid, a seccomp
+ * filter, another UID, another PID namespace) and which exec fools (the TID
+ * lives on in the new program). A supervisor does not look: the kernel tells
+ * it. Usage, in the process that forks the worker:
+ *
+ *     fx_worker w;
+ *     fx_worker_prepare(&w, 0);            before fork: the exec pipe
+ *     pid_t pid = fork();                  (or clone(), CLONE_NEWPID too)
+ *     if (pid == 0) { ... the worker ...; _exit(0); }
+ *     fx_worker_attach(&w, pid);           right after fork, in the parent
+ *     fx_worker_bind_rmutex(&w, &shared->lock);
+ *     fx_worker_wait(&w, NULL, &report);   or poll fx_worker_fd(&w), then
+ *                                          fx_worker_check(&w, &report)
+ *     waitpid(pid, &status, 0);            reap only now
+ *     fx_worker_detach(&w);
+ *
+ * What is noticed, without polling:
+ *   - exit: a pidfd (pidfd_open, Linux 5.3) of the worker, readable once it
+ *     has exited. It names the process, not the number, so PID reuse cannot
+ *     fool it;
+ *   - exec: a pipe made by fx_worker_prepare, close-on-exec, whose write end
+ *     only the worker keeps (attach closes the parent's). End-of-file on the
+ *     read end means that every process image that held the write end has
+ *     exec'd or exited. Limits: a child the worker forks without exec keeps
+ *     the write end, so the worker's exec is seen only once that child has
+ *     exec'd or exited too (its exit is still seen at once); and a worker
+ *     that closes the descriptor itself (closefrom, close_range, a daemon's
+ *     close-all loop) is taken for one that exec'd: prepare such a worker,
+ *     or one started by posix_spawn or fork+exec, with FX_WORKER_NOEXEC
+ *     (exit only).
+ *
+ * What is released. When the worker is gone, each bound object whose owner
+ * is one of the worker's TIDs (fx_rmutex_owner; an fx_once running in that
+ * TID) is released with fx_rmutex_recover (the next acquirer gets
+ * EOWNERDEAD, a sleeper is woken) or fx_once_recover (the next caller runs
+ * the initialiser again), within the supervisor's scheduling delay of the
+ * event. The worker's TIDs, as it writes them into owner words:
+ *   - its main thread's: its PID, pinned by the kernel until the worker is
+ *     reaped (so the supervisor must reap only after the release: check and
+ *     wait never reap; a worker reaped before is not released from, and is
+ *     counted `unsure`); after an exec the new program has it (a non-main
+ *     thread that execs takes the main thread's TID);
+ *   - in another PID namespace, its TID there: the last field of the NSpid
+ *     line of /proc/<pid>/status, read by attach while the worker lives; or,
+ *     where /proc cannot show it, 1 for a worker started as the first process
+ *     of a new PID namespace (CLONE_NEWPID) and prepared with FX_WORKER_NEWPID;
+ *   - its other threads' (up to FX_WORKER_TIDS_MAX), as /proc/<pid>/task
+ *     lists them when attach or fx_worker_refresh runs. Released only when
+ *     no task has that TID any more (kill(tid, 0) gives ESRCH; in another PID
+ *     namespace, only after the exit of a worker that was the namespace's
+ *     first process, which ends every task in it): a TID freed by the thread's
+ *     death and reused by another thread keeps the object (`unsure`; the
+ *     waiters' own liveness check still applies), and threads started after
+ *     the last refresh are not covered.
+ *
+ * Rules the caller keeps (the supervisor cannot check them):
+ *   - the worker is a child of the calling process (forked by any of its
+ *     threads), SIGCHLD is not ignored and has no SA_NOCLDWAIT, and nobody
+ *     reaps it (a SIGCHLD handler's waitpid(-1) loop included) before check
+ *     or wait has reported it gone;
+ *   - after an exec, the new program must not acquire objects bound to the
+ *     worker: it runs with the dead image's TID, so the supervisor cannot tell
+ *     its ownership from the dead image's;
+ *   - objects bound to a worker in another PID namespace must not be used by
+ *     processes of other PID namespaces that no fx_worker of this process
+ *     supervises (a TID there means nothing here). Two live workers of this
+ *     process that both have the TID (two namespaces' first processes are
+ *     both 1) make the release ambiguous: nothing is released, the object is
+ *     counted `ambiguous`, and it waits for its owner's own recovery;
+ *   - a handle is used by one thread at a time, and detached before its
+ *     memory is reused (attached handles are linked into a list of this
+ *     process, which the release consults for ambiguity).
+ *
+ * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is
+ * never set. EINTR is never returned. Deadlines are absolute CLOCK_MONOTONIC
+ * (NULL: none).
+ */
+#ifndef FUTEXSYNC_WORKER_H
+#define FUTEXSYNC_WORKER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "futexsync/annotations.h"
+#include "futexsync/once.h"
+#include "futexsync/rmutex.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Capacities of a handle. */
+#define FX_WORKER_BIND_MAX 16 /* bound objects */
+#define FX_WORKER_TIDS_MAX 16 /* TIDs of the worker (its main thread included) */
+
+/* Flags for fx_worker_prepare. */
+#define FX_WORKER_NOEXEC 1 /* watch for exit only (no pipe) */
+#define FX_WORKER_NEWPID 2 /* the worker is the first process (PID 1) of a new PID namespace */
+
+/* Events, in fx_worker_report.event. */
+#define FX_WORKER_RUNNING 0 /* not gone yet */
+#define FX_WORKER_EXITED  1 /* the worker process has exited (a zombie or reaped) */
+#define FX_WORKER_EXECED  2 /* it exec'd (it may be running another program) */
+
+/* What the release did; the counts are of bound objects held by one of the
+ * worker's TIDs when it was found gone. */
+typedef struct fx_worker_report {
+    int32_t event;     /* FX_WORKER_* above */
+    int32_t released;  /* released: their next user recovers them */
+    int32_t ambiguous; /* kept: another live worker of this process has that TID */
+    int32_t unsure;    /* kept: the TID may name another task now (reaped, reused) */
+} fx_worker_report;
+
+/* A worker handle: caller-provided memory, no allocation. The fields are
+ * private; use the functions. */
+typedef struct fx_worker {
+    int32_t fx_magic;
+    int32_t fx_flags;
+    int32_t fx_pid;
+    int32_t fx_pidfd;
+    int32_t fx_pipe[2];
+    int32_t fx_epfd;
+    int32_t fx_ntids;
+    int32_t fx_tid[FX_WORKER_TIDS_MAX];   /* in this process's PID namespace */
+    int32_t fx_nstid[FX_WORKER_TIDS_MAX]; /* as the worker writes them */
+    uint64_t fx_ns;                       /* the worker's PID namespace (0: unknown) */
+    int32_t fx_nbound;
+    int32_t fx_kind[FX_WORKER_BIND_MAX];
+    void *fx_obj[FX_WORKER_BIND_MAX];
+    fx_worker_report fx_report;
+    struct fx_worker *fx_next;
+} fx_worker;
+
+/* Sets *w up for one worker, before the fork that starts it: makes the exec
+ * pipe (close-on-exec) unless flags has FX_WORKER_NOEXEC. flags: 0 or
+ * FX_WORKER_NOEXEC | FX_WORKER_NEWPID. Returns 0; EINVAL (NULL w, unknown
+ * flags); EBUSY (w is attached: detach it first); EMFILE or ENFILE (no
+ * descriptor for the pipe). A prepared handle that is never attached is
+ * freed with fx_worker_detach. */
+int fx_worker_prepare(fx_worker *w, int flags) FX_WARN_UNUSED;
+
+/* Attaches the prepared *w to its worker pid, right after the fork (or
+ * clone) that started it, in the parent: closes the parent's write end of
+ * the exec pipe, opens a pidfd, learns the worker's TIDs (see above) and
+ * links w into the process's list of attached handles. Returns 0; EINVAL
+ * (NULL, unprepared or already attached w, pid <= 0, FX_WORKER_NEWPID for a
+ * worker whose NSpid is not 1); ECHILD (pid is not a live or unreaped child
+ * of this process, or SIGCHLD is ignored or has SA_NOCLDWAIT: its exit would
+ * leave no zombie to pin its TID); ESRCH (no such process); ENOSYS (no
+ * pidfd_open: Linux before 5.3); EMFILE, ENFILE, ENOMEM. On error w stays
+ * prepared (detach frees it). */
+int fx_worker_attach(fx_worker *w, pid_t pid) FX_WARN_UNUSED;
+
+/* Adds the worker's threads started since attach to its TIDs, as
+ * /proc/<pid>/task lists them (call it once the worker has started them).
+ * Returns 0; EINVAL (w not attached); ESRCH (already reported gone); ENOENT
+ * (/proc cannot show them: no /proc, hidepid, another PID namespace's /proc);
+ * ENOSPC (more than FX_WORKER_TIDS_MAX TIDs: the first ones are kept). */
+int fx_worker_refresh(fx_worker *w);
+
+/* Binds m to the worker: released if one of the worker's TIDs owns it when
+ * the worker is gone. Binding an object already bound is a no-op. Returns 0;
+ * EINVAL (w not attached, NULL or misaligned m); ENOSPC (FX_WORKER_BIND_MAX
+ * objects bound already); ESRCH (the worker was already reported gone). */
+int fx_worker_bind_rmutex(fx_worker *w, fx_rmutex *m);
+
+/* As fx_worker_bind_rmutex for an fx_once: reset to "not run" if one of the
+ * worker's TIDs is running its initialiser when the worker is gone. */
+int fx_worker_bind_once(fx_worker *w, fx_once *o);
+
+/* The file descriptor to poll for reading (epoll, poll, an event loop next to
+ * fx_async's fd): readable once the worker has exited or exec'd; then call
+ * fx_worker_check. Once the worker has exited it stays readable (remove it
+ * from the loop); after an exec it is readable again when the exec'd
+ * process exits, and check repeats its report. -EINVAL when w is not
+ * attached. Do not read or close it yourself. */
+int fx_worker_fd(const fx_worker *w);
+
+/* Looks, without waiting for the worker, whether it is gone; the first time
+ * it is, releases the bound objects its TIDs hold, then reports (later calls
+ * repeat the report). It blocks at most 20 ms, only when the exec pipe's
+ * end-of-file comes from a worker it may not inspect (process_vm_readv
+ * refused: a non-dumpable worker, seccomp), to tell its exit from an exec.
+ * Returns 0 (gone; *report filled if report is not NULL), EINPROGRESS (still
+ * running, report->event FX_WORKER_RUNNING), EINVAL (w not attached). */
+int fx_worker_check(fx_worker *w, fx_worker_report *report);
+
+/* As fx_worker_check, blocking until the worker is gone or the absolute
+ * CLOCK_MONOTONIC deadline (NULL: none) passes. Returns 0 (gone: released,
+ * *report filled); ETIMEDOUT; EINVAL (w not attached, or tv_nsec outside
+ * [0, 999999999] when it would wait). Never EINTR. */
+int fx_worker_wait(fx_worker *w, const struct timespec *deadline, fx_worker_report *report);
+
+/* Unlinks w from the list of attached handles, closes its descriptors and
+ * forgets its bindings; nothing is released and the worker is not reaped.
+ * In the worker itself (a fork child's copy of the prepared handle) it
+ * closes the read end only: the write end must stay open until the worker
+ * execs or exits. Returns 0, or EINVAL (NULL, or w not prepared). */
+int fx_worker_detach(fx_worker *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUTEXSYNC_WORKER_H */

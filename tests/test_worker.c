@@ -1,0 +1,825 @@
+/* tests/test_worker.c - fx_worker: a supervisor releases the fx_rmutex and
+ * fx_once objects its worker held when the worker exits or execs, within
+ * 100 ms, where the waiters' own liveness check is blind (a seccomp filter
+ * refusing every call a probe could make, an exec'd TID alive in another
+ * program, another PID namespace); never an object a live process holds;
+ * the fd for event loops and fx_async; bad input. */
+#define _GNU_SOURCE
+#include "fxtest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <futexsync.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RELEASE_BOUND_NS (100 * FX_NSEC_PER_MSEC)
+#define SLEEPER "/bin/sleep"
+
+struct shared {
+    fx_rmutex m;
+    fx_once o;
+    int32_t held;     /* the worker holds m / runs o's initialiser */
+    int32_t go;       /* the worker may exec / exit */
+    int32_t calls;    /* o's initialiser started */
+    int32_t pad;
+    int64_t t_event;  /* just before the kill or the exec */
+    int64_t t_got;    /* when the waiter got m (or ran o) */
+    int32_t got;      /* what the waiter's call returned */
+    pid_t tid;        /* a thread's TID, reported by the worker */
+    pid_t grandchild;
+};
+
+static struct shared *shared_new(void)
+{
+    struct shared *sh = fxt_shared_alloc(sizeof *sh);
+    sh->got = -1;
+    return sh;
+}
+
+static void park(void)
+{
+    for (;;)
+        pause();
+}
+
+/* A seccomp filter that refuses (EPERM) every system call a liveness probe
+ * could make: process_vm_readv, open, kill and their kin. Where nothing can
+ * be decided the answer must be "alive", so the waiter's own check never
+ * recovers the lock: only the supervisor can. 0 or a code. */
+static int blind_the_probe(void)
+{
+#if defined(__x86_64__)
+    static const int nrs[] = {SYS_process_vm_readv, SYS_open,          SYS_openat,
+                              SYS_openat2,          SYS_kill,          SYS_tgkill,
+                              SYS_tkill,            SYS_pidfd_open,    SYS_pidfd_send_signal,
+                              SYS_rt_sigqueueinfo,  SYS_rt_tgsigqueueinfo, SYS_waitid};
+    enum { N = sizeof nrs / sizeof nrs[0] };
+    struct sock_filter prog[4 + 2 * N];
+    int k = 0;
+    prog[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                             offsetof(struct seccomp_data, nr));
+    for (int i = 0; i < N; i++) {
+        prog[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nrs[i], 0, 1);
+        prog[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+    }
+    prog[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    struct sock_fprog fprog = {.len = (unsigned short)k, .filter = prog};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return 90;
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) != 0)
+        return 91;
+    if (process_vm_readv(1, NULL, 0, NULL, 0, 0) != -1 || errno != EPERM)
+        return 92;
+    return 0;
+#else
+    return 93;
+#endif
+}
+
+/* --- workers ------------------------------------------------------------------ */
+
+/* Locks m, says so, waits to be killed. */
+static int worker_lock_and_park(void *p)
+{
+    struct shared *sh = p;
+    if (fx_rmutex_lock(&sh->m) != 0)
+        return 10;
+    fxt_flag_set(&sh->held, 1);
+    park();
+    return 11;
+}
+
+static void *exec_sleeper(void *p)
+{
+    struct shared *sh = p;
+    fxt_flag_wait(&sh->go, 1, 60000);
+    char *argv[] = {"sleep", "30", NULL};
+    __atomic_store_n(&sh->t_event, fxt_now_ns(), __ATOMIC_RELEASE);
+    execv(SLEEPER, argv);
+    _exit(12);
+}
+
+/* The main thread locks m; another thread execs (the kernel kills the main
+ * thread and gives its TID to the thread that exec'd). */
+static int worker_lock_then_other_thread_execs(void *p)
+{
+    struct shared *sh = p;
+    if (fx_rmutex_lock(&sh->m) != 0)
+        return 10;
+    fxt_flag_set(&sh->held, 1);
+    pthread_t t;
+    if (pthread_create(&t, NULL, exec_sleeper, sh) != 0)
+        return 13;
+    park();
+    return 11;
+}
+
+/* The thread that locks m is the one that execs. */
+static int worker_lock_then_exec_itself(void *p)
+{
+    struct shared *sh = p;
+    if (fx_rmutex_lock(&sh->m) != 0)
+        return 10;
+    fxt_flag_set(&sh->held, 1);
+    exec_sleeper(sh);
+    return 11;
+}
+
+static void *lock_in_thread(void *p)
+{
+    struct shared *sh = p;
+    if (fx_rmutex_lock(&sh->m) == 0) {
+        __atomic_store_n(&sh->tid, fxt_gettid(), __ATOMIC_RELEASE);
+        fxt_flag_set(&sh->held, 1);
+    }
+    park();
+    return NULL;
+}
+
+/* A second thread locks m; the main thread waits to be killed. */
+static int worker_thread_locks(void *p)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, lock_in_thread, p) != 0)
+        return 13;
+    park();
+    return 11;
+}
+
+static void park_inside(void *p)
+{
+    struct shared *sh = p;
+    __atomic_fetch_add(&sh->calls, 1, __ATOMIC_RELAXED);
+    fxt_flag_set(&sh->held, 1);
+    park();
+}
+
+static int worker_runs_once_and_parks(void *p)
+{
+    struct shared *sh = p;
+    return fx_once_call(&sh->o, park_inside, sh) == 0 ? 11 : 12; /* not reached */
+}
+
+static int worker_exits_when_told(void *p)
+{
+    struct shared *sh = p;
+    fxt_flag_wait(&sh->go, 1, 60000);
+    return 0;
+}
+
+/* --- waiters ------------------------------------------------------------------- */
+
+static int blind_lock_waiter(void *p)
+{
+    struct shared *sh = p;
+    int r = blind_the_probe();
+    if (r != 0)
+        return r;
+    r = fx_rmutex_lock(&sh->m);
+    sh->t_got = fxt_now_ns();
+    sh->got = r;
+    if (r != EOWNERDEAD)
+        return 20;
+    if (fx_rmutex_consistent(&sh->m) != 0 || fx_rmutex_unlock(&sh->m) != 0)
+        return 21;
+    return 0;
+}
+
+static void count_call(void *p)
+{
+    struct shared *sh = p;
+    __atomic_fetch_add(&sh->calls, 1, __ATOMIC_RELAXED);
+    sh->t_got = fxt_now_ns();
+}
+
+static int blind_once_waiter(void *p)
+{
+    struct shared *sh = p;
+    int r = blind_the_probe();
+    if (r != 0)
+        return r;
+    sh->got = fx_once_call(&sh->o, count_call, sh);
+    return sh->got == 0 ? 0 : 22;
+}
+
+static void *lock_waiter_thread(void *p)
+{
+    struct shared *sh = p;
+    __atomic_store_n(&sh->tid, fxt_gettid(), __ATOMIC_RELEASE);
+    int r = fx_rmutex_lock(&sh->m);
+    sh->t_got = fxt_now_ns();
+    sh->got = r;
+    if (r == EOWNERDEAD) {
+        (void)fx_rmutex_consistent(&sh->m);
+        (void)fx_rmutex_unlock(&sh->m);
+    }
+    return NULL;
+}
+
+/* --- helpers ------------------------------------------------------------------- */
+
+/* Forks fn as a worker with w prepared (flags) and attached. */
+static pid_t start_worker(fx_worker *w, int flags, int (*fn)(void *), void *arg)
+{
+    assert_int_equal(fx_worker_prepare(w, flags), 0);
+    pid_t pid = fxt_fork(fn, arg);
+    assert_true(pid > 0);
+    assert_int_equal(fx_worker_attach(w, pid), 0);
+    return pid;
+}
+
+static struct timespec in_ms(int ms)
+{
+    return fx_deadline_in((int64_t)ms * FX_NSEC_PER_MSEC);
+}
+
+/* The worker pid still runs SLEEPER (it exec'd and lives). */
+static void assert_runs_sleeper(pid_t pid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    assert_int_equal(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT), 0);
+    assert_int_equal(si.si_pid, 0);
+    char path[64], comm[32] = "";
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    assert_true(read(fd, comm, sizeof comm - 1) > 0);
+    close(fd);
+    assert_string_equal(comm, "sleep\n");
+}
+
+/* --- exit ---------------------------------------------------------------------- */
+
+static void test_worker_killed_holding_rmutex_is_released_to_a_blind_waiter_within_100ms(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    fx_worker w;
+    pid_t pid = start_worker(&w, 0, worker_lock_and_park, sh);
+    assert_int_equal(fx_worker_bind_rmutex(&w, &sh->m), 0);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    pid_t waiter = fxt_fork(blind_lock_waiter, sh);
+    assert_true(fxt_wait_asleep(waiter, &sh->m.owner, 10000));
+    sh->t_event = fxt_now_ns();
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    fx_worker_report rep;
+    struct timespec d = in_ms(10000);
+    assert_int_equal(fx_worker_wait(&w, &d, &rep), 0);
+    assert_int_equal(rep.event, FX_WORKER_EXITED);
+    assert_int_equal(rep.released, 1);
+    assert_int_equal(rep.ambiguous + rep.unsure, 0);
+    assert_int_equal(fxt_wait_child(waiter, 10000), 0);
+    assert_int_equal(sh->got, EOWNERDEAD);
+    int64_t dt = sh->t_got - sh->t_event;
+    assert_true(dt >= 0 && dt < RELEASE_BOUND_NS);
+    /* Released once; reaped only now. */
+    assert_int_equal(fx_worker_check(&w, &rep), 0);
+    assert_int_equal(rep.released, 1);
+    assert_int_equal(fxt_wait_child(pid, 10000), 128 + SIGKILL);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+/* A thread other than the main one holds m: listed by refresh, released at
+ * the worker's death (its TID is free then). */
+static void test_worker_thread_found_by_refresh_holding_rmutex_is_released_at_exit(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    fx_worker w;
+    pid_t pid = start_worker(&w, 0, worker_thread_locks, sh);
+    assert_int_equal(fx_worker_bind_rmutex(&w, &sh->m), 0);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    assert_int_equal(fx_worker_refresh(&w), 0);
+    assert_int_equal(fx_rmutex_owner(&sh->m), sh->tid);
+    assert_true(sh->tid != pid);
+    pid_t waiter = fxt_fork(blind_lock_waiter, sh);
+    assert_true(fxt_wait_asleep(waiter, &sh->m.owner, 10000));
+    sh->t_event = fxt_now_ns();
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_wait(&w, NULL, &rep), 0);
+    assert_int_equal(rep.event, FX_WORKER_EXITED);
+    assert_int_equal(rep.released, 1);
+    assert_int_equal(fxt_wait_child(waiter, 10000), 0);
+    assert_int_equal(sh->got, EOWNERDEAD);
+    assert_true(sh->t_got - sh->t_event < RELEASE_BOUND_NS);
+    assert_int_equal(fxt_wait_child(pid, 10000), 128 + SIGKILL);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+static void test_worker_killed_inside_once_initialiser_lets_a_blind_waiter_run_it(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    fx_worker w;
+    pid_t pid = start_worker(&w, 0, worker_runs_once_and_parks, sh);
+    assert_int_equal(fx_worker_bind_once(&w, &sh->o), 0);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    pid_t waiter = fxt_fork(blind_once_waiter, sh);
+    assert_true(fxt_wait_asleep(waiter, &sh->o.state, 10000));
+    sh->t_event = fxt_now_ns();
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_wait(&w, NULL, &rep), 0);
+    assert_int_equal(rep.released, 1);
+    assert_int_equal(fxt_wait_child(waiter, 10000), 0);
+    /* Run again, once, by the waiter, soon after the kill. */
+    assert_int_equal(sh->calls, 2);
+    assert_int_equal(sh->o.state, FX_ONCE_DONE);
+    assert_true(sh->t_got - sh->t_event < RELEASE_BOUND_NS);
+    assert_int_equal(fxt_wait_child(pid, 10000), 128 + SIGKILL);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+static int holder_until_go(void *p)
+{
+    struct shared *sh = p;
+    if (fx_rmutex_lock(&sh->m) != 0)
+        return 30;
+    fxt_flag_set(&sh->held, 1);
+    if (!fxt_flag_wait(&sh->go, 2, 60000))
+        return 31;
+    return fx_rmutex_unlock(&sh->m) == 0 ? 0 : 32;
+}
+
+static void test_worker_death_leaves_a_bound_rmutex_held_by_another_live_process(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    pid_t holder = fxt_fork(holder_until_go, sh);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    fx_worker w;
+    pid_t pid = start_worker(&w, 0, worker_exits_when_told, sh);
+    assert_int_equal(fx_worker_bind_rmutex(&w, &sh->m), 0);
+    fxt_flag_set(&sh->go, 1);
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_wait(&w, NULL, &rep), 0);
+    assert_int_equal(rep.event, FX_WORKER_EXITED);
+    assert_int_equal(rep.released, 0);
+    assert_int_equal(fx_rmutex_owner(&sh->m), holder);
+    assert_int_equal(fxt_wait_child(pid, 10000), 0);
+    fxt_flag_set(&sh->go, 2);
+    assert_int_equal(fxt_wait_child(holder, 10000), 0);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+/* A worker already reaped before the check: its PID may be reused, so nothing
+ * is released on its account. */
+static void test_worker_reaped_before_the_check_releases_nothing(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    fx_worker w;
+    pid_t pid = start_worker(&w, 0, worker_lock_and_park, sh);
+    assert_int_equal(fx_worker_bind_rmutex(&w, &sh->m), 0);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    assert_int_equal(fxt_wait_child(pid, 10000), 128 + SIGKILL);
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_wait(&w, NULL, &rep), 0);
+    assert_int_equal(rep.released, 0);
+    assert_int_equal(rep.unsure, 1);
+    assert_int_equal(fx_rmutex_owner(&sh->m), pid);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+/* --- exec ---------------------------------------------------------------------- */
+
+/* blind: the waiter is a child process whose probe is blinded (while the
+ * kernel hands the main thread's TID to the thread that execs, that TID is
+ * briefly a zombie's, which a seeing probe may catch); otherwise a thread of
+ * this process, whose probe sees the owner's TID alive in the exec'd program
+ * for good. */
+static void run_exec_case(int (*worker)(void *), bool blind)
+{
+    if (access(SLEEPER, X_OK) != 0) {
+        print_message("skipped: no %s to exec\n", SLEEPER);
+        skip();
+    }
+    struct shared *sh = shared_new();
+    fx_worker w;
+    pid_t pid = start_worker(&w, 0, worker, sh);
+    assert_int_equal(fx_worker_bind_rmutex(&w, &sh->m), 0);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    pthread_t t;
+    pid_t waiter = 0;
+    if (blind) {
+        waiter = fxt_fork(blind_lock_waiter, sh);
+        assert_true(fxt_wait_asleep(waiter, &sh->m.owner, 10000));
+    } else {
+        t = fxt_thread(lock_waiter_thread, sh);
+        while (__atomic_load_n(&sh->tid, __ATOMIC_ACQUIRE) == 0)
+            sched_yield();
+        assert_true(fxt_wait_asleep(sh->tid, &sh->m.owner, 10000));
+    }
+    fxt_flag_set(&sh->go, 1);
+    fx_worker_report rep;
+    struct timespec d = in_ms(10000);
+    assert_int_equal(fx_worker_wait(&w, &d, &rep), 0);
+    assert_int_equal(rep.event, FX_WORKER_EXECED);
+    assert_int_equal(rep.released, 1);
+    if (blind)
+        assert_int_equal(fxt_wait_child(waiter, 10000), 0);
+    else
+        assert_true(fxt_join_timed(t, 10000, NULL));
+    assert_int_equal(sh->got, EOWNERDEAD);
+    int64_t dt = sh->t_got - __atomic_load_n(&sh->t_event, __ATOMIC_ACQUIRE);
+    assert_true(dt >= 0 && dt < RELEASE_BOUND_NS);
+    assert_runs_sleeper(pid); /* the exec'd program still runs */
+    /* The fd is quiet while the exec'd program runs, readable at its exit;
+     * the report stays the exec's. */
+    struct pollfd p = {fx_worker_fd(&w), POLLIN, 0};
+    assert_int_equal(poll(&p, 1, 0), 0);
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    assert_int_equal(poll(&p, 1, 10000), 1);
+    assert_int_equal(fx_worker_check(&w, &rep), 0);
+    assert_int_equal(rep.event, FX_WORKER_EXECED);
+    assert_int_equal(rep.released, 1);
+    assert_int_equal(fxt_wait_child(pid, 10000), 128 + SIGKILL);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+static void test_worker_main_thread_killed_by_another_threads_exec_is_released_within_100ms(
+    void **state)
+{
+    (void)state;
+    run_exec_case(worker_lock_then_other_thread_execs, true);
+}
+
+static void test_worker_owner_thread_that_execs_is_released_within_100ms(void **state)
+{
+    (void)state;
+    run_exec_case(worker_lock_then_exec_itself, false);
+}
+
+static int worker_forks_keeper_then_exits(void *p)
+{
+    struct shared *sh = p;
+    pid_t g = fork();
+    if (g < 0)
+        return 40;
+    if (g == 0)
+        park(); /* keeps the exec pipe's write end, without exec */
+    __atomic_store_n(&sh->grandchild, g, __ATOMIC_RELEASE);
+    fxt_flag_set(&sh->held, 1);
+    fxt_flag_wait(&sh->go, 1, 60000);
+    return 0;
+}
+
+/* The documented limit of the exec pipe: a child forked without exec keeps
+ * it open; the worker's exit is still seen at once through the pidfd. */
+static void test_worker_exit_is_seen_while_its_forked_child_keeps_the_exec_pipe(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    fx_worker w;
+    pid_t pid = start_worker(&w, 0, worker_forks_keeper_then_exits, sh);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_check(&w, &rep), EINPROGRESS);
+    assert_int_equal(rep.event, FX_WORKER_RUNNING);
+    fxt_flag_set(&sh->go, 1);
+    assert_int_equal(fx_worker_wait(&w, NULL, &rep), 0);
+    assert_int_equal(rep.event, FX_WORKER_EXITED);
+    assert_int_equal(kill(sh->grandchild, SIGKILL), 0);
+    assert_int_equal(fxt_wait_child(pid, 10000), 0);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+static fx_worker g_copy; /* the handle whose copy the worker detaches */
+
+static int worker_detaches_its_copy(void *p)
+{
+    struct shared *sh = p;
+    if (fx_worker_detach(&g_copy) != 0)
+        return 50;
+    fxt_flag_set(&sh->held, 1);
+    fxt_flag_wait(&sh->go, 1, 60000);
+    return 0;
+}
+
+/* A worker that detaches its copy of the handle (a natural clean-up in a fork
+ * child) keeps the exec pipe's write end: no exec is reported. */
+static void test_worker_detaching_its_copy_of_the_handle_is_not_taken_for_an_exec(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    pid_t pid = start_worker(&g_copy, 0, worker_detaches_its_copy, sh);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_check(&g_copy, &rep), EINPROGRESS);
+    assert_int_equal(rep.event, FX_WORKER_RUNNING);
+    fxt_flag_set(&sh->go, 1);
+    assert_int_equal(fx_worker_wait(&g_copy, NULL, &rep), 0);
+    assert_int_equal(rep.event, FX_WORKER_EXITED);
+    assert_int_equal(fxt_wait_child(pid, 10000), 0);
+    assert_int_equal(fx_worker_detach(&g_copy), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+/* --- PID namespaces (root) ------------------------------------------------------ */
+
+/* Like fxt_fork, but the child is the first process (PID 1) of a new PID
+ * namespace. -1 when the kernel refuses (not root, no user namespace). */
+static pid_t fork_newpid(int (*fn)(void *), void *arg)
+{
+    fflush(NULL);
+    long pid = syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, 0, 0, 0, 0);
+    if (pid == 0)
+        _exit(fn(arg));
+    return (pid_t)pid;
+}
+
+static bool skip_unless_newpid(void)
+{
+    if (geteuid() != 0) {
+        print_message("skipped: a new PID namespace needs root\n");
+        return true;
+    }
+    return false;
+}
+
+static void test_worker_in_new_pid_namespace_holding_rmutex_is_released_within_100ms(void **state)
+{
+    (void)state;
+    if (skip_unless_newpid())
+        skip();
+    /* Learnt from /proc's NSpid line, then as the first process of a new
+     * namespace (FX_WORKER_NEWPID), as where /proc cannot show it. */
+    int flags[] = {0, FX_WORKER_NEWPID};
+    for (int i = 0; i < 2; i++) {
+        struct shared *sh = shared_new();
+        fx_worker w;
+        assert_int_equal(fx_worker_prepare(&w, flags[i]), 0);
+        pid_t pid = fork_newpid(worker_lock_and_park, sh);
+        assert_true(pid > 0);
+        assert_int_equal(fx_worker_attach(&w, pid), 0);
+        assert_int_equal(fx_worker_bind_rmutex(&w, &sh->m), 0);
+        assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+        /* Its TID there: 1, the TID of this namespace's init, which lives
+         * for good: no waiter here could ever recover it. */
+        assert_int_equal(fx_rmutex_owner(&sh->m), 1);
+        pthread_t t = fxt_thread(lock_waiter_thread, sh);
+        while (__atomic_load_n(&sh->tid, __ATOMIC_ACQUIRE) == 0)
+            sched_yield();
+        assert_true(fxt_wait_asleep(sh->tid, &sh->m.owner, 10000));
+        sh->t_event = fxt_now_ns();
+        assert_int_equal(kill(pid, SIGKILL), 0);
+        fx_worker_report rep;
+        assert_int_equal(fx_worker_wait(&w, NULL, &rep), 0);
+        assert_int_equal(rep.event, FX_WORKER_EXITED);
+        assert_int_equal(rep.released, 1);
+        assert_true(fxt_join_timed(t, 10000, NULL));
+        assert_int_equal(sh->got, EOWNERDEAD);
+        assert_true(sh->t_got - sh->t_event < RELEASE_BOUND_NS);
+        assert_int_equal(fxt_wait_child(pid, 10000), 128 + SIGKILL);
+        assert_int_equal(fx_worker_detach(&w), 0);
+        fxt_shared_free(sh, sizeof *sh);
+    }
+}
+
+static int park_only(void *p)
+{
+    struct shared *sh = p;
+    fxt_flag_set(&sh->go, 9);
+    park();
+    return 11;
+}
+
+/* Two workers, each PID 1 of its own namespace, both bound to m: the owner
+ * word's 1 may be either. While the other lives nothing is released. */
+static void test_two_live_workers_with_the_same_namespace_tid_make_the_release_fail_safe(void **state)
+{
+    (void)state;
+    if (skip_unless_newpid())
+        skip();
+    struct shared *sh = shared_new();
+    fx_worker a, b;
+    assert_int_equal(fx_worker_prepare(&a, FX_WORKER_NEWPID), 0);
+    pid_t pa = fork_newpid(worker_lock_and_park, sh);
+    assert_true(pa > 0);
+    assert_int_equal(fx_worker_attach(&a, pa), 0);
+    assert_int_equal(fx_worker_prepare(&b, FX_WORKER_NEWPID), 0);
+    pid_t pb = fork_newpid(park_only, sh);
+    assert_true(pb > 0);
+    assert_int_equal(fx_worker_attach(&b, pb), 0);
+    assert_int_equal(fx_worker_bind_rmutex(&a, &sh->m), 0);
+    assert_int_equal(fx_worker_bind_rmutex(&b, &sh->m), 0);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    assert_true(fxt_flag_wait(&sh->go, 9, 10000));
+    assert_int_equal(kill(pa, SIGKILL), 0);
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_wait(&a, NULL, &rep), 0);
+    assert_int_equal(rep.released, 0);
+    assert_int_equal(rep.ambiguous, 1);
+    assert_int_equal(fx_rmutex_owner(&sh->m), 1);
+    /* Once b is gone too, no live worker can be the holder. */
+    assert_int_equal(kill(pb, SIGKILL), 0);
+    assert_int_equal(fx_worker_wait(&b, NULL, &rep), 0);
+    assert_int_equal(rep.released, 1);
+    assert_int_equal(fx_rmutex_lock(&sh->m), EOWNERDEAD);
+    assert_int_equal(fx_rmutex_consistent(&sh->m), 0);
+    assert_int_equal(fx_rmutex_unlock(&sh->m), 0);
+    assert_int_equal(fxt_wait_child(pa, 10000), 128 + SIGKILL);
+    assert_int_equal(fxt_wait_child(pb, 10000), 128 + SIGKILL);
+    assert_int_equal(fx_worker_detach(&a), 0);
+    assert_int_equal(fx_worker_detach(&b), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+/* --- event loops ----------------------------------------------------------------- */
+
+/* An epoll loop watches the worker's fd and an fx_async rmutex waiter: the
+ * worker's thread that holds m execs (its TID lives on in the new program,
+ * so the waiter's own checks never let it in); the loop
+ * hears of it through the worker's fd, fx_worker_check releases m, and the
+ * async waiter completes with EOWNERDEAD, all within 100 ms. */
+static void run_async_case(int backend)
+{
+    if (access(SLEEPER, X_OK) != 0) {
+        print_message("skipped: no %s to exec\n", SLEEPER);
+        skip();
+    }
+    fx_async *a;
+    int r = fx_async_create(&a, backend);
+    if (r == ENOTSUP)
+        return; /* no io_uring futex operations: the thread back end covers it */
+    assert_int_equal(r, 0);
+    struct shared *sh = shared_new();
+    fx_worker w;
+    pid_t pid = start_worker(&w, 0, worker_lock_then_exec_itself, sh);
+    assert_int_equal(fx_worker_bind_rmutex(&w, &sh->m), 0);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    assert_int_equal(fx_async_rmutex_lock(a, &sh->m, NULL), EINPROGRESS);
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    assert_true(ep >= 0);
+    struct epoll_event ev = {.events = EPOLLIN};
+    ev.data.u32 = 1;
+    assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, fx_async_fd(a), &ev), 0);
+    ev.data.u32 = 2;
+    assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, fx_worker_fd(&w), &ev), 0);
+    fxt_flag_set(&sh->go, 1);
+    int got = EINPROGRESS, released = -1;
+    int64_t end = fxt_now_ns() + 10 * FX_NSEC_PER_SEC;
+    while (got == EINPROGRESS && fxt_now_ns() < end) {
+        struct epoll_event out[2];
+        int n = epoll_wait(ep, out, 2, 1000);
+        for (int i = 0; i < n; i++) {
+            if (out[i].data.u32 == 2) {
+                fx_worker_report rep;
+                assert_int_equal(fx_worker_check(&w, &rep), 0);
+                assert_int_equal(rep.event, FX_WORKER_EXECED);
+                released = rep.released;
+                assert_int_equal(epoll_ctl(ep, EPOLL_CTL_DEL, fx_worker_fd(&w), NULL), 0);
+            } else {
+                got = fx_async_complete(a);
+            }
+        }
+    }
+    int64_t dt = fxt_now_ns() - __atomic_load_n(&sh->t_event, __ATOMIC_ACQUIRE);
+    assert_int_equal(got, EOWNERDEAD);
+    assert_int_equal(released, 1);
+    assert_true(dt < RELEASE_BOUND_NS);
+    assert_int_equal(fx_rmutex_consistent(&sh->m), 0);
+    assert_int_equal(fx_rmutex_unlock(&sh->m), 0);
+    close(ep);
+    assert_int_equal(fx_async_destroy(a), 0);
+    assert_runs_sleeper(pid);
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    assert_int_equal(fxt_wait_child(pid, 10000), 128 + SIGKILL);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+static void test_event_loop_hears_the_worker_fd_and_an_async_waiter_gets_eownerdead(void **state)
+{
+    (void)state;
+    run_async_case(FX_ASYNC_THREAD);
+    run_async_case(FX_ASYNC_AUTO);
+}
+
+static void test_worker_wait_times_out_under_signals_while_the_worker_runs(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    fx_worker w;
+    pid_t pid = start_worker(&w, 0, worker_exits_when_told, sh);
+    struct pollfd p = {fx_worker_fd(&w), POLLIN, 0};
+    assert_int_equal(poll(&p, 1, 0), 0);
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_check(&w, &rep), EINPROGRESS);
+    struct fxt_storm *s = fxt_storm_start(pthread_self());
+    struct timespec d = in_ms(200);
+    errno = 0;
+    assert_int_equal(fx_worker_wait(&w, &d, &rep), ETIMEDOUT);
+    assert_int_equal(errno, 0);
+    assert_true(fxt_storm_stop(s) > 0);
+    fxt_flag_set(&sh->go, 1);
+    assert_int_equal(fx_worker_wait(&w, NULL, &rep), 0);
+    assert_int_equal(poll(&p, 1, 0), 1);
+    assert_int_equal(fxt_wait_child(pid, 10000), 0);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+/* --- bad input -------------------------------------------------------------------- */
+
+static void test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_echild(void **state)
+{
+    (void)state;
+    fx_worker w;
+    memset(&w, 0x5a, sizeof w); /* never prepared */
+    assert_int_equal(fx_worker_attach(&w, getpid()), EINVAL);
+    assert_int_equal(fx_worker_check(&w, NULL), EINVAL);
+    assert_int_equal(fx_worker_wait(&w, NULL, NULL), EINVAL);
+    assert_int_equal(fx_worker_fd(&w), -EINVAL);
+    assert_int_equal(fx_worker_refresh(&w), EINVAL);
+    assert_int_equal(fx_worker_detach(&w), EINVAL);
+    assert_int_equal(fx_worker_prepare(NULL, 0), EINVAL);
+    assert_int_equal(fx_worker_prepare(&w, 4), EINVAL);
+    assert_int_equal(fx_worker_attach(NULL, 1), EINVAL);
+    assert_int_equal(fx_worker_detach(NULL), EINVAL);
+    assert_int_equal(fx_worker_fd(NULL), -EINVAL);
+
+    assert_int_equal(fx_worker_prepare(&w, 0), 0);
+    fx_rmutex m = FX_RMUTEX_INIT;
+    assert_int_equal(fx_worker_bind_rmutex(&w, &m), EINVAL); /* not attached */
+    assert_int_equal(fx_worker_attach(&w, 0), EINVAL);
+    assert_int_equal(fx_worker_attach(&w, -1), EINVAL);
+    assert_int_equal(fx_worker_attach(&w, 1), ECHILD); /* init: not our child */
+    assert_int_equal(fx_worker_detach(&w), 0);
+    assert_int_equal(fx_worker_detach(&w), EINVAL);
+
+    struct shared *sh = shared_new();
+    pid_t pid = start_worker(&w, FX_WORKER_NOEXEC, worker_exits_when_told, sh);
+    assert_int_equal(fx_worker_attach(&w, pid), EINVAL); /* twice */
+    assert_int_equal(fx_worker_prepare(&w, 0), EBUSY);  /* attached: detach first */
+    int32_t raw[3];
+    assert_int_equal(fx_worker_bind_rmutex(&w, NULL), EINVAL);
+    assert_int_equal(fx_worker_bind_rmutex(&w, (fx_rmutex *)((char *)raw + 1)), EINVAL);
+    assert_int_equal(fx_worker_bind_once(&w, NULL), EINVAL);
+    assert_int_equal(fx_worker_bind_once(&w, (fx_once *)((char *)raw + 2)), EINVAL);
+    fx_rmutex *ms = fxt_arena(FX_WORKER_BIND_MAX * sizeof *ms);
+    for (int i = 0; i < FX_WORKER_BIND_MAX; i++)
+        assert_int_equal(fx_worker_bind_rmutex(&w, &ms[i]), 0);
+    assert_int_equal(fx_worker_bind_rmutex(&w, &ms[0]), 0); /* already bound */
+    assert_int_equal(fx_worker_bind_rmutex(&w, &m), ENOSPC);
+    fx_once o = FX_ONCE_INIT;
+    assert_int_equal(fx_worker_bind_once(&w, &o), ENOSPC);
+    struct timespec bad = {0, 1000000000L};
+    assert_int_equal(fx_worker_wait(&w, &bad, NULL), EINVAL);
+    fxt_flag_set(&sh->go, 1);
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_wait(&w, NULL, &rep), 0);
+    assert_int_equal(rep.released, 0);
+    assert_int_equal(fx_worker_wait(&w, &bad, NULL), 0); /* gone: no wait, no check */
+    assert_int_equal(fx_worker_bind_rmutex(&w, &m), ESRCH);
+    assert_int_equal(fx_worker_refresh(&w), ESRCH);
+    assert_int_equal(fxt_wait_child(pid, 10000), 0);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    assert_int_equal(fx_worker_check(&w, NULL), EINVAL);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_worker_killed_holding_rmutex_is_released_to_a_blind_waiter_within_100ms),
+        cmocka_unit_test(test_worker_thread_found_by_refresh_holding_rmutex_is_released_at_exit),
+        cmocka_unit_test(test_worker_killed_inside_once_initialiser_lets_a_blind_waiter_run_it),
+        cmocka_unit_test(test_worker_death_leaves_a_bound_rmutex_held_by_another_live_process),
+        cmocka_unit_test(test_worker_reaped_before_the_check_releases_nothing),
+        cmocka_unit_test(test_worker_main_thread_killed_by_another_threads_exec_is_released_within_100ms),
+        cmocka_unit_test(test_worker_owner_thread_that_execs_is_released_within_100ms),
+        cmocka_unit_test(test_worker_exit_is_seen_while_its_forked_child_keeps_the_exec_pipe),
+        cmocka_unit_test(test_worker_detaching_its_copy_of_the_handle_is_not_taken_for_an_exec),
+        cmocka_unit_test(test_worker_in_new_pid_namespace_holding_rmutex_is_released_within_100ms),
+        cmocka_unit_test(test_two_live_workers_with_the_same_namespace_tid_make_the_release_fail_safe),
+        cmocka_unit_test(test_event_loop_hears_the_worker_fd_and_an_async_waiter_gets_eownerdead),
+        cmocka_unit_test(test_worker_wait_times_out_under_signals_while_the_worker_runs),
+        cmocka_unit_test(test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_echild),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
