@@ -23,8 +23,8 @@
 #     -EXXX is read as EXXX (calls whose result is a value).
 #   - "Never EINTR." (never, then errno names) is a promise, not an error.
 #   - A comment that opens with another call's name ("fx_sem_wait that gives
-#     up ...") or says "Returns as fx_x" or "like fx_x" in its first sentence
-#     also returns that call's errors.
+#     up ...") or says "Returns as fx_x", "return values ... as fx_x" or
+#     (in its first sentence) "like fx_x" also returns that call's errors.
 #   - `code` is set in italics; references to the source tree (src/, docs/,
 #     README, CHANGELOG.md), which an installed user does not have, are left
 #     out: a parenthesis holding one is dropped, else its sentence.
@@ -65,13 +65,12 @@ for my $h (@headers) {
     (my $hdr = $h) =~ s{.*include/}{};
     (my $base = $hdr) =~ s{.*/}{}; $base =~ s{\.h$}{};
     my $obj = { hdr => $hdr, base => $base, funcs => [] };
-    $text =~ s{^\s*/\*(.*?)\*/}{}s or die "$h: no opening comment\n";
-    my $top = comment_text($1);
+    my $top = $text =~ s{^\s*/\*(.*?)\*/}{}s ? comment_text($1) : "$hdr - <$hdr>";
     my ($title, $rest) = split /\n\n/, $top, 2;
     $title =~ s/\n/ /g; $title =~ s/^\S+ - //; $title =~ s/\.$//;
     $obj->{title} = $title; $obj->{body} = $rest // '';
     # Walk the rest: comments, preprocessor lines, declarations.
-    my ($doc, $fresh, $prevdoc) = ('', 0, '');
+    my ($doc, $fresh, $prevdoc, $stacked) = ('', 0, '', 0);
     my @lines = split /\n/, $text;
     my $i = 0;
     while ($i < @lines) {
@@ -80,14 +79,14 @@ for my $h (@headers) {
             my $c = $l;
             while ($c !~ m{\*/} && $i + 1 < @lines) { $c .= "\n" . $lines[++$i]; }
             $c =~ s{^\s*/\*}{}; $c =~ s{\*/.*}{}s;
-            $doc = comment_text($c); $fresh = 1; $i++; next;
+            $doc = comment_text($c); $fresh = 1; $stacked = 0; $i++; next;
         }
         if ($l =~ /^\s*#/) {
             $i++ while $lines[$i] =~ /\\$/ && $i + 1 < @lines;
-            $fresh = 0; $i++; next;
+            $fresh = 0; $stacked = 0; $i++; next;
         }
         if ($l =~ /^\s*$/ || $l =~ /[{}]/ || $l !~ /\bfx_[a-z0-9_]+\s*\(/) {
-            $fresh = 0 if $l =~ /^\s*$/ || $l =~ /[{}]/;
+            ($fresh, $stacked) = (0, 0) if $l =~ /^\s*$/ || $l =~ /[{}]/;
             $i++; next;
         }
         my $d = $l;
@@ -99,8 +98,11 @@ for my $h (@headers) {
         $d =~ s/\s*\n\s*/ /g;
         $d =~ s/\s*\bFX_[A-Z_]+(?:\([^()]*\))?//g;   # attribute macros: not for readers
         $d =~ s/^\s+//; $d =~ s/\s+;/;/;
-        my $fdoc = $fresh ? $doc : $prevdoc;
-        $prevdoc = $fdoc;
+        my $fdoc = $fresh ? $doc : $stacked ? $prevdoc : '';
+        $fdoc = 'Undocumented: the header states no contract for this call.' if $fdoc eq '';
+        # "the policy above" means the header's opening text: its own page.
+        $fdoc =~ s/\babove(?=[),.;:])/in futexsync_$base(3)/g;
+        ($prevdoc, $stacked, $fresh) = ($fdoc, 1, 0);
         (my $rtype = $d) =~ s/\b\Q$name\E\s*\(.*//; $rtype =~ s/\s+$//;
         my $f = { name => $name, decl => $d, doc => $fdoc, rtype => $rtype, obj => $obj };
         push @{ $obj->{funcs} }, $f;
@@ -161,6 +163,19 @@ sub split_top {
     return @parts;
 }
 
+# "returns 0, EBUSY ..." in lower case: a list of values right after it.
+my $RETLIST_AFTER = qr/-?(?:0|E[A-Z0-9]{2,})(?:\s*\([^)]*\))?(?:,\s|\s+or\s)/;
+my $RETLIST = qr/\breturns\s+$RETLIST_AFTER/;
+
+# A sentence that states results: "Returns ..." (not the table's stand-in),
+# or a list of values after a colon ("...: 0, ETIMEDOUT, or EINVAL").
+sub is_returns {
+    my ($s) = @_;
+    return 0 if $s =~ /^Returns: \(table\)/;
+    return 1 if $s =~ /^-?(E[A-Z0-9]{2,})\b/ && $is_errno{$1};
+    return $s =~ /\bReturns\b/ || $s =~ $RETLIST || $s =~ /:\s+-?0,\s+(?:or\s+)?-?E[A-Z0-9]{2,}\b/;
+}
+
 sub is_never { my ($s) = @_; return $s =~ /^(?:and |but )?never\b/i }
 
 # A comment's results: the "Returns ..." sentences, or a "Returns:" table.
@@ -169,9 +184,14 @@ sub returns_of {
     return $f->{returns} if $f->{returns};
     my $doc = $f->{doc};
     my (@rsent, @table, %mean, @order, @never, @inherit);
-    # A "Returns:" table: rows "  VALUE   meaning" after a line ending "Returns:".
-    if ($doc =~ /Returns:\s*\n((?:[ \t]+\S.*(?:\n|$))+)/) {
-        my $rows = $1;
+    # A "Returns:" table: rows "  VALUE   meaning" after a line that names
+    # Returns and ends with a colon ("Returns:", "Returns at once, ...:").
+    my $TABLE = qr/(?:^|(?<=\n)|(?<=\.\s))([^\n.]*\bReturns\b[^\n.]*):[ \t]*\n((?:[ \t]+\S.*(?:\n|$))+)/;
+    my $thead = '';
+    if ($doc =~ $TABLE) {
+        my $rows = $2;
+        ($thead = $1) =~ s/^\s+//;
+        $thead = '' if $thead eq 'Returns';
         my $cur;
         for my $row (split /\n/, $rows) {
             if ($row =~ /^\s{1,3}(-?E[A-Z0-9]+|-?\d+|[A-Z_]+)\s{2,}(.*)$/) {
@@ -179,10 +199,9 @@ sub returns_of {
             } elsif ($cur) { $cur->[1] .= ' ' . ($row =~ s/^\s+//r) }
         }
     }
-    (my $flat = flat($doc)) =~ s/Returns:\s*\n?((?:[ \t]+\S.*(?:\n|$))+)//;
-    $flat = flat($doc);
+    my $flat = flat($doc);
     if (@table) {   # the table's text is not sentences
-        my $t = $doc; $t =~ s/Returns:\s*\n((?:[ \t]+\S.*(?:\n|$))+)/Returns: (table)\n/;
+        my $t = $doc; $t =~ s/$TABLE/Returns: (table).\n/;
         $flat = flat($t);
     }
     my @sent = sentences($flat);
@@ -193,17 +212,18 @@ sub returns_of {
     }
     for my $s (@sent) {
         if (is_never($s)) { push @never, $s; next }
-        if ($s =~ /\bReturns\b/ && $s !~ /^Returns: \(table\)/) {
+        if (is_returns($s)) {
             push @rsent, $s;
             # Clauses: split at ; and at ", " or " or " before a value.
-            (my $body = $s) =~ s/^.*?\bReturns\b:?\s*//;
+            my $body = $s;
+            $s =~ /^-?E[A-Z0-9]{2,}\b/ or $body =~ s/^.*?\bReturns\b:?\s*// or $body =~ s/^.*?\breturns\s+(?=$RETLIST_AFTER)// or $body =~ s/^.*?:\s+(?=-?0,)//;
             # A segment that starts with a value is a list of values: split
             # it at each value; another names its values inside a clause.
             my @cl;
             for my $seg (split_top(qr/;\s*/, $body)) {
-                if ($seg =~ /^\s*(?:or\s+|plus\s+|and\s+)?-?(?:E[A-Z0-9]{2,}|\d|as\b)/) {
+                if ($seg =~ /^\s*(?:or\s+|plus\s+|and\s+)?-?(?:E[A-Z0-9]{2,}|\d|as\b|FX_[A-Z0-9_]+\b)/) {
                     push @cl, split_top(qr/,\s+(?:or\s+|plus\s+|and\s+)?(?=-?(?:E[A-Z0-9]{2,}|\d)\b)|\s+(?:or|plus)\s+(?=-?E[A-Z0-9]{2,}\b)/, $seg);
-                } else { push @cl, $seg }
+                } else { push @cl, split_top(qr/,\s+or\s+(?=-?E[A-Z0-9]{2,}\b)/, $seg) }
             }
             my @pending;
             for my $c (@cl) {
@@ -211,7 +231,10 @@ sub returns_of {
                 if ($c =~ /^-?(E[A-Z0-9]{2,})\b[,:]?\s*(.*)$/ && $is_errno{$1}) {
                     my ($e, $m) = ($1, $2);
                     if ($m eq '') { push @pending, $e; next }
-                    for my $p (@pending, $e) { push @order, $p unless exists $mean{$p}; push @{ $mean{$p} }, $m }
+                    # "EPERM or EINVAL as fx_cond_wait": the values before share it.
+                    for my $p ($m =~ /^as\b/ ? @pending : ()) { push @order, $p unless exists $mean{$p}; push @{ $mean{$p} }, $m }
+                    for my $p (@pending) { push @order, $p unless exists $mean{$p}; $mean{$p} //= [] }
+                    push @order, $e unless exists $mean{$e}; push @{ $mean{$e} }, $m;
                     @pending = ();
                     # Further errno names inside the clause (e.g. "(EMFILE, ENFILE)").
                     for my $e2 (errnos_in($m)) { next if exists $mean{$e2}; push @order, $e2; push @{ $mean{$e2} }, "$m (as $e)" if 0; $mean{$e2} = [$c] }
@@ -225,11 +248,15 @@ sub returns_of {
     # Every other sentence that names an errno value adds to its meaning: the
     # clause (between semicolons) that names it.
     for my $s (@sent) {
-        next if is_never($s) || ($s =~ /\bReturns\b/ && $s !~ /^Returns: \(table\)/);
+        next if is_never($s) || is_returns($s);
+        # "fx_async_complete then gives ...": another call's results, named
+        # here only for a value this contract does not already explain.
+        my $other = $s =~ /^(fx_[a-z0-9_]+)\b/ && $1 ne $f->{name};
         my %seen;
-        for my $c (split_top(qr/;\s+/, $s)) {
+        for my $c (map { split_top(qr/,\s+or\s+(?=-?E[A-Z0-9]{2,}\b)/, $_) } split_top(qr/;\s+/, $s)) {
             for my $e (errnos_in($c)) {
                 next if $seen{$e}++;
+                next if $other && exists $mean{$e};
                 next if $c =~ /\b[Nn]ever\s+(?:-?E[A-Z0-9]+(?:,?\s+(?:or|nor|never)\s+)?)*\Q$e\E\b/;
                 push @order, $e unless exists $mean{$e};
                 (my $m = $c) =~ s/^-?\Q$e\E\s+//;
@@ -242,19 +269,19 @@ sub returns_of {
     my @from;
     push @from, $1 if $doc =~ /^(fx_[a-z0-9_]+)\s/;
     push @from, $1 while $flat =~ /Returns as (fx_[a-z0-9_]+)/g;
+    push @from, $1 while $flat =~ /\breturn values\b[^.]*?\bas (fx_[a-z0-9_]+)/g;
     push @from, $1 if $first =~ /\blike (fx_[a-z0-9_]+)/;
     for my $g (@from) {
         next if $g eq $f->{name} || !$func{$g};
         my $r = returns_of($func{$g});
         for my $e (@{ $r->{order} }) {
-            my $as = "As for $g(3): " . join(' ', @{ $r->{mean}{$e} });
-            $as =~ s/:\s*$/./;
+            my $as = "as for $g";   # meaning() says what $g's contract says
             if (!exists $mean{$e}) { push @order, $e; $mean{$e} = [$as] }
             elsif (grep { /\balso\b/ } @{ $mean{$e} }) { push @{ $mean{$e} }, $as }
         }
         push @inherit, $g;
     }
-    $f->{returns} = { rsent => \@rsent, table => \@table, mean => \%mean, order => \@order,
+    $f->{returns} = { rsent => \@rsent, table => \@table, thead => $thead, mean => \%mean, order => \@order,
                       never => \@never, inherit => \@inherit };
     return $f->{returns};
 }
@@ -328,6 +355,20 @@ sub summary {   # the first sentence, for NAME and the lists
     return $s;
 }
 
+# A NAME line: the summary's head when it is long (up to the first ": " or
+# "; " outside parentheses), plain text (no fonts: whatis reads it).
+sub name_line {
+    my ($text) = @_;
+    my $s = summary($text);
+    if (length $s > 70) {
+        my ($head) = split_top(qr/[:;]\s/, $s);
+        $s = $head if length $head >= 15;
+    }
+    $s =~ s/`//g;
+    $s =~ s/\\/\\e/g; $s =~ s/-/\\-/g;
+    return $s;
+}
+
 sub th { my ($name) = @_; return ".TH " . uc($name) . " 3 \"\" \"futexsync $version\" \"futexsync Manual\"" }
 
 sub write_page {
@@ -337,8 +378,56 @@ sub write_page {
     close $fh;
 }
 
+# The meaning of an errno value a contract names without one ("Returns 0,
+# EBUSY when it is held, or EINVAL."): for EINVAL the library's rule on bad
+# input; else what the header's opening text says of it; else the meaning
+# another call of the header gives it; else the DESCRIPTION.
+sub errno_fallback {
+    my ($obj, $f, $e) = @_;
+    return ('a NULL or misaligned object, or a slot holding a value the library never writes (the rule of all futexsync calls, futexsync(3)).')
+        if $e eq 'EINVAL';
+    return ('the deadline passed first.') if $e eq 'ETIMEDOUT';
+    (my $top = $obj->{body}) =~ s/^ {4,}.*$//mg;   # not the tables
+    my @s = grep { !is_never($_) && grep { $_ eq $e } errnos_in($_) } sentences(flat(unsourced($top)));
+    s/^[^.]*?:\s+-\s+//, s/^-\s+// for @s;   # "Rules: - A waiter ..." -> "A waiter ..."
+    return @s if @s;
+    for my $g (@{ $obj->{funcs} }) {
+        next if $g == $f;
+        my $m = returns_of($g)->{mean}{$e} or next;
+        my @m = grep { /\S/ && !/^as\b/i } @$m or next;
+        (my $x = $m[0]) =~ s/^\(([^()]*)\)$/$1/;
+        return ("as for $g->{name}(3): $x");
+    }
+    return ('see DESCRIPTION.');
+}
+
+# The text of errno $e in $f's ERRORS: the clauses its contract gives it,
+# each ended, those after the first that start in lower case joined with
+# "; "; a bare one from errno_fallback; "also ..." after the general case;
+# "as fx_x" replaced by what fx_x's contract says of $e (one level deep).
+sub meaning {
+    my ($obj, $f, $e, $deep) = @_;
+    my @m = grep { /\S/ } @{ returns_of($f)->{mean}{$e} // [] };
+    my %u; @m = grep { !$u{$_}++ } @m;
+    @m = errno_fallback($obj, $f, $e) unless @m;
+    unshift @m, errno_fallback($obj, $f, $e) if $m[0] =~ /^\(?also\b/ && $e =~ /^(?:EINVAL|ETIMEDOUT)$/;
+    my $m = '';
+    for my $x (@m) {
+        $x = unsourced($x); $x =~ s/^\s+//; $x =~ s/^\(([^()]*)\)$/$1/;
+        if ($deep && $x =~ /^as (?:for )?(fx_[a-z0-9_]+)\.?$/ && $func{$1} && $1 ne $f->{name}) {
+            my $g = $func{$1};
+            $x = "as for $1(3): " . meaning($g->{obj}, $g, $e, 0);
+        }
+        $x .= '.' unless $x =~ /[.:]$/;
+        if ($m ne '' && $x =~ /^[a-z]/) { $m =~ s/\.$/;/; $m .= " $x" }
+        else { $m .= ($m eq '' ? '' : ' ') . $x }
+    }
+    return $m;
+}
+
 my $LINK = 'Link with \\fI\\-lfutexsync \\-pthread\\fP (or \\fIpkg\\-config \\-\\-libs futexsync\\fP).';
-my $CONVENTION = 'Functions of futexsync return 0 or a positive errno value, or, when their result is a value, that value (>= 0) or a negative errno value; they never set \\fIerrno\\fP. Deadlines are absolute \\fBCLOCK_MONOTONIC\\fP times (\\fBfx_deadline_in\\fP(3)).';
+my $CONVENTION = 'Functions of futexsync return 0 or a positive errno value, or, when their result is a value, that value (>= 0) or a negative errno value; they never set \\fIerrno\\fP.';
+my $DEADLINES = 'Deadlines are absolute \\fBCLOCK_MONOTONIC\\fP times (\\fBfx_deadline_in\\fP(3)).';
 
 sub example_lines {
     my ($obj) = @_;
@@ -360,7 +449,7 @@ for my $obj (@objects) {
     my @fs = @{ $obj->{funcs} };
     for my $f (@fs) {
         my $r = returns_of($f);
-        my @p = (th($f->{name}), '.SH NAME', "$f->{name} \\- " . inline(summary($f->{doc}) || $obj->{title}));
+        my @p = (th($f->{name}), '.SH NAME', "$f->{name} \\- " . (name_line($f->{doc}) || name_line($obj->{title})));
         push @p, '.SH SYNOPSIS', '.nf', ".B #include <$obj->{hdr}>", '.PP';
         (my $d = $f->{decl}) =~ s/\\/\\e/g;
         $d =~ s/^\s*([.'])/\\&$1/;
@@ -371,22 +460,22 @@ for my $obj (@objects) {
         my @rv = map { inline(unsourced($_)) } @{ $r->{rsent} };
         if (@{ $r->{table} }) {
             push @rv, '.PP' if @rv;
+            push @rv, inline(unsourced($r->{thead})) . ':' if $r->{thead} ne '';
             for my $row (@{ $r->{table} }) { push @rv, '.TP', '.B ' . $row->[0], inline(unsourced($row->[1])) }
         }
-        if (!@rv) {
-            if ($f->{rtype} =~ /^void$/) { push @rv, 'This function returns no value.' }
-            elsif (@{ $r->{order} }) { push @rv, '0, or one of the errno values of ERRORS.' }
-            else { push @rv, 'As stated in DESCRIPTION: ' . inline(unsourced(summary($f->{doc}))) . '.' }
+        if (!@rv) {   # no "Returns": the sentences that say what comes back
+            my @say = grep { /\breturns?\b/i || errnos_in($_) } grep { !is_never($_) } sentences(flat(unsourced($f->{doc})));
+            if (@say) { push @rv, map { inline($_) } @say }
+            elsif ($f->{rtype} =~ /^void$/) { push @rv, 'This function returns no value.' }
+            else { push @rv, inline(ucfirst(summary($f->{doc}))) . '.' }
         }
         push @p, @rv, '.PP', $CONVENTION;
+        push @p, $DEADLINES if $f->{decl} =~ /\bdeadline\b/;
         # ERRORS
         push @p, '.SH ERRORS';
         if (@{ $r->{order} }) {
             for my $e (@{ $r->{order} }) {
-                my @m = grep { /\S/ } @{ $r->{mean}{$e} };
-                my %u; @m = grep { !$u{$_}++ } @m;
-                my $m = @m ? join(' ', map { my $x = unsourced($_); $x =~ s/^\s+//; $x =~ s/^\(([^()]*)\)$/$1/; $x =~ /[.:]$/ ? $x : "$x." } @m)
-                                : 'See DESCRIPTION.';
+                my $m = meaning($obj, $f, $e, 1);
                 push @p, '.TP', ".B $e", inline($m);
             }
         } else {
@@ -426,7 +515,7 @@ my @p = (th('futexsync'), '.SH NAME',
     '.SS Conventions',
     'Every call returns 0 or a positive errno value; a call whose result is a value returns it (>= 0) or a negative errno value; \fIerrno\fP is never set.',
     'The exceptions: \fBfx_counter_add\fP and \fBfx_counter_load\fP return the count, any int32_t, and the last arrival at a barrier gets \fBFX_BARRIER_SERIAL_THREAD\fP (\-1).',
-    'Bad input (a NULL or misaligned pointer, a slot holding a value the library never writes) gives \fBEINVAL\fP. No lock or wait returns \fBEINTR\fP.',
+    'Bad input (a NULL or misaligned pointer, a slot holding a value the library never writes) gives \fBEINVAL\fP. No lock or wait returns \fBEINTR\fP; only the raw \fBfx_futex_wait\fP does.',
     'Deadlines are absolute \fBCLOCK_MONOTONIC\fP times; \fBfx_deadline_in\fP(3) makes one.',
     'The errno names come from \fI<errno.h>\fP, which \fI<futexsync.h>\fP includes.');
 for my $obj (@objects) {

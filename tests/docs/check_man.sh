@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/docs/check_man.sh MANDIR SRCROOT CC LIBRARY - the generated manual
+# tests/docs/check_man.sh MANDIR SRCROOT CC LIBRARY [CFLAGS] - the generated manual
 # (scripts/gen-man.sh) as a reader meets it:
 #   - every public function of the headers has a page; every page renders
 #     with groff -man -ww without a warning;
@@ -9,12 +9,14 @@
 #     header comment) are exactly its ERRORS entries, but for promises
 #     ("Never EINTR") and errors inherited from the call it varies ("As for
 #     fx_x(3): ..."); the errno names are <errno.h>'s own;
-#   - no page points into the source tree (src/, docs/, README), which an
+#   - every function has a contract comment in its header; no page points
+#     into the source tree (src/, docs/, README), which an
 #     installed user does not have, or prints a backquote;
 #   - each EXAMPLE program, docs/man/*.c, compiles with -Wall -Wextra -Werror
-#     and runs successfully against LIBRARY.
+#     and runs successfully against LIBRARY (CFLAGS: the library's
+#     sanitizer flags, for the examples too).
 set -eu
-man=$1 src=$2 cc=$3 lib=$4
+man=$1 src=$2 cc=$3 lib=$4 cflags=${5:-}
 fail=0
 bad() { echo "check_man: $*" >&2; fail=1; }
 command -v groff >/dev/null || { echo "check_man: groff is missing (apt-get install groff-base)" >&2; exit 1; }
@@ -49,8 +51,9 @@ for page in "$man"/*.3; do
         for my $s (@req) {
             if (!defined $sec{$s} || $sec{$s} !~ /\w/) { print STDERR "check_man: $page: section $s missing or empty\n"; $st = 1 }
         }
-        my $all = join "", @l;
+        my $all = join "\n", @l;
         if ($all =~ m{(\b(?:src|docs|tests)/[\w./-]+|\bREADME\b)}) { print STDERR "check_man: $page points into the source tree: $1\n"; $st = 1 }
+        if ($all =~ /^Undocumented:/m) { print STDERR "check_man: $page: the header gives this call no comment\n"; $st = 1 }
         if ($all =~ /`/) { print STDERR "check_man: $page prints a backquote\n"; $st = 1 }
         if ($fn) {
             my $plain = sub { my $t = shift; $t =~ s/\\f[BIRP]//g; $t =~ s/\\-/-/g; $t =~ s/\\e/\\/g; $t =~ s/\s*\n\s*/ /g; return $t };
@@ -65,7 +68,7 @@ for page in "$man"/*.3; do
                 next unless $e[$i] =~ /^\.B\s+(E[A-Z0-9]+)\s*$/;
                 my $en = $1;
                 $listed{$en} = 1;
-                $inherited{$en} = 1 if ($e[$i + 1] // "") =~ /^As for \\fB(fx_[a-z0-9_]+)\\fP\(3\)/;
+                $inherited{$en} = 1 if ($e[$i + 1] // "") =~ /^[Aa]s for \\fB(fx_[a-z0-9_]+)\\fP\(3\)/;
             }
             for (sort keys %named) { next if $listed{$_}; print STDERR "check_man: $page: $_ is named by the contract but not in ERRORS\n"; $st = 1 }
             for (sort keys %listed) {
@@ -83,7 +86,8 @@ for ex in "$src"/docs/man/*.c; do
     base=$(basename "$ex" .c)
     [ -f "$src/include/futexsync/$base.h" ] || bad "$ex: no header futexsync/$base.h for it"
     grep -q '^\.SH EXAMPLE' "$man/futexsync_$base.3" || bad "futexsync_$base.3 has no EXAMPLE"
-    if ! "$cc" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$src/include" "$ex" "$lib" -pthread \
+    # shellcheck disable=SC2086
+    if ! "$cc" -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE $cflags -I"$src/include" "$ex" "$lib" -pthread \
             -o "$man/.example_$base" 2>"$man/.example_$base.log"; then
         cat "$man/.example_$base.log" >&2
         bad "$ex does not compile"
