@@ -97,4 +97,4 @@ for ex in "$src"/docs/man/*.c; do
 done
 rm -f "$man"/.public "$man"/.errnos "$man"/.example_*
 [ "$fail" -eq 0 ] || exit 1
-echo "check_man: $(ls "$man"/*.3 | wc -l) pages render cleanly; sections and ERRORS match the headers; examples run"
+echo "check_man: $(find "$man" -name '*.3' | wc -l) pages render cleanly; sections and ERRORS match the headers; examples run"

@@ -25,7 +25,9 @@ for lib in "$@"; do
         printf '%s\n' "$defined" | grep -qx "$w" || open="$open $w"
     done
     if [ -n "$hooks" ] || [ -n "$open" ]; then
-        echo "test_hooks FAILED: $lib holds test hooks:" $(printf "%s\n" $hooks $open | sort -u) >&2
+        # shellcheck disable=SC2086 # the names are words
+        names=$(printf '%s\n' $hooks $open | sort -u | paste -sd ' ' -)
+        echo "test_hooks FAILED: $lib holds test hooks: $names" >&2
         status=1
     else
         echo "ok: $lib holds no test hook"
