@@ -328,7 +328,7 @@ sub para_lines {   # comment text -> roff paragraphs (indented runs kept as is)
             if ($indented) {
                 $flush->();
                 push @o, '.nf' unless $pre; $pre = 1;
-                push @o, inline(unsourced($l) =~ s/^(?=\s)/\\&/r);
+                push @o, inline(unsourced($l));
             } else {
                 if ($pre) { push @o, '.fi'; $pre = 0 }
                 push @fill, $l;

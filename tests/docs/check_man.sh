@@ -3,6 +3,7 @@
 # (scripts/gen-man.sh) as a reader meets it:
 #   - every public function of the headers has a page; every page renders
 #     with groff -man -ww without a warning;
+#   - no roff escape reaches the reader literally (a printed \\& or \\fB);
 #   - every page has a non-empty NAME, SYNOPSIS and DESCRIPTION, and a
 #     function's page a non-empty RETURN VALUE and ERRORS;
 #   - the errno values a function's contract names (its DESCRIPTION, the
@@ -33,6 +34,10 @@ echo '#include <errno.h>' | "$cc" -E -dM - | awk '$2 ~ /^E[A-Z0-9]+$/ { print $2
 for page in "$man"/*.3; do
     warn=$(LC_ALL=C groff -man -Tutf8 -ww -z "$page" 2>&1) || bad "groff failed on $page"
     [ -z "$warn" ] || bad "groff warns on $page: $warn"
+    # Escapes that reach the reader literally (double-escaped roff).
+    if LC_ALL=C groff -man -Tutf8 "$page" 2>/dev/null | grep -qE '\\[&e]|\\f[BIRP]'; then
+        bad "$page prints a roff escape literally"
+    fi
     perl -e '
         my ($page, $errfile, $public) = @ARGV;
         open my $fh, "<", $errfile or die; my %errno = map { chomp; $_ => 1 } <$fh>; close $fh;
