@@ -3,7 +3,7 @@
 # (scripts/gen-man.sh) as a reader meets it:
 #   - every public function of the headers has a page; every page renders
 #     with groff -man -ww without a warning;
-#   - no roff escape reaches the reader literally (a printed \\& or \\fB);
+#   - no roff escape reaches the reader literally (a printed \& or \fB);
 #   - every page has a non-empty NAME, SYNOPSIS and DESCRIPTION, and a
 #     function's page a non-empty RETURN VALUE and ERRORS;
 #   - the errno values a function's contract names (its DESCRIPTION, the
