@@ -359,6 +359,10 @@ sub summary {   # the first sentence, for NAME and the lists
 # "; " outside parentheses), plain text (no fonts: whatis reads it).
 sub name_line {
     my ($text) = @_;
+    # A comment that opens with a heading ("Deadlines from other clocks.")
+    # is named by its next paragraph.
+    my @par = split /\n\s*\n/, $text;
+    $text = $par[1] if @par > 1 && $par[0] !~ /\n/ && length $par[0] <= 40;
     my $s = summary($text);
     if (length $s > 70) {
         my ($head) = split_top(qr/[:;]\s/, $s);
