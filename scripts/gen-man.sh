@@ -231,8 +231,11 @@ sub returns_of {
                 if ($c =~ /^-?(E[A-Z0-9]{2,})\b[,:]?\s*(.*)$/ && $is_errno{$1}) {
                     my ($e, $m) = ($1, $2);
                     if ($m eq '') { push @pending, $e; next }
-                    # "EPERM or EINVAL as fx_cond_wait": the values before share it.
-                    for my $p ($m =~ /^as\b/ ? @pending : ()) { push @order, $p unless exists $mean{$p}; push @{ $mean{$p} }, $m }
+                    # "EPERM or EINVAL as fx_cond_wait", "EMFILE or ENFILE (no
+                    # descriptor)": the values joined by "or" share it.
+                    for my $p (grep { $m =~ /^as\b/ || $body =~ /\b\Q$_\E\s+or\s+-?\Q$e\E\b/ } @pending) {
+                        push @order, $p unless exists $mean{$p}; push @{ $mean{$p} }, $m;
+                    }
                     for my $p (@pending) { push @order, $p unless exists $mean{$p}; $mean{$p} //= [] }
                     push @order, $e unless exists $mean{$e}; push @{ $mean{$e} }, $m;
                     @pending = ();
