@@ -14,6 +14,7 @@
 #ifndef FUTEXSYNC_H
 #define FUTEXSYNC_H
 
+#include <errno.h> /* EOWNERDEAD, ETIMEDOUT...: the values the calls return */
 #include "futexsync/version.h"
 #include "futexsync/annotations.h"
 #include "futexsync/time.h"

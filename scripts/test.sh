@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 . scripts/deps.sh
 
 fx_require_packages cmake make gcc g++ clang libclang-rt-14-dev libc6-dev pkg-config \
-                    libcmocka-dev spin
+                    libcmocka-dev spin groff-base perl
 fx_want_packages libnsync-dev libck-dev valgrind
 
 jobs=$(fx_jobs)

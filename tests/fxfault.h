@@ -6,10 +6,12 @@
  *
  * - "Killed after publishing, before the wake" (the notifier side): the
  *   notifying process arms fxf_kill_at("primitive.step"); the library's
- *   FX_FAULT point of that name (src/internal/fault.h) then SIGKILLs it. This
- *   file defines fxi_fault_point, so a test that links it (any call of an
- *   fxf_ function pulls it in) turns the library's fault points on; a process
- *   that arms nothing runs them as no-ops.
+ *   FX_FAULT point of that name (src/internal/fault.h) then SIGKILLs it. The
+ *   fault points exist only in the tests' build of the library,
+ *   futexsync_testing, which every test linking fxtest gets. This file
+ *   defines fxi_fault_point, so a test that links it (any call of an fxf_
+ *   function pulls it in) turns them on; a process that arms nothing runs
+ *   them as no-ops.
  *
  * - "Killed in the wake window" (the woken side): a victim process blocks
  *   pinned to the releaser's CPU at SCHED_IDLE. The releaser's wake makes the

@@ -3,19 +3,27 @@
  *
  * A test that must force a schedule (kill a process between the kernel's wake
  * and its return, let a TID be reused between a liveness check and a CAS,
- * deliver a signal between two waits) defines
+ * deliver a signal between two waits) links the test variant of the library,
+ * futexsync_testing (tests/CMakeLists.txt), which is compiled with
+ * FUTEXSYNC_TESTING, and defines
  *
  *     void fxi_fault_point(const char *step) { ... }
  *
- * in its own executable; the library's weak reference then resolves to it and
- * every FX_FAULT("primitive.step") calls it with the step's name. Without such
- * a definition the reference stays null and a fault point costs one test of a
- * constant address. Fault points sit only on slow paths (after a failed fast
- * path, around system calls), never on an uncontended path.
+ * in its own executable (tests/fxfault.c does); the variant's weak reference
+ * then resolves to it and every FX_FAULT("primitive.step") calls it with the
+ * step's name. Fault points sit only on slow paths (after a failed fast path,
+ * around system calls), never on an uncontended path.
+ *
+ * The library that is built for users and installed (libfutexsync.a, .so) is
+ * compiled without FUTEXSYNC_TESTING: FX_FAULT is empty there, and the
+ * library holds no reference to fxi_fault_point, so no program can hook into
+ * it by defining that name (tests/package/check.sh and the
+ * library_test_hooks test check its symbols).
  */
 #ifndef FX_INTERNAL_FAULT_H
 #define FX_INTERNAL_FAULT_H
 
+#ifdef FUTEXSYNC_TESTING
 extern void fxi_fault_point(const char *step) __attribute__((weak));
 
 #define FX_FAULT(step)                                                                   \
@@ -23,5 +31,10 @@ extern void fxi_fault_point(const char *step) __attribute__((weak));
         if (fxi_fault_point != 0)                                                        \
             fxi_fault_point(step);                                                       \
     } while (0)
+#else
+#define FX_FAULT(step)                                                                   \
+    do {                                                                                 \
+    } while (0)
+#endif
 
 #endif /* FX_INTERNAL_FAULT_H */

@@ -4,10 +4,11 @@
 #   1. vendored with add_subdirectory, a parent's install installs nothing of
 #      futexsync, unless the parent sets FUTEXSYNC_INSTALL=ON;
 #   1b. the installed archive's global fx_ symbols are exactly the public
-#      functions (internal symbols are named fxi_);
+#      functions (internal symbols are named fxi_), and it holds no test hook
+#      (tests/package/test_hooks.sh: no fxi_fault_point);
 #   2. -DBUILD_SHARED_LIBS=ON gives libfutexsync.so.<major> (SONAME) that
-#      exports exactly the functions the public headers declare, and a
-#      pkg-config consumer runs against it;
+#      exports exactly the functions the public headers declare, holds no
+#      test hook, and a pkg-config consumer runs against it;
 #   3. the installed man pages (made from the headers by scripts/gen-man.sh)
 #      have a page for every public function, and groff renders each cleanly.
 # Usage: tests/package/check.sh WORKDIR    (run from the source tree's root)
@@ -52,6 +53,8 @@ if ! diff -u "$work/public.txt" "$work/archive_fx.txt" >"$work/archive.diff"; th
     fail "global fx_ symbols of libfutexsync.a differ from the public headers' functions (internal names take fxi_)"
 fi
 echo "   ok: $(wc -l <"$work/archive_fx.txt") global fx_ symbols, all public; internals are fxi_"
+quiet sh tests/package/test_hooks.sh "$archive"
+echo "   ok: no test hook in the installed archive"
 
 echo "-- shared library: SONAME and exported symbols"
 quiet cmake -S . -B "$work/shared" -DBUILD_SHARED_LIBS=ON -DFUTEXSYNC_BUILD_TESTS=OFF \
@@ -71,6 +74,8 @@ if ! diff -u "$work/public.txt" "$work/exported.txt" >"$work/exports.diff"; then
     fail "the shared library's exports differ from the public headers' functions (- header only, + exported only)"
 fi
 echo "   ok: SONAME $soname, $(wc -l <"$work/exported.txt") exported functions = the headers' functions"
+quiet sh tests/package/test_hooks.sh "$so"
+echo "   ok: no test hook in the shared library (nm -D)"
 pcdir=$(dirname "$(find "$work/shared-prefix" -name futexsync.pc | head -1)")
 # shellcheck disable=SC2046
 gcc -std=c11 -Wall -Wextra -Werror tests/package/vendor/main.c -o "$work/shared-app" \
