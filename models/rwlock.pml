@@ -118,7 +118,7 @@
  * (tests/test_rwlock.c checks that against concurrent threads).
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=7c32fbb6b0412e3d9c559d2ef96338ee49a2b98b2ff9a06b158b23659ba79b38
-//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=65974da97cf2bab85f9181ec5b1245c718bac69d622463efb867de7d7dc9606c
+//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=858db1df63e2a9c71353c3008561b64f7967949f3346ed760811c8f9bcae583a
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3

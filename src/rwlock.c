@@ -648,40 +648,48 @@ __attribute__((noinline)) static int writer_release_more(fx_rwlock *l, uint32_t 
 }
 
 
+/* fx_rwlock_unlock under a race detector: the mode is read first, so that
+ * the release is announced as what it is, and a call on a lock not held is
+ * not announced at all. */
+__attribute__((noinline)) static int unlock_announced(fx_rwlock *l)
+{
+    uint32_t s = load_state(l);
+    if ((s & BAD) != 0 || (s & HELD) == 0)
+        return (s & BAD) ? EINVAL : EPERM;
+    int r;
+    if (s & WL) {
+        fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
+        r = writer_release_more(l, s);
+        fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
+    } else {
+        fx_ann_pre_unlock(l, FX_ANN_SHARED);
+        r = reader_release_more(l, s);
+        fx_ann_post_unlock(l, FX_ANN_SHARED);
+    }
+    return r;
+}
+
 int fx_rwlock_unlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    if (FX_ANN_ACTIVE) /* one look at the race-detector probe */
+        return unlock_announced(l);
+    /* The mode, from the word: a caller that holds the lock keeps it until
+     * it releases (WL stays set for a writer, and never appears while a
+     * reader holds). The first CAS is that of wrunlock or rdunlock, from
+     * the uncontended state (WL alone, or one reader alone); when it fails,
+     * the loop from the state it found is out of line and checks the mode
+     * again, so a caller that holds nothing gets EPERM (EINVAL for bad
+     * bits) and changes nothing. Nothing is kept across a call, so this
+     * path needs no stack frame (a store on the stack just before the
+     * locked instruction would wait for it). Release, as in reader_release
+     * and writer_release; on failure e is the state. */
     uint32_t s = load_state(l);
-    if ((s & BAD) != 0 || (s & HELD) == 0)
-        return (s & BAD) ? EINVAL : EPERM;
-    /* A caller that holds the lock keeps the mode read here until it
-     * releases: WL stays set for a writer, and never appears while a reader
-     * holds. The release checks it again in its CAS, so a caller that holds
-     * nothing gets EPERM when the mode has gone, and changes nothing. The
-     * first CAS is that of wrunlock or rdunlock, from the uncontended
-     * state (WL alone, or one reader alone); the loop from the state it
-     * finds is out of line. */
-    int r;
-    if (s & WL) {
-        if (on)
-            fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
-        uint32_t e = WL;
-        /* Release, as in writer_release; on failure e is the state. */
-        r = cas_state(l, &e, 0, __ATOMIC_RELEASE) ? 0 : writer_release_more(l, e);
-        if (on)
-            fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
-    } else {
-        if (on)
-            fx_ann_pre_unlock(l, FX_ANN_SHARED);
-        uint32_t e = 1;
-        /* Release, as in reader_release; on failure e is the state. */
-        r = cas_state(l, &e, 0, __ATOMIC_RELEASE) ? 0 : reader_release_more(l, e);
-        if (on)
-            fx_ann_post_unlock(l, FX_ANN_SHARED);
-    }
-    return r;
+    uint32_t e = (s & WL) ? WL : 1;
+    if (cas_state(l, &e, 0, __ATOMIC_RELEASE))
+        return 0;
+    return (s & WL) ? writer_release_more(l, e) : reader_release_more(l, e);
 }
 
 int fx_rwlock_rdunlock(fx_rwlock *l)
