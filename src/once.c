@@ -32,6 +32,9 @@
  *     (CAS, same value)                 in the word but that is
  *                                       not running o's
  *                                       initialiser: taking over
+ *   RUNNING|t[|W] -> 0 (CAS from the    fx_once_recover (a      FUTEX_WAKE(all)
+ *     exact value)                      supervisor that knows   if W was set
+ *                                       t is gone)
  *
  * Invariant: while callers sleep on the word, WAITERS is set in it and the
  * word still names the running initialiser, or that initialiser's thread is

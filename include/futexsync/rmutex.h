@@ -79,8 +79,9 @@
  * exec by another thread. A non-main thread's TID is freed when it execs or
  * when another thread's exec kills it: that owner is recovered as a dead one.
  * The main thread's TID survives its own exec and is handed to the thread
- * that execs when another does: those owners look alive (a supervisor that
- * learns of the exec calls fx_rmutex_recover).
+ * that execs when another does: those owners look alive. The way out is a
+ * supervisor that learns of the exec: fx_worker_bind_rmutex
+ * (futexsync/worker.h) releases the mutex when its worker exits or execs.
  *
  * Where liveness cannot be decided the owner counts as alive: never two
  * owners. A TID means something only in its own PID namespace, so the owner
