@@ -101,7 +101,7 @@ static void *fx_uring_map(int fd, size_t len, long long offset)
 {
     long p = fxi_syscall(SYS_mmap, 0, (long)len, PROT_READ | PROT_WRITE,
                         MAP_SHARED | MAP_POPULATE, fd, (long)offset);
-    return p < 0 && p > -4096 ? NULL : (void *)(uintptr_t)p;
+    return fxi_syscall_failed(p) ? NULL : (void *)(uintptr_t)p;
 }
 
 /* Sets up a ring of `entries` submission entries with the setup `flags`.
@@ -116,7 +116,7 @@ static int fx_uring_open(struct fxi_uring *r, unsigned entries, unsigned flags)
     memset(&p, 0, sizeof p);
     p.flags = flags;
     long fd = fxi_syscall(SYS_io_uring_setup, (long)entries, (long)(uintptr_t)&p, 0, 0, 0, 0);
-    if (fd < 0)
+    if (fxi_syscall_failed(fd))
         return (int)-fd;
     r->fd = (int)fd;
     r->features = p.features;
@@ -173,7 +173,7 @@ static bool fx_uring_supports(struct fxi_uring *r, const unsigned *ops, int n)
     struct io_uring_probe *probe = (struct io_uring_probe *)(void *)buf;
     long rc = fxi_syscall(SYS_io_uring_register, r->fd, IORING_REGISTER_PROBE,
                            (long)(uintptr_t)probe, 256, 0, 0);
-    if (rc < 0)
+    if (fxi_syscall_failed(rc))
         return false;
     for (int i = 0; i < n; i++) {
         if (ops[i] > probe->last_op || !(probe->ops[ops[i]].flags & IO_URING_OP_SUPPORTED))
@@ -190,7 +190,7 @@ static int fx_uring_register_eventfd(struct fxi_uring *r, int efd)
     int32_t fd = efd;
     long rc = fxi_syscall(SYS_io_uring_register, r->fd, IORING_REGISTER_EVENTFD,
                            (long)(uintptr_t)&fd, 1, 0, 0);
-    return rc < 0 ? (int)-rc : 0;
+    return fxi_syscall_failed(rc) ? (int)-rc : 0;
 }
 
 /* How many submission entries are free. */
@@ -245,14 +245,14 @@ static int fx_uring_submit(struct fxi_uring *r, unsigned *consumed)
     do
         rc = fx_uring_enter(r, n, 0, 0);
     while (rc == -EINTR);
-    unsigned done = rc > 0 ? (unsigned)rc : 0;
+    unsigned done = !fxi_syscall_failed(rc) ? (unsigned)rc : 0;
     *consumed = done;
     if (done == n)
         return 0;
     /* Withdraw what the kernel did not consume: without SQPOLL it reads the
      * ring only inside io_uring_enter, so moving the tail back is safe. */
     __atomic_store_n(r->sq_tail, tail + done, __ATOMIC_RELEASE);
-    return rc < 0 ? (int)-rc : EAGAIN;
+    return fxi_syscall_failed(rc) ? (int)-rc : EAGAIN;
 }
 
 /* The oldest unreaped completion, or NULL. */
@@ -378,7 +378,7 @@ static bool fx_uring_drain(struct fxi_async_uring *u)
     fx_uring_flush(u);
     while (u->inflight > 0) {
         long rc = fx_uring_enter(&u->ring, 0, 1, IORING_ENTER_GETEVENTS);
-        if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY && rc != -ETIME)
+        if (fxi_syscall_failed(rc) && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY && rc != -ETIME)
             return false;
         fx_uring_reap(u);
     }
