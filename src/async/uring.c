@@ -75,14 +75,25 @@ _Static_assert(IORING_OP_SENDMSG_ZC == 48, "io_uring opcode numbering");
 #define IORING_SETUP_DEFER_TASKRUN (1u << 13)
 #endif
 
+/* munmap() and mmap() of libc, with errno kept: the raw SYS_mmap is the old
+ * struct-argument call on i386 (EFAULT) and absent on some 32-bit
+ * architectures, while libc's takes the offset in whatever form this one's
+ * kernel wants (mmap2 and pages, or bytes). */
+static void fx_uring_munmap(void *p, size_t len)
+{
+    int saved = errno;
+    munmap(p, len);
+    errno = saved;
+}
+
 static void fx_uring_unmap(struct fxi_uring *r)
 {
     if (r->sqe_map != NULL)
-        fxi_syscall(SYS_munmap, (long)(uintptr_t)r->sqe_map, (long)r->sqe_map_len, 0, 0, 0, 0);
+        fx_uring_munmap(r->sqe_map, r->sqe_map_len);
     if (r->cq_map != NULL && r->cq_map != r->sq_map)
-        fxi_syscall(SYS_munmap, (long)(uintptr_t)r->cq_map, (long)r->cq_map_len, 0, 0, 0, 0);
+        fx_uring_munmap(r->cq_map, r->cq_map_len);
     if (r->sq_map != NULL)
-        fxi_syscall(SYS_munmap, (long)(uintptr_t)r->sq_map, (long)r->sq_map_len, 0, 0, 0, 0);
+        fx_uring_munmap(r->sq_map, r->sq_map_len);
     r->sq_map = r->cq_map = r->sqe_map = NULL;
 }
 
@@ -97,17 +108,22 @@ static void fx_uring_close(struct fxi_uring *r)
     r->fd = -1;
 }
 
-static void *fx_uring_map(int fd, size_t len, long long offset)
+/* Maps a part of the ring: the address, or NULL with *err set. */
+static void *fx_uring_map(int fd, size_t len, long long offset, int *err)
 {
-    long p = fxi_syscall(SYS_mmap, 0, (long)len, PROT_READ | PROT_WRITE,
-                        MAP_SHARED | MAP_POPULATE, fd, (long)offset);
-    return fxi_syscall_failed(p) ? NULL : (void *)(uintptr_t)p;
+    int saved = errno;
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, (off_t)offset);
+    *err = errno;
+    errno = saved;
+    return p == MAP_FAILED ? NULL : p;
 }
 
 /* Sets up a ring of `entries` submission entries with the setup `flags`.
  * Returns 0, or the positive errno of io_uring_setup (ENOSYS: no io_uring;
  * EPERM: disabled by sysctl or seccomp; EINVAL: a flag this kernel does not
- * know; EMFILE, ENOMEM...) or of mmap. */
+ * know; EMFILE, ENOMEM...), or ENOMEM when the rings cannot be mapped for
+ * want of memory and ENOTSUP when they cannot be mapped at all (a kernel,
+ * emulator or filter refusing the mapping of an io_uring fd). */
 static int fx_uring_open(struct fxi_uring *r, unsigned entries, unsigned flags)
 {
     memset(r, 0, sizeof *r);
@@ -129,18 +145,19 @@ static int fx_uring_open(struct fxi_uring *r, unsigned entries, unsigned flags)
             r->sq_map_len = r->cq_map_len;
         r->cq_map_len = r->sq_map_len;
     }
-    r->sq_map = fx_uring_map(r->fd, r->sq_map_len, (long long)IORING_OFF_SQ_RING);
+    int err = ENOMEM;
+    r->sq_map = fx_uring_map(r->fd, r->sq_map_len, (long long)IORING_OFF_SQ_RING, &err);
     if (r->sq_map == NULL)
         goto fail;
     if (p.features & IORING_FEAT_SINGLE_MMAP) {
         r->cq_map = r->sq_map;
     } else {
-        r->cq_map = fx_uring_map(r->fd, r->cq_map_len, (long long)IORING_OFF_CQ_RING);
+        r->cq_map = fx_uring_map(r->fd, r->cq_map_len, (long long)IORING_OFF_CQ_RING, &err);
         if (r->cq_map == NULL)
             goto fail;
     }
     r->sqe_map_len = p.sq_entries * sizeof(struct io_uring_sqe);
-    r->sqe_map = fx_uring_map(r->fd, r->sqe_map_len, (long long)IORING_OFF_SQES);
+    r->sqe_map = fx_uring_map(r->fd, r->sqe_map_len, (long long)IORING_OFF_SQES, &err);
     if (r->sqe_map == NULL)
         goto fail;
 
@@ -159,7 +176,7 @@ static int fx_uring_open(struct fxi_uring *r, unsigned entries, unsigned flags)
 
 fail:
     fx_uring_close(r);
-    return ENOMEM;
+    return err == ENOMEM || err == EAGAIN ? ENOMEM : ENOTSUP;
 }
 
 /* True if the kernel implements every opcode of ops[0..n). */
@@ -299,7 +316,8 @@ static int fx_uring_backend_open(fx_async *w)
                               IORING_SETUP_TASKRUN_FLAG);
     if (r != 0) {
         /* ENOSYS: no io_uring (or seccomp); EPERM: io_uring_disabled or
-         * seccomp; EINVAL: a setup flag older than 6.1. */
+         * seccomp; EINVAL: a setup flag older than 6.1; ENOTSUP: rings
+         * that cannot be mapped. */
         return r == ENOSYS || r == EPERM || r == EINVAL ? ENOTSUP : r;
     }
     static const unsigned ops[] = {FX_IORING_OP_FUTEX_WAIT, IORING_OP_LINK_TIMEOUT,
