@@ -237,6 +237,19 @@ static char fxt_task_state(pid_t tid)
 }
 
 /* 1: tid sleeps in a futex wait on addr; 0: not (yet). */
+bool fxt_is_futex_call(long nr)
+{
+#ifdef SYS_futex_time64
+    if (nr == SYS_futex_time64)
+        return true;
+#endif
+#ifdef SYS_futex
+    if (nr == SYS_futex)
+        return true;
+#endif
+    return false;
+}
+
 static int fxt_asleep_once(pid_t tid, const void *addr)
 {
     if (fxt_task_state(tid) != 'S')
@@ -247,7 +260,7 @@ static int fxt_asleep_once(pid_t tid, const void *addr)
         /* "<nr> 0x<arg0> ...", or "running", or "-1 ..." outside a call. */
         long nr;
         unsigned long long arg0;
-        if (sscanf(buf, "%ld 0x%llx", &nr, &arg0) != 2 || nr != SYS_futex ||
+        if (sscanf(buf, "%ld 0x%llx", &nr, &arg0) != 2 || !fxt_is_futex_call(nr) ||
             arg0 != (unsigned long long)(uintptr_t)addr)
             return 0;
     } else {

@@ -81,6 +81,11 @@ pid_t fxt_gettid(void);
  * asserting on the state it leaves; it never replaces a wake. */
 bool fxt_wait_asleep(pid_t tid, const void *addr, int timeout_ms);
 
+/* True when the system call number `nr` (as /proc/<tid>/syscall shows it) is
+ * a futex wait's: futex, or futex_time64 on 32-bit architectures, which the
+ * library's timed waits use there. */
+bool fxt_is_futex_call(long nr);
+
 /* Installs the SIGUSR1 handler of the signal storm (no SA_RESTART: a blocking
  * system call of the thread that receives it returns EINTR) and resets the
  * count of handler runs, for tests that send single signals (pthread_kill).

@@ -252,12 +252,20 @@ static int threads_at_rest(void)
     return n;
 }
 
+/* Whether a line of /proc/<tid>/syscall shows a futex call on addr
+ * ("202 0x<addr> ..."; futex_time64 on 32-bit architectures). */
+static bool futex_call_on(const char *line, const void *addr)
+{
+    long nr;
+    unsigned long long arg0;
+    return sscanf(line, "%ld 0x%llx", &nr, &arg0) == 2 && fxt_is_futex_call(nr) &&
+           arg0 == (unsigned long long)(uintptr_t)addr;
+}
+
 /* How many threads of this process sleep in futex(2) on addr, read from
- * /proc/self/task/<tid>/syscall ("202 0x<addr> ..."). */
+ * /proc/self/task/<tid>/syscall. */
 static int futex_sleepers(const void *addr)
 {
-    char want[64];
-    snprintf(want, sizeof want, "%d 0x%lx ", (int)SYS_futex, (unsigned long)(uintptr_t)addr);
     DIR *d = opendir("/proc/self/task");
     assert_non_null(d);
     int n = 0;
@@ -270,7 +278,7 @@ static int futex_sleepers(const void *addr)
         FILE *f = fopen(path, "r");
         if (f == NULL)
             continue;
-        if (fgets(line, sizeof line, f) != NULL && strncmp(line, want, strlen(want)) == 0)
+        if (fgets(line, sizeof line, f) != NULL && futex_call_on(line, addr))
             n++;
         fclose(f);
     }
@@ -2282,8 +2290,6 @@ static void wait_for_helper_asleep_on(void **state, const void *addr)
 {
     if (backend_of(state) != FX_ASYNC_THREAD)
         return;
-    char want[64];
-    snprintf(want, sizeof want, "%ld 0x%lx ", (long)SYS_futex, (unsigned long)(uintptr_t)addr);
     int64_t limit = fxt_now_ns() + LIMIT_MS * MS;
     while (fxt_now_ns() < limit) {
         DIR *d = opendir("/proc/self/task");
@@ -2296,7 +2302,7 @@ static void wait_for_helper_asleep_on(void **state, const void *addr)
             FILE *f = fopen(path, "r");
             if (f == NULL)
                 continue;
-            found = fgets(line, sizeof line, f) != NULL && strncmp(line, want, strlen(want)) == 0;
+            found = fgets(line, sizeof line, f) != NULL && futex_call_on(line, addr);
             fclose(f);
         }
         closedir(d);

@@ -131,6 +131,43 @@ static void futex_wait_sleeps_until_the_deadline(void **state)
     assert_true(end - fxt_ts_ns(&d) < 2 * FX_NSEC_PER_SEC);
 }
 
+/* The deadline's nanoseconds count: a wait until a time 1.5 s away whose
+ * tv_nsec is half a second does not return before that time (on i686 with
+ * _TIME_BITS=64, libc's timespec passed to the 32-bit futex call lost its
+ * tv_nsec and the wait ended half a second early). */
+static void futex_wait_keeps_the_nanoseconds_of_its_deadline(void **state)
+{
+    (void)state;
+    int32_t slot = 0;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    struct timespec d = {.tv_sec = now.tv_sec + 1, .tv_nsec = 500000000L};
+    if (now.tv_nsec >= 500000000L)
+        d.tv_sec += 1; /* 1.0 to 1.5 s away, never sooner */
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), ETIMEDOUT);
+    int64_t end = fxt_now_ns();
+    assert_true(end >= fxt_ts_ns(&d));
+}
+
+/* A deadline past 2038 (a tv_sec beyond 32 bits, where time_t has 64) is
+ * far future: the wait sleeps until woken, neither EINVAL, EAGAIN nor an
+ * immediate ETIMEDOUT. */
+static void futex_wait_with_deadline_beyond_32_bit_seconds_sleeps_until_woken(void **state)
+{
+    (void)state;
+    if (sizeof(time_t) < sizeof(int64_t)) {
+        print_message("32-bit time_t: no tv_sec beyond 32 bits to pass\n");
+        return;
+    }
+    int32_t *slot = slot_new();
+    struct timespec d;
+    d.tv_sec = (time_t)(((int64_t)1 << 32) + 1);
+    d.tv_nsec = 1;
+    struct sleeper *s = sleeper_start(slot, 0, &d);
+    assert_int_equal(fx_futex_wake(slot, 1), 1);
+    assert_int_equal(sleeper_join(s), 0);
+}
+
 static void futex_wait_null_slot_is_einval(void **state)
 {
     (void)state;
@@ -445,6 +482,8 @@ int main(void)
         cmocka_unit_test(futex_wait_negative_deadline_is_etimedout),
         cmocka_unit_test(futex_wait_negative_deadline_with_mismatch_is_eagain),
         cmocka_unit_test(futex_wait_sleeps_until_the_deadline),
+        cmocka_unit_test(futex_wait_keeps_the_nanoseconds_of_its_deadline),
+        cmocka_unit_test(futex_wait_with_deadline_beyond_32_bit_seconds_sleeps_until_woken),
         cmocka_unit_test(futex_wait_null_slot_is_einval),
         cmocka_unit_test(futex_wait_misaligned_slot_is_einval),
         cmocka_unit_test(futex_wait_negative_tv_nsec_is_einval),

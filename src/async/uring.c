@@ -413,6 +413,24 @@ static int fx_uring_last(const struct fxi_async_uring *u, int canceled)
     return LAST_CHANGED; /* -EAGAIN, or an error: look at the word again */
 }
 
+/* Sleeps 1 ms (CLOCK_MONOTONIC), errno kept and no cancellation point. The
+ * timespec is the kernel's: 64-bit through clock_nanosleep_time64 on 32-bit
+ * architectures (libc's struct timespec may have either width there), else
+ * the native clock_nanosleep, whose old timespec has the kernel's long. */
+static void fx_uring_pause_1ms(void)
+{
+#if defined(SYS_clock_nanosleep_time64)
+    struct __kernel_timespec t64 = {.tv_sec = 0, .tv_nsec = 1000000};
+    if (fxi_syscall(SYS_clock_nanosleep_time64, CLOCK_MONOTONIC, 0, (long)(uintptr_t)&t64, 0, 0,
+                    0) != -ENOSYS)
+        return;
+#endif
+#if defined(SYS_clock_nanosleep)
+    struct __kernel_old_timespec t = {.tv_sec = 0, .tv_nsec = 1000000};
+    fxi_syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long)(uintptr_t)&t, 0, 0, 0);
+#endif
+}
+
 /* Submits an IORING_OP_ASYNC_CANCEL of the futex wait. A submission refused
  * for want of memory is retried for up to a second. */
 static bool fx_uring_submit_cancel(struct fxi_async_uring *u)
@@ -429,8 +447,7 @@ static bool fx_uring_submit_cancel(struct fxi_async_uring *u)
         u->inflight += consumed;
         if (r == 0)
             return true;
-        struct timespec ms = {0, 1000000};
-        fxi_syscall(SYS_nanosleep, (long)(uintptr_t)&ms, 0, 0, 0, 0, 0);
+        fx_uring_pause_1ms();
     }
     return false;
 }
