@@ -18,6 +18,24 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include <time.h>
+#include <linux/audit.h>
+
+/* The seccomp audit architecture of this build's target, which every seccomp
+ * filter of the tests checks first (a system call made in another ABI has
+ * other numbers). From the compiler's target macros. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define FXT_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__i386__)
+#define FXT_AUDIT_ARCH AUDIT_ARCH_I386
+#elif defined(__aarch64__) && defined(__AARCH64EL__)
+#define FXT_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#elif defined(__riscv) && __riscv_xlen == 64
+#define FXT_AUDIT_ARCH AUDIT_ARCH_RISCV64
+#elif defined(__arm__) && !defined(__ARMEB__)
+#define FXT_AUDIT_ARCH AUDIT_ARCH_ARM
+#else
+#error "tests/fxtest.h: FXT_AUDIT_ARCH unknown for this architecture"
+#endif
 
 /* In a child function: return `code` unless cond holds. */
 #define FXT_CHILD_CHECK(cond, code) \
