@@ -40,9 +40,10 @@ static long fx_sys_futex_old_time(int32_t *uaddr, int op, uint32_t val,
                                   const struct timespec *timeout, int32_t *uaddr2, uint32_t val3)
 {
 #if defined(SYS_futex)
-    struct __kernel_old_timespec t = {.tv_sec = (__kernel_old_time_t)timeout->tv_sec,
+    int64_t sec = (int64_t)timeout->tv_sec; /* time_t may have 32 bits or 64 */
+    struct __kernel_old_timespec t = {.tv_sec = (__kernel_old_time_t)sec,
                                       .tv_nsec = timeout->tv_nsec};
-    if (sizeof t.tv_sec < sizeof(int64_t) && (int64_t)timeout->tv_sec > INT32_MAX) {
+    if (sizeof t.tv_sec < sizeof(int64_t) && sec > INT32_MAX) {
         t.tv_sec = INT32_MAX;
         t.tv_nsec = 999999999L;
     }
