@@ -34,6 +34,30 @@ fx_require_packages() {
     fi
 }
 
+# fx_require_i386_packages PKG...   Packages of the i386 architecture
+# (Debian multiarch) or multilib ones, for the i686 stage of test.sh. As
+# root, adds the architecture if need be and installs what is missing; an
+# index that fails to download (a mirror mid-sync) is reported, not fatal,
+# as apt-get install then says whether what it needs is there. Otherwise
+# prints the commands and exits 1.
+fx_require_i386_packages() {
+    local missing
+    mapfile -t missing < <(fx_missing_packages "$@")
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if fx_can_install; then
+        echo "== installing (i386): ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        dpkg --print-foreign-architectures | grep -qx i386 || dpkg --add-architecture i386
+        apt-get update -qq || echo "note: apt-get update reported errors (see above)" >&2
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    else
+        echo "the i686 stage needs: ${missing[*]}" >&2
+        echo "run:  sudo dpkg --add-architecture i386 && sudo apt-get update &&" \
+             "sudo apt-get install -y ${missing[*]}" >&2
+        exit 1
+    fi
+}
+
 # fx_want_packages PKG...   Optional packages: installed when root, otherwise
 # named in a note; their absence never fails the run.
 fx_want_packages() {

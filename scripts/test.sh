@@ -8,6 +8,9 @@
 #   tsan     ThreadSanitizer, the whole suite (plus the TSan annotation tests)
 #   stats    -DFUTEXSYNC_STATS=ON: test_stats and the bench smoke
 #   fuzz     clang, -DFUTEXSYNC_FUZZ=ON: the libFuzzer targets (tests/fuzz)
+#   i686     gcc -m32 (cmake/i686-linux-gnu.cmake), run natively on the x86-64
+#            kernel with a 64-bit time_t: the ctest suite but stress and models;
+#            i686-time32: the futex, time and syscall tests with a 32-bit time_t
 #   install  cmake --install, then a separate CMake project (find_package) and
 #            a plain pkg-config build, in C and C++; a user's program built with
 #            -fsanitize=thread (and one under Helgrind) against the installed
@@ -65,6 +68,27 @@ build_and_test stats -R 'test_stats|bench_smoke' -- -DCMAKE_BUILD_TYPE=RelWithDe
 # The libFuzzer targets, a fixed number of executions each (label fuzz).
 build_and_test fuzz -L fuzz -- -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUTEXSYNC_FUZZ=ON
+
+# i686 (IA-32), natively on this x86-64 kernel: the 32-bit ABI (addresses
+# above 2 GiB are negative longs, other system call numbers, futex_time64)
+# with _TIME_BITS=64, the default of newer 32-bit distributions, whose libc
+# timespec the kernel's 32-bit calls do not take. The stress runs and the
+# models are the same code as on x86-64, which runs them. Then a 32-bit
+# time_t build of the tests of the time conversions alone (the rest of the
+# library does not depend on time_t's width).
+fx_require_i386_packages gcc-multilib g++-multilib libcmocka-dev:i386
+build_and_test i686 -LE 'stress|model' -- -DCMAKE_TOOLCHAIN_FILE=cmake/i686-linux-gnu.cmake \
+    -DFUTEXSYNC_TIME_BITS=64 -DCMAKE_BUILD_TYPE=RelWithDebInfo
+stage "i686-time32: configure and build (32-bit time_t)"
+cmake -S . -B build/i686-time32 -DFUTEXSYNC_WERROR=ON \
+    -DCMAKE_TOOLCHAIN_FILE=cmake/i686-linux-gnu.cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+if ! cmake --build build/i686-time32 -j "$jobs" --target test_futex test_time test_syscall \
+        >build/i686-time32/build.log 2>&1; then
+    cat build/i686-time32/build.log
+    exit 1
+fi
+stage "i686-time32: ctest"
+ctest --test-dir build/i686-time32 --output-on-failure -j "$jobs" -R '^(test_futex|test_time|test_syscall)$'
 
 stage "install: cmake --install, find_package and pkg-config consumers"
 prefix=$(mktemp -d)

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <linux/futex.h>
+#include <linux/time_types.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -23,13 +24,67 @@
 #include "internal/stats.h"
 #include "internal/syscall.h"
 
+/* The kernel's timespec for the futex call: 64-bit on every architecture
+ * through futex_time64 (32-bit ones, Linux 5.1 and later) or the 64-bit
+ * futex; the old 32-bit one through a 32-bit architecture's futex, where a
+ * deadline past 2038 is clamped (a CLOCK_MONOTONIC time that far is never
+ * reached). libc's struct timespec is neither when a 32-bit program is built
+ * with _TIME_BITS=64, so it is never passed to the kernel as is. */
+#if defined(SYS_futex_time64)
+/* Set when futex_time64 is ENOSYS (a kernel before 5.1). Relaxed: a hint;
+ * each thread that misses it gets the same ENOSYS once. */
+static int32_t fx_no_futex_time64;
+#endif
+
+static long fx_sys_futex_old_time(int32_t *uaddr, int op, uint32_t val,
+                                  const struct timespec *timeout, int32_t *uaddr2, uint32_t val3)
+{
+#if defined(SYS_futex)
+    int64_t sec = (int64_t)timeout->tv_sec; /* time_t may have 32 bits or 64 */
+    struct __kernel_old_timespec t = {.tv_sec = (__kernel_old_time_t)sec,
+                                      .tv_nsec = timeout->tv_nsec};
+    if (sizeof t.tv_sec < sizeof(int64_t) && sec > INT32_MAX) {
+        t.tv_sec = INT32_MAX;
+        t.tv_nsec = 999999999L;
+    }
+    return fxi_syscall(SYS_futex, (long)(uintptr_t)uaddr, op, (long)val, (long)(uintptr_t)&t,
+                       (long)(uintptr_t)uaddr2, (long)val3);
+#else
+    (void)uaddr, (void)op, (void)val, (void)timeout, (void)uaddr2, (void)val3;
+    return -ENOSYS;
+#endif
+}
+
 /* The one place the system call is made. Returns the kernel's result, or
- * -errno on failure (errno is left as it was: futexsync never sets it). */
+ * -errno on failure (errno is left as it was: futexsync never sets it).
+ * `timeout` is a wait's deadline, converted to the kernel's timespec here;
+ * any other operation passes it through untouched (FUTEX_CMP_REQUEUE puts a
+ * count in that slot). */
 static long fx_sys_futex(int32_t *uaddr, int op, uint32_t val, const struct timespec *timeout,
                          int32_t *uaddr2, uint32_t val3)
 {
+    int cmd = op & FUTEX_CMD_MASK;
+    if (timeout != NULL && (cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET)) {
+#if defined(SYS_futex_time64)
+        if (!__atomic_load_n(&fx_no_futex_time64, __ATOMIC_RELAXED)) {
+            struct __kernel_timespec t = {.tv_sec = (int64_t)timeout->tv_sec,
+                                          .tv_nsec = timeout->tv_nsec};
+            long r = fxi_syscall(SYS_futex_time64, (long)(uintptr_t)uaddr, op, (long)val,
+                                 (long)(uintptr_t)&t, (long)(uintptr_t)uaddr2, (long)val3);
+            if (r != -ENOSYS)
+                return r;
+            __atomic_store_n(&fx_no_futex_time64, 1, __ATOMIC_RELAXED);
+        }
+#endif
+        return fx_sys_futex_old_time(uaddr, op, val, timeout, uaddr2, val3);
+    }
+#if defined(SYS_futex)
     return fxi_syscall(SYS_futex, (long)(uintptr_t)uaddr, op, (long)val, (long)(uintptr_t)timeout,
                       (long)(uintptr_t)uaddr2, (long)val3);
+#else
+    return fxi_syscall(SYS_futex_time64, (long)(uintptr_t)uaddr, op, (long)val,
+                       (long)(uintptr_t)timeout, (long)(uintptr_t)uaddr2, (long)val3);
+#endif
 }
 
 int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *deadline,

@@ -150,6 +150,14 @@ long fxt_storm_stop(struct fxt_storm *s)
 
 /* The no-futex proof --------------------------------------------------------- */
 
+/* futex_time64, where the library's timed waits go on 32-bit architectures;
+ * elsewhere SYS_futex again (a second, harmless compare). */
+#ifdef SYS_futex_time64
+#define FXT_SYS_FUTEX_TIME64 SYS_futex_time64
+#else
+#define FXT_SYS_FUTEX_TIME64 SYS_futex
+#endif
+
 struct fxt_nofutex {
     const void *addr;
     size_t len;
@@ -168,14 +176,15 @@ static int fxt_nofutex_child(void *p)
     uint32_t a_hi = (uint32_t)(lo >> 32), a_lo = (uint32_t)lo, a_end = (uint32_t)hi;
     struct sock_filter prog[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FXT_AUDIT_ARCH, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex_waitv, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FXT_SYS_FUTEX_TIME64, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        /* futex(uaddr, ...): kill when lo <= uaddr < hi */
+        /* futex(uaddr, ...) or futex_time64: kill when lo <= uaddr < hi */
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]) + 4),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, a_hi, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
@@ -237,6 +246,19 @@ static char fxt_task_state(pid_t tid)
 }
 
 /* 1: tid sleeps in a futex wait on addr; 0: not (yet). */
+bool fxt_is_futex_call(long nr)
+{
+#ifdef SYS_futex_time64
+    if (nr == SYS_futex_time64)
+        return true;
+#endif
+#ifdef SYS_futex
+    if (nr == SYS_futex)
+        return true;
+#endif
+    return false;
+}
+
 static int fxt_asleep_once(pid_t tid, const void *addr)
 {
     if (fxt_task_state(tid) != 'S')
@@ -247,7 +269,7 @@ static int fxt_asleep_once(pid_t tid, const void *addr)
         /* "<nr> 0x<arg0> ...", or "running", or "-1 ..." outside a call. */
         long nr;
         unsigned long long arg0;
-        if (sscanf(buf, "%ld 0x%llx", &nr, &arg0) != 2 || nr != SYS_futex ||
+        if (sscanf(buf, "%ld 0x%llx", &nr, &arg0) != 2 || !fxt_is_futex_call(nr) ||
             arg0 != (unsigned long long)(uintptr_t)addr)
             return 0;
     } else {

@@ -18,6 +18,24 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include <time.h>
+#include <linux/audit.h>
+
+/* The seccomp audit architecture of this build's target, which every seccomp
+ * filter of the tests checks first (a system call made in another ABI has
+ * other numbers). From the compiler's target macros. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define FXT_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__i386__)
+#define FXT_AUDIT_ARCH AUDIT_ARCH_I386
+#elif defined(__aarch64__) && defined(__AARCH64EL__)
+#define FXT_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#elif defined(__riscv) && __riscv_xlen == 64
+#define FXT_AUDIT_ARCH AUDIT_ARCH_RISCV64
+#elif defined(__arm__) && !defined(__ARMEB__)
+#define FXT_AUDIT_ARCH AUDIT_ARCH_ARM
+#else
+#error "tests/fxtest.h: FXT_AUDIT_ARCH unknown for this architecture"
+#endif
 
 /* In a child function: return `code` unless cond holds. */
 #define FXT_CHILD_CHECK(cond, code) \
@@ -80,6 +98,11 @@ pid_t fxt_gettid(void);
  * way to know that a sleeper has reached the kernel before waking it or
  * asserting on the state it leaves; it never replaces a wake. */
 bool fxt_wait_asleep(pid_t tid, const void *addr, int timeout_ms);
+
+/* True when the system call number `nr` (as /proc/<tid>/syscall shows it) is
+ * a futex wait's: futex, or futex_time64 on 32-bit architectures, which the
+ * library's timed waits use there. */
+bool fxt_is_futex_call(long nr);
 
 /* Installs the SIGUSR1 handler of the signal storm (no SA_RESTART: a blocking
  * system call of the thread that receives it returns EINTR) and resets the

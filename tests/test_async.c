@@ -15,6 +15,7 @@
 #include <futexsync.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/io_uring.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <sched.h>
@@ -25,11 +26,19 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #ifndef SYS_io_uring_setup
 #define SYS_io_uring_setup 425
+#endif
+#ifndef SYS_io_uring_register
+#define SYS_io_uring_register 427
+#endif
+#ifndef IORING_SETUP_SINGLE_ISSUER
+#define IORING_SETUP_SINGLE_ISSUER (1u << 12)
+#endif
+#ifndef IORING_SETUP_DEFER_TASKRUN
+#define IORING_SETUP_DEFER_TASKRUN (1u << 13)
 #endif
 
 #define MS (1000 * 1000LL)
@@ -44,23 +53,60 @@ static int backend_of(void **state)
     return *(int *)*state;
 }
 
-/* A waiter of the group's back end. Both back ends must be tested: on a kernel
- * without io_uring futex operations (before Linux 6.7, or io_uring disabled)
- * the uring group fails, unless FUTEXSYNC_TEST_NO_URING=1 states that this
- * machine cannot run it, in which case the group is reported as skipped. */
+/* Whether this kernel lets this process use io_uring's futex operations, asked
+ * of the kernel itself at run time (never inferred from its version): a ring
+ * set up as the library sets its own up, and the opcodes it needs reported
+ * supported. NULL when they are usable; otherwise why not. io_uring_setup
+ * failing with ENOSYS (no io_uring, or an emulator or filter without it), EPERM
+ * (kernel.io_uring_disabled, seccomp) or EINVAL (a flag older than Linux 6.1)
+ * is such a reason; any other failure fails the test. */
+static const char *uring_unavailable(void)
+{
+    struct io_uring_params p;
+    memset(&p, 0, sizeof p);
+    p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
+    long fd = syscall(SYS_io_uring_setup, 4L, &p);
+    if (fd < 0) {
+        if (errno == ENOSYS)
+            return "io_uring_setup: ENOSYS";
+        if (errno == EPERM)
+            return "io_uring_setup: EPERM";
+        if (errno == EINVAL)
+            return "io_uring_setup: EINVAL";
+        fail_msg("io_uring_setup: unexpected errno %d", errno);
+    }
+    static uint64_t buf[(sizeof(struct io_uring_probe) + 256 * sizeof(struct io_uring_probe_op)) /
+                        sizeof(uint64_t)];
+    memset(buf, 0, sizeof buf);
+    struct io_uring_probe *probe = (struct io_uring_probe *)(void *)buf;
+    long rc = syscall(SYS_io_uring_register, (int)fd, IORING_REGISTER_PROBE, probe, 256);
+    close((int)fd);
+    if (rc < 0)
+        return "IORING_REGISTER_PROBE refused";
+    static const unsigned ops[] = {51 /* IORING_OP_FUTEX_WAIT */, IORING_OP_LINK_TIMEOUT,
+                                   IORING_OP_ASYNC_CANCEL};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (ops[i] > probe->last_op || !(probe->ops[ops[i]].flags & IO_URING_OP_SUPPORTED))
+            return "IORING_OP_FUTEX_WAIT (Linux 6.7) not supported";
+    return NULL;
+}
+
+/* A waiter of the group's back end. Both back ends must be tested: the uring
+ * group fails when FX_ASYNC_URING is refused on a kernel that offers io_uring's
+ * futex operations (uring_unavailable), and is skipped, with the kernel's
+ * reason, only where it does not. */
 static fx_async *new_waiter(void **state)
 {
     fx_async *w = NULL;
     int r = fx_async_create(&w, backend_of(state));
     if (r == ENOTSUP && backend_of(state) == FX_ASYNC_URING) {
-        const char *allow = getenv("FUTEXSYNC_TEST_NO_URING");
-        if (allow != NULL && strcmp(allow, "1") == 0) {
-            print_message("io_uring futex operations unavailable and "
-                          "FUTEXSYNC_TEST_NO_URING=1: uring group skipped\n");
+        const char *why = uring_unavailable();
+        if (why != NULL) {
+            print_message("io_uring futex operations unavailable (%s): uring group skipped\n",
+                          why);
             skip();
         }
-        fail_msg("io_uring futex operations unavailable on this kernel; set "
-                 "FUTEXSYNC_TEST_NO_URING=1 to test the thread back end alone");
+        fail_msg("FX_ASYNC_URING refused where the kernel offers io_uring futex operations");
     }
     assert_int_equal(r, 0);
     assert_int_equal(fx_async_backend(w), backend_of(state));
@@ -206,12 +252,20 @@ static int threads_at_rest(void)
     return n;
 }
 
+/* Whether a line of /proc/<tid>/syscall shows a futex call on addr
+ * ("202 0x<addr> ..."; futex_time64 on 32-bit architectures). */
+static bool futex_call_on(const char *line, const void *addr)
+{
+    long nr;
+    unsigned long long arg0;
+    return sscanf(line, "%ld 0x%llx", &nr, &arg0) == 2 && fxt_is_futex_call(nr) &&
+           arg0 == (unsigned long long)(uintptr_t)addr;
+}
+
 /* How many threads of this process sleep in futex(2) on addr, read from
- * /proc/self/task/<tid>/syscall ("202 0x<addr> ..."). */
+ * /proc/self/task/<tid>/syscall. */
 static int futex_sleepers(const void *addr)
 {
-    char want[64];
-    snprintf(want, sizeof want, "%d 0x%lx ", (int)SYS_futex, (unsigned long)(uintptr_t)addr);
     DIR *d = opendir("/proc/self/task");
     assert_non_null(d);
     int n = 0;
@@ -224,7 +278,7 @@ static int futex_sleepers(const void *addr)
         FILE *f = fopen(path, "r");
         if (f == NULL)
             continue;
-        if (fgets(line, sizeof line, f) != NULL && strncmp(line, want, strlen(want)) == 0)
+        if (fgets(line, sizeof line, f) != NULL && futex_call_on(line, addr))
             n++;
         fclose(f);
     }
@@ -2112,34 +2166,30 @@ static void test_rmutex_other_threads_get_eperm_unless_ready_at_once(void **stat
 
 /* Back-end selection ---------------------------------------------------------------------- */
 
-/* Whether this kernel and process let io_uring's futex operations work:
- * Linux 6.7 or later, kernel.io_uring_disabled = 0, no seccomp filter. */
+/* FX_ASYNC_URING succeeds wherever the kernel offers io_uring's futex
+ * operations to this process (on i686 too, where the ring was once mapped
+ * with the old struct-argument mmap and the create failed with ENOMEM), and is
+ * ENOTSUP, the documented answer, wherever it does not. */
+static void test_uring_create_succeeds_exactly_where_the_kernel_offers_it(void **state)
+{
+    (void)state;
+    fx_async *w = NULL;
+    const char *why = uring_unavailable();
+    int r = fx_async_create(&w, FX_ASYNC_URING);
+    if (why == NULL) {
+        assert_int_equal(r, 0);
+        assert_int_equal(fx_async_backend(w), FX_ASYNC_URING);
+        assert_int_equal(fx_async_destroy(w), 0);
+    } else {
+        print_message("io_uring futex operations unavailable (%s)\n", why);
+        assert_int_equal(r, ENOTSUP);
+        assert_null(w);
+    }
+}
+
 static bool uring_expected(void)
 {
-    struct utsname u;
-    int major = 0, minor = 0;
-    if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-        return false;
-    if (major < 6 || (major == 6 && minor < 7))
-        return false;
-    FILE *f = fopen("/proc/sys/kernel/io_uring_disabled", "r");
-    int disabled = 0;
-    if (f != NULL) {
-        if (fscanf(f, "%d", &disabled) != 1)
-            disabled = 1;
-        fclose(f);
-    }
-    if (disabled != 0)
-        return false;
-    f = fopen("/proc/self/status", "r");
-    assert_non_null(f);
-    char line[256];
-    int seccomp = 0;
-    while (fgets(line, sizeof line, f) != NULL)
-        if (sscanf(line, "Seccomp: %d", &seccomp) == 1)
-            break;
-    fclose(f);
-    return seccomp == 0;
+    return uring_unavailable() == NULL;
 }
 
 static void test_auto_picks_uring_where_the_kernel_offers_it(void **state)
@@ -2189,7 +2239,7 @@ static int refuse_io_uring(int err)
 {
     struct sock_filter prog[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FXT_AUDIT_ARCH, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
@@ -2252,8 +2302,6 @@ static void wait_for_helper_asleep_on(void **state, const void *addr)
 {
     if (backend_of(state) != FX_ASYNC_THREAD)
         return;
-    char want[64];
-    snprintf(want, sizeof want, "%ld 0x%lx ", (long)SYS_futex, (unsigned long)(uintptr_t)addr);
     int64_t limit = fxt_now_ns() + LIMIT_MS * MS;
     while (fxt_now_ns() < limit) {
         DIR *d = opendir("/proc/self/task");
@@ -2266,7 +2314,7 @@ static void wait_for_helper_asleep_on(void **state, const void *addr)
             FILE *f = fopen(path, "r");
             if (f == NULL)
                 continue;
-            found = fgets(line, sizeof line, f) != NULL && strncmp(line, want, strlen(want)) == 0;
+            found = fgets(line, sizeof line, f) != NULL && futex_call_on(line, addr);
             fclose(f);
         }
         closedir(d);
@@ -2667,6 +2715,7 @@ int main(void)
     const struct CMUnitTest backends[] = {
         cmocka_unit_test(test_null_waiter_is_einval),
         cmocka_unit_test(test_unknown_backend_is_einval),
+        cmocka_unit_test(test_uring_create_succeeds_exactly_where_the_kernel_offers_it),
         cmocka_unit_test(test_auto_picks_uring_where_the_kernel_offers_it),
         cmocka_unit_test(test_env_variable_forces_the_thread_back_end),
         cmocka_unit_test(test_seccomp_eperm_on_io_uring_falls_back_to_thread),

@@ -70,7 +70,7 @@ static int sleeps_on(pid_t pid, pid_t tid, const void *addr)
     uintptr_t arg0;
     if (sscanf(buf, "%ld %" SCNxPTR, &nr, &arg0) != 2)
         return 0;
-    return nr == SYS_futex && arg0 == (uintptr_t)addr;
+    return fxt_is_futex_call(nr) && arg0 == (uintptr_t)addr;
 }
 
 /* Polls until `expr` holds, for at most 10 s; `ok` tells which. */

@@ -43,22 +43,6 @@
 #include <unistd.h>
 
 
-#if defined(__x86_64__)
-#define FXT_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define FXT_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#elif defined(__i386__)
-#define FXT_AUDIT_ARCH AUDIT_ARCH_I386
-#elif defined(__riscv) && __riscv_xlen == 64
-#define FXT_AUDIT_ARCH AUDIT_ARCH_RISCV64
-#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define FXT_AUDIT_ARCH AUDIT_ARCH_PPC64LE
-#elif defined(__s390x__)
-#define FXT_AUDIT_ARCH AUDIT_ARCH_S390X
-#else
-#error "the seccomp filters of this test need the audit architecture of this target"
-#endif
-
 #define OWNER_UID 4242
 #define WAITER_UID 4243
 

@@ -10,7 +10,12 @@
 
 #include <errno.h>
 #include <futexsync.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,6 +134,111 @@ static void futex_wait_sleeps_until_the_deadline(void **state)
     assert_true(end >= fxt_ts_ns(&d));
     assert_true(end - start >= 100 * FX_NSEC_PER_MSEC);
     assert_true(end - fxt_ts_ns(&d) < 2 * FX_NSEC_PER_SEC);
+}
+
+/* The deadline's nanoseconds count: a wait until a time 1.5 s away whose
+ * tv_nsec is half a second does not return before that time (on i686 with
+ * _TIME_BITS=64, libc's timespec passed to the 32-bit futex call lost its
+ * tv_nsec and the wait ended half a second early). */
+static void futex_wait_keeps_the_nanoseconds_of_its_deadline(void **state)
+{
+    (void)state;
+    int32_t slot = 0;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    struct timespec d = {.tv_sec = now.tv_sec + 1, .tv_nsec = 500000000L};
+    if (now.tv_nsec >= 500000000L)
+        d.tv_sec += 1; /* 1.0 to 1.5 s away, never sooner */
+    assert_int_equal(fx_futex_wait(&slot, 0, &d), ETIMEDOUT);
+    int64_t end = fxt_now_ns();
+    assert_true(end >= fxt_ts_ns(&d));
+}
+
+/* A deadline past 2038 (a tv_sec beyond 32 bits, where time_t has 64) is
+ * far future: the wait sleeps until woken, neither EINVAL, EAGAIN nor an
+ * immediate ETIMEDOUT. */
+static void futex_wait_with_deadline_beyond_32_bit_seconds_sleeps_until_woken(void **state)
+{
+    (void)state;
+    if (sizeof(time_t) < sizeof(int64_t)) {
+        print_message("32-bit time_t: no tv_sec beyond 32 bits to pass\n");
+        return;
+    }
+    int32_t *slot = slot_new();
+    struct timespec d;
+    d.tv_sec = (time_t)(((int64_t)1 << 32) + 1);
+    d.tv_nsec = 1;
+    struct sleeper *s = sleeper_start(slot, 0, &d);
+    assert_int_equal(fx_futex_wake(slot, 1), 1);
+    assert_int_equal(sleeper_join(s), 0);
+}
+
+#ifdef SYS_futex_time64
+/* In a child: futex_time64 fails with ENOSYS, as on a kernel before 5.1. */
+static int refuse_futex_time64(void)
+{
+    struct sock_filter prog[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FXT_AUDIT_ARCH, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex_time64, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog fprog = {.len = sizeof prog / sizeof prog[0], .filter = prog};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return -1;
+    return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog);
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+}
+
+static int old_futex_child(void *p)
+{
+    (void)p;
+    FXT_CHILD_CHECK(refuse_futex_time64() == 0, 2);
+    int32_t slot = 0;
+    /* The nanoseconds survive the old 32-bit timespec. */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    struct timespec d = {.tv_sec = now.tv_sec + 1, .tv_nsec = 500000000L};
+    if (now.tv_nsec >= 500000000L)
+        d.tv_sec += 1;
+    FXT_CHILD_CHECK(fx_futex_wait(&slot, 0, &d) == ETIMEDOUT, 3);
+    FXT_CHILD_CHECK(fxt_now_ns() >= fxt_ts_ns(&d), 4);
+    /* A deadline past 2038 is clamped, not refused: the wait sleeps until a
+     * signal interrupts it (EINTR), not EINVAL/EAGAIN or ETIMEDOUT at once. */
+    if (sizeof(time_t) >= sizeof(int64_t)) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_alarm; /* no SA_RESTART */
+        FXT_CHILD_CHECK(sigaction(SIGALRM, &sa, NULL) == 0, 5);
+        struct itimerval it = {.it_value = {.tv_sec = 0, .tv_usec = 200000}};
+        FXT_CHILD_CHECK(setitimer(ITIMER_REAL, &it, NULL) == 0, 6);
+        struct timespec far;
+        far.tv_sec = (time_t)(((int64_t)1 << 32) + 1);
+        far.tv_nsec = 1;
+        FXT_CHILD_CHECK(fx_futex_wait(&slot, 0, &far) == EINTR, 7);
+    }
+    return 0;
+}
+#endif
+
+/* Where futex_time64 exists (32-bit architectures) but the kernel lacks it
+ * (ENOSYS, before Linux 5.1), waits fall back to the old futex call with the
+ * old 32-bit timespec: nanoseconds kept, a far deadline clamped. */
+static void futex_wait_without_futex_time64_keeps_its_deadline(void **state)
+{
+    (void)state;
+#ifdef SYS_futex_time64
+    assert_int_equal(fxt_run_child(old_futex_child, NULL), 0);
+#else
+    print_message("no futex_time64 on this architecture: its 64-bit futex is the only one\n");
+#endif
 }
 
 static void futex_wait_null_slot_is_einval(void **state)
@@ -445,6 +555,9 @@ int main(void)
         cmocka_unit_test(futex_wait_negative_deadline_is_etimedout),
         cmocka_unit_test(futex_wait_negative_deadline_with_mismatch_is_eagain),
         cmocka_unit_test(futex_wait_sleeps_until_the_deadline),
+        cmocka_unit_test(futex_wait_keeps_the_nanoseconds_of_its_deadline),
+        cmocka_unit_test(futex_wait_with_deadline_beyond_32_bit_seconds_sleeps_until_woken),
+        cmocka_unit_test(futex_wait_without_futex_time64_keeps_its_deadline),
         cmocka_unit_test(futex_wait_null_slot_is_einval),
         cmocka_unit_test(futex_wait_misaligned_slot_is_einval),
         cmocka_unit_test(futex_wait_negative_tv_nsec_is_einval),

@@ -240,7 +240,7 @@ int fx_async_create(fx_async **waiter, int backend)
     w->owner = fxi_tid();
     w->uring.ring.fd = -1;
     long efd = fxi_syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK, 0, 0, 0, 0);
-    if (efd < 0) {
+    if (fxi_syscall_failed(efd)) {
         free(w);
         return (int)-efd;
     }

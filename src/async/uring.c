@@ -75,14 +75,25 @@ _Static_assert(IORING_OP_SENDMSG_ZC == 48, "io_uring opcode numbering");
 #define IORING_SETUP_DEFER_TASKRUN (1u << 13)
 #endif
 
+/* munmap() and mmap() of libc, with errno kept: the raw SYS_mmap is the old
+ * struct-argument call on i386 (EFAULT) and absent on some 32-bit
+ * architectures, while libc's takes the offset in whatever form this one's
+ * kernel wants (mmap2 and pages, or bytes). */
+static void fx_uring_munmap(void *p, size_t len)
+{
+    int saved = errno;
+    munmap(p, len);
+    errno = saved;
+}
+
 static void fx_uring_unmap(struct fxi_uring *r)
 {
     if (r->sqe_map != NULL)
-        fxi_syscall(SYS_munmap, (long)(uintptr_t)r->sqe_map, (long)r->sqe_map_len, 0, 0, 0, 0);
+        fx_uring_munmap(r->sqe_map, r->sqe_map_len);
     if (r->cq_map != NULL && r->cq_map != r->sq_map)
-        fxi_syscall(SYS_munmap, (long)(uintptr_t)r->cq_map, (long)r->cq_map_len, 0, 0, 0, 0);
+        fx_uring_munmap(r->cq_map, r->cq_map_len);
     if (r->sq_map != NULL)
-        fxi_syscall(SYS_munmap, (long)(uintptr_t)r->sq_map, (long)r->sq_map_len, 0, 0, 0, 0);
+        fx_uring_munmap(r->sq_map, r->sq_map_len);
     r->sq_map = r->cq_map = r->sqe_map = NULL;
 }
 
@@ -97,17 +108,22 @@ static void fx_uring_close(struct fxi_uring *r)
     r->fd = -1;
 }
 
-static void *fx_uring_map(int fd, size_t len, long long offset)
+/* Maps a part of the ring: the address, or NULL with *err set. */
+static void *fx_uring_map(int fd, size_t len, long long offset, int *err)
 {
-    long p = fxi_syscall(SYS_mmap, 0, (long)len, PROT_READ | PROT_WRITE,
-                        MAP_SHARED | MAP_POPULATE, fd, (long)offset);
-    return p < 0 && p > -4096 ? NULL : (void *)(uintptr_t)p;
+    int saved = errno;
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, (off_t)offset);
+    *err = errno;
+    errno = saved;
+    return p == MAP_FAILED ? NULL : p;
 }
 
 /* Sets up a ring of `entries` submission entries with the setup `flags`.
  * Returns 0, or the positive errno of io_uring_setup (ENOSYS: no io_uring;
  * EPERM: disabled by sysctl or seccomp; EINVAL: a flag this kernel does not
- * know; EMFILE, ENOMEM...) or of mmap. */
+ * know; EMFILE, ENOMEM...), or ENOMEM when the rings cannot be mapped for
+ * want of memory and ENOTSUP when they cannot be mapped at all (a kernel,
+ * emulator or filter refusing the mapping of an io_uring fd). */
 static int fx_uring_open(struct fxi_uring *r, unsigned entries, unsigned flags)
 {
     memset(r, 0, sizeof *r);
@@ -116,7 +132,7 @@ static int fx_uring_open(struct fxi_uring *r, unsigned entries, unsigned flags)
     memset(&p, 0, sizeof p);
     p.flags = flags;
     long fd = fxi_syscall(SYS_io_uring_setup, (long)entries, (long)(uintptr_t)&p, 0, 0, 0, 0);
-    if (fd < 0)
+    if (fxi_syscall_failed(fd))
         return (int)-fd;
     r->fd = (int)fd;
     r->features = p.features;
@@ -129,18 +145,19 @@ static int fx_uring_open(struct fxi_uring *r, unsigned entries, unsigned flags)
             r->sq_map_len = r->cq_map_len;
         r->cq_map_len = r->sq_map_len;
     }
-    r->sq_map = fx_uring_map(r->fd, r->sq_map_len, (long long)IORING_OFF_SQ_RING);
+    int err = ENOMEM;
+    r->sq_map = fx_uring_map(r->fd, r->sq_map_len, (long long)IORING_OFF_SQ_RING, &err);
     if (r->sq_map == NULL)
         goto fail;
     if (p.features & IORING_FEAT_SINGLE_MMAP) {
         r->cq_map = r->sq_map;
     } else {
-        r->cq_map = fx_uring_map(r->fd, r->cq_map_len, (long long)IORING_OFF_CQ_RING);
+        r->cq_map = fx_uring_map(r->fd, r->cq_map_len, (long long)IORING_OFF_CQ_RING, &err);
         if (r->cq_map == NULL)
             goto fail;
     }
     r->sqe_map_len = p.sq_entries * sizeof(struct io_uring_sqe);
-    r->sqe_map = fx_uring_map(r->fd, r->sqe_map_len, (long long)IORING_OFF_SQES);
+    r->sqe_map = fx_uring_map(r->fd, r->sqe_map_len, (long long)IORING_OFF_SQES, &err);
     if (r->sqe_map == NULL)
         goto fail;
 
@@ -159,7 +176,7 @@ static int fx_uring_open(struct fxi_uring *r, unsigned entries, unsigned flags)
 
 fail:
     fx_uring_close(r);
-    return ENOMEM;
+    return err == ENOMEM || err == EAGAIN ? ENOMEM : ENOTSUP;
 }
 
 /* True if the kernel implements every opcode of ops[0..n). */
@@ -173,7 +190,7 @@ static bool fx_uring_supports(struct fxi_uring *r, const unsigned *ops, int n)
     struct io_uring_probe *probe = (struct io_uring_probe *)(void *)buf;
     long rc = fxi_syscall(SYS_io_uring_register, r->fd, IORING_REGISTER_PROBE,
                            (long)(uintptr_t)probe, 256, 0, 0);
-    if (rc < 0)
+    if (fxi_syscall_failed(rc))
         return false;
     for (int i = 0; i < n; i++) {
         if (ops[i] > probe->last_op || !(probe->ops[ops[i]].flags & IO_URING_OP_SUPPORTED))
@@ -190,7 +207,7 @@ static int fx_uring_register_eventfd(struct fxi_uring *r, int efd)
     int32_t fd = efd;
     long rc = fxi_syscall(SYS_io_uring_register, r->fd, IORING_REGISTER_EVENTFD,
                            (long)(uintptr_t)&fd, 1, 0, 0);
-    return rc < 0 ? (int)-rc : 0;
+    return fxi_syscall_failed(rc) ? (int)-rc : 0;
 }
 
 /* How many submission entries are free. */
@@ -245,14 +262,14 @@ static int fx_uring_submit(struct fxi_uring *r, unsigned *consumed)
     do
         rc = fx_uring_enter(r, n, 0, 0);
     while (rc == -EINTR);
-    unsigned done = rc > 0 ? (unsigned)rc : 0;
+    unsigned done = !fxi_syscall_failed(rc) ? (unsigned)rc : 0;
     *consumed = done;
     if (done == n)
         return 0;
     /* Withdraw what the kernel did not consume: without SQPOLL it reads the
      * ring only inside io_uring_enter, so moving the tail back is safe. */
     __atomic_store_n(r->sq_tail, tail + done, __ATOMIC_RELEASE);
-    return rc < 0 ? (int)-rc : EAGAIN;
+    return fxi_syscall_failed(rc) ? (int)-rc : EAGAIN;
 }
 
 /* The oldest unreaped completion, or NULL. */
@@ -299,7 +316,8 @@ static int fx_uring_backend_open(fx_async *w)
                               IORING_SETUP_TASKRUN_FLAG);
     if (r != 0) {
         /* ENOSYS: no io_uring (or seccomp); EPERM: io_uring_disabled or
-         * seccomp; EINVAL: a setup flag older than 6.1. */
+         * seccomp; EINVAL: a setup flag older than 6.1; ENOTSUP: rings
+         * that cannot be mapped. */
         return r == ENOSYS || r == EPERM || r == EINVAL ? ENOTSUP : r;
     }
     static const unsigned ops[] = {FX_IORING_OP_FUTEX_WAIT, IORING_OP_LINK_TIMEOUT,
@@ -378,7 +396,7 @@ static bool fx_uring_drain(struct fxi_async_uring *u)
     fx_uring_flush(u);
     while (u->inflight > 0) {
         long rc = fx_uring_enter(&u->ring, 0, 1, IORING_ENTER_GETEVENTS);
-        if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY && rc != -ETIME)
+        if (fxi_syscall_failed(rc) && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY && rc != -ETIME)
             return false;
         fx_uring_reap(u);
     }
@@ -393,6 +411,24 @@ static int fx_uring_last(const struct fxi_async_uring *u, int canceled)
     if (u->futex_res == -ECANCELED)
         return canceled;
     return LAST_CHANGED; /* -EAGAIN, or an error: look at the word again */
+}
+
+/* Sleeps 1 ms (CLOCK_MONOTONIC), errno kept and no cancellation point. The
+ * timespec is the kernel's: 64-bit through clock_nanosleep_time64 on 32-bit
+ * architectures (libc's struct timespec may have either width there), else
+ * the native clock_nanosleep, whose old timespec has the kernel's long. */
+static void fx_uring_pause_1ms(void)
+{
+#if defined(SYS_clock_nanosleep_time64)
+    struct __kernel_timespec t64 = {.tv_sec = 0, .tv_nsec = 1000000};
+    if (fxi_syscall(SYS_clock_nanosleep_time64, CLOCK_MONOTONIC, 0, (long)(uintptr_t)&t64, 0, 0,
+                    0) != -ENOSYS)
+        return;
+#endif
+#if defined(SYS_clock_nanosleep)
+    struct __kernel_old_timespec t = {.tv_sec = 0, .tv_nsec = 1000000};
+    fxi_syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long)(uintptr_t)&t, 0, 0, 0);
+#endif
 }
 
 /* Submits an IORING_OP_ASYNC_CANCEL of the futex wait. A submission refused
@@ -411,8 +447,7 @@ static bool fx_uring_submit_cancel(struct fxi_async_uring *u)
         u->inflight += consumed;
         if (r == 0)
             return true;
-        struct timespec ms = {0, 1000000};
-        fxi_syscall(SYS_nanosleep, (long)(uintptr_t)&ms, 0, 0, 0, 0, 0);
+        fx_uring_pause_1ms();
     }
     return false;
 }

@@ -698,7 +698,11 @@ static int where_is(pid_t pid, pid_t tid, uintptr_t lo, uintptr_t hi)
         return -1;
     if (nr == -1)
         return 0;
-    if (nr != SYS_futex || sscanf(buf, "%ld %lx %lx", &nr, &a0, &a1) != 3)
+    bool futex = nr == SYS_futex;
+#ifdef SYS_futex_time64
+    futex = futex || nr == SYS_futex_time64; /* timed waits on 32-bit architectures */
+#endif
+    if (!futex || sscanf(buf, "%ld %lx %lx", &nr, &a0, &a1) != 3)
         return -1;
     /* A wait, not a wake: a thread stopped inside FUTEX_WAKE may still hold
      * what it is about to release (a notifier under the mutex). */
