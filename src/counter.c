@@ -24,7 +24,8 @@
  * bounded sleep (fxi_futex_sleep), so each sleeper re-reads the value at its
  * recheck and returns if it meets the target. (W2 wakes all, so a woken
  * waiter that dies before returning to user space costs nobody else.) An
- * idle waiter costs one wake-up per FX_RECHECK_NS; add, store and a wait
+ * idle waiter costs one wake-up per FX_RECHECK_NS in shared memory (none in
+ * private memory: src/internal/futex.h); add, store and a wait
  * that finds its target are unchanged. W1, W2, R1 and R2 are seq_cst (the
  * Dekker pattern): why that loses no wake-up is in docs/design/counter.md.
  */

@@ -266,8 +266,12 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                 return EINVAL;
             checked = true;
         }
-        if (s & WL) {
-            watch.on = false; /* a holder, not an intent: its release wakes */
+        if ((s & WL) || fxi_recheck_private(&rc)) {
+            /* A holder, not an intent: its release wakes. Or private
+             * memory: no writer dies alone there, so no intent goes stale
+             * (and a waiting writer, which sleeps without rechecks there,
+             * renews nothing). */
+            watch.on = false;
             rc.period_ns = FX_RECHECK_NS;
         } else {
             rc.period_ns = FX_RWLOCK_WATCH_NS;
