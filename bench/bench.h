@@ -303,9 +303,11 @@ void fxb_tb_list(void);
 
 /* --- idle waiters per primitive (idle.c) ----------------------------------- */
 
-/* The idle workload's per-primitive table: for each count, each primitive,
- * private and MAP_SHARED memory, futexsync and its pthread peer; prints it.
- * False when a run failed its checks (reported on stderr). */
-bool fxb_idle_toolbox(const int *counts, int ncounts, int64_t settle_ms, int64_t window_ms);
+/* The idle workload's per-primitive table: for each count, each primitive
+ * (prims: a comma-separated list of names, or NULL for all), private and
+ * MAP_SHARED memory, futexsync and its pthread peer; prints it. False when a
+ * run failed its checks (reported on stderr) or prims names none. */
+bool fxb_idle_toolbox(const int *counts, int ncounts, const char *prims, int64_t settle_ms,
+                      int64_t window_ms);
 
 #endif /* FXB_BENCH_H */

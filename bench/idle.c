@@ -245,17 +245,23 @@ static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_n
                 made + 1, n, strerror(e));
     while (e == 0 && __atomic_load_n(&o->arrived, __ATOMIC_RELAXED) < n)
         fxb_sleep_ns(1000000);
-    struct fxb_usage p0, p1, m0, m1;
+    struct fxb_usage p0, p1, q0, q1, m0, m1;
     int64_t t0 = 0, t1 = 1;
     if (e == 0) {
         fxb_sleep_ns(settle_ns);
-        fxb_usage_process(&p0);
+        /* A RUSAGE_SELF call walks every thread, and part of that walk is
+         * sampled as the measurer's time and part not: the process is
+         * sampled both inside and outside the measurer's bracket, and the
+         * run takes the middle of the two estimates (q: outside). */
+        fxb_usage_process(&q0);
         fxb_usage_thread(&m0);
+        fxb_usage_process(&p0);
         t0 = fxb_now_ns();
         fxb_sleep_ns(window_ns);
         t1 = fxb_now_ns();
-        fxb_usage_thread(&m1);
         fxb_usage_process(&p1);
+        fxb_usage_thread(&m1);
+        fxb_usage_process(&q1);
     }
     if (e != 0 && kind == K_BARRIER) {
         /* The parties that were made wait for the missing ones for ever:
@@ -278,7 +284,9 @@ static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_n
                     fx ? fxb_idle_kind[kind] : fxb_idle_peer[kind],
                     shared ? "shared" : "private", n, passed, errors);
         double secs = (double)(t1 - t0) / 1e9;
-        double cpu = (double)((p1.cpu_ns - p0.cpu_ns) - (m1.cpu_ns - m0.cpu_ns));
+        double mine = (double)(m1.cpu_ns - m0.cpu_ns);
+        double cpu = ((double)(p1.cpu_ns - p0.cpu_ns) - mine +
+                      (double)(q1.cpu_ns - q0.cpu_ns) - mine) / 2;
         double sw = (double)((p1.vcsw - p0.vcsw) - (m1.vcsw - m0.vcsw));
         res->cpu_pct = 100.0 * cpu / (secs * 1e9);
         res->wakeups_s = sw / secs;
@@ -293,9 +301,33 @@ static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_n
     munmap(o, size);
 }
 
-bool fxb_idle_toolbox(const int *counts, int ncounts, int64_t settle_ms, int64_t window_ms)
+/* Whether the comma-separated list names `name` (NULL: every name). */
+static bool fxb_idle_selected(const char *list, const char *name)
 {
-    bool ok = true;
+    if (list == NULL)
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = list; p != NULL; p = strchr(p, ',')) {
+        if (*p == ',')
+            p++;
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    }
+    return false;
+}
+
+bool fxb_idle_toolbox(const int *counts, int ncounts, const char *prims, int64_t settle_ms,
+                      int64_t window_ms)
+{
+    bool ok = true, any = false;
+    for (int k = 0; k < K_COUNT; k++)
+        any = any || fxb_idle_selected(prims, fxb_idle_kind[k]);
+    if (!any) {
+        fprintf(stderr, "futexsync-bench: --idle-prims '%s' names none of fx_mutex, fx_cond, "
+                        "fx_sem, fx_rwlock, fx_barrier, fx_counter\n",
+                prims);
+        return false;
+    }
     printf("\n== idle, per primitive: N threads blocked on one object nobody releases ==\n"
            "CPU %% of one core and wake-ups/s (voluntary context switches) of the whole "
            "process,\nthe measuring thread excluded, over %lld ms, %lld ms after the last "
@@ -305,7 +337,8 @@ bool fxb_idle_toolbox(const int *counts, int ncounts, int64_t settle_ms, int64_t
            "fx CPU%", "fx wakeup/s", "pt CPU%", "pt wakeup/s", "pthread peer");
     for (int c = 0; c < ncounts; c++)
         for (int k = 0; k < K_COUNT; k++)
-            for (int shared = 0; shared < 2; shared++) {
+            for (int shared = 0; shared < 2 && fxb_idle_selected(prims, fxb_idle_kind[k]);
+                 shared++) {
                 struct fxb_idle_res fx, pt;
                 fxb_note_progress("idle, per primitive", fxb_idle_kind[k], counts[c], 1, 1);
                 fxb_idle_run(k, true, shared, counts[c], settle_ms * 1000000,

@@ -60,6 +60,7 @@ struct fxb_opts {
     struct fxb_list rw_threads, parties; /* rwlock, barrier */
     struct fxb_list idle_counts;         /* idle, per primitive */
     int64_t idle_window_ms;
+    const char *idle_prims;              /* NULL: all six */
     int read_pct;
     const char *prims[FXB_MAXL];
     int nprims;
@@ -118,6 +119,8 @@ static void fxb_usage(FILE *f)
           "  --idle-counts N,... waiters of the idle workload's per-primitive table\n"
           "                      (default 100,1000,10000)\n"
           "  --idle-window-ms MS its measured window (default 2000, after a 1 s settle)\n"
+          "  --idle-prims P,...  its primitives (fx_mutex,fx_cond,fx_sem,fx_rwlock,\n"
+          "                      fx_barrier,fx_counter: the default)\n"
           "  --hold-ms MS        how long the idle workload holds the lock (default 1000)\n"
           "  --count-method M    futex counting: auto, perf, seccomp or none (default auto)\n"
           "  --csv FILE          write every result row to FILE\n"
@@ -316,6 +319,8 @@ static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
             o->rounds = (int)fxb_parse_num(name, val, 1, 1000), o->rounds_given = true;
         else if (strcmp(name, "--idle-counts") == 0)
             fxb_parse_list(name, val, &o->idle_counts, 30000);
+        else if (strcmp(name, "--idle-prims") == 0)
+            o->idle_prims = val;
         else if (strcmp(name, "--idle-window-ms") == 0)
             o->idle_window_ms = fxb_parse_num(name, val, 1, 600000);
         else if (strcmp(name, "--idle-threads") == 0)
@@ -831,7 +836,7 @@ int main(int argc, char **argv)
                                      idle_smoke = { { 3 }, 1 };
         struct fxb_list ic = o.idle_counts.n ? o.idle_counts : o.smoke ? idle_smoke : idle_default;
         int64_t window = o.idle_window_ms > 0 ? o.idle_window_ms : o.smoke ? 20 : 2000;
-        if (!fxb_idle_toolbox(ic.v, ic.n, o.smoke ? 20 : 1000, window))
+        if (!fxb_idle_toolbox(ic.v, ic.n, o.idle_prims, o.smoke ? 20 : 1000, window))
             fxb_failed = true;
     }
     if (o.work[W_PINGPONG] && !fxb_tb_pingpong(&rep, &tb))
