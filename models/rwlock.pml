@@ -89,8 +89,8 @@
  * readers' clearing of a stale writer intent are off (BOUNDED = INTENT = 0):
  * every wake duty of the table must then be met by wakes alone, which is
  * what the checks without deaths show. That is also the C in private
- * memory, once a sleep's scope is known (fxi_recheck_private: no recheck,
- * and rdlock_slow skips the stale-intent watch). With DEATHS they are on. Time is not
+ * memory, once a sleep's scope is known (no recheck, and rdlock_slow
+ * watches for a stale intent only once fxi_recheck_shared says shared). With DEATHS they are on. Time is not
  * modelled: the intent is stale (intent_is_stale: writer_seq unchanged for
  * FX_RWLOCK_STALE_NS, while a waiting writer renews it every
  * FX_RWLOCK_RENEW_NS) when no live writer is inside a lock call (STALE), and
@@ -109,7 +109,7 @@
  * from WL to 0 is the same step when no bit is set).
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
-//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale rdlock_common rdlock_slow reader_release wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release wrlock_slow sha256=3bb2bbc818886965706e2f2e6f426ac912dbe0385fa7d86a947b6bd40ae3ac09
+//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale rdlock_common rdlock_slow reader_release wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release wrlock_slow sha256=e02eaf564df4552a7eb6a208de60fac5c01b0ab4ccd0d64f8b081ae2faaab7ee
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3

@@ -86,8 +86,10 @@
  * reader kept out by WP/WW alone looks every FX_RWLOCK_WATCH_NS and clears
  * them when writer_seq has not moved for FX_RWLOCK_STALE_NS: more than two
  * recheck periods, so that a live writer is taken for dead only when it has
- * not run for a while. Readers get in at most about STALE + 2 * WATCH after
- * the writer's death. */
+ * not run for a while. Readers get in at most about STALE + 3 * WATCH after
+ * the writer's death (the watch starts at a reader's first recheck, which
+ * tells shared memory from private, where writers neither die alone nor
+ * renew, and nobody watches: src/internal/futex.h). */
 #define FX_RWLOCK_RENEW_NS (FX_RECHECK_NS / 2)
 #define FX_RWLOCK_WATCH_NS (100 * 1000000LL)
 #define FX_RWLOCK_STALE_NS (600 * 1000000LL)
@@ -266,16 +268,17 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                 return EINVAL;
             checked = true;
         }
-        if ((s & WL) || fxi_recheck_private(&rc)) {
-            /* A holder, not an intent: its release wakes. Or private
-             * memory: no writer dies alone there, so no intent goes stale
-             * (and a waiting writer, which sleeps without rechecks there,
-             * renews nothing). */
-            watch.on = false;
+        if (s & WL) {
+            watch.on = false; /* a holder, not an intent: its release wakes */
             rc.period_ns = FX_RECHECK_NS;
         } else {
             rc.period_ns = FX_RWLOCK_WATCH_NS;
-            if (intent_is_stale(l, &watch)) {
+            /* Only in memory known to be shared (the first recheck tells):
+             * in private memory no writer dies alone, and a waiting writer,
+             * which sleeps without rechecks there, renews nothing. */
+            if (!fxi_recheck_shared(&rc))
+                watch.on = false;
+            else if (intent_is_stale(l, &watch)) {
                 /* No waiting writer renewed WP/WW for the stale time: take
                  * them away (and RW, waking the readers it stands for). A
                  * live writer that was only slow sets them again at its next
