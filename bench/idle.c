@@ -347,10 +347,14 @@ bool fxb_idle_toolbox(const int *counts, int ncounts, const char *prims, int64_t
                              window_ms * 1000000, &pt);
                 fxb_end_progress();
                 ok = ok && fx.ok && pt.ok;
+                /* The CPU estimate may dip below 0 by its own error: shown
+                 * as 0.00 rather than -0.00 when it rounds to nothing. */
+                double fcpu = fabs(fx.cpu_pct) < 0.005 ? 0.0 : fx.cpu_pct;
+                double pcpu = fabs(pt.cpu_pct) < 0.005 ? 0.0 : pt.cpu_pct;
                 printf("%-11s %-7s %7d | %8.2f %11.1f | %8.2f %11.1f | %s%s\n",
                        fxb_idle_kind[k], shared ? "shared" : "private", counts[c],
-                       fx.ok ? fx.cpu_pct : NAN, fx.ok ? fx.wakeups_s : NAN,
-                       pt.ok ? pt.cpu_pct : NAN, pt.ok ? pt.wakeups_s : NAN,
+                       fx.ok ? fcpu : NAN, fx.ok ? fx.wakeups_s : NAN,
+                       pt.ok ? pcpu : NAN, pt.ok ? pt.wakeups_s : NAN,
                        fxb_idle_peer[k], fx.ok && pt.ok ? "" : "  !");
             }
     return ok;
