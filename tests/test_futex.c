@@ -460,7 +460,7 @@ static struct scope_probe *probe_new(void)
 }
 
 void fxi_fault_point(const char *step);
-void fxi_fault_point(const char *step)
+FXF_CANCELLED_FRAME void fxi_fault_point(const char *step)
 {
     struct scope_probe *p = __atomic_load_n(&probe, __ATOMIC_ACQUIRE);
     if (p == NULL)
