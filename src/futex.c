@@ -73,8 +73,8 @@ int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *d
  * keys by (mm, address) for a futex without FUTEX_PRIVATE_FLAG; false for
  * anything else or when in doubt (no /proc, no file descriptor, a page not
  * present or swapped out, a file page of a MAP_PRIVATE mapping not yet
- * copied, shared anonymous memory, a 32-bit build). One entry of
- * /proc/self/pagemap: bit 63 present, bit 62 swapped, bit 61 a file page or
+ * copied, shared anonymous memory, a 32-bit build). One entry of the
+ * pagemap file: bit 63 present, bit 62 swapped, bit 61 a file page or
  * shared anonymous memory. The descriptor is opened, read and closed here,
  * with raw system calls (not cancellation points, errno kept) and
  * O_CLOEXEC, so nothing is cached that a fork, an exec or the caller's
@@ -86,8 +86,13 @@ static bool fx_word_private(const int32_t *word)
     long page = sysconf(_SC_PAGESIZE);
     if (page <= 0)
         return false;
-    long fd = fxi_syscall(SYS_openat, AT_FDCWD, (long)(uintptr_t)"/proc/self/pagemap",
+    /* thread-self: the caller's own view, which also works after the main
+     * thread has exited (/proc/self then names a zombie leader). */
+    long fd = fxi_syscall(SYS_openat, AT_FDCWD, (long)(uintptr_t)"/proc/thread-self/pagemap",
                           O_RDONLY | O_CLOEXEC, 0, 0, 0);
+    if (fd < 0) /* before Linux 3.17 */
+        fd = fxi_syscall(SYS_openat, AT_FDCWD, (long)(uintptr_t)"/proc/self/pagemap",
+                         O_RDONLY | O_CLOEXEC, 0, 0, 0);
     if (fd < 0)
         return false;
     uint64_t entry = 0;
