@@ -30,7 +30,7 @@
  * "@barrier.<step>" (an "@step barrier.<step>" comment in the C).
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
-//@mirrors src/barrier.c barrier_wait wait_round sha256=030b17c406bd52f957d0574a71ac4c41dbadc5d584d1be7b96363562ef769196
+//@mirrors src/barrier.c barrier_wait wait_round sha256=6e9d9f93f0fadd3f0a079e8e126f2631d309d2becd068d1edb6c7f6412301660
 //@check safety
 //@check ltl late_pass -DDEATHS=1
 

@@ -152,7 +152,7 @@
  * costs a full run of the checks.)
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope fxi_futex_sleep_cancel sha256=15aa8ea0e18279484d522ba75da1e533dc4990c7abe0fec6f66b826b509164b6
-//@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_rmutex_check fx_cond_rmutex_ops fx_cond_rmutex_relock fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=50fc45e39d4f76158df51fd8e37953b57627a1d9609e1bd7d5faa208550e58ad
+//@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_rmutex_check fx_cond_rmutex_ops fx_cond_rmutex_relock fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=04f82add25518d1f543fab6c8f6e60f8119d4f70071b40b18604341485022add
 //@mirrors src/rmutex.c fx_rm_acquired fx_rm_acquired_slow fx_rm_lock fx_rm_lock_contended fx_rm_reenter fx_rm_release fx_rm_release_owned fx_rm_step fx_rm_unlock_slow fx_rm_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=b6e6b1b672d9a5665c04d9723bbe8b3f522cb79fa94a4c0a5941976d88203f1d
 //@check safety -DSCENARIO_DEATH
 //@check safety

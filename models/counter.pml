@@ -44,7 +44,7 @@
  *   all_return  <> every process done, under weak fairness.
  */
 
-//@mirrors src/counter.c fx_counter_add fx_counter_met fx_counter_wait_until fx_counter_wake_waiters sha256=d6819d63c8e0fd0bfad3f3db9e9e17ac0c883509ec888da3562ccf69b07bd50b
+//@mirrors src/counter.c fx_counter_add fx_counter_met fx_counter_wait_until fx_counter_wake_waiters sha256=743e13706be824ab2b857fcde789b60768fe45e8546ba27c0bf617425030b412
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
 //@mirrors src/internal/counter_wait.h fxi_counter_waiter_enter fxi_counter_waiter_leave fxi_counter_waiter_look sha256=662a01a0c511e71319366c211804233164a193c3a84b940ddf821cbad27bb001
 

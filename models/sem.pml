@@ -32,7 +32,7 @@
  * step tag it mirrors as "@sem.<step>".
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope fxi_futex_sleep_cancel sha256=87de8dc7836cbb977df7cac2aae5a1700eeaac4d583aa4fa185915980b00a25e
-//@mirrors src/sem.c fx_sem_post fx_sem_post_body fx_sem_post_wake fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_body fx_sem_wait_slow sha256=d235fd53cd6ddf5827a7f95d1c587cb90991e886d140d91b177f1ab6f975d352
+//@mirrors src/sem.c fx_sem_post fx_sem_post_body fx_sem_post_wake fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_body fx_sem_wait_slow sha256=b98c01a628c67db7fe9375d54c58a7cf30a255237500fd532dfcb03fe9eb3526
 //@check safety
 //@check ltl token_taken -DDEATHS=1
 

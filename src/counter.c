@@ -131,7 +131,7 @@ static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct tim
 
     /* @step counter.wait.R1 */
     fxi_counter_waiter_enter(c); /* R1, seq_cst */
-    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     int r;
     for (;;) {
         /* @step counter.wait.R2 */

@@ -161,7 +161,7 @@ void fxi_mutex_abandon_wait(fx_mutex *m)
 int fxi_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
 {
     bool checked = false;
-    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     for (;;) {
         int32_t sleep_on;
         /* @step mutex.lock_slept.step */

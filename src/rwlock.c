@@ -230,7 +230,7 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                                                        const struct timespec *deadline)
 {
     uint32_t s = load_state(l);
-    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     struct stale_watch watch = {false, 0, {0, 0}};
     bool checked = false;
     int spins = 0;
@@ -376,7 +376,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
 {
     uint32_t s = load_state(l);
     uint32_t slept = 0; /* WW once this writer has slept: others may sleep too */
-    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     struct timespec renew_at = {0, -1}; /* next renewal of WP/WW; none yet */
     bool checked = false;
     int spins = 0;

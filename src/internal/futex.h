@@ -57,15 +57,17 @@ int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *d
  *
  * In memory no other process can futex-wake, none of that can happen (the
  * threads of one process die together), so there the recheck is not needed:
- * at its first recheck, a call asks whether its words are in private
+ * at its first recheck, a call declared FX_RECHECK_INIT_SCOPED asks whether
+ * its words are in private
  * anonymous pages (fxi_futex_sleep below; docs/design/futex.md, "Private
  * memory sleeps untimed") and, if they surely are, sleeps from then on until
  * it is woken or its caller's deadline passes, as a pthread wait does. Any
  * doubt keeps the recheck.
  *
- * Declare a struct fxi_recheck per blocking call, FX_RECHECK_INIT(period_ns),
- * and pass it to every
- * fxi_futex_sleep of that call. */
+ * Declare a struct fxi_recheck per blocking call, FX_RECHECK_INIT_SCOPED
+ * (period_ns) where the recheck is only for deaths in other processes, or
+ * FX_RECHECK_INIT(period_ns) where it must stay in every memory, and pass it
+ * to every fxi_futex_sleep of that call. */
 struct fxi_recheck {
     struct timespec tick; /* the next recheck; tv_nsec < 0 before the first sleep */
     int64_t period_ns;    /* the recheck period, > 0 */
@@ -78,7 +80,15 @@ struct fxi_recheck {
 /* scope: not asked yet; every word of the call is surely in memory that no
  * other process can futex-wake (no recheck); shared, or not known (recheck). */
 enum { FXI_SCOPE_UNKNOWN = 0, FXI_SCOPE_PRIVATE = 1, FXI_SCOPE_SHARED = 2 };
-#define FX_RECHECK_INIT(period_ns) { {0, -1}, (period_ns), 0, FXI_SCOPE_UNKNOWN, {NULL, NULL} }
+/* A recheck for any death: kept in every memory (fx_once's liveness check of
+ * its initialiser, whose thread can die in any memory). */
+#define FX_RECHECK_INIT(period_ns) { {0, -1}, (period_ns), 0, FXI_SCOPE_SHARED, {NULL, NULL} }
+/* A recheck only for deaths in other processes (a waker killed in the wake
+ * window): asked at the first recheck and dropped in private memory. The
+ * blocking waits of fx_mutex, fx_cond, fx_sem, fx_rwlock, fx_barrier and
+ * fx_counter. */
+#define FX_RECHECK_INIT_SCOPED(period_ns) \
+    { {0, -1}, (period_ns), 0, FXI_SCOPE_UNKNOWN, {NULL, NULL} }
 
 /* The first multiple of period_ns after now_ns (both CLOCK_MONOTONIC ns,
  * i.e. since boot): the recheck times of every sleeper with the same period,
