@@ -10,6 +10,8 @@
  *   run.c     one measured run: threads, processes, idle waiters, pairs
  *   report.c  result rows, medians, the terminal tables, CSV, gnuplot SVG
  *   main.c    options and the workloads (warm-up, interleaved rounds)
+ *   idle.c    the idle workload's per-primitive table: N threads blocked on
+ *             one fx_* object and on its pthread peer, private and shared
  *   toolbox.c fx_sem, fx_cond, fx_rwlock, fx_barrier, fx_once against their
  *             pthread peers: adapters, runs, method and tables of the
  *             uncontended-toolbox, pingpong, rwlock and barrier workloads
@@ -298,5 +300,14 @@ bool fxb_tb_barrier(struct fxb_report *rep, const struct fxb_tb_opts *o);
 /* Whether --prims NAME selects anything; the --list lines. */
 bool fxb_tb_known(const char *name);
 void fxb_tb_list(void);
+
+/* --- idle waiters per primitive (idle.c) ----------------------------------- */
+
+/* The idle workload's per-primitive table: for each count, each primitive
+ * (prims: a comma-separated list of names, or NULL for all), private and
+ * MAP_SHARED memory, futexsync and its pthread peer; prints it. False when a
+ * run failed its checks (reported on stderr) or prims names none. */
+bool fxb_idle_toolbox(const int *counts, int ncounts, const char *prims, int64_t settle_ms,
+                      int64_t window_ms);
 
 #endif /* FXB_BENCH_H */

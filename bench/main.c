@@ -58,6 +58,9 @@ struct fxb_opts {
     int nlocks; /* 0: the default set of each workload */
     struct fxb_list threads, procs; /* n == 0: the workload's default */
     struct fxb_list rw_threads, parties; /* rwlock, barrier */
+    struct fxb_list idle_counts;         /* idle, per primitive */
+    int64_t idle_window_ms;
+    const char *idle_prims;              /* NULL: all six */
     int read_pct;
     const char *prims[FXB_MAXL];
     int nprims;
@@ -113,6 +116,11 @@ static void fxb_usage(FILE *f)
           "  --warmup-ms MS      discarded run per lock before a workload (default 100)\n"
           "  --rounds R          interleaved rounds; numbers are medians (default 5)\n"
           "  --idle-threads N    waiters of the idle workload (default 64)\n"
+          "  --idle-counts N,... waiters of the idle workload's per-primitive table\n"
+          "                      (default 100,1000,10000)\n"
+          "  --idle-window-ms MS its measured window (default 2000, after a 1 s settle)\n"
+          "  --idle-prims P,...  its primitives (fx_mutex,fx_cond,fx_sem,fx_rwlock,\n"
+          "                      fx_barrier,fx_counter: the default)\n"
           "  --hold-ms MS        how long the idle workload holds the lock (default 1000)\n"
           "  --count-method M    futex counting: auto, perf, seccomp or none (default auto)\n"
           "  --csv FILE          write every result row to FILE\n"
@@ -309,6 +317,12 @@ static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
             o->warmup_ms = fxb_parse_num(name, val, 0, 3600000);
         else if (strcmp(name, "--rounds") == 0)
             o->rounds = (int)fxb_parse_num(name, val, 1, 1000), o->rounds_given = true;
+        else if (strcmp(name, "--idle-counts") == 0)
+            fxb_parse_list(name, val, &o->idle_counts, 30000);
+        else if (strcmp(name, "--idle-prims") == 0)
+            o->idle_prims = val;
+        else if (strcmp(name, "--idle-window-ms") == 0)
+            o->idle_window_ms = fxb_parse_num(name, val, 1, 600000);
         else if (strcmp(name, "--idle-threads") == 0)
             o->idle_threads = (int)fxb_parse_num(name, val, 1, 4096);
         else if (strcmp(name, "--hold-ms") == 0)
@@ -816,8 +830,15 @@ int main(int argc, char **argv)
         fxb_contended(&rep, &o, W_FAIRNESS);
     if (o.work[W_SYSCALLS])
         fxb_syscalls(&rep, &o);
-    if (o.work[W_IDLE])
+    if (o.work[W_IDLE]) {
         fxb_contended(&rep, &o, W_IDLE);
+        static const struct fxb_list idle_default = { { 100, 1000, 10000 }, 3 },
+                                     idle_smoke = { { 3 }, 1 };
+        struct fxb_list ic = o.idle_counts.n ? o.idle_counts : o.smoke ? idle_smoke : idle_default;
+        int64_t window = o.idle_window_ms > 0 ? o.idle_window_ms : o.smoke ? 20 : 2000;
+        if (!fxb_idle_toolbox(ic.v, ic.n, o.idle_prims, o.smoke ? 20 : 1000, window))
+            fxb_failed = true;
+    }
     if (o.work[W_PINGPONG] && !fxb_tb_pingpong(&rep, &tb))
         fxb_failed = true;
     if (o.work[W_RWLOCK] && !fxb_tb_rwlock(&rep, &tb))

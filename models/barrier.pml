@@ -29,8 +29,8 @@
  * Every step names the step tag of src/barrier.c it mirrors as
  * "@barrier.<step>" (an "@step barrier.<step>" comment in the C).
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=7c32fbb6b0412e3d9c559d2ef96338ee49a2b98b2ff9a06b158b23659ba79b38
-//@mirrors src/barrier.c barrier_wait wait_round sha256=030b17c406bd52f957d0574a71ac4c41dbadc5d584d1be7b96363562ef769196
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
+//@mirrors src/barrier.c barrier_wait wait_round sha256=6e9d9f93f0fadd3f0a079e8e126f2631d309d2becd068d1edb6c7f6412301660
 //@check safety
 //@check ltl late_pass -DDEATHS=1
 
@@ -38,7 +38,9 @@
 #define DEATHS 0          /* parties killed in a run, at most */
 #endif
 #ifndef BOUNDED
-#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep) */
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep); off, it
+                                is also a private object, whose sleeps have
+                                no recheck once their scope is known */
 #endif
 #define N 3               /* parties */
 #if DEATHS

@@ -98,9 +98,9 @@
  *                           register in between (the re-check in src/cond.c
  *                           only guards waiters with different mutexes)
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw fxi_futex_sleep fxi_futex_sleep_cancel sha256=fea07448e4895efd0df4124efe4f5a6971d4ec11144cc9f3c915a0eb5e0cfbda
-//@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_mutex_relock fx_cond_mutex_relock_hot fx_cond_mutex_relock_slept fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=17f4d21a620e130824d4970224991446f4b98e9709957666832334f8cd20d6cf
-//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=4a8ad27d114c5e7ee98da47a1f85eeb9481c1f4a3ccfccb36c7f4f06571ab34e
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope fxi_futex_sleep_cancel sha256=15aa8ea0e18279484d522ba75da1e533dc4990c7abe0fec6f66b826b509164b6
+//@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_mutex_relock fx_cond_mutex_relock_hot fx_cond_mutex_relock_slept fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=fb78644d121058e19ff10669a62f1a9570076b29c51ebb62fbb0d2834d876351
+//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=4c228b86b5d8cea8df3a46734daf384abd6cb9bd83785986b6bf05497f5e1660
 //@check safety -DSCENARIO_WRAP
 //@check safety -DSCENARIO_BCAST
 //@check safety
@@ -162,7 +162,9 @@ byte finished = 0;      /* (observer) */
 #define DEATHS 0        /* the Signaller may be killed (TOKENS scenario) */
 #endif
 #ifndef BOUNDED
-#define BOUNDED (DEATHS > 0) /* sleeps end at a recheck (fxi_futex_sleep) */
+#define BOUNDED (DEATHS > 0) /* sleeps end at a recheck (fxi_futex_sleep); off, it
+                                is also a private object, whose sleeps have
+                                no recheck once their scope is known */
 #endif
 #if DEATHS
 /* Death (TOKENS only): the Signaller is SIGKILLed at any step of two

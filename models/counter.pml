@@ -44,8 +44,8 @@
  *   all_return  <> every process done, under weak fairness.
  */
 
-//@mirrors src/counter.c fx_counter_add fx_counter_met fx_counter_wait_until fx_counter_wake_waiters sha256=cefaafc8056873800cb291b76559b457785788cf38f957b50d79ff4ed6007c5c
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=7c32fbb6b0412e3d9c559d2ef96338ee49a2b98b2ff9a06b158b23659ba79b38
+//@mirrors src/counter.c fx_counter_add fx_counter_met fx_counter_wait_until fx_counter_wake_waiters sha256=c35fd7c9a9d319e9902329cdcc1e626bf667e2fbcfdaf40de90f2513d8a8f09f
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
 //@mirrors src/internal/counter_wait.h fxi_counter_waiter_enter fxi_counter_waiter_leave fxi_counter_waiter_look sha256=2ecd88de7fa96c5f2c29ad49b4cf432b0343e412e416022a15b14cdabee26807
 
 //@check safety
@@ -61,7 +61,9 @@
 #define DEATHS 0        /* processes killed in a run, at most */
 #endif
 #ifndef BOUNDED
-#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep) */
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep); off, it
+                                is also a private object, whose sleeps have
+                                no recheck once their scope is known */
 #endif
 
 /* Death (DEATHS > 0; the fix on branch wake, f1260f2): a killer SIGKILLs at

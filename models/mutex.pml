@@ -64,8 +64,8 @@
  *                   schedule; the check passes only if it does.
  */
 
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=7c32fbb6b0412e3d9c559d2ef96338ee49a2b98b2ff9a06b158b23659ba79b38
-//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_timedlock fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=98c79c07a5dc5e2b7c30d1f9a7d32ec47a06c9bae9744b1a7e1a6bd0d49cccd2
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
+//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_timedlock fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=27e9641c69811091768da16f8755848b64b802bc505961f1ec484c9274c405e4
 
 //@check safety
 //@check safety -DITER=0 -m2000000
@@ -92,7 +92,9 @@
 #define ONLY_LOCK 0     /* 1: every operation is fx_mutex_lock */
 #endif
 #ifndef BOUNDED
-#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep) */
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep); off, it
+                                is also a private object, whose sleeps have
+                                no recheck once their scope is known */
 #endif
 
 #define MAXPROC 4       /* size of the per-thread arrays (NPROC <= MAXPROC) */

@@ -91,7 +91,9 @@
  * Without deaths the bounded sleeps' rechecks (fxi_futex_sleep) and the
  * readers' clearing of a stale writer intent are off (BOUNDED = INTENT = 0):
  * every wake duty of the table must then be met by wakes alone, which is
- * what the checks without deaths show. With DEATHS they are on. Time is not
+ * what the checks without deaths show. That is also the C in private
+ * memory, once a sleep's scope is known (no recheck, and rdlock_slow
+ * watches for a stale intent only once fxi_recheck_shared says shared). With DEATHS they are on. Time is not
  * modelled: the intent is stale (intent_is_stale: writer_seq unchanged for
  * FX_RWLOCK_STALE_NS, while a waiting writer renews it every
  * FX_RWLOCK_RENEW_NS) when no live writer is inside a lock call (STALE), and
@@ -117,8 +119,8 @@
  * call cannot be told from theirs; when they do not, it changes nothing
  * (tests/test_rwlock.c checks that against concurrent threads).
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep sha256=7c32fbb6b0412e3d9c559d2ef96338ee49a2b98b2ff9a06b158b23659ba79b38
-//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=858db1df63e2a9c71353c3008561b64f7967949f3346ed760811c8f9bcae583a
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
+//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=fd18239e17ed179c286ebadfa2a842c3f0a84ea00387a0dd67eca2bce1616a47
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3
@@ -137,7 +139,9 @@
 #define DEATHS 0          /* processes killed in a run, at most (see "Death") */
 #endif
 #ifndef BOUNDED
-#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep) */
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep); off, it
+                                is also a private object, whose sleeps have
+                                no recheck once their scope is known */
 #endif
 #ifndef INTENT
 #define INTENT (DEATHS > 0)  /* readers take a stale writer intent away */

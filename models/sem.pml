@@ -31,8 +31,8 @@
  * Step names refer to the table at the top of src/sem.c; every step names the
  * step tag it mirrors as "@sem.<step>".
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fxi_futex_sleep_cancel sha256=75e3b6ccaf5d0c8565e5f22259831570f0c3c3f48a7b5b7c3be173fe92330aa1
-//@mirrors src/sem.c fx_sem_post fx_sem_post_body fx_sem_post_wake fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_body fx_sem_wait_slow sha256=901f141bce5220baeb6511020c8837d30f0e77a4721fe4bfd6c0a61c632c2831
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fxi_futex_sleep_cancel fx_futex_sleep_once fx_recheck_scope sha256=f474af83322a1ad82b025d5e819e3ce679518b3a0252d3db96c04733f652c516
+//@mirrors src/sem.c fx_sem_post fx_sem_post_body fx_sem_post_wake fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_body fx_sem_wait_slow sha256=1c4284defd910be1ea191ddbce947067d4c23a225060e2aee72a9e8b7d6ed5f8
 //@check safety
 //@check ltl token_taken -DDEATHS=1
 
@@ -46,7 +46,9 @@
 #define DEATHS 0      /* processes killed in a run, at most */
 #endif
 #ifndef BOUNDED
-#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep) */
+#define BOUNDED (DEATHS > 0) /* the sleeps end at a recheck (fxi_futex_sleep); off, it
+                                is also a private object, whose sleeps have
+                                no recheck once their scope is known */
 #endif
 #if DEATHS
 #define SIGNALS 0     /* EINTRs per waiter (a recheck is the same step) */

@@ -373,10 +373,16 @@ static void fx_cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *op
     }
 }
 
-/* W4: sleeps until released. 0 (released) or ETIMEDOUT. */
-FX_CANCEL_FRAME static int fx_cond_sleep(fx_cond *c, int32_t v, const struct timespec *deadline)
+/* W4: sleeps until released. 0 (released) or ETIMEDOUT. mutex_word: the
+ * word a broadcast may move us onto (ops->word), or NULL. */
+FX_CANCEL_FRAME static int fx_cond_sleep(fx_cond *c, int32_t v, const struct timespec *deadline,
+                                         const int32_t *mutex_word)
 {
-    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
+    /* We may be moved onto park or the mutex word without waking: the
+     * recheck can be dropped only if those are private too. */
+    rc.also[0] = &c->park;
+    rc.also[1] = mutex_word;
     for (;;) {
         /* A bounded sleep: on seq, or on park or the mutex word once a
          * broadcast moved us (the kernel keeps our timeout); a cancellation
@@ -507,7 +513,7 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
          * (W5..W8) before the caller's handlers run. */
         struct fx_cond_cancel cc = {c, m, ops, token, saved, v};
         pthread_cleanup_push(fx_cond_cancelled, &cc);
-        res = fx_cond_sleep(c, v, deadline);
+        res = fx_cond_sleep(c, v, deadline, ops->word(m));
         pthread_cleanup_pop(0);
     }
 

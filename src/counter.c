@@ -28,7 +28,8 @@
  * bounded sleep (fxi_futex_sleep), so each sleeper re-reads the value at its
  * recheck and returns if it meets the target. (W2 wakes all, so a woken
  * waiter that dies before returning to user space costs nobody else.) An
- * idle waiter costs one wake-up per FX_RECHECK_NS; add, store and a wait
+ * idle waiter costs one wake-up per FX_RECHECK_NS in shared memory (none in
+ * private memory: src/internal/futex.h); add, store and a wait
  * that finds its target are unchanged. W1, W2, R1 and R2 are seq_cst (the
  * Dekker pattern): why that loses no wake-up is in docs/design/counter.md.
  */
@@ -135,7 +136,7 @@ static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct tim
     /* @step counter.wait.R1 */
     if (fxi_counter_waiter_enter(c) != 0) /* R1, seq_cst */
         return EINVAL;
-    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     int r;
     for (;;) {
         /* @step counter.wait.R2 */

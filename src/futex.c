@@ -12,14 +12,17 @@
 #include "futexsync/futex.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <linux/futex.h>
 #include <linux/time_types.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include "internal/deadline.h"
+#include "internal/fault.h"
 #include "internal/futex.h"
 #include "internal/stats.h"
 #include "internal/syscall.h"
@@ -120,9 +123,71 @@ int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *d
     }
 }
 
-FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
-                   struct fxi_recheck *s)
+/* Whether no other process can futex-wake `word`: true only when the page
+ * holding it is present and anonymous in this process, which the kernel
+ * keys by (mm, address) for a futex without FUTEX_PRIVATE_FLAG; false for
+ * anything else or when in doubt (no /proc, no file descriptor, a page not
+ * present or swapped out, a file page of a MAP_PRIVATE mapping not yet
+ * copied, shared anonymous memory, a 32-bit build). One entry of the
+ * pagemap file: bit 63 present, bit 62 swapped, bit 61 a file page or
+ * shared anonymous memory. The descriptor is opened, read and closed here,
+ * with raw system calls (not cancellation points, errno kept) and
+ * O_CLOEXEC, so nothing is cached that a fork, an exec or the caller's
+ * close() could make wrong. docs/design/futex.md, "Private memory sleeps
+ * untimed", tells why pagemap and why only at the first recheck. */
+static bool fx_word_private(const int32_t *word)
 {
+#if defined(__LP64__) && defined(SYS_openat) && defined(SYS_pread64)
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0)
+        return false;
+    /* thread-self: the caller's own view, which also works after the main
+     * thread has exited (/proc/self then names a zombie leader). */
+    long fd = fxi_syscall(SYS_openat, AT_FDCWD, (long)(uintptr_t)"/proc/thread-self/pagemap",
+                          O_RDONLY | O_CLOEXEC, 0, 0, 0);
+    if (fd < 0) /* before Linux 3.17 */
+        fd = fxi_syscall(SYS_openat, AT_FDCWD, (long)(uintptr_t)"/proc/self/pagemap",
+                         O_RDONLY | O_CLOEXEC, 0, 0, 0);
+    if (fd < 0)
+        return false;
+    uint64_t entry = 0;
+    long off = (long)((uintptr_t)word / (uintptr_t)page * sizeof entry);
+    long n = fxi_syscall(SYS_pread64, fd, (long)(uintptr_t)&entry, (long)sizeof entry, off, 0, 0);
+    fxi_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+    const uint64_t present = 1ull << 63, swapped = 1ull << 62, file_or_shared = 1ull << 61;
+    return n == (long)sizeof entry && (entry & (present | swapped | file_or_shared)) == present;
+#else
+    (void)word;
+    return false;
+#endif
+}
+
+/* The scope of the call of s, asked once, at its first recheck: private only
+ * if its word and every other word it may sleep on are. */
+static void fx_recheck_scope(const int32_t *word, struct fxi_recheck *s)
+{
+    bool priv = fx_word_private(word);
+    for (int i = 0; priv && i < 2; i++)
+        priv = s->also[i] == NULL || fx_word_private(s->also[i]);
+    s->scope = priv ? FXI_SCOPE_PRIVATE : FXI_SCOPE_SHARED;
+    FX_FAULT(priv ? "futex.scope.private" : "futex.scope.shared");
+}
+
+/* fxi_futex_sleep without the scope question: 1 in *ask when the recheck
+ * came and the scope is still to be asked (the caller asks it outside any
+ * asynchronous-cancellation region: the question opens a descriptor). */
+FX_CANCEL_FRAME static int fx_futex_sleep_once(int32_t *word, int32_t expected,
+                                               const struct timespec *deadline,
+                                               struct fxi_recheck *s, bool *ask)
+{
+    *ask = false;
+    if (s->scope == FXI_SCOPE_PRIVATE) {
+        /* No recheck: only a wake, a change of the word, a signal or the
+         * caller's own deadline ends the sleep. */
+        int r = fxi_futex_wait_raw(word, expected, deadline, FX_BITSET_ANY);
+        s->woken = r == 0;
+        return r == ETIMEDOUT ? ETIMEDOUT : 0;
+    }
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (s->tick.tv_nsec < 0 || !fxi_ts_before(&now, &s->tick)) {
@@ -139,19 +204,38 @@ FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected, const struc
         return 0; /* woken, EAGAIN (the word changed) or EINTR */
     if (mine || fxi_deadline_passed(deadline))
         return ETIMEDOUT;
+    *ask = s->scope == FXI_SCOPE_UNKNOWN;
     /* @step futex.sleep.recheck */
     return 0; /* the recheck is due */
+}
+
+FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
+                   struct fxi_recheck *s)
+{
+    bool ask;
+    int r = fx_futex_sleep_once(word, expected, deadline, s, &ask);
+    if (ask)
+        fx_recheck_scope(word, s);
+    return r;
 }
 
 FX_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
                           struct fxi_recheck *s)
 {
     int type;
+    bool ask;
     /* Acts at once on a pending cancellation (glibc); otherwise a
      * pthread_cancel during the sleep interrupts it with SIGCANCEL. */
     pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
-    int r = fxi_futex_sleep(word, expected, deadline, s);
+    int r = fx_futex_sleep_once(word, expected, deadline, s, &ask);
+    /* A test's fault point: a cancellation acting here, after a wake picked
+     * this thread, is the in-process way to lose a wake (the caller's
+     * cleanup handler passes it on). */
+    if (s->woken)
+        FX_FAULT("futex.sleep_cancel.woken");
     pthread_setcanceltype(type, &type);
+    if (ask)
+        fx_recheck_scope(word, s);
     return r;
 }
 

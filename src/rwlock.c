@@ -90,8 +90,10 @@
  * reader kept out by WP/WW alone looks every FX_RWLOCK_WATCH_NS and clears
  * them when writer_seq has not moved for FX_RWLOCK_STALE_NS: more than two
  * recheck periods, so that a live writer is taken for dead only when it has
- * not run for a while. Readers get in at most about STALE + 2 * WATCH after
- * the writer's death. */
+ * not run for a while. Readers get in at most about STALE + 3 * WATCH after
+ * the writer's death (the watch starts at a reader's first recheck, which
+ * tells shared memory from private, where writers neither die alone nor
+ * renew, and nobody watches: src/internal/futex.h). */
 #define FX_RWLOCK_RENEW_NS (FX_RECHECK_NS / 2)
 #define FX_RWLOCK_WATCH_NS (100 * 1000000LL)
 #define FX_RWLOCK_STALE_NS (600 * 1000000LL)
@@ -258,7 +260,7 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
     /* After the fast path's failed CAS: a reader killed here is counted
      * nowhere (tests/test_rwlock.c kills one at this point). */
     FX_FAULT("rwlock.rdlock.slow");
-    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     struct stale_watch watch = {false, 0, {0, 0}};
     bool checked = false;
     int spins = 0;
@@ -301,7 +303,12 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
             rc.period_ns = FX_RECHECK_NS;
         } else {
             rc.period_ns = FX_RWLOCK_WATCH_NS;
-            if (intent_is_stale(l, &watch)) {
+            /* Only in memory known to be shared (the first recheck tells):
+             * in private memory no writer dies alone, and a waiting writer,
+             * which sleeps without rechecks there, renews nothing. */
+            if (!fxi_recheck_shared(&rc))
+                watch.on = false;
+            else if (intent_is_stale(l, &watch)) {
                 /* No waiting writer renewed WP/WW for the stale time: take
                  * them away (and RW, waking the readers it stands for). A
                  * live writer that was only slow sets them again at its next
@@ -412,7 +419,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
 {
     uint32_t s = load_state(l);
     uint32_t slept = 0; /* WW once this writer has slept: others may sleep too */
-    struct fxi_recheck rc = FX_RECHECK_INIT(FX_RECHECK_NS);
+    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     struct timespec renew_at = {0, -1}; /* next renewal of WP/WW; none yet */
     bool checked = false;
     int spins = 0;

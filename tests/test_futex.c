@@ -6,6 +6,7 @@
  * exact counts.
  */
 #define _GNU_SOURCE
+#include "fxfault.h"
 #include "fxtest.h"
 
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -544,6 +546,232 @@ static void futex_wake_negative_count_is_minus_einval(void **state)
     assert_int_equal(fx_futex_wake(&slot, INT32_MIN), -EINVAL);
 }
 
+/* --- the scope of a primitive's sleep (src/futex.c, fxi_futex_sleep) ------
+ *
+ * In memory no other process can futex-wake (fxt_arena: private anonymous
+ * pages) a primitive's waiter sleeps without rechecks once its first recheck
+ * has found that out; in MAP_SHARED memory it keeps rechecking. The library's
+ * fault points (this file defines fxi_fault_point) say which scope each
+ * waiter found, and let a test cancel a waiter right after a wake picked it,
+ * the in-process way to lose a wake. */
+
+struct scope_probe {
+    int32_t private_seen; /* waiters whose first recheck found private memory */
+    int32_t shared_seen;  /* ... shared memory, or could not tell */
+    int32_t cancel_armed; /* 1: the next woken cancellable sleep is cancelled there */
+};
+static struct scope_probe *probe; /* the current test's, in fxt_arena memory */
+
+static struct scope_probe *probe_new(void)
+{
+    struct scope_probe *p = fxt_arena(sizeof *p);
+    __atomic_store_n(&probe, p, __ATOMIC_RELEASE);
+    return p;
+}
+
+void fxi_fault_point(const char *step);
+FXF_CANCELLED_FRAME void fxi_fault_point(const char *step)
+{
+    struct scope_probe *p = __atomic_load_n(&probe, __ATOMIC_ACQUIRE);
+    if (p == NULL)
+        return;
+    if (strcmp(step, "futex.scope.private") == 0) {
+        __atomic_fetch_add(&p->private_seen, 1, __ATOMIC_ACQ_REL);
+    } else if (strcmp(step, "futex.scope.shared") == 0) {
+        __atomic_fetch_add(&p->shared_seen, 1, __ATOMIC_ACQ_REL);
+    } else if (strcmp(step, "futex.sleep_cancel.woken") == 0 &&
+               __atomic_exchange_n(&p->cancel_armed, 0, __ATOMIC_ACQ_REL)) {
+        /* Asynchronous cancellation is on here: the thread unwinds at once,
+         * having consumed the wake. */
+        pthread_cancel(pthread_self());
+        pthread_testcancel();
+    }
+}
+
+/* Voluntary context switches of thread tid of this process: its sleeps. */
+static long thread_sleeps(pid_t tid)
+{
+    char path[64], line[128];
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    long n = -1;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
+            break;
+    fclose(f);
+    assert_true(n >= 0);
+    return n;
+}
+
+struct locker {
+    fx_mutex *m;
+    pid_t tid;
+    int32_t ready;
+    int result;
+};
+
+static void *locker_main(void *p)
+{
+    struct locker *l = p;
+    l->tid = fxt_gettid();
+    fxt_flag_set(&l->ready, 1);
+    l->result = fx_mutex_lock(l->m);
+    if (l->result == 0)
+        fx_mutex_unlock(l->m);
+    return NULL;
+}
+
+/* A waiter blocked on a held mutex for a second (four recheck periods) after
+ * its scope is known: how many times it slept again meanwhile. */
+static long idle_locker_sleeps(fx_mutex *m, int32_t *seen)
+{
+    struct locker *l = fxt_arena(sizeof *l);
+    l->m = m;
+    assert_int_equal(fx_mutex_lock(m), 0);
+    pthread_t t = fxt_thread(locker_main, l);
+    assert_true(fxt_flag_wait(&l->ready, 1, ASLEEP_MS));
+    assert_true(fxt_flag_wait(seen, 1, ASLEEP_MS)); /* its first recheck */
+    assert_true(fxt_wait_asleep(l->tid, &m->state, ASLEEP_MS));
+    long before = thread_sleeps(l->tid);
+    struct timespec second = {1, 0};
+    nanosleep(&second, NULL); /* the window observed, not a synchronization */
+    long after = thread_sleeps(l->tid);
+    assert_int_equal(fx_mutex_unlock(m), 0);
+    assert_true(fxt_join_timed(t, JOIN_MS, NULL));
+    assert_int_equal(l->result, 0);
+    return after - before;
+}
+
+/* Issue 19: an idle waiter in private memory pays nothing, as with pthread. */
+static void private_mutex_waiter_sleeps_without_rechecks(void **state)
+{
+    (void)state;
+    struct scope_probe *p = probe_new();
+    fx_mutex *m = fxt_arena(sizeof *m);
+    assert_int_equal(idle_locker_sleeps(m, &p->private_seen), 0);
+    assert_int_equal(__atomic_load_n(&p->shared_seen, __ATOMIC_ACQUIRE), 0);
+}
+
+/* In MAP_SHARED memory the recheck stays: a wake lost to a process killed in
+ * the wake window is made up for (docs/reliability.md). */
+static void shared_mutex_waiter_keeps_rechecking(void **state)
+{
+    (void)state;
+    struct scope_probe *p = probe_new();
+    fx_mutex *m = fxt_shared_alloc(sizeof *m);
+    assert_true(idle_locker_sleeps(m, &p->shared_seen) >= 2);
+    assert_int_equal(__atomic_load_n(&p->private_seen, __ATOMIC_ACQUIRE), 0);
+    fxt_shared_free(m, sizeof *m);
+}
+
+/* Without rechecks, a private timed wait still ends at its own deadline. */
+static void private_timed_wait_ends_at_its_deadline(void **state)
+{
+    (void)state;
+    struct scope_probe *p = probe_new();
+    fx_sem *s = fxt_arena(sizeof *s);
+    int64_t t0 = fxt_now_ns();
+    struct timespec dl = fx_deadline_in(800 * FX_NSEC_PER_MSEC);
+    assert_int_equal(fx_sem_timedwait(s, &dl), ETIMEDOUT);
+    assert_true(fxt_now_ns() - t0 >= 800 * FX_NSEC_PER_MSEC);
+    assert_int_equal(__atomic_load_n(&p->private_seen, __ATOMIC_ACQUIRE), 1);
+}
+
+/* Two waiters of one private cond or sem: the first one a wake picks is
+ * cancelled before it returns (the fault point above); the other must get the
+ * signal or the token, though nothing rechecks. */
+struct hand_on {
+    fx_mutex m;
+    fx_cond c;
+    fx_sem s;
+    int32_t go; /* the cond's predicate, under m */
+    bool use_sem;
+    pid_t tid[2];
+    int32_t ready[2];
+};
+
+struct hand_on_arg {
+    struct hand_on *h;
+    int i;
+};
+
+static void hand_on_unlock(void *m)
+{
+    fx_mutex_unlock(m);
+}
+
+FXF_CANCELLED_FRAME static void *hand_on_waiter(void *p)
+{
+    struct hand_on_arg *a = p;
+    struct hand_on *h = a->h;
+    h->tid[a->i] = fxt_gettid();
+    fxt_flag_set(&h->ready[a->i], 1);
+    /* Untimed: at a deadline the waiter would find the token or the
+     * advanced counter by itself. */
+    int r = 0;
+    if (h->use_sem) {
+        r = fx_sem_wait(&h->s);
+    } else {
+        fx_mutex_lock(&h->m);
+        pthread_cleanup_push(hand_on_unlock, &h->m);
+        while (h->go == 0 && r == 0)
+            r = fx_cond_wait(&h->c, &h->m);
+        pthread_cleanup_pop(1);
+    }
+    return (void *)(intptr_t)r;
+}
+
+static void run_hand_on(bool use_sem)
+{
+    struct scope_probe *p = probe_new();
+    struct hand_on *h = fxt_arena(sizeof *h);
+    struct hand_on_arg *args = fxt_arena(2 * sizeof *args);
+    h->use_sem = use_sem;
+    const int32_t *word = use_sem ? &h->s.value : &h->c.seq;
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) {
+        args[i] = (struct hand_on_arg){h, i};
+        t[i] = fxt_thread(hand_on_waiter, &args[i]);
+        assert_true(fxt_flag_wait(&h->ready[i], 1, ASLEEP_MS));
+    }
+    /* Both past their first recheck: from now on only a wake ends a sleep. */
+    assert_true(fxt_flag_wait(&p->private_seen, 2, ASLEEP_MS));
+    for (int i = 0; i < 2; i++)
+        assert_true(fxt_wait_asleep(h->tid[i], word, ASLEEP_MS));
+    __atomic_store_n(&p->cancel_armed, 1, __ATOMIC_RELEASE);
+    if (use_sem) {
+        assert_int_equal(fx_sem_post(&h->s), 0);
+    } else {
+        assert_int_equal(fx_mutex_lock(&h->m), 0);
+        h->go = 1;
+        assert_int_equal(fx_cond_signal(&h->c), 0);
+        assert_int_equal(fx_mutex_unlock(&h->m), 0);
+    }
+    void *ret[2];
+    for (int i = 0; i < 2; i++)
+        assert_true(fxt_join_timed(t[i], JOIN_MS, &ret[i]));
+    assert_int_equal(__atomic_load_n(&p->cancel_armed, __ATOMIC_ACQUIRE), 0); /* it fired */
+    int cancelled = (ret[0] == PTHREAD_CANCELED) + (ret[1] == PTHREAD_CANCELED);
+    assert_int_equal(cancelled, 1);
+    /* The other one got the signal or the token. */
+    assert_ptr_equal(ret[0] == PTHREAD_CANCELED ? ret[1] : ret[0], NULL);
+    if (use_sem)
+        assert_int_equal(fx_sem_value(&h->s), 0);
+}
+
+static void private_cond_waiter_cancelled_after_its_wake_hands_the_signal_on(void **state)
+{
+    (void)state;
+    run_hand_on(false);
+}
+
+static void private_sem_waiter_cancelled_after_its_wake_hands_the_token_on(void **state)
+{
+    (void)state;
+    run_hand_on(true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -578,6 +806,11 @@ int main(void)
         cmocka_unit_test(futex_wake_null_slot_is_minus_einval),
         cmocka_unit_test(futex_wake_misaligned_slot_is_minus_einval),
         cmocka_unit_test(futex_wake_negative_count_is_minus_einval),
+        cmocka_unit_test(private_mutex_waiter_sleeps_without_rechecks),
+        cmocka_unit_test(shared_mutex_waiter_keeps_rechecking),
+        cmocka_unit_test(private_timed_wait_ends_at_its_deadline),
+        cmocka_unit_test(private_cond_waiter_cancelled_after_its_wake_hands_the_signal_on),
+        cmocka_unit_test(private_sem_waiter_cancelled_after_its_wake_hands_the_token_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #ifndef FX_INTERNAL_FUTEX_H
 #define FX_INTERNAL_FUTEX_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -54,15 +55,40 @@ int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *d
  * time is absolute and moves on only once it has passed, so neither signals
  * nor spurious wakes can postpone it.
  *
- * Declare a struct fxi_recheck per blocking call, FX_RECHECK_INIT(period_ns),
- * and pass it to every
- * fxi_futex_sleep of that call. */
+ * In memory no other process can futex-wake, none of that can happen (the
+ * threads of one process die together), so there the recheck is not needed:
+ * at its first recheck, a call declared FX_RECHECK_INIT_SCOPED asks whether
+ * its words are in private
+ * anonymous pages (fxi_futex_sleep below; docs/design/futex.md, "Private
+ * memory sleeps untimed") and, if they surely are, sleeps from then on until
+ * it is woken or its caller's deadline passes, as a pthread wait does. Any
+ * doubt keeps the recheck.
+ *
+ * Declare a struct fxi_recheck per blocking call, FX_RECHECK_INIT_SCOPED
+ * (period_ns) where the recheck is only for deaths in other processes, or
+ * FX_RECHECK_INIT(period_ns) where it must stay in every memory, and pass it
+ * to every fxi_futex_sleep of that call. */
 struct fxi_recheck {
     struct timespec tick; /* the next recheck; tv_nsec < 0 before the first sleep */
     int64_t period_ns;    /* the recheck period, > 0 */
     int woken;            /* set by each fxi_futex_sleep: 1 if a FUTEX_WAKE ended it */
+    int scope;            /* FXI_SCOPE_*: what the first recheck found */
+    /* Another word the call may end up sleeping on (a requeue target: the
+     * cond's park and its mutex's word), or NULL: it must be private too. */
+    const int32_t *also[2];
 };
-#define FX_RECHECK_INIT(period_ns) { {0, -1}, (period_ns), 0 }
+/* scope: not asked yet; every word of the call is surely in memory that no
+ * other process can futex-wake (no recheck); shared, or not known (recheck). */
+enum { FXI_SCOPE_UNKNOWN = 0, FXI_SCOPE_PRIVATE = 1, FXI_SCOPE_SHARED = 2 };
+/* A recheck for any death: kept in every memory (fx_once's liveness check of
+ * its initialiser, whose thread can die in any memory). */
+#define FX_RECHECK_INIT(period_ns) { {0, -1}, (period_ns), 0, FXI_SCOPE_SHARED, {NULL, NULL} }
+/* A recheck only for deaths in other processes (a waker killed in the wake
+ * window): asked at the first recheck and dropped in private memory. The
+ * blocking waits of fx_mutex, fx_cond, fx_sem, fx_rwlock, fx_barrier and
+ * fx_counter. */
+#define FX_RECHECK_INIT_SCOPED(period_ns) \
+    { {0, -1}, (period_ns), 0, FXI_SCOPE_UNKNOWN, {NULL, NULL} }
 
 /* The first multiple of period_ns after now_ns (both CLOCK_MONOTONIC ns,
  * i.e. since boot): the recheck times of every sleeper with the same period,
@@ -81,13 +107,23 @@ static inline int64_t fxi_recheck_grid(int64_t now_ns, int64_t period_ns)
 
 /* Sleeps while *word == expected, until woken, the caller's absolute
  * CLOCK_MONOTONIC deadline (NULL: none; tv_nsec already checked) or the next
- * recheck of s. Returns ETIMEDOUT only when the caller's deadline has passed;
+ * recheck of s (none once s->scope is FXI_SCOPE_PRIVATE). Returns ETIMEDOUT only when the caller's deadline has passed;
  * 0 otherwise (woken, the word changed, a signal, or a recheck is due): the
  * caller re-reads its word and calls again with the same s and deadline.
  * s->woken tells a wake (1) from the other reasons (0), for a caller whose
  * word does not show everything a wake means (fx_cond). */
 int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
                    struct fxi_recheck *s);
+
+/* True once the first recheck of the call of s has found a word that other
+ * processes may futex-wake (or could not tell). A caller whose own watch
+ * exists only for deaths in other processes (the rwlock readers'
+ * stale-intent watch) keeps it only then: in private memory the other side
+ * of the watch (a waiting writer's renewals) sleeps without rechecks. */
+static inline int fxi_recheck_shared(const struct fxi_recheck *s)
+{
+    return s->scope == FXI_SCOPE_SHARED;
+}
 
 /* fxi_futex_sleep as a cancellation point: asynchronous cancellation of the
  * calling thread is enabled around the sleep only (as glibc does around the

@@ -1,0 +1,361 @@
+/*
+ * bench/idle.c - the idle workload's second table: N threads blocked on one
+ * object of each primitive that nobody releases, in private and in
+ * MAP_SHARED memory, against the pthread peer (issue 19).
+ *
+ * One run: the object is set up held (a mutex locked, a rwlock write-locked,
+ * a barrier of N + 1 parties, a sem at 0, a cond or counter whose predicate
+ * is false), N threads with small stacks block on it, the run waits until
+ * all have arrived and then a settle time (past the first recheck of every
+ * sleeper), and measures a window: CPU time and voluntary context switches
+ * of the whole process (getrusage RUSAGE_SELF) minus those of the measuring
+ * thread itself (RUSAGE_THREAD), over the window's wall time. Then the
+ * object is released, every waiter must get through, and all are joined.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "bench.h"
+
+enum { K_MUTEX, K_COND, K_SEM, K_RWLOCK, K_BARRIER, K_COUNTER, K_COUNT };
+static const char *const fxb_idle_kind[K_COUNT] = { "fx_mutex", "fx_cond", "fx_sem",
+                                                    "fx_rwlock", "fx_barrier", "fx_counter" };
+static const char *const fxb_idle_peer[K_COUNT] = {
+    "pthread_mutex", "pthread_cond", "sem_t", "pthread_rwlock", "pthread_barrier",
+    "pthread_cond" /* a counter is a value and a condition variable */
+};
+
+/* Every object of a run, in private or MAP_SHARED memory. */
+struct fxb_idle_obj {
+    fx_mutex fm;
+    fx_cond fc;
+    fx_sem fs;
+    fx_rwlock frw;
+    fx_barrier fb;
+    fx_counter fn;
+    pthread_mutex_t pm;
+    pthread_cond_t pc;
+    sem_t ps;
+    pthread_rwlock_t prw;
+    pthread_barrier_t pb;
+    int kind, fx, parties;
+    int32_t go;      /* the cond's predicate, under fm or pm */
+    int32_t arrived; /* waiters about to block */
+    int32_t passed;  /* waiters through */
+    int32_t errors;  /* calls that returned an error */
+};
+
+static void fxb_idle_err(struct fxb_idle_obj *o, int r)
+{
+    /* Relaxed: a count read after the joins. */
+    if (r != 0)
+        __atomic_fetch_add(&o->errors, 1, __ATOMIC_RELAXED);
+}
+
+static void *fxb_idle_blocker(void *arg)
+{
+    struct fxb_idle_obj *o = arg;
+    /* Relaxed: counts the coordinator polls; the objects order the rest. */
+    __atomic_fetch_add(&o->arrived, 1, __ATOMIC_RELAXED);
+    if (o->fx) {
+        switch (o->kind) {
+        case K_MUTEX:
+            fxb_idle_err(o, fx_mutex_lock(&o->fm));
+            fxb_idle_err(o, fx_mutex_unlock(&o->fm));
+            break;
+        case K_COND:
+            fxb_idle_err(o, fx_mutex_lock(&o->fm));
+            while (o->go == 0)
+                fxb_idle_err(o, fx_cond_wait(&o->fc, &o->fm));
+            fxb_idle_err(o, fx_mutex_unlock(&o->fm));
+            break;
+        case K_SEM:
+            fxb_idle_err(o, fx_sem_wait(&o->fs));
+            break;
+        case K_RWLOCK:
+            fxb_idle_err(o, fx_rwlock_rdlock(&o->frw));
+            fxb_idle_err(o, fx_rwlock_rdunlock(&o->frw));
+            break;
+        case K_BARRIER: {
+            int r = fx_barrier_wait(&o->fb, o->parties);
+            fxb_idle_err(o, r == FX_BARRIER_SERIAL_THREAD ? 0 : r);
+            break;
+        }
+        default:
+            fxb_idle_err(o, fx_counter_wait(&o->fn, 1, NULL));
+            break;
+        }
+    } else {
+        switch (o->kind) {
+        case K_MUTEX:
+            fxb_idle_err(o, pthread_mutex_lock(&o->pm));
+            fxb_idle_err(o, pthread_mutex_unlock(&o->pm));
+            break;
+        case K_SEM:
+            while (sem_wait(&o->ps) != 0)
+                if (errno != EINTR) {
+                    fxb_idle_err(o, errno);
+                    break;
+                }
+            break;
+        case K_RWLOCK:
+            fxb_idle_err(o, pthread_rwlock_rdlock(&o->prw));
+            fxb_idle_err(o, pthread_rwlock_unlock(&o->prw));
+            break;
+        case K_BARRIER: {
+            int r = pthread_barrier_wait(&o->pb);
+            fxb_idle_err(o, r == PTHREAD_BARRIER_SERIAL_THREAD ? 0 : r);
+            break;
+        }
+        default: /* K_COND, K_COUNTER */
+            fxb_idle_err(o, pthread_mutex_lock(&o->pm));
+            while (o->go == 0)
+                fxb_idle_err(o, pthread_cond_wait(&o->pc, &o->pm));
+            fxb_idle_err(o, pthread_mutex_unlock(&o->pm));
+            break;
+        }
+    }
+    __atomic_fetch_add(&o->passed, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+/* The pthread objects, process-shared when the memory is. 0 or an errno. */
+static int fxb_idle_init_pthread(struct fxb_idle_obj *o, bool shared, int parties)
+{
+    int ps = shared ? PTHREAD_PROCESS_SHARED : PTHREAD_PROCESS_PRIVATE;
+    pthread_mutexattr_t ma;
+    pthread_condattr_t ca;
+    pthread_rwlockattr_t ra;
+    pthread_barrierattr_t ba;
+    int r = pthread_mutexattr_init(&ma);
+    r = r ? r : pthread_mutexattr_setpshared(&ma, ps);
+    r = r ? r : pthread_mutex_init(&o->pm, &ma);
+    r = r ? r : pthread_condattr_init(&ca);
+    r = r ? r : pthread_condattr_setpshared(&ca, ps);
+    r = r ? r : pthread_cond_init(&o->pc, &ca);
+    r = r ? r : pthread_rwlockattr_init(&ra);
+    r = r ? r : pthread_rwlockattr_setpshared(&ra, ps);
+    r = r ? r : pthread_rwlock_init(&o->prw, &ra);
+    r = r ? r : pthread_barrierattr_init(&ba);
+    r = r ? r : pthread_barrierattr_setpshared(&ba, ps);
+    r = r ? r : pthread_barrier_init(&o->pb, &ba, (unsigned)parties);
+    if (r == 0 && sem_init(&o->ps, shared, 0) != 0)
+        r = errno;
+    return r;
+}
+
+/* Holds the object so that the waiters block: 0 or an errno. */
+static int fxb_idle_hold(struct fxb_idle_obj *o)
+{
+    switch (o->kind) {
+    case K_MUTEX:
+        return o->fx ? fx_mutex_lock(&o->fm) : pthread_mutex_lock(&o->pm);
+    case K_RWLOCK:
+        return o->fx ? fx_rwlock_wrlock(&o->frw) : pthread_rwlock_wrlock(&o->prw);
+    default:
+        return 0; /* the others block as they are */
+    }
+}
+
+/* Lets every waiter through: 0 or an errno. */
+static int fxb_idle_release(struct fxb_idle_obj *o, int n)
+{
+    int r = 0;
+    switch (o->kind) {
+    case K_MUTEX:
+        return o->fx ? fx_mutex_unlock(&o->fm) : pthread_mutex_unlock(&o->pm);
+    case K_RWLOCK:
+        return o->fx ? fx_rwlock_wrunlock(&o->frw) : pthread_rwlock_unlock(&o->prw);
+    case K_SEM:
+        for (int i = 0; i < n && r == 0; i++)
+            r = o->fx ? fx_sem_post(&o->fs) : (sem_post(&o->ps) == 0 ? 0 : errno);
+        return r;
+    case K_BARRIER:
+        r = o->fx ? fx_barrier_wait(&o->fb, o->parties) : pthread_barrier_wait(&o->pb);
+        return r == FX_BARRIER_SERIAL_THREAD || r == PTHREAD_BARRIER_SERIAL_THREAD ? 0 : r;
+    default: /* K_COND; K_COUNTER's peer is a cond */
+        if (o->fx && o->kind == K_COUNTER)
+            return fx_counter_store(&o->fn, 1);
+        if (o->fx) {
+            r = fx_mutex_lock(&o->fm);
+            o->go = 1;
+            r = r ? r : fx_cond_broadcast(&o->fc);
+            return r ? r : fx_mutex_unlock(&o->fm);
+        }
+        r = pthread_mutex_lock(&o->pm);
+        o->go = 1;
+        r = r ? r : pthread_cond_broadcast(&o->pc);
+        return r ? r : pthread_mutex_unlock(&o->pm);
+    }
+}
+
+struct fxb_idle_res {
+    bool ok;
+    double cpu_pct;   /* % of one core, the waiters' process minus the measurer */
+    double wakeups_s; /* voluntary context switches per second, likewise */
+};
+
+static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_ns,
+                         int64_t window_ns, struct fxb_idle_res *res)
+{
+    res->ok = false;
+    size_t size = sizeof(struct fxb_idle_obj);
+    struct fxb_idle_obj *o = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                                  (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
+    if (o == MAP_FAILED) {
+        fprintf(stderr, "futexsync-bench: idle: mmap: %s\n", strerror(errno));
+        return;
+    }
+    memset(o, 0, size);
+    o->kind = kind;
+    o->fx = fx;
+    o->parties = n + 1;
+    int e = fxb_idle_init_pthread(o, shared, n + 1);
+    e = e ? e : fxb_idle_hold(o);
+    pthread_t *t = calloc((size_t)n, sizeof *t);
+    if (e != 0 || t == NULL) {
+        fprintf(stderr, "futexsync-bench: idle: %s setup: %s\n", fxb_idle_kind[kind],
+                strerror(e ? e : ENOMEM));
+        free(t);
+        munmap(o, size);
+        return;
+    }
+    /* Small stacks: 10,000 threads fit in a few hundred MB of address
+     * space, a few pages of it touched each. */
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setstacksize(&a, 64 * 1024);
+    int made = 0;
+    for (; made < n; made++) {
+        e = pthread_create(&t[made], &a, fxb_idle_blocker, o);
+        if (e != 0)
+            break;
+    }
+    pthread_attr_destroy(&a);
+    if (e != 0)
+        fprintf(stderr, "futexsync-bench: idle: thread %d of %d: %s (RLIMIT_NPROC, "
+                        "kernel.threads-max, vm.max_map_count?)\n",
+                made + 1, n, strerror(e));
+    while (e == 0 && __atomic_load_n(&o->arrived, __ATOMIC_RELAXED) < n)
+        fxb_sleep_ns(1000000);
+    struct fxb_usage p0, p1, q0, q1, m0, m1;
+    int64_t t0 = 0, t1 = 1;
+    if (e == 0) {
+        fxb_sleep_ns(settle_ns);
+        /* A RUSAGE_SELF call walks every thread, and part of that walk is
+         * sampled as the measurer's time and part not: the process is
+         * sampled both inside and outside the measurer's bracket, and the
+         * run takes the middle of the two estimates (q: outside). */
+        fxb_usage_process(&q0);
+        fxb_usage_thread(&m0);
+        fxb_usage_process(&p0);
+        t0 = fxb_now_ns();
+        fxb_sleep_ns(window_ns);
+        t1 = fxb_now_ns();
+        fxb_usage_process(&p1);
+        fxb_usage_thread(&m1);
+        fxb_usage_process(&q1);
+    }
+    if (e != 0 && kind == K_BARRIER) {
+        /* The parties that were made wait for the missing ones for ever:
+         * leave them (and their object) be; the run is reported failed. */
+        return;
+    }
+    int r = fxb_idle_release(o, made);
+    if (r != 0)
+        fprintf(stderr, "futexsync-bench: idle: %s release: %s\n",
+                fx ? fxb_idle_kind[kind] : fxb_idle_peer[kind], strerror(r));
+    for (int i = 0; i < made; i++)
+        pthread_join(t[i], NULL);
+    if (e == 0) {
+        int passed = __atomic_load_n(&o->passed, __ATOMIC_RELAXED);
+        int errors = __atomic_load_n(&o->errors, __ATOMIC_RELAXED);
+        res->ok = passed == n && errors == 0;
+        if (!res->ok)
+            fprintf(stderr, "futexsync-bench: FAILED (idle): %s, %s memory, %d waiters: %d "
+                            "through, %d calls failed\n",
+                    fx ? fxb_idle_kind[kind] : fxb_idle_peer[kind],
+                    shared ? "shared" : "private", n, passed, errors);
+        double secs = (double)(t1 - t0) / 1e9;
+        double mine = (double)(m1.cpu_ns - m0.cpu_ns);
+        double cpu = ((double)(p1.cpu_ns - p0.cpu_ns) - mine +
+                      (double)(q1.cpu_ns - q0.cpu_ns) - mine) / 2;
+        double sw = (double)((p1.vcsw - p0.vcsw) - (m1.vcsw - m0.vcsw));
+        res->cpu_pct = 100.0 * cpu / (secs * 1e9);
+        res->wakeups_s = sw / secs;
+    }
+    pthread_mutex_destroy(&o->pm);
+    pthread_cond_destroy(&o->pc);
+    pthread_rwlock_destroy(&o->prw);
+    if (e == 0)
+        pthread_barrier_destroy(&o->pb);
+    sem_destroy(&o->ps);
+    free(t);
+    munmap(o, size);
+}
+
+/* Whether the comma-separated list names `name` (NULL: every name). */
+static bool fxb_idle_selected(const char *list, const char *name)
+{
+    if (list == NULL)
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = list; p != NULL; p = strchr(p, ',')) {
+        if (*p == ',')
+            p++;
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    }
+    return false;
+}
+
+bool fxb_idle_toolbox(const int *counts, int ncounts, const char *prims, int64_t settle_ms,
+                      int64_t window_ms)
+{
+    bool ok = true, any = false;
+    for (int k = 0; k < K_COUNT; k++)
+        any = any || fxb_idle_selected(prims, fxb_idle_kind[k]);
+    if (!any) {
+        fprintf(stderr, "futexsync-bench: --idle-prims '%s' names none of fx_mutex, fx_cond, "
+                        "fx_sem, fx_rwlock, fx_barrier, fx_counter\n",
+                prims);
+        return false;
+    }
+    printf("\n== idle, per primitive: N threads blocked on one object nobody releases ==\n"
+           "CPU %% of one core and wake-ups/s (voluntary context switches) of the whole "
+           "process,\nthe measuring thread excluded, over %lld ms, %lld ms after the last "
+           "waiter arrived\n\n",
+           (long long)window_ms, (long long)settle_ms);
+    printf("%-11s %-7s %7s | %8s %11s | %8s %11s | %s\n", "primitive", "memory", "waiters",
+           "fx CPU%", "fx wakeup/s", "pt CPU%", "pt wakeup/s", "pthread peer");
+    for (int c = 0; c < ncounts; c++)
+        for (int k = 0; k < K_COUNT; k++)
+            for (int shared = 0; shared < 2 && fxb_idle_selected(prims, fxb_idle_kind[k]);
+                 shared++) {
+                struct fxb_idle_res fx, pt;
+                fxb_note_progress("idle, per primitive", fxb_idle_kind[k], counts[c], 1, 1);
+                fxb_idle_run(k, true, shared, counts[c], settle_ms * 1000000,
+                             window_ms * 1000000, &fx);
+                fxb_idle_run(k, false, shared, counts[c], settle_ms * 1000000,
+                             window_ms * 1000000, &pt);
+                fxb_end_progress();
+                ok = ok && fx.ok && pt.ok;
+                /* The CPU estimate may dip below 0 by its own error: shown
+                 * as 0.00 rather than -0.00 when it rounds to nothing. */
+                double fcpu = fabs(fx.cpu_pct) < 0.005 ? 0.0 : fx.cpu_pct;
+                double pcpu = fabs(pt.cpu_pct) < 0.005 ? 0.0 : pt.cpu_pct;
+                printf("%-11s %-7s %7d | %8.2f %11.1f | %8.2f %11.1f | %s%s\n",
+                       fxb_idle_kind[k], shared ? "shared" : "private", counts[c],
+                       fx.ok ? fcpu : NAN, fx.ok ? fx.wakeups_s : NAN,
+                       pt.ok ? pcpu : NAN, pt.ok ? pt.wakeups_s : NAN,
+                       fxb_idle_peer[k], fx.ok && pt.ok ? "" : "  !");
+            }
+    return ok;
+}
