@@ -25,7 +25,10 @@ fx_require_packages() {
     if fx_can_install; then
         echo "== installing: ${missing[*]}"
         export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq
+        # An index that fails to download (a mirror mid-sync, often a
+        # foreign architecture's) is reported, not fatal: apt-get install
+        # then says whether what it needs is there.
+        apt-get update -qq || echo "note: apt-get update reported errors (see above)" >&2
         apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     else
         echo "futexsync needs these Debian packages: ${missing[*]}" >&2
@@ -65,7 +68,8 @@ fx_want_packages() {
     mapfile -t missing < <(fx_missing_packages "$@")
     [ ${#missing[@]} -eq 0 ] && return 0
     if fx_can_install; then
-        fx_require_packages "${missing[@]}"
+        (fx_require_packages "${missing[@]}") ||
+            echo "note: optional packages could not be installed: ${missing[*]}" >&2
     else
         echo "note: optional packages absent (sudo apt-get install -y ${missing[*]})" >&2
     fi
