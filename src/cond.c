@@ -86,7 +86,7 @@
 #include "internal/mutex.h"
 #include "internal/spin.h"
 #include "internal/rmutex.h"
-#include "internal/tid.h"
+#include "internal/identity.h"
 
 #ifndef FX_COND_SPIN
 #define FX_COND_SPIN 128   /* the longest ordinary W4a spin, in pauses */
