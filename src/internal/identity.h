@@ -31,7 +31,9 @@
  * where madvise(MADV_WIPEONFORK) fails (Linux before 4.14, or a page larger
  * than FXI_TID_PAGE) or the check cannot run (clone() refused by a seccomp
  * filter, EAGAIN under RLIMIT_NPROC, the probe child reaped by another
- * thread's wait with __WALL): fail safe. Limits, by construction:
+ * thread's wait with __WALL): fail safe. A seccomp filter that kills the
+ * process on clone() instead of refusing it kills it at this check, as it
+ * would at any fork(). Limits, by construction:
  *   - a vfork() child that calls anything but exec/_exit shares the parent's
  *     memory, cache and page, and would act with the parent thread's TID;
  *   - a child whose PID equals the PID of the ancestor that filled a copied
