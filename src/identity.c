@@ -8,6 +8,7 @@
 #include "internal/identity.h"
 
 #include "internal/annotate.h"
+#include "internal/syscall.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -19,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef MADV_WIPEONFORK
@@ -38,7 +40,71 @@ __attribute__((visibility("hidden"), aligned(FXI_TID_PAGE))) int32_t
     fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)];
 
 static pthread_once_t fx_tid_once = PTHREAD_ONCE_INIT;
-static bool fx_tid_wiped; /* the epoch's page is marked MADV_WIPEONFORK */
+static bool fx_tid_wiped; /* the epoch's page is wiped at fork: proven once */
+
+/* The probe's marker in the epoch while it runs: neither a PID (at most
+ * 2^22) nor the detector bit, so no thread's cache matches it (no thread of
+ * this process has cached anything before fx_tid_setup returns). */
+#define FX_TID_PROBE_MARK 0x40000000
+
+#if defined(__has_attribute)
+#if __has_attribute(no_sanitize)
+#define FX_TID_NO_SANITIZE __attribute__((no_sanitize("address", "thread")))
+#endif
+#endif
+#ifndef FX_TID_NO_SANITIZE
+#define FX_TID_NO_SANITIZE
+#endif
+
+/* The probe child's whole life: a copy of its parent's memory, one thread,
+ * no libc state it may trust. It reads the epoch word (plainly: a sanitizer's
+ * runtime may hold locks of threads the child does not have) and leaves by the
+ * raw exit_group: no atexit handler, no stdio flush. Exit status 0: the kernel
+ * handed the page over zeroed. */
+static FX_TID_NO_SANITIZE __attribute__((noinline, noreturn)) void fx_tid_probe_child(void)
+{
+    int32_t w = *(volatile int32_t *)&fxi_tid_epoch[0];
+    for (;;)
+        syscall(SYS_exit_group, w == 0 ? 0L : 1L);
+}
+
+/* Whether the kernel really wipes the epoch's page at fork, asked of a child
+ * after madvise(MADV_WIPEONFORK) accepted the page: an emulator (qemu-user),
+ * a sandbox or a seccomp filter may accept the advice and ignore it. The
+ * epoch holds FX_TID_PROBE_MARK while a raw clone() without CLONE_VM (a
+ * fork: a new address space) whose exit signal is 0 reads it: no SIGCHLD for
+ * the program's handler, and no wait() or waitpid(-1) of the program's reaps
+ * it (only __WALL or __WCLONE see such a child), so the waitid below does.
+ * Raw system calls: no cancellation point, no atfork handler, no file
+ * descriptor. Any failure (clone refused by seccomp, EAGAIN under
+ * RLIMIT_NPROC, the child reaped by someone else's __WALL wait) answers
+ * false: cache nothing. The epoch is 0 again when it returns. */
+static bool fx_tid_wipe_proven(void)
+{
+    __atomic_store_n(&fxi_tid_epoch[0], FX_TID_PROBE_MARK, __ATOMIC_RELAXED);
+    /* flags 0: exit signal 0, nothing shared; no new stack (the child runs on
+     * its copy of ours). The argument order of clone differs between
+     * architectures only in the arguments left 0 here. */
+    long pid = fxi_syscall(SYS_clone, 0L, 0L, 0L, 0L, 0L, 0L);
+    if (pid == 0)
+        fx_tid_probe_child();
+    bool wiped = false;
+    if (pid > 0) {
+        siginfo_t info;
+        long r;
+        do {
+            info.si_pid = 0;
+            r = fxi_syscall(SYS_waitid, (long)P_PID, pid, (long)&info, (long)(WEXITED | __WALL),
+                            0L, 0L);
+        } while (r == -EINTR);
+        wiped = r == 0 && info.si_pid == (pid_t)pid && info.si_code == CLD_EXITED &&
+                info.si_status == 0;
+    }
+    /* Relaxed: no thread reads the epoch for anything but its own cache, and
+     * none has one in this process yet (pthread_once holds them back). */
+    __atomic_store_n(&fxi_tid_epoch[0], 0, __ATOMIC_RELAXED);
+    return wiped;
+}
 
 static void fx_tid_setup(void)
 {
@@ -53,12 +119,14 @@ static void fx_tid_setup(void)
          * fork child, so no TID is ever cached. */
         return;
     }
-    /* Helgrind and DRD would see the epoch, stored by each thread's first
-     * fxi_tid() and read by all, as a race: it is the library's own word,
-     * ordered as the comments say. Once per process, so not behind the
-     * FUTEXSYNC_HELGRIND option. */
+    /* Helgrind and DRD would see the epoch, stored by the probe and by each
+     * thread's first fxi_tid() and read by all, as a race: it is the
+     * library's own word, ordered as the comments say. Once per process, so
+     * not behind the FUTEXSYNC_HELGRIND option. */
     fx_ann_own_words_once(fxi_tid_epoch, 2 * sizeof fxi_tid_epoch[0]); /* + namespace */
-    fx_tid_wiped = true;
+    /* Accepted is not done: trust the page only once a fork child saw it
+     * zeroed. Otherwise nothing is cached, as where madvise fails. */
+    fx_tid_wiped = fx_tid_wipe_proven();
 }
 
 #ifndef PIDFD_GET_PID_NAMESPACE

@@ -20,9 +20,20 @@
  * (.bss, anonymous memory) marked MADV_WIPEONFORK, which the kernel hands to every
  * child of fork(), vfork()+exec, _Fork() or a raw clone() without CLONE_VM
  * zeroed; the first fxi_tid_slow in the child stores the child's PID there.
- * Where madvise(MADV_WIPEONFORK) fails (Linux before 4.14, or a page larger
- * than FXI_TID_PAGE) nothing is cached: every fxi_tid() makes the system
- * call. Limits, by construction:
+ * An accepted advice is not trusted: once per process (the setup, run by the
+ * first fxi_tid_slow under pthread_once, inherited by fork children) a marker
+ * is written into the epoch and a throw-away fork child (a raw clone() without
+ * CLONE_VM and with exit signal 0: no SIGCHLD, invisible to the program's
+ * wait()) reads it; only a child that finds it zeroed proves the wipe. An
+ * emulator (qemu-user), a sandbox or a kernel that accepts the advice and
+ * ignores it therefore gets no cache, never a child acting with its parent's
+ * TID. Nothing is cached either -- every fxi_tid() makes the system call --
+ * where madvise(MADV_WIPEONFORK) fails (Linux before 4.14, or a page larger
+ * than FXI_TID_PAGE) or the check cannot run (clone() refused by a seccomp
+ * filter, EAGAIN under RLIMIT_NPROC, the probe child reaped by another
+ * thread's wait with __WALL): fail safe. A seccomp filter that kills the
+ * process on clone() instead of refusing it kills it at this check, as it
+ * would at any fork(). Limits, by construction:
  *   - a vfork() child that calls anything but exec/_exit shares the parent's
  *     memory, cache and page, and would act with the parent thread's TID;
  *   - a child whose PID equals the PID of the ancestor that filled a copied
@@ -99,7 +110,7 @@ extern int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
 
 /* Fills the cache (setting the epoch page up first) and, when the cache can
  * be kept, empties the thread's records for the identity; returns the
- * identity word. Where nothing can be cached (no MADV_WIPEONFORK) FXI_ID_LOCALNS is
+ * identity word. Where nothing can be cached (no proven MADV_WIPEONFORK) FXI_ID_LOCALNS is
  * always set: the namespace is learned once per process, which needs the
  * epoch's page to tell a fork child. */
 uint32_t fxi_tid_slow(void);
