@@ -32,26 +32,6 @@
 #define MADV_WIPEONFORK 18
 #endif
 
-/* The audit architecture of the target this test is compiled for (a shared
- * constant for the tests' seccomp filters is planned in fxtest.h). */
-#if defined(__x86_64__) && !defined(__ILP32__)
-#define FXT_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__i386__)
-#define FXT_AUDIT_ARCH AUDIT_ARCH_I386
-#elif defined(__aarch64__) && defined(__AARCH64EB__)
-#define FXT_AUDIT_ARCH AUDIT_ARCH_AARCH64BE
-#elif defined(__aarch64__)
-#define FXT_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#elif defined(__riscv) && __riscv_xlen == 64
-#define FXT_AUDIT_ARCH AUDIT_ARCH_RISCV64
-#elif defined(__arm__) && defined(__ARMEB__)
-#define FXT_AUDIT_ARCH AUDIT_ARCH_ARMEB
-#elif defined(__arm__)
-#define FXT_AUDIT_ARCH AUDIT_ARCH_ARM
-#else
-#error "the seccomp filters of this test need the audit architecture of this target"
-#endif
-
 /* The low 32 bits of system call argument i in struct seccomp_data. */
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define FXT_ARG_LO(i) (offsetof(struct seccomp_data, args[i]) + 4)
