@@ -83,6 +83,7 @@
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
+#include "internal/waiters.h"
 #include "internal/mutex.h"
 #include "internal/spin.h"
 #include "internal/rmutex.h"
@@ -463,18 +464,12 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
     int32_t token = ops->token(c, m);
 
     /* W1, seq_cst; ordered before any notifier by W3's release (see the top).
-     * A CAS, not a fetch_add: a count the increment would wrap (INT32_MAX, or
-     * a negative value written meanwhile) is a slot the library never wrote,
-     * refused before anything changes instead of turned negative under a
-     * sleeper that signals would then refuse to wake. On failure n is
-     * reloaded (seq_cst as the CAS). */
+     * A count the increment would wrap is refused, nothing changed
+     * (internal/waiters.h). */
     /* @step cond.wait_core.W1 */
-    int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
-    do {
-        if (n < 0 || n == INT32_MAX)
-            return EINVAL;
-    } while (!__atomic_compare_exchange_n(&c->waiters, &n, n + 1, true, __ATOMIC_SEQ_CST,
-                                          __ATOMIC_SEQ_CST));
+    int32_t n = fxi_waiters_enter(&c->waiters);
+    if (n < 0)
+        return EINVAL;
     bool first = n == 0;
     /* @step cond.wait_core.W2 */
     int32_t v = __atomic_fetch_or(&c->seq, ARMED, __ATOMIC_SEQ_CST) | ARMED;

@@ -54,6 +54,7 @@
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
+#include "internal/waiters.h"
 #include "internal/spin.h"
 
 #ifndef FX_SEM_SPIN
@@ -225,19 +226,11 @@ fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
     if (fxi_deadline_check(deadline))
         return EINVAL;
 
-    /* W1, seq_cst (the Dekker pair with P2). A CAS, not a fetch_add: a count
-     * the increment would wrap (INT32_MAX, or a negative value written
-     * meanwhile) is a slot the library never wrote; it is refused before
-     * anything changes, instead of turned negative, which would make every
-     * post refuse its token (EINVAL) while we sleep for ever. On failure n
-     * is reloaded (seq_cst as the CAS). */
+    /* W1, seq_cst (the Dekker pair with P2); a count the increment would
+     * wrap is refused, nothing changed (internal/waiters.h). */
     /* @step sem.wait_slow.W1 */
-    int32_t n = __atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST);
-    do {
-        if (n < 0 || n == INT32_MAX)
-            return EINVAL;
-    } while (!__atomic_compare_exchange_n(&s->waiters, &n, n + 1, true, __ATOMIC_SEQ_CST,
-                                          __ATOMIC_SEQ_CST));
+    if (fxi_waiters_enter(&s->waiters) < 0)
+        return EINVAL;
     int r;
     pthread_cleanup_push(fx_sem_cancelled, s);
     r = fx_sem_sleep(s, deadline);

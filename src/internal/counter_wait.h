@@ -21,23 +21,18 @@
 #include <stdint.h>
 
 #include "futexsync/counter.h"
+#include "internal/waiters.h"
 
 /* R1: count the caller as a waiter; 0, or EINVAL (nothing changed) when the
  * count is one the library never writes: negative, or INT32_MAX, which the
  * increment would wrap negative (every later wait would then refuse the
- * slot while this one is counted). Seq_cst: ordered before the first R2 in
- * the total order that the writers' W1/W2 also belong to. A CAS rather than
- * a fetch_add, for the check; on failure n is reloaded (seq_cst as the CAS). */
+ * slot while this one is counted). Seq_cst (internal/waiters.h): ordered
+ * before the first R2 in the total order that the writers' W1/W2 also belong
+ * to. */
 static inline int fxi_counter_waiter_enter(fx_counter *c)
 {
-    int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
     /* @step counter.waiter_enter.add */
-    do {
-        if (n < 0 || n == INT32_MAX)
-            return EINVAL;
-    } while (!__atomic_compare_exchange_n(&c->waiters, &n, n + 1, true, __ATOMIC_SEQ_CST,
-                                          __ATOMIC_SEQ_CST));
-    return 0;
+    return fxi_waiters_enter(&c->waiters) < 0 ? EINVAL : 0;
 }
 
 /* R2: the value to compare with the target and, when it differs, to sleep on
