@@ -556,6 +556,8 @@ static void fxb_measure(struct fxb_report *rep, const struct fxb_opts *o, int w,
             continue;
         }
         row->ops_per_s = med[M_OPS];
+        fxb_spread(&m[(size_t)i * (size_t)R * M_COUNT + M_OPS], R, M_COUNT, &row->ops_min,
+                   &row->ops_max);
         row->cpu_ns_per_acq = med[M_CPU];
         row->sleeps_per_acq = med[M_SLEEPS];
         row->futex_per_acq = med[M_FUTEX];
@@ -609,6 +611,7 @@ static void fxb_uncontended(struct fxb_report *rep, const struct fxb_opts *o)
         struct fxb_row *row = fxb_row_add(rep, "uncontended", locks[i]->name, 0);
         row->rounds = R;
         row->correct = correct[i];
+        fxb_spread(&ns[(size_t)i * (size_t)R], R, 1, &row->pair_min, &row->pair_max);
         row->ns_per_pair = fxb_median(&ns[(size_t)i * (size_t)R], R);
     }
     free(correct);

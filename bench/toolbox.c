@@ -1135,6 +1135,7 @@ bool fxb_tb_uncontended(struct fxb_report *rep, const struct fxb_tb_opts *o)
         struct fxb_row *row = fxb_row_add(rep, w, sel[i]->name, 0);
         row->rounds = R;
         row->correct = correct[i];
+        fxb_spread(&ns[(size_t)i * (size_t)R], R, 1, &row->pair_min, &row->pair_max);
         row->ns_per_pair = fxb_median(&ns[(size_t)i * (size_t)R], R);
     }
     for (int i = 0; i < nl; i++) {
@@ -1231,6 +1232,8 @@ static bool tb_measure(struct fxb_report *rep, const struct fxb_tb_opts *o,
         double med[T_COUNT];
         fxb_medians(m, i, R, T_COUNT, med);
         row->ops_per_s = med[T_OPS];
+        fxb_spread(&m[(size_t)i * (size_t)R * T_COUNT + T_OPS], R, T_COUNT, &row->ops_min,
+                   &row->ops_max);
         row->cpu_ns_per_acq = med[T_CPU];
         row->sleeps_per_acq = med[T_SLEEPS];
         row->futex_per_acq = futex[i];
