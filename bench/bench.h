@@ -264,6 +264,8 @@ void fxb_ratios(struct fxb_report *rep, const char *workload, const char *base_p
  * when not measured (NAN), '!' after a value whose run failed its checks. */
 void fxb_cell(int width, int prec, double v, bool correct);
 int fxb_prec(double v); /* decimals that keep about three significant digits */
+/* A spread cell, "lo-hi" of lo / scale and hi / scale; "-" when not measured. */
+void fxb_spread_cell(int width, double lo, double hi, double scale);
 void fxb_print_uncontended(const struct fxb_report *rep);
 void fxb_print_threads(const struct fxb_report *rep, const char *workload);
 void fxb_print_fairness(const struct fxb_report *rep);

@@ -114,7 +114,7 @@ static void fxb_usage(FILE *f)
           "  --outside-ns NS     busy work between acquisitions (default 100)\n"
           "  --duration-ms MS    length of one measured run (default 200)\n"
           "  --seconds S         the same in seconds, decimals allowed (2 = --duration-ms 2000)\n"
-          "  --warmup-ms MS      discarded run per lock before a workload (default 100)\n"
+          "  --warmup-ms MS      discarded run per lock before a workload (default: half a run)\n"
           "  --rounds R          interleaved rounds; numbers are medians (default 5)\n"
           "  --idle-threads N    waiters of the idle workload (default 64)\n"
           "  --idle-counts N,... waiters of the idle workload's per-primitive table\n"

@@ -148,7 +148,7 @@ int fxb_prec(double v)
 
 /* A spread cell: "lo-hi" (the lowest and highest value over the rounds), each
  * with about three significant digits; "-" when not measured. */
-static void fxb_spread_cell(int width, double lo, double hi, double scale)
+void fxb_spread_cell(int width, double lo, double hi, double scale)
 {
     char buf[64];
     if (isnan(lo) || isnan(hi))
