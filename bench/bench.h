@@ -229,6 +229,9 @@ struct fxb_row {
     double min_max, max_wait_us, p50_us, p99_us;
     double hold_cpu_pct, drain_ms;
     double fx_contended, fx_waits, fx_wakes, fx_spins, fx_timeouts; /* per acquisition */
+    /* The spread of the median beside it: the lowest and highest value over
+     * the interleaved rounds (NAN when not measured). */
+    double ops_min, ops_max, pair_min, pair_max;
     bool correct;
 };
 
@@ -249,6 +252,9 @@ struct fxb_row *fxb_row_find(const struct fxb_report *rep, const char *workload,
 /* The median of v[0..n-1], leaving NANs (not measured) out; NAN when all are.
  * Reorders v. */
 double fxb_median(double *v, int n);
+/* *lo, *hi = the lowest and highest of v[0], v[stride], ... (n values),
+ * leaving NANs out; NAN when all are. */
+void fxb_spread(const double *v, int n, size_t stride, double *lo, double *hi);
 /* med[k] = the median over the rounds of metric k of one entity (a lock, a
  * kind), for k < metrics; m is laid out [entity][round][metric]. */
 void fxb_medians(const double *m, int entity, int rounds, int metrics, double *med);
@@ -258,6 +264,8 @@ void fxb_ratios(struct fxb_report *rep, const char *workload, const char *base_p
  * when not measured (NAN), '!' after a value whose run failed its checks. */
 void fxb_cell(int width, int prec, double v, bool correct);
 int fxb_prec(double v); /* decimals that keep about three significant digits */
+/* A spread cell, "lo-hi" of lo / scale and hi / scale; "-" when not measured. */
+void fxb_spread_cell(int width, double lo, double hi, double scale);
 void fxb_print_uncontended(const struct fxb_report *rep);
 void fxb_print_threads(const struct fxb_report *rep, const char *workload);
 void fxb_print_fairness(const struct fxb_report *rep);

@@ -113,7 +113,8 @@ static void fxb_usage(FILE *f)
           "  --cs-ns NS          busy work inside the critical section (default 25)\n"
           "  --outside-ns NS     busy work between acquisitions (default 100)\n"
           "  --duration-ms MS    length of one measured run (default 200)\n"
-          "  --warmup-ms MS      discarded run per lock before a workload (default 100)\n"
+          "  --seconds S         the same in seconds, decimals allowed (2 = --duration-ms 2000)\n"
+          "  --warmup-ms MS      discarded run per lock before a workload (default: half a run)\n"
           "  --rounds R          interleaved rounds; numbers are medians (default 5)\n"
           "  --idle-threads N    waiters of the idle workload (default 64)\n"
           "  --idle-counts N,... waiters of the idle workload's per-primitive table\n"
@@ -151,6 +152,20 @@ static int64_t fxb_parse_num(const char *opt, const char *s, int64_t min, int64_
         exit(2);
     }
     return v;
+}
+
+/* --seconds S: a decimal number of seconds, as whole milliseconds (1 ms to
+ * one hour, like --duration-ms). */
+static int64_t fxb_parse_seconds(const char *opt, const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno != 0 || end == s || *end != '\0' || !isfinite(v) || v < 0.001 || v > 3600) {
+        fprintf(stderr, "futexsync-bench: %s: bad value '%s' (seconds, 0.001..3600)\n", opt, s);
+        exit(2);
+    }
+    return (int64_t)llround(v * 1000);
 }
 
 static void fxb_parse_list(const char *opt, const char *s, struct fxb_list *l, int max)
@@ -313,6 +328,8 @@ static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
             o->outside_ns = (double)fxb_parse_num(name, val, 0, 100000000);
         else if (strcmp(name, "--duration-ms") == 0)
             o->duration_ms = fxb_parse_num(name, val, 1, 3600000);
+        else if (strcmp(name, "--seconds") == 0)
+            o->duration_ms = fxb_parse_seconds(name, val);
         else if (strcmp(name, "--warmup-ms") == 0)
             o->warmup_ms = fxb_parse_num(name, val, 0, 3600000);
         else if (strcmp(name, "--rounds") == 0)
@@ -352,7 +369,8 @@ static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
     /* The presets change only what was not given explicitly. */
     bool explicit_duration = false, explicit_hold = false, explicit_idle = false;
     for (int i = 1; i < argc; i++) {
-        explicit_duration |= strncmp(argv[i], "--duration-ms", 13) == 0;
+        explicit_duration |= strncmp(argv[i], "--duration-ms", 13) == 0 ||
+                             strncmp(argv[i], "--seconds", 9) == 0;
         explicit_hold |= strncmp(argv[i], "--hold-ms", 9) == 0;
         explicit_idle |= strncmp(argv[i], "--idle-threads", 14) == 0;
     }
@@ -556,6 +574,8 @@ static void fxb_measure(struct fxb_report *rep, const struct fxb_opts *o, int w,
             continue;
         }
         row->ops_per_s = med[M_OPS];
+        fxb_spread(&m[(size_t)i * (size_t)R * M_COUNT + M_OPS], R, M_COUNT, &row->ops_min,
+                   &row->ops_max);
         row->cpu_ns_per_acq = med[M_CPU];
         row->sleeps_per_acq = med[M_SLEEPS];
         row->futex_per_acq = med[M_FUTEX];
@@ -609,6 +629,7 @@ static void fxb_uncontended(struct fxb_report *rep, const struct fxb_opts *o)
         struct fxb_row *row = fxb_row_add(rep, "uncontended", locks[i]->name, 0);
         row->rounds = R;
         row->correct = correct[i];
+        fxb_spread(&ns[(size_t)i * (size_t)R], R, 1, &row->pair_min, &row->pair_max);
         row->ns_per_pair = fxb_median(&ns[(size_t)i * (size_t)R], R);
     }
     free(correct);

@@ -3,7 +3,10 @@
  *
  * Every number printed is a median over the interleaved rounds of one
  * invocation (the longest wait of the fairness table is the maximum), and
- * every ratio compares two medians of the same invocation.
+ * every ratio compares two medians of the same invocation. Beside each
+ * throughput median (ns per pair: uncontended) stands its spread, the lowest
+ * and highest value over the rounds, so a bimodal lock does not hide behind
+ * its median.
  */
 #define _GNU_SOURCE
 #include "bench.h"
@@ -33,6 +36,7 @@ struct fxb_row *fxb_row_add(struct fxb_report *rep, const char *workload, const 
         .futex_per_acq = NAN, .min_max = NAN, .max_wait_us = NAN, .p50_us = NAN,
         .p99_us = NAN, .hold_cpu_pct = NAN, .drain_ms = NAN, .fx_contended = NAN,
         .fx_waits = NAN, .fx_wakes = NAN, .fx_spins = NAN, .fx_timeouts = NAN,
+        .ops_min = NAN, .ops_max = NAN, .pair_min = NAN, .pair_max = NAN,
     };
     return r;
 }
@@ -54,6 +58,20 @@ double fxb_median(double *v, int n)
         return NAN;
     qsort(v, (size_t)m, sizeof *v, fxb_cmp_double);
     return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
+void fxb_spread(const double *v, int n, size_t stride, double *lo, double *hi)
+{
+    *lo = *hi = NAN;
+    for (int i = 0; i < n; i++) {
+        double x = v[(size_t)i * stride];
+        if (isnan(x))
+            continue;
+        if (isnan(*lo) || x < *lo)
+            *lo = x;
+        if (isnan(*hi) || x > *hi)
+            *hi = x;
+    }
 }
 
 void fxb_medians(const double *m, int entity, int rounds, int metrics, double *med)
@@ -128,6 +146,19 @@ int fxb_prec(double v)
     return isnan(v) || a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : a >= 0.01 ? 3 : 4;
 }
 
+/* A spread cell: "lo-hi" (the lowest and highest value over the rounds), each
+ * with about three significant digits; "-" when not measured. */
+void fxb_spread_cell(int width, double lo, double hi, double scale)
+{
+    char buf[64];
+    if (isnan(lo) || isnan(hi))
+        snprintf(buf, sizeof buf, "-");
+    else
+        snprintf(buf, sizeof buf, "%.*f-%.*f", fxb_prec(lo / scale), lo / scale,
+                 fxb_prec(hi / scale), hi / scale);
+    printf(" %*s", width, buf);
+}
+
 /* The distinct thread counts and locks of a workload, in first-seen order. */
 struct fxb_axes {
     int threads[64];
@@ -156,7 +187,6 @@ static void fxb_axes(const struct fxb_report *rep, const char *workload, struct 
 }
 
 typedef double (*fxb_field)(const struct fxb_row *r);
-static double f_mops(const struct fxb_row *r) { return r->ops_per_s / 1e6; }
 static double f_vs_pthread(const struct fxb_row *r) { return r->vs_pthread; }
 static double f_vs_nsync(const struct fxb_row *r) { return r->vs_nsync; }
 static double f_cpu(const struct fxb_row *r) { return r->cpu_ns_per_acq; }
@@ -192,6 +222,35 @@ static void fxb_grid(const struct fxb_report *rep, const char *workload,
     }
 }
 
+/* The Mops/s block with the spread beside each median: "median (min-max)". */
+static void fxb_grid_mops(const struct fxb_report *rep, const char *workload,
+                          const struct fxb_axes *a)
+{
+    printf("-- Mops/s (acquisitions per microsecond, all workers): median (min-max over the "
+           "rounds)\n");
+    printf("%-18s", strcmp(workload, "processes") == 0 ? "lock \\ processes" : "lock \\ threads");
+    for (int t = 0; t < a->nt; t++)
+        printf(" %9d%*s", a->threads[t], t + 1 < a->nt ? 13 : 0, "");
+    printf("\n");
+    for (int l = 0; l < a->nl; l++) {
+        printf("%-18s", a->locks[l]);
+        for (int t = 0; t < a->nt; t++) {
+            const struct fxb_row *r = fxb_row_find(rep, workload, a->locks[l], a->threads[t]);
+            double v = r ? r->ops_per_s / 1e6 : NAN;
+            fxb_cell(9, fxb_prec(v), v, r ? r->correct : true);
+            char buf[64];
+            if (r == NULL || isnan(r->ops_min) || isnan(r->ops_max))
+                buf[0] = '\0';
+            else
+                snprintf(buf, sizeof buf, "(%.*f-%.*f)", fxb_prec(r->ops_min / 1e6),
+                         r->ops_min / 1e6, fxb_prec(r->ops_max / 1e6), r->ops_max / 1e6);
+            if (t + 1 < a->nt || buf[0] != '\0')
+                printf(" %-*s", t + 1 < a->nt ? 12 : 0, buf);
+        }
+        printf("\n");
+    }
+}
+
 static void fxb_rounds_note(const struct fxb_report *rep, const char *workload)
 {
     int rounds = 0;
@@ -211,12 +270,14 @@ void fxb_print_uncontended(const struct fxb_report *rep)
            "thread) ==\n");
     fxb_rounds_note(rep, "uncontended");
     printf(" of the thread's CPU time;\n   ratio = ns / reference ns (< 1: faster)\n");
-    printf("%-18s %9s %11s %9s   %s\n", "lock", "ns/pair", "vs pthread", "vs nsync", "vs peer");
+    printf("%-18s %9s %11s %11s %9s   %s\n", "lock", "ns/pair", "min-max", "vs pthread",
+           "vs nsync", "vs peer");
     for (int l = 0; l < a.nl; l++) {
         const struct fxb_row *r = fxb_row_find(rep, "uncontended", a.locks[l], 0);
         const struct fxb_lock *lk = fxb_lock_find(r->lock);
         printf("%-18s", r->lock);
         fxb_cell(9, 1, r->ns_per_pair, r->correct);
+        fxb_spread_cell(11, r->pair_min, r->pair_max, 1);
         fxb_cell(11, 2, r->vs_pthread, true);
         fxb_cell(9, 2, r->vs_nsync, true);
         if (!isnan(r->vs_peer))
@@ -238,7 +299,7 @@ void fxb_print_threads(const struct fxb_report *rep, const char *workload)
            rep->outside_ns, (long long)rep->duration_ms);
     fxb_rounds_note(rep, workload);
     printf("; ! = the run failed its checks\n");
-    fxb_grid(rep, workload, &a, "Mops/s (acquisitions per microsecond, all workers)", f_mops, -1);
+    fxb_grid_mops(rep, workload, &a);
     fxb_grid(rep, workload, &a,
              procs ? "ratio to pthread-pshared (> 1: faster)" : "ratio to pthread (> 1: faster)",
              f_vs_pthread, 2);
@@ -262,8 +323,8 @@ void fxb_print_fairness(const struct fxb_report *rep)
     fxb_rounds_note(rep, "fairness");
     printf(" (longest wait: the maximum over all rounds); min/max = fewest / most\n"
            "   acquisitions of one thread in a run (1 = perfectly even)\n");
-    printf("%-18s %7s %9s %8s %16s %9s %9s\n", "lock", "threads", "Mops/s", "min/max",
-           "longest wait ms", "p50 us", "p99 us");
+    printf("%-18s %7s %9s %11s %8s %16s %9s %9s\n", "lock", "threads", "Mops/s",
+           "(min-max)", "min/max", "longest wait ms", "p50 us", "p99 us");
     for (int t = 0; t < a.nt; t++)
         for (int l = 0; l < a.nl; l++) {
             const struct fxb_row *r = fxb_row_find(rep, "fairness", a.locks[l], a.threads[t]);
@@ -271,6 +332,7 @@ void fxb_print_fairness(const struct fxb_report *rep)
                 continue;
             printf("%-18s %7d", r->lock, r->threads);
             fxb_cell(9, fxb_prec(r->ops_per_s / 1e6), r->ops_per_s / 1e6, r->correct);
+            fxb_spread_cell(11, r->ops_min, r->ops_max, 1e6);
             fxb_cell(8, 3, r->min_max, true);
             fxb_cell(16, 2, r->max_wait_us / 1000, true);
             fxb_cell(9, fxb_prec(r->p50_us), r->p50_us, true);
@@ -296,8 +358,8 @@ void fxb_print_syscalls(const struct fxb_report *rep)
            "   futex = futex system calls, sleeps = voluntary context switches, CPU = user +\n"
            "   system ns of all threads, all per acquisition%s\n",
            fx ? "; fx_* = fx_stats counts (stats build)" : "");
-    printf("%-18s %7s %10s %10s %8s %9s", "lock", "threads", "futex", "sleeps", "CPU ns",
-           "Mops/s");
+    printf("%-18s %7s %10s %10s %8s %9s %11s", "lock", "threads", "futex", "sleeps", "CPU ns",
+           "Mops/s", "(min-max)");
     if (fx)
         printf(" %10s %8s %8s %8s", "fx_contd", "fx_wait", "fx_wake", "fx_spin");
     printf("\n");
@@ -311,6 +373,7 @@ void fxb_print_syscalls(const struct fxb_report *rep)
             fxb_cell(10, 4, r->sleeps_per_acq, true);
             fxb_cell(8, 0, r->cpu_ns_per_acq, true);
             fxb_cell(9, fxb_prec(r->ops_per_s / 1e6), r->ops_per_s / 1e6, true);
+            fxb_spread_cell(11, r->ops_min, r->ops_max, 1e6);
             if (fx) {
                 fxb_cell(10, 4, r->fx_contended, true);
                 fxb_cell(8, 4, r->fx_waits, true);
@@ -375,7 +438,8 @@ int fxb_write_csv(const struct fxb_report *rep, const char *path)
           "vs_pthread,vs_nsync,vs_peer,cpu_ns_per_acq,sleeps_per_acq,futex_per_acq,"
           "futex_method,min_max,max_wait_us,p50_us,p99_us,hold_cpu_pct,drain_ms,"
           "fx_contended_per_acq,fx_waits_per_acq,fx_wakes_per_acq,fx_spins_per_acq,"
-          "fx_timeouts_per_acq,correct,read_pct\n",
+          "fx_timeouts_per_acq,correct,read_pct,ops_per_s_min,ops_per_s_max,"
+          "ns_per_pair_min,ns_per_pair_max\n",
           f);
     for (size_t i = 0; i < rep->n; i++) {
         const struct fxb_row *r = &rep->rows[i];
@@ -395,9 +459,14 @@ int fxb_write_csv(const struct fxb_report *rep, const char *path)
             fxb_csv_num(f, w[k]);
         fprintf(f, ",%d", r->correct ? 1 : 0);
         if (strcmp(r->workload, "rwlock") == 0)
-            fprintf(f, ",%d\n", rep->read_pct);
+            fprintf(f, ",%d", rep->read_pct);
         else
-            fputs(",\n", f);
+            fputs(",", f);
+        fxb_csv_num(f, r->ops_min);
+        fxb_csv_num(f, r->ops_max);
+        fxb_csv_num(f, r->pair_min);
+        fxb_csv_num(f, r->pair_max);
+        fputc('\n', f);
     }
     return fclose(f) == 0 ? 0 : -1;
 }

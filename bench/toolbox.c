@@ -1135,6 +1135,7 @@ bool fxb_tb_uncontended(struct fxb_report *rep, const struct fxb_tb_opts *o)
         struct fxb_row *row = fxb_row_add(rep, w, sel[i]->name, 0);
         row->rounds = R;
         row->correct = correct[i];
+        fxb_spread(&ns[(size_t)i * (size_t)R], R, 1, &row->pair_min, &row->pair_max);
         row->ns_per_pair = fxb_median(&ns[(size_t)i * (size_t)R], R);
     }
     for (int i = 0; i < nl; i++) {
@@ -1150,11 +1151,13 @@ bool fxb_tb_uncontended(struct fxb_report *rep, const struct fxb_tb_opts *o)
     printf("   median of %d interleaved round%s of the thread's CPU time; vs pthread = ns / "
            "the pthread\n   peer's ns (< 1: faster)\n",
            R, R == 1 ? "" : "s");
-    printf("%-34s %8s %11s   %s\n", "primitive:operation", "ns/op", "vs pthread", "(peer)");
+    printf("%-34s %8s %13s %11s   %s\n", "primitive:operation", "ns/op", "(min-max)",
+           "vs pthread", "(peer)");
     for (int i = 0; i < nl; i++) {
         const struct fxb_row *row = fxb_row_find(rep, w, sel[i]->name, 0);
         printf("%-34s", row->lock);
         fxb_cell(8, 1, row->ns_per_pair, row->correct);
+        fxb_spread_cell(13, row->pair_min, row->pair_max, 1);
         fxb_cell(11, 2, row->vs_pthread, true);
         if (!isnan(row->vs_pthread))
             printf("   (%s)", sel[i]->base);
@@ -1231,6 +1234,8 @@ static bool tb_measure(struct fxb_report *rep, const struct fxb_tb_opts *o,
         double med[T_COUNT];
         fxb_medians(m, i, R, T_COUNT, med);
         row->ops_per_s = med[T_OPS];
+        fxb_spread(&m[(size_t)i * (size_t)R * T_COUNT + T_OPS], R, T_COUNT, &row->ops_min,
+                   &row->ops_max);
         row->cpu_ns_per_acq = med[T_CPU];
         row->sleeps_per_acq = med[T_SLEEPS];
         row->futex_per_acq = futex[i];
@@ -1289,6 +1294,7 @@ static void tb_pp_line(const struct fxb_row *r, const struct fxb_tb_opts *o)
     (void)o;
     printf("%-18s", r->lock);
     fxb_cell(12, 0, r->ops_per_s / 1e3, r->correct);
+    fxb_spread_cell(13, r->ops_min, r->ops_max, 1e3);
     fxb_cell(11, 2, r->vs_pthread, true);
     fxb_cell(10, 2, r->cpu_ns_per_acq / 1e3, true);
     fxb_cell(10, 3, r->sleeps_per_acq, true);
@@ -1305,8 +1311,8 @@ bool fxb_tb_pingpong(struct fxb_report *rep, const struct fxb_tb_opts *o)
     printf("; vs pthread = round trips/s over the\n   pthread peer's (> 1: faster); CPU, "
            "sleeps (voluntary context switches) and futex calls\n   of both threads per round "
            "trip\n");
-    printf("%-18s %12s %11s %10s %10s %10s\n", "pair", "k trips/s", "vs pthread", "CPU us",
-           "sleeps", "futex");
+    printf("%-18s %12s %13s %11s %10s %10s %10s\n", "pair", "k trips/s", "(min-max)",
+           "vs pthread", "CPU us", "sleeps", "futex");
     tb_print_rows(rep, "pingpong", o, tb_pp_line);
     return ok;
 }
@@ -1317,6 +1323,7 @@ static void tb_rw_line(const struct fxb_row *r, const struct fxb_tb_opts *o)
     double mops = r->ops_per_s / 1e6;
     printf("%-20s %7d", r->lock, r->threads);
     fxb_cell(9, fxb_prec(mops), mops, r->correct);
+    fxb_spread_cell(13, r->ops_min, r->ops_max, 1e6);
     fxb_cell(11, 2, r->vs_pthread, true);
     fxb_cell(9, 2, r->vs_peer, true);
     fxb_cell(8, 0, r->cpu_ns_per_acq, true);
@@ -1335,8 +1342,8 @@ bool fxb_tb_rwlock(struct fxb_report *rep, const struct fxb_tb_opts *o)
     printf("; Mops/s = reads + writes of all threads;\n   vs pthread = over "
            "pthread_rwlock_t (default kind), vs -wp = over the writer-preferring\n   kind (> 1: "
            "faster); CPU ns per operation; sleeps and futex calls per 1000 operations\n");
-    printf("%-20s %7s %9s %11s %9s %8s %10s %10s\n", "lock", "threads", "Mops/s", "vs pthread",
-           "vs -wp", "CPU ns", "sleeps/k", "futex/k");
+    printf("%-20s %7s %9s %13s %11s %9s %8s %10s %10s\n", "lock", "threads", "Mops/s",
+           "(min-max)", "vs pthread", "vs -wp", "CPU ns", "sleeps/k", "futex/k");
     tb_print_rows(rep, "rwlock", o, tb_rw_line);
     return ok;
 }
@@ -1346,6 +1353,7 @@ static void tb_bar_line(const struct fxb_row *r, const struct fxb_tb_opts *o)
     (void)o;
     printf("%-18s %7d", r->lock, r->threads);
     fxb_cell(12, 0, r->ops_per_s / 1e3, r->correct);
+    fxb_spread_cell(13, r->ops_min, r->ops_max, 1e3);
     fxb_cell(11, 2, r->vs_pthread, true);
     fxb_cell(10, 2, r->cpu_ns_per_acq / 1e3, true);
     fxb_cell(10, 3, r->sleeps_per_acq, true);
@@ -1360,8 +1368,8 @@ bool fxb_tb_barrier(struct fxb_report *rep, const struct fxb_tb_opts *o)
     tb_rounds_note(o);
     printf("; vs pthread = rounds/s over\n   pthread_barrier_t's (> 1: faster); CPU, sleeps and "
            "futex calls of all parties per round\n");
-    printf("%-18s %7s %12s %11s %10s %10s %10s\n", "barrier", "parties", "k rounds/s",
-           "vs pthread", "CPU us", "sleeps", "futex");
+    printf("%-18s %7s %12s %13s %11s %10s %10s %10s\n", "barrier", "parties", "k rounds/s",
+           "(min-max)", "vs pthread", "CPU us", "sleeps", "futex");
     tb_print_rows(rep, "barrier", o, tb_bar_line);
     return ok;
 }
