@@ -41,8 +41,15 @@ static void result_above_2_gib_is_an_address_not_an_error(void **state)
     (void)state;
     long page = sysconf(_SC_PAGESIZE);
     /* Several candidates above 2 GiB, in case one is taken (the 32-bit
-     * stack and vdso sit near the top). */
-    static const uintptr_t hints[] = {0xa0000000u, 0xb0000000u, 0xc0000000u, 0x90000000u};
+     * stack and vdso sit near the top). On 64-bit, AddressSanitizer keeps
+     * the range above 2 GiB for its shadow gap: two more candidates high
+     * in the address space that ThreadSanitizer also lets a program map. */
+    static const uintptr_t hints[] = {
+        0xa0000000u, 0xb0000000u, 0xc0000000u, 0x90000000u,
+#if UINTPTR_MAX > 0xffffffffu
+        (uintptr_t)0x7f0000000000ull, (uintptr_t)0x7ef000000000ull,
+#endif
+    };
     bool mapped = false;
     for (size_t i = 0; i < sizeof hints / sizeof hints[0] && !mapped; i++) {
         errno = 12345;
