@@ -698,14 +698,29 @@ static int where_is(pid_t pid, pid_t tid, uintptr_t lo, uintptr_t hi)
         return -1;
     if (nr == -1)
         return 0;
-    bool futex = nr == SYS_futex;
 #ifdef SYS_futex_time64
-    futex = futex || nr == SYS_futex_time64; /* timed waits on 32-bit architectures */
+    /* A 32-bit architecture: the library waits only through futex_time64
+     * (every one of its waits is timed, and futex_time64 takes only waits:
+     * src/futex.c), and wakes through futex. Only futex_time64 is a wait
+     * here, whatever the arguments say: a thread stopped on its way back
+     * from a system call it has finished shows the call's number with
+     * arguments that need not be the call's any more. On i686 (the x86-64
+     * kernel's 32-bit fast system call, through the vDSO) a finished
+     * FUTEX_WAKE was seen as "240 <word> 0x0 0x0 ...", op 0, FUTEX_WAIT:
+     * the last arrival of a barrier, between its wake and its return with
+     * the serial result, was killed as a waiter, and the round's serial
+     * party was lost with it (the other parties then waited for ever).
+     * On a kernel before 5.1 (futex_time64 ENOSYS, waits through futex) no
+     * process is found waiting: no kills, never a wrong one. */
+    bool futex = nr == SYS_futex_time64;
+#else
+    bool futex = nr == SYS_futex;
 #endif
     if (!futex || sscanf(buf, "%ld %lx %lx", &nr, &a0, &a1) != 3)
         return -1;
     /* A wait, not a wake: a thread stopped inside FUTEX_WAKE may still hold
-     * what it is about to release (a notifier under the mutex). */
+     * what it is about to release (a notifier under the mutex). (A finished
+     * futex_time64 call reading op 0 is still the wait it was.) */
     unsigned long op = a1 & 127ul; /* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
     if (op != 0ul /* FUTEX_WAIT */ && op != 9ul /* FUTEX_WAIT_BITSET */)
         return -1;
