@@ -193,8 +193,8 @@ __attribute__((noinline, cold)) static void wake_waiters(fx_rwlock *l, uint32_t 
  * the word holds no read lock (R = 0, or WL), EINVAL for a bad word; then
  * nothing was changed. A CAS, never a subtraction taken back: a call by a
  * thread that holds nothing must not show others a word it made up for an
- * instant (R wrapped into WL and the bad bits), which made a correct
- * writer's unlock fail and its lock give EINVAL (issue 19). */
+ * instant (R wrapped into WL and the bad bits), which would make a correct
+ * writer's unlock fail and its lock give EINVAL. */
 static inline int reader_release(fx_rwlock *l, uint32_t s)
 {
     for (;;) {
@@ -356,7 +356,7 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
 /* The reader fast path: 0, or the slow path's result. A CAS, never an
  * add-then-undo: a reader counted in R only on its way to the check could
  * die there (SIGKILL) and stay counted for good, a phantom reader that every
- * later writer would wait for (issue 19). The first CAS guesses the free,
+ * later writer would wait for. The first CAS guesses the free,
  * idle word, so the uncontended lock makes one RMW and no load; with other
  * readers inside it fails with their count, and rdlock_shared's CAS adds us
  * to it (out of line, so that the inline path needs no stack frame). Acquire
@@ -721,7 +721,7 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
      * waiting, 1 -> 0, the uncontended case in one RMW; otherwise its
      * failure gives the state, and reader_release's CAS loop takes one
      * reader from it, only if the word holds read locks (never a
-     * subtraction taken back: issue 19). Release, as in reader_release. */
+     * subtraction taken back). Release, as in reader_release. */
     /* @step rwlock.rdunlock.sub */
     uint32_t s = 1;
     int r = cas_state(l, &s, 0, __ATOMIC_RELEASE) ? 0 : reader_release_more(l, s);

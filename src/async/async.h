@@ -54,7 +54,7 @@ struct fxi_sleep {
 /* The recheck period of the async mutex and counter waits (the library's
  * bounded-recheck rule, src/internal/futex.h, with a period of its own): a
  * wake lost in shared memory is made up within this time plus the scheduling
- * delay of the back end, which leaves the 1 s bound of issue 11 half a second
+ * delay of the back end, which leaves the 1 s stranding bound (docs/reliability.md) half a second
  * of slack. Longer than FX_RECHECK_NS because an io_uring recheck costs the
  * loop a readiness and a few system calls (docs/async.md). */
 #define FX_ASYNC_RECHECK_NS (500 * 1000000LL)
