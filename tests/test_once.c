@@ -404,8 +404,8 @@ static void test_recover_resets_a_running_flag_and_wakes_its_waiter_to_run_it(vo
     pthread_t t = fxt_thread(recover_waiter_main, w);
     while (__atomic_load_n(&w->tid, __ATOMIC_ACQUIRE) == 0)
         sched_yield();
-    assert_true(fxt_wait_asleep(w->tid, &o->state, 10000));
-    assert_int_equal(o->state, FX_ONCE_RUNNING | FX_ONCE_WAITERS | me);
+    assert_true(fxt_wait_asleep(__atomic_load_n(&w->tid, __ATOMIC_ACQUIRE), &o->state, 10000));
+    assert_int_equal(__atomic_load_n(&o->state, __ATOMIC_RELAXED), FX_ONCE_RUNNING | FX_ONCE_WAITERS | me);
     int64_t t0 = fxt_now_ns();
     assert_int_equal(fx_once_recover(o, me), 0);
     assert_true(fxt_join_timed(t, 10000, NULL));
