@@ -62,14 +62,30 @@ static void park(void)
  * recovers the lock: only the supervisor can. 0 or a code. */
 static int blind_the_probe(void)
 {
-#if defined(__x86_64__)
-    static const int nrs[] = {SYS_process_vm_readv, SYS_open,          SYS_openat,
-                              SYS_openat2,          SYS_kill,          SYS_tgkill,
-                              SYS_tkill,            SYS_pidfd_open,    SYS_pidfd_send_signal,
-                              SYS_rt_sigqueueinfo,  SYS_rt_tgsigqueueinfo, SYS_waitid};
+    static const int nrs[] = {
+        SYS_process_vm_readv, SYS_openat, SYS_kill, SYS_tgkill, SYS_tkill,
+        SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo, SYS_waitid,
+#ifdef SYS_open
+        SYS_open,
+#endif
+#ifdef SYS_openat2
+        SYS_openat2,
+#endif
+#ifdef SYS_pidfd_open
+        SYS_pidfd_open,
+#endif
+#ifdef SYS_pidfd_send_signal
+        SYS_pidfd_send_signal,
+#endif
+    };
     enum { N = sizeof nrs / sizeof nrs[0] };
-    struct sock_filter prog[4 + 2 * N];
+    struct sock_filter prog[6 + 2 * N];
     int k = 0;
+    /* Another ABI's system calls (int 0x80 on x86-64) are refused whole. */
+    prog[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                             offsetof(struct seccomp_data, arch));
+    prog[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FXT_AUDIT_ARCH, 1, 0);
+    prog[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
     prog[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
                                              offsetof(struct seccomp_data, nr));
     for (int i = 0; i < N; i++) {
@@ -85,9 +101,6 @@ static int blind_the_probe(void)
     if (process_vm_readv(1, NULL, 0, NULL, 0, 0) != -1 || errno != EPERM)
         return 92;
     return 0;
-#else
-    return 93;
-#endif
 }
 
 /* --- workers ------------------------------------------------------------------ */
