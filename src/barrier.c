@@ -107,7 +107,7 @@ static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadl
         fxi_cpu_relax();
     }
     fxi_spin_lost(&fx_barrier_spin, FX_BARRIER_SPIN_MIN);
-    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
+    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     /* @step barrier.wait_round.loop */
     for (;;) {
         /* @step barrier.wait_round.look */

@@ -379,7 +379,7 @@ static void fx_cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *op
 FX_CANCEL_FRAME static int fx_cond_sleep(fx_cond *c, int32_t v, const struct timespec *deadline,
                                          const int32_t *mutex_word)
 {
-    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
+    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     /* We may be moved onto park or the mutex word without waking: the
      * recheck can be dropped only if those are private too. */
     rc.also[0] = &c->park;

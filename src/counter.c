@@ -27,9 +27,10 @@
  * FX_RECHECK_NS. A writer killed between W1 and W2 wakes nobody; R4 is a
  * bounded sleep (fxi_futex_sleep), so each sleeper re-reads the value at its
  * recheck and returns if it meets the target. (W2 wakes all, so a woken
- * waiter that dies before returning to user space costs nobody else.) An
- * idle waiter costs one wake-up per FX_RECHECK_NS in shared memory (none in
- * private memory: src/internal/futex.h); add, store and a wait
+ * waiter that dies before returning to user space costs nobody else.) In
+ * shared memory one waiter per process rechecks, for all (src/sleep.c): an
+ * idle counter costs one wake-up per FX_RECHECK_NS and process, in private
+ * memory none (src/internal/futex.h); add, store and a wait
  * that finds its target are unchanged. W1, W2, R1 and R2 are seq_cst (the
  * Dekker pattern): why that loses no wake-up is in docs/design/counter.md.
  */
@@ -136,7 +137,7 @@ static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct tim
     /* @step counter.wait.R1 */
     if (fxi_counter_waiter_enter(c) != 0) /* R1, seq_cst */
         return EINVAL;
-    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
+    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     int r;
     for (;;) {
         /* @step counter.wait.R2 */

@@ -123,120 +123,74 @@ int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *d
     }
 }
 
-/* Whether no other process can futex-wake `word`: true only when the page
- * holding it is present and anonymous in this process, which the kernel
- * keys by (mm, address) for a futex without FUTEX_PRIVATE_FLAG; false for
- * anything else or when in doubt (no /proc, no file descriptor, a page not
- * present or swapped out, a file page of a MAP_PRIVATE mapping not yet
- * copied, shared anonymous memory, a 32-bit build). One entry of the
- * pagemap file: bit 63 present, bit 62 swapped, bit 61 a file page or
- * shared anonymous memory. The descriptor is opened, read and closed here,
- * with raw system calls (not cancellation points, errno kept) and
- * O_CLOEXEC, so nothing is cached that a fork, an exec or the caller's
- * close() could make wrong. docs/design/futex.md, "Private memory sleeps
- * untimed", tells why pagemap and why only at the first recheck. */
-static bool fx_word_private(const int32_t *word)
+/* struct futex_waitv of <linux/futex.h> (Linux 5.16), spelled out for
+ * older headers. */
+struct fx_waitv {
+    uint64_t val;
+    uint64_t uaddr;
+    uint32_t flags;
+    uint32_t reserved;
+};
+#define FX_FUTEX2_SIZE_U32 0x02u
+#define FX_FUTEX2_PRIVATE  128u /* FUTEX_PRIVATE_FLAG */
+
+int fxi_futex_wait2_raw(int32_t *word, int32_t expected, uint32_t *handoff, uint32_t h,
+                        const struct timespec *deadline, bool *by_handoff)
 {
-#if defined(__LP64__) && defined(SYS_openat) && defined(SYS_pread64)
-    long page = sysconf(_SC_PAGESIZE);
-    if (page <= 0)
-        return false;
-    /* thread-self: the caller's own view, which also works after the main
-     * thread has exited (/proc/self then names a zombie leader). */
-    long fd = fxi_syscall(SYS_openat, AT_FDCWD, (long)(uintptr_t)"/proc/thread-self/pagemap",
-                          O_RDONLY | O_CLOEXEC, 0, 0, 0);
-    if (fd < 0) /* before Linux 3.17 */
-        fd = fxi_syscall(SYS_openat, AT_FDCWD, (long)(uintptr_t)"/proc/self/pagemap",
-                         O_RDONLY | O_CLOEXEC, 0, 0, 0);
-    if (fd < 0)
-        return false;
-    uint64_t entry = 0;
-    long off = (long)((uintptr_t)word / (uintptr_t)page * sizeof entry);
-    long n = fxi_syscall(SYS_pread64, fd, (long)(uintptr_t)&entry, (long)sizeof entry, off, 0, 0);
-    fxi_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
-    const uint64_t present = 1ull << 63, swapped = 1ull << 62, file_or_shared = 1ull << 61;
-    return n == (long)sizeof entry && (entry & (present | swapped | file_or_shared)) == present;
+    *by_handoff = false;
+#if defined(SYS_futex_waitv)
+    if (deadline != NULL && deadline->tv_sec < 0)
+        return ETIMEDOUT; /* as fxi_futex_wait_raw: long past */
+    /* The shared word last: when both words woke us, the kernel answers
+     * the highest index, so a consumed wake of `word` is never reported as
+     * a hand-off only. */
+    struct fx_waitv v[2] = {
+        {.val = h, .uaddr = (uint64_t)(uintptr_t)handoff,
+         .flags = FX_FUTEX2_SIZE_U32 | FX_FUTEX2_PRIVATE, .reserved = 0},
+        {.val = (uint32_t)expected, .uaddr = (uint64_t)(uintptr_t)word,
+         .flags = FX_FUTEX2_SIZE_U32, .reserved = 0},
+    };
+    struct __kernel_timespec t = {0, 0};
+    if (deadline != NULL) {
+        t.tv_sec = (int64_t)deadline->tv_sec;
+        t.tv_nsec = deadline->tv_nsec;
+    }
+    long r = fxi_syscall(SYS_futex_waitv, (long)(uintptr_t)v, 2, 0,
+                         deadline != NULL ? (long)(uintptr_t)&t : 0L, CLOCK_MONOTONIC, 0);
+    FX_STAT_WAITED(word, r < 0 ? r : 0);
+    if (r == 0 || r == 1) {
+        *by_handoff = r == 0;
+        return 0;
+    }
+    switch (-r) {
+    case EAGAIN:
+    case ETIMEDOUT:
+    case EINTR:
+    case ENOSYS:
+        return (int)-r;
+    default:
+        /* EFAULT, or EINVAL from a kernel that knows the call but not these
+         * flags: as unsupported. */
+        return ENOSYS;
+    }
 #else
-    (void)word;
-    return false;
+    (void)word, (void)expected, (void)handoff, (void)h, (void)deadline;
+    return ENOSYS;
 #endif
 }
 
-/* The scope of the call of s, asked once, at its first recheck: private only
- * if its word and every other word it may sleep on are. */
-static void fx_recheck_scope(const int32_t *word, struct fxi_recheck *s)
+int fxi_futex_wait_private(uint32_t *word, uint32_t expected)
 {
-    bool priv = fx_word_private(word);
-    for (int i = 0; priv && i < 2; i++)
-        priv = s->also[i] == NULL || fx_word_private(s->also[i]);
-    s->scope = priv ? FXI_SCOPE_PRIVATE : FXI_SCOPE_SHARED;
-    FX_FAULT(priv ? "futex.scope.private" : "futex.scope.shared");
+    long r = fx_sys_futex((int32_t *)word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, NULL, NULL,
+                          0);
+    return r == 0 ? 0 : (int)-r;
 }
 
-/* fxi_futex_sleep without the scope question: 1 in *ask when the recheck
- * came and the scope is still to be asked (the caller asks it outside any
- * asynchronous-cancellation region: the question opens a descriptor). */
-FX_CANCEL_FRAME static int fx_futex_sleep_once(int32_t *word, int32_t expected,
-                                               const struct timespec *deadline,
-                                               struct fxi_recheck *s, bool *ask)
+int fxi_futex_wake_private(uint32_t *word, int count)
 {
-    *ask = false;
-    if (s->scope == FXI_SCOPE_PRIVATE) {
-        /* No recheck: only a wake, a change of the word, a signal or the
-         * caller's own deadline ends the sleep. */
-        int r = fxi_futex_wait_raw(word, expected, deadline, FX_BITSET_ANY);
-        s->woken = r == 0;
-        return r == ETIMEDOUT ? ETIMEDOUT : 0;
-    }
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (s->tick.tv_nsec < 0 || !fxi_ts_before(&now, &s->tick)) {
-        /* The first sleep of this call, or the recheck is due: the caller has
-         * re-read its word since the last tick. The next tick is set from now
-         * only here, once the previous one has passed, on the recheck grid
-         * (internal/futex.h). */
-        s->tick = fxi_ns_ts(fxi_recheck_grid(fxi_ts_ns(&now), s->period_ns));
-    }
-    bool mine = deadline != NULL && fxi_ts_before(deadline, &s->tick);
-    int r = fxi_futex_wait_raw(word, expected, mine ? deadline : &s->tick, FX_BITSET_ANY);
-    s->woken = r == 0;
-    if (r != ETIMEDOUT)
-        return 0; /* woken, EAGAIN (the word changed) or EINTR */
-    if (mine || fxi_deadline_passed(deadline))
-        return ETIMEDOUT;
-    *ask = s->scope == FXI_SCOPE_UNKNOWN;
-    /* @step futex.sleep.recheck */
-    return 0; /* the recheck is due */
-}
-
-FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
-                   struct fxi_recheck *s)
-{
-    bool ask;
-    int r = fx_futex_sleep_once(word, expected, deadline, s, &ask);
-    if (ask)
-        fx_recheck_scope(word, s);
-    return r;
-}
-
-FX_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
-                          struct fxi_recheck *s)
-{
-    int type;
-    bool ask;
-    /* Acts at once on a pending cancellation (glibc); otherwise a
-     * pthread_cancel during the sleep interrupts it with SIGCANCEL. */
-    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
-    int r = fx_futex_sleep_once(word, expected, deadline, s, &ask);
-    /* A test's fault point: a cancellation acting here, after a wake picked
-     * this thread, is the in-process way to lose a wake (the caller's
-     * cleanup handler passes it on). */
-    if (s->woken)
-        FX_FAULT("futex.sleep_cancel.woken");
-    pthread_setcanceltype(type, &type);
-    if (ask)
-        fx_recheck_scope(word, s);
-    return r;
+    long r = fx_sys_futex((int32_t *)word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, (uint32_t)count, NULL,
+                          NULL, 0);
+    return r < 0 ? 0 : (int)r;
 }
 
 int fxi_futex_wake_raw(int32_t *word, int count, uint32_t bitset)

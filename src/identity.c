@@ -129,6 +129,15 @@ static void fx_tid_setup(void)
     fx_tid_wiped = fx_tid_wipe_proven();
 }
 
+bool fxi_wipe_at_fork(void *page, size_t size)
+{
+    int saved = errno;
+    pthread_once(&fx_tid_once, fx_tid_setup);
+    bool ok = fx_tid_wiped && madvise(page, size, MADV_WIPEONFORK) == 0;
+    errno = saved;
+    return ok;
+}
+
 #ifndef PIDFD_GET_PID_NAMESPACE
 #define PIDFD_GET_PID_NAMESPACE _IO(0xFF, 5) /* linux/pidfd.h, Linux 6.11 */
 #endif

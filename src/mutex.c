@@ -29,9 +29,10 @@
  * returned to user space, it consumes the wake and takes no step; the word is
  * UNLOCKED, later uncontended pairs (0 -> 1 -> 0) make no wake, and only the
  * sleepers' own bounded sleeps (fxi_futex_sleep) end it: the first to recheck
- * finds UNLOCKED and takes it as CONTENDED, so its unlock wakes the next. An
- * idle sleeper costs one wake-up per FX_RECHECK_NS in shared memory (none in
- * private memory, where no death can lose a wake: src/internal/futex.h); the
+ * finds UNLOCKED and takes it as CONTENDED, so its unlock wakes the next. In
+ * shared memory one sleeper per process rechecks, for all (src/sleep.c), so
+ * an idle object costs one wake-up per FX_RECHECK_NS and process; in private
+ * memory none (no death can lose a wake there: src/internal/futex.h); the
  * uncontended paths are unchanged. A thread that has slept acquires with
  * CONTENDED, not LOCKED, because it cannot know whether it was
  * the last sleeper ("Futexes Are Tricky", mutex3).
@@ -161,7 +162,7 @@ void fxi_mutex_abandon_wait(fx_mutex *m)
 int fxi_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
 {
     bool checked = false;
-    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
+    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     for (;;) {
         int32_t sleep_on;
         /* @step mutex.lock_slept.step */

@@ -117,7 +117,7 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
 {
     int32_t me = (int32_t)fxi_id();
     /* One absolute liveness schedule for the whole call. */
-    struct fxi_recheck rc = FX_RECHECK_INIT(FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC);
+    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT(FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC);
     /* Acquire: a caller that sees DONE sees what the initialiser wrote. */
     int32_t s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
     for (;;) {

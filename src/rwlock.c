@@ -41,7 +41,8 @@
  *   -WP -WW -RW (no WL; writer_seq   reader kept out by WP/WW    FUTEX_WAKE(state)
  *     unchanged FX_RWLOCK_STALE_NS)    alone: the writer is gone   if RW was set
  *   every FUTEX_WAIT is bounded: the sleeper re-reads the word at least
- *   every FX_RECHECK_NS (FX_RWLOCK_WATCH_NS for a reader kept out by
+ *   every FX_RECHECK_NS (a writer every FX_RWLOCK_WRITER_RECHECK_NS, a
+ *   reader kept out by
  *   WP/WW alone), absolute times that signals cannot postpone
  *   wake: whoever makes the lock free (read unlock, write unlock) and
  *   sees RW or WW runs this loop:
@@ -85,8 +86,10 @@
 #endif
 
 /* Dead waiting writers (docs/design/rwlock.md, "Writer intent"). A waiting writer renews
- * its intent at every recheck (FX_RECHECK_NS apart; the renewal is due after
- * half of that, so a recheck that comes a little early still renews). A
+ * its intent at every recheck (FX_RWLOCK_WRITER_RECHECK_NS apart: in shared
+ * memory, the recheck of one writer per process, the designated sleeper of
+ * writer_seq; the renewal is due after half of that, so a recheck that comes
+ * a little early still renews). A
  * reader kept out by WP/WW alone looks every FX_RWLOCK_WATCH_NS and clears
  * them when writer_seq has not moved for FX_RWLOCK_STALE_NS: more than two
  * recheck periods, so that a live writer is taken for dead only when it has
@@ -94,7 +97,8 @@
  * the writer's death (the watch starts at a reader's first recheck, which
  * tells shared memory from private, where writers neither die alone nor
  * renew, and nobody watches: src/internal/futex.h). */
-#define FX_RWLOCK_RENEW_NS (FX_RECHECK_NS / 2)
+#define FX_RWLOCK_WRITER_RECHECK_NS (250 * 1000000LL)
+#define FX_RWLOCK_RENEW_NS (FX_RWLOCK_WRITER_RECHECK_NS / 2)
 #define FX_RWLOCK_WATCH_NS (100 * 1000000LL)
 #define FX_RWLOCK_STALE_NS (600 * 1000000LL)
 
@@ -260,7 +264,7 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
     /* After the fast path's failed CAS: a reader killed here is counted
      * nowhere (tests/test_rwlock.c kills one at this point). */
     FX_FAULT("rwlock.rdlock.slow");
-    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
+    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     struct stale_watch watch = {false, 0, {0, 0}};
     bool checked = false;
     int spins = 0;
@@ -419,7 +423,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
 {
     uint32_t s = load_state(l);
     uint32_t slept = 0; /* WW once this writer has slept: others may sleep too */
-    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
+    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RWLOCK_WRITER_RECHECK_NS);
     struct timespec renew_at = {0, -1}; /* next renewal of WP/WW; none yet */
     bool checked = false;
     int spins = 0;

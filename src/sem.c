@@ -166,7 +166,7 @@ static void fx_sem_cancelled(void *arg)
 /* W2..W4 after W1: 0 (a token taken), ETIMEDOUT or EINVAL. */
 FX_CANCEL_FRAME static int fx_sem_sleep(fx_sem *s, const struct timespec *deadline)
 {
-    struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
+    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     for (;;) {
         /* @step sem.wait_slow.W2 */
         int32_t v = __atomic_load_n(&s->value, __ATOMIC_SEQ_CST); /* W2 */

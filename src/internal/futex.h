@@ -3,12 +3,15 @@
  *
  * The futex system call itself lives only in src/futex.c. These wrappers take
  * already-validated arguments (aligned word, deadline with a valid tv_nsec) and
- * return positive errno values. They never use FUTEX_PRIVATE_FLAG: every object
- * of the library may be shared between processes.
+ * return positive errno values. Their waits and wakes of the primitives' words
+ * never use FUTEX_PRIVATE_FLAG: every object of the library may be shared
+ * between processes (only the library's own process-local words, those of
+ * src/sleep.c, are private).
  */
 #ifndef FX_INTERNAL_FUTEX_H
 #define FX_INTERNAL_FUTEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -64,10 +67,18 @@ int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *d
  * it is woken or its caller's deadline passes, as a pthread wait does. Any
  * doubt keeps the recheck.
  *
- * Declare a struct fxi_recheck per blocking call, FX_RECHECK_INIT_SCOPED
- * (period_ns) where the recheck is only for deaths in other processes, or
- * FX_RECHECK_INIT(period_ns) where it must stay in every memory, and pass it
- * to every fxi_futex_sleep of that call. */
+ * In shared memory the recheck is paid per word and process, not per
+ * sleeper: one call among a word's sleepers in this process holds it (the
+ * designated sleeper), the others sleep untimed, and the role passes on when
+ * its call ends (src/sleep.c; docs/design/futex.md, "Shared memory pays per
+ * object").
+ *
+ * Declare a struct fxi_recheck per blocking call, FXI_RECHECK_CALL, with
+ * FX_RECHECK_INIT_SCOPED(period_ns) where the recheck is only for deaths in
+ * other processes, or FX_RECHECK_INIT(period_ns) where it must stay in every
+ * memory, and pass it to every fxi_futex_sleep of that call, all on one
+ * word. */
+struct fxi_watch; /* src/sleep.c: the sleepers of one word in this process */
 struct fxi_recheck {
     struct timespec tick; /* the next recheck; tv_nsec < 0 before the first sleep */
     int64_t period_ns;    /* the recheck period, > 0 */
@@ -76,19 +87,33 @@ struct fxi_recheck {
     /* Another word the call may end up sleeping on (a requeue target: the
      * cond's park and its mutex's word), or NULL: it must be private too. */
     const int32_t *also[2];
+    /* In a shared scope (src/sleep.c): the entry whose recheck this call
+     * holds (the designated sleeper), or NULL; the entry this sleep is
+     * registered untimed in, and the hand-off value it read. */
+    struct fxi_watch *watch;
+    struct fxi_watch *untimed_in;
+    uint32_t handoff_seen;
 };
 /* scope: not asked yet; every word of the call is surely in memory that no
  * other process can futex-wake (no recheck); shared, or not known (recheck). */
 enum { FXI_SCOPE_UNKNOWN = 0, FXI_SCOPE_PRIVATE = 1, FXI_SCOPE_SHARED = 2 };
 /* A recheck for any death: kept in every memory (fx_once's liveness check of
  * its initialiser, whose thread can die in any memory). */
-#define FX_RECHECK_INIT(period_ns) { {0, -1}, (period_ns), 0, FXI_SCOPE_SHARED, {NULL, NULL} }
+#define FX_RECHECK_INIT(period_ns) \
+    { {0, -1}, (period_ns), 0, FXI_SCOPE_SHARED, {NULL, NULL}, NULL, NULL, 0 }
 /* A recheck only for deaths in other processes (a waker killed in the wake
  * window): asked at the first recheck and dropped in private memory. The
  * blocking waits of fx_mutex, fx_cond, fx_sem, fx_rwlock, fx_barrier and
  * fx_counter. */
 #define FX_RECHECK_INIT_SCOPED(period_ns) \
-    { {0, -1}, (period_ns), 0, FXI_SCOPE_UNKNOWN, {NULL, NULL} }
+    { {0, -1}, (period_ns), 0, FXI_SCOPE_UNKNOWN, {NULL, NULL}, NULL, NULL, 0 }
+
+/* Gives up the call's part among its word's sleepers: the recheck it holds
+ * passes to another sleeper of the word in this process. Every struct
+ * fxi_recheck is declared FXI_RECHECK_CALL, so this runs however the call
+ * ends, a cancellation's unwinding included; calling it again does nothing. */
+void fxi_recheck_end(struct fxi_recheck *s);
+#define FXI_RECHECK_CALL __attribute__((cleanup(fxi_recheck_end)))
 
 /* The first multiple of period_ns after now_ns (both CLOCK_MONOTONIC ns,
  * i.e. since boot): the recheck times of every sleeper with the same period,
@@ -103,7 +128,7 @@ static inline int64_t fxi_recheck_grid(int64_t now_ns, int64_t period_ns)
 
 /* The recheck period of the primitives that have no period of their own: a
  * sleeper whose wake was lost re-reads its word within this time. */
-#define FX_RECHECK_NS (250 * 1000000LL)
+#define FX_RECHECK_NS (500 * 1000000LL)
 
 /* Sleeps while *word == expected, until woken, the caller's absolute
  * CLOCK_MONOTONIC deadline (NULL: none; tv_nsec already checked) or the next
@@ -136,6 +161,21 @@ static inline int fxi_recheck_shared(const struct fxi_recheck *s)
  * cancel anywhere inside it. */
 int fxi_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
                           struct fxi_recheck *s);
+
+/* Sleeps while *word == expected (any memory) and the process-private
+ * *handoff == h, until either is woken or changes, or the absolute
+ * CLOCK_MONOTONIC deadline (NULL: none). Returns 0 (woken: *by_handoff
+ * tells whether through handoff only), EAGAIN (a word differed), ETIMEDOUT,
+ * EINTR, or ENOSYS when the kernel cannot (futex_waitv, Linux 5.16, refused
+ * or unknown). The designated sleeper's hand-off (src/sleep.c). */
+int fxi_futex_wait2_raw(int32_t *word, int32_t expected, uint32_t *handoff, uint32_t h,
+                        const struct timespec *deadline, bool *by_handoff);
+
+/* A process-private word (FUTEX_PRIVATE_FLAG): sleeps while *word ==
+ * expected, untimed (0, or a positive errno), and wakes up to count of its
+ * sleepers (how many were woken). For the library's own words only. */
+int fxi_futex_wait_private(uint32_t *word, uint32_t expected);
+int fxi_futex_wake_private(uint32_t *word, int count);
 
 /* Wakes up to count (> 0) sleepers on word whose bitset intersects `bitset`;
  * returns how many were woken. */

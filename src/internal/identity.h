@@ -115,6 +115,12 @@ extern int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
  * epoch's page to tell a fork child. */
 uint32_t fxi_tid_slow(void);
 
+/* Marks [page, page + size) (whole pages of zero-initialised static
+ * memory) MADV_WIPEONFORK, and true only when the kernel was proven to honour
+ * that advice in this process (the epoch's probe): a fork child then gets the
+ * range zeroed. False where it cannot be trusted. */
+bool fxi_wipe_at_fork(void *page, size_t size);
+
 /* Bit 31 of the epoch (and of the cache's high half, which copies it): a race
  * detector is there (src/internal/annotate.h). A PID never has it. */
 #define FXI_TID_DETECTOR 0x80000000u

@@ -1,0 +1,453 @@
+/*
+ * src/sleep.c - the blocking sleep of every primitive (fxi_futex_sleep):
+ * bounded by a recheck where a death in another process can lose a wake,
+ * unbounded where none can, and in shared memory paid for by one sleeper of
+ * each word per process, not by every sleeper.
+ *
+ * Designation: the sleepers of one word, among this process's threads, once
+ * their first recheck found the word shared (or their call rechecks in every
+ * memory, FX_RECHECK_INIT):
+ *
+ *   state of a word's entry      event                       next state
+ *   (designated, untimed)
+ *   free                         a call comes to sleep       (1, 0): it is
+ *                                                              the designated
+ *   (1, n)                       another call comes          (1, n+1): it
+ *                                                              sleeps untimed
+ *   (1, n)                       the designated call ends    (0, n); if n > 0
+ *                                                              handoff += 1,
+ *                                                              wake one on it;
+ *                                                              free if n = 0
+ *   (d, n+1)                     an untimed sleep returns    (1, n) if d = 0
+ *                                  (woken, hand-off, word      (it takes the
+ *                                  changed, signal, its        role), else
+ *                                  deadline)                   (1, n)
+ *   (d, n+1)                     an untimed sleeper is       (d, n); if d = 0
+ *                                  cancelled                   and n > 0 hand
+ *                                                              off as above
+ *   (1, n), n > 0                the designated one's        handoff += 1,
+ *                                  recheck finds the word      wake all on it:
+ *                                  not the value the n slept   each re-reads
+ *                                  on (or they slept on        its word as at
+ *                                  different values)           a recheck
+ *
+ * The designated call sleeps bounded by its recheck, as every sleeper did
+ * before (its tick), and keeps the role across its sleeps until it returns.
+ * An untimed sleeper waits on two words at once (futex_waitv): the object's
+ * word, and the entry's process-private hand-off word with the value it read
+ * when it registered. So a hand-off reaches an untimed sleeper whether it is
+ * asleep (the wake), on its way to sleep (the hand-off word changed: EAGAIN)
+ * or on its way back (it finds the role free), and it reaches only this
+ * process's sleepers of this word.
+ *
+ * Invariant: while an entry counts untimed sleepers, it has a designated call
+ * or a hand-off in flight that one of them will take; and at each recheck
+ * of the designated call, every untimed sleeper whose own recheck would
+ * have found its word changed is woken to re-read it. So an untimed sleeper
+ * misses only rechecks that would have found nothing, a wake lost to a
+ * death in another process still costs at most one recheck period, and an
+ * idle object costs one sleeper's rechecks per process, whatever the number
+ * of sleepers. Threads of one process die together, so an
+ * entry never outlives its designated call but through a fork, and the
+ * table lives in a page the kernel hands a fork child zeroed
+ * (MADV_WIPEONFORK, proven once per process by src/identity.c). Where that
+ * proof, futex_waitv (Linux 5.16) or a free entry is missing, every sleeper
+ * rechecks, as each did before. docs/design/futex.md, "Shared memory pays
+ * per object", tells the rest.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal/annotate.h"
+#include "internal/deadline.h"
+#include "internal/fault.h"
+#include "internal/futex.h"
+#include "internal/identity.h"
+#include "internal/syscall.h"
+
+/* The sleepers of one word in this process. */
+struct fxi_watch {
+    const int32_t *word; /* NULL: free */
+    int32_t untimed;     /* sleepers registered untimed */
+    int32_t designated;  /* 1 while a call holds the word's recheck */
+    uint32_t handoff;    /* process-private futex word: moves when the role falls free */
+    int32_t slept_on;    /* the value the untimed sleepers slept on, when alike */
+    int32_t alike;       /* 0 none registered since the last recheck, 1 all
+                          * on slept_on, 2 on different values */
+};
+
+#define FX_WATCHES ((FXI_TID_PAGE - 64) / sizeof(struct fxi_watch))
+
+/* The table, alone in its page(s) so that the whole of it, lock included,
+ * is wiped at fork. */
+static struct {
+    uint32_t lock; /* 0 free, 1 held, 2 held and someone sleeps on it */
+    struct fxi_watch w[FX_WATCHES];
+} fx_watch_table __attribute__((aligned(FXI_TID_PAGE)));
+_Static_assert(sizeof fx_watch_table <= FXI_TID_PAGE, "the table fits its page");
+
+static pthread_once_t fx_watch_once = PTHREAD_ONCE_INIT;
+/* Whether designation works in this process: set once, before any use, by
+ * fx_watch_setup (read after pthread_once). Kept by a fork child, whose
+ * kernel and page advice are its parent's. */
+static bool fx_watch_usable;
+
+/* futex_waitv must answer as the kernel does: EAGAIN when a word differs,
+ * ETIMEDOUT for a past deadline. An emulator or a sandbox that returns 0 or
+ * ENOSYS fails this, and every sleeper then rechecks. */
+static bool fx_waitv_works(void)
+{
+    uint32_t h = 1;
+    int32_t w = 0;
+    bool by_handoff;
+    const struct timespec past = {0, 0};
+    return fxi_futex_wait2_raw(&w, 1, &h, 1, &past, &by_handoff) == EAGAIN &&
+           fxi_futex_wait2_raw(&w, 0, &h, 1, &past, &by_handoff) == ETIMEDOUT;
+}
+
+static void fx_watch_setup(void)
+{
+    /* The table's words are the library's own, ordered by its lock (whose
+     * atomics Helgrind and DRD do not see). */
+    fx_ann_own_words_once(&fx_watch_table, sizeof fx_watch_table);
+    /* Relaxed: pthread_once orders it for every later caller. */
+    __atomic_store_n(&fx_watch_usable,
+                     fx_waitv_works() && fxi_wipe_at_fork(&fx_watch_table, sizeof fx_watch_table),
+                     __ATOMIC_RELAXED);
+}
+
+/* The table's lock: held for a few loads and stores, never across a sleep
+ * of the caller or a cancellation point. Acquire/release: it orders the
+ * table's plain fields. */
+static void fx_watch_lock(void)
+{
+    uint32_t *l = &fx_watch_table.lock;
+    uint32_t c = 0;
+    if (__atomic_compare_exchange_n(l, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return;
+    if (c != 2)
+        c = __atomic_exchange_n(l, 2, __ATOMIC_ACQUIRE);
+    while (c != 0) {
+        fxi_futex_wait_private(l, 2);
+        c = __atomic_exchange_n(l, 2, __ATOMIC_ACQUIRE);
+    }
+}
+
+static void fx_watch_unlock(void)
+{
+    if (__atomic_exchange_n(&fx_watch_table.lock, 0, __ATOMIC_RELEASE) == 2)
+        fxi_futex_wake_private(&fx_watch_table.lock, 1);
+}
+
+/* Under the lock: the entry of word, a free one set up for it, or NULL
+ * when the table is full. */
+static struct fxi_watch *fx_watch_find(const int32_t *word)
+{
+    struct fxi_watch *free_one = NULL;
+    for (size_t i = 0; i < FX_WATCHES; i++) {
+        struct fxi_watch *e = &fx_watch_table.w[i];
+        if (e->word == word)
+            return e;
+        if (e->word == NULL && free_one == NULL)
+            free_one = e;
+    }
+    if (free_one != NULL) {
+        free_one->word = word;
+        free_one->untimed = 0;
+        free_one->designated = 0;
+        free_one->alike = 0;
+    }
+    return free_one;
+}
+
+/* Under the lock: after the designated call left, or an untimed sleeper
+ * left without taking the free role. Wakes (after the unlock) one untimed
+ * sleeper to take it, or frees the entry when none is left. */
+static bool fx_watch_pass(struct fxi_watch *e)
+{
+    if (e->designated)
+        return false;
+    if (e->untimed == 0) {
+        e->word = NULL;
+        return false;
+    }
+    /* Relaxed: the lock orders it; the kernel compares it in futex_waitv. */
+    __atomic_store_n(&e->handoff, e->handoff + 1, __ATOMIC_RELAXED);
+    return true;
+}
+
+/* Joins word's sleepers: the designated one (s->watch set) or an untimed one
+ * (returns the entry and the hand-off value in *h). NULL and no role when
+ * designation cannot be used: the caller sleeps bounded. */
+static struct fxi_watch *fx_watch_join(const int32_t *word, int32_t expected,
+                                       struct fxi_recheck *s, uint32_t *h)
+{
+    pthread_once(&fx_watch_once, fx_watch_setup);
+    /* Relaxed: set once by the setup (ordered by pthread_once), or cleared
+     * by a refusal (a hint, see fx_futex_sleep_once). */
+    if (!__atomic_load_n(&fx_watch_usable, __ATOMIC_RELAXED))
+        return NULL;
+    fx_watch_lock();
+    struct fxi_watch *e = fx_watch_find(word);
+    if (e != NULL) {
+        if (!e->designated) {
+            e->designated = 1;
+            s->watch = e;
+            e = NULL;
+        } else {
+            e->untimed++;
+            *h = e->handoff;
+            if (e->alike == 0) {
+                e->slept_on = expected;
+                e->alike = 1;
+            } else if (e->slept_on != expected) {
+                e->alike = 2;
+            }
+        }
+    }
+    fx_watch_unlock();
+    FX_FAULT(s->watch != NULL ? "sleep.designated" : e != NULL ? "sleep.untimed" : "sleep.alone");
+    return e;
+}
+
+/* An untimed sleeper of e is back. take: it goes on sleeping or returns to
+ * its call, and takes the role if it is free (the call gives it up when it
+ * ends); otherwise (cancelled) it passes a free role on. */
+static void fx_watch_back(struct fxi_watch *e, struct fxi_recheck *s, bool take)
+{
+    fx_watch_lock();
+    if (--e->untimed == 0)
+        e->alike = 0;
+    bool wake = false;
+    if (take && !e->designated) {
+        e->designated = 1;
+        s->watch = e;
+    } else {
+        wake = fx_watch_pass(e);
+    }
+    fx_watch_unlock();
+    if (wake)
+        fxi_futex_wake_private(&e->handoff, 1);
+}
+
+void fxi_recheck_end(struct fxi_recheck *s)
+{
+    struct fxi_watch *e = s->untimed_in;
+    if (e != NULL) {
+        s->untimed_in = NULL;
+        fx_watch_back(e, s, false);
+    }
+    e = s->watch;
+    if (e == NULL)
+        return;
+    s->watch = NULL;
+    fx_watch_lock();
+    e->designated = 0;
+    bool wake = fx_watch_pass(e);
+    fx_watch_unlock();
+    /* @step sleep.end.handoff */
+    if (wake)
+        fxi_futex_wake_private(&e->handoff, 1);
+}
+
+/* Whether no other process can futex-wake `word`: true only when the page
+ * holding it is present and anonymous in this process, which the kernel
+ * keys by (mm, address) for a futex without FUTEX_PRIVATE_FLAG; false for
+ * anything else or when in doubt (no /proc, no file descriptor, a page not
+ * present or swapped out, a file page of a MAP_PRIVATE mapping not yet
+ * copied, shared anonymous memory, a 32-bit build). One entry of the
+ * pagemap file: bit 63 present, bit 62 swapped, bit 61 a file page or
+ * shared anonymous memory. The descriptor is opened, read and closed here,
+ * with raw system calls (not cancellation points, errno kept) and
+ * O_CLOEXEC, so nothing is cached that a fork, an exec or the caller's
+ * close() could make wrong. docs/design/futex.md, "Private memory sleeps
+ * untimed", tells why pagemap and why only at the first recheck. */
+static bool fx_word_private(const int32_t *word)
+{
+#if defined(__LP64__) && defined(SYS_openat) && defined(SYS_pread64)
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0)
+        return false;
+    /* thread-self: the caller's own view, which also works after the main
+     * thread has exited (/proc/self then names a zombie leader). */
+    long fd = fxi_syscall(SYS_openat, AT_FDCWD, (long)(uintptr_t)"/proc/thread-self/pagemap",
+                          O_RDONLY | O_CLOEXEC, 0, 0, 0);
+    if (fd < 0) /* before Linux 3.17 */
+        fd = fxi_syscall(SYS_openat, AT_FDCWD, (long)(uintptr_t)"/proc/self/pagemap",
+                         O_RDONLY | O_CLOEXEC, 0, 0, 0);
+    if (fd < 0)
+        return false;
+    uint64_t entry = 0;
+    long off = (long)((uintptr_t)word / (uintptr_t)page * sizeof entry);
+    long n = fxi_syscall(SYS_pread64, fd, (long)(uintptr_t)&entry, (long)sizeof entry, off, 0, 0);
+    fxi_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+    const uint64_t present = 1ull << 63, swapped = 1ull << 62, file_or_shared = 1ull << 61;
+    return n == (long)sizeof entry && (entry & (present | swapped | file_or_shared)) == present;
+#else
+    (void)word;
+    return false;
+#endif
+}
+
+/* The scope of the call of s, asked once, at its first recheck: private only
+ * if its word and every other word it may sleep on are. */
+static void fx_recheck_scope(const int32_t *word, struct fxi_recheck *s)
+{
+    bool priv = fx_word_private(word);
+    for (int i = 0; priv && i < 2; i++)
+        priv = s->also[i] == NULL || fx_word_private(s->also[i]);
+    s->scope = priv ? FXI_SCOPE_PRIVATE : FXI_SCOPE_SHARED;
+    FX_FAULT(priv ? "futex.scope.private" : "futex.scope.shared");
+}
+
+/* The designated sleeper's recheck, done for the untimed ones too: each of
+ * them would, at a recheck of its own, re-read the word and act on it if it
+ * no longer holds the value it slept on (a change whose wake was lost: a
+ * counter past its target, a barrier's next round, a cond's signal, which
+ * the designated one may not be waiting for itself). So when the word is
+ * not the value they all slept on, they are all handed a recheck: woken
+ * through the hand-off word, they re-read and sleep again or go. In an idle
+ * object nothing changed and nobody is woken. */
+static void fx_watch_recheck(struct fxi_watch *e, const int32_t *word)
+{
+    fx_watch_lock();
+    /* Relaxed: compared only; whoever is woken re-reads it as its
+     * primitive says. */
+    bool changed = e->untimed > 0 &&
+                   (e->alike == 2 || __atomic_load_n(word, __ATOMIC_RELAXED) != e->slept_on);
+    if (changed) {
+        e->alike = 0; /* those who sleep again register afresh */
+        __atomic_store_n(&e->handoff, e->handoff + 1, __ATOMIC_RELAXED);
+    }
+    fx_watch_unlock();
+    /* @step sleep.recheck.all */
+    if (changed)
+        fxi_futex_wake_private(&e->handoff, INT32_MAX);
+}
+
+/* Before a sleep in a shared scope: the call's part among word's sleepers
+ * (the role it holds, or an untimed registration for this sleep). */
+static void fx_sleep_enter(const int32_t *word, int32_t expected, struct fxi_recheck *s)
+{
+    if (s->scope != FXI_SCOPE_SHARED)
+        return; /* not asked yet (bounded) or private (untimed): no role */
+    if (s->watch != NULL) {
+        if (s->watch->word == word) /* ours while we hold the role */
+            return;
+        fxi_recheck_end(s); /* a call that moved to another word */
+    }
+    uint32_t h = 0;
+    struct fxi_watch *e = fx_watch_join(word, expected, s, &h);
+    if (e != NULL) {
+        s->untimed_in = e;
+        s->handoff_seen = h;
+    }
+}
+
+/* After the sleep: an untimed sleeper is back (and takes the role if it is
+ * free); the designated one's recheck is the untimed ones' too; the scope
+ * is asked at the first recheck. recheck: the sleep ended at a recheck. */
+static void fx_sleep_leave(const int32_t *word, struct fxi_recheck *s, bool recheck)
+{
+    struct fxi_watch *e = s->untimed_in;
+    if (e != NULL) {
+        s->untimed_in = NULL;
+        fx_watch_back(e, s, true);
+    }
+    if (recheck && s->watch != NULL)
+        fx_watch_recheck(s->watch, word);
+    if (recheck && s->scope == FXI_SCOPE_UNKNOWN)
+        fx_recheck_scope(word, s);
+}
+
+/* The sleep itself, the part a cancellation may interrupt. *recheck: true
+ * when it ended at a recheck (what follows is done outside any
+ * asynchronous-cancellation region: asking the scope opens a descriptor,
+ * the designated sleeper's recheck takes the table's lock). */
+FX_CANCEL_FRAME static int fx_futex_sleep_once(int32_t *word, int32_t expected,
+                                               const struct timespec *deadline,
+                                               struct fxi_recheck *s, bool *recheck)
+{
+    *recheck = false;
+    if (s->scope == FXI_SCOPE_PRIVATE) {
+        /* No recheck: only a wake, a change of the word, a signal or the
+         * caller's own deadline ends the sleep. */
+        int r = fxi_futex_wait_raw(word, expected, deadline, FX_BITSET_ANY);
+        s->woken = r == 0;
+        return r == ETIMEDOUT ? ETIMEDOUT : 0;
+    }
+    if (s->untimed_in != NULL) {
+        /* Untimed: the designated sleeper rechecks for us. Ends on a wake
+         * of the word, a hand-off, a change of either word, a signal or the
+         * caller's deadline. */
+        bool by_handoff;
+        int r = fxi_futex_wait2_raw(word, expected, &s->untimed_in->handoff, s->handoff_seen,
+                                    deadline, &by_handoff);
+        s->woken = r == 0 && !by_handoff;
+        if (r != ENOSYS)
+            return r == ETIMEDOUT ? ETIMEDOUT : 0;
+        /* Refused after the probe accepted it (a seccomp filter installed
+         * since): nobody sleeps untimed from now on, and this sleep is
+         * bounded. Relaxed: a hint; a thread that misses it gets the same
+         * refusal. */
+        __atomic_store_n(&fx_watch_usable, false, __ATOMIC_RELAXED);
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (s->tick.tv_nsec < 0 || !fxi_ts_before(&now, &s->tick)) {
+        /* The first sleep of this call, or the recheck is due: the caller has
+         * re-read its word since the last tick. The next tick is set from now
+         * only here, once the previous one has passed, on the recheck grid
+         * (internal/futex.h). */
+        s->tick = fxi_ns_ts(fxi_recheck_grid(fxi_ts_ns(&now), s->period_ns));
+    }
+    bool mine = deadline != NULL && fxi_ts_before(deadline, &s->tick);
+    int r = fxi_futex_wait_raw(word, expected, mine ? deadline : &s->tick, FX_BITSET_ANY);
+    s->woken = r == 0;
+    if (r != ETIMEDOUT)
+        return 0; /* woken, EAGAIN (the word changed) or EINTR */
+    if (mine || fxi_deadline_passed(deadline))
+        return ETIMEDOUT;
+    *recheck = true;
+    /* @step futex.sleep.recheck */
+    return 0; /* the recheck is due */
+}
+
+FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected,
+                                    const struct timespec *deadline, struct fxi_recheck *s)
+{
+    bool recheck;
+    fx_sleep_enter(word, expected, s);
+    int r = fx_futex_sleep_once(word, expected, deadline, s, &recheck);
+    fx_sleep_leave(word, s, recheck);
+    return r;
+}
+
+FX_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected,
+                                           const struct timespec *deadline,
+                                           struct fxi_recheck *s)
+{
+    int type;
+    bool recheck;
+    fx_sleep_enter(word, expected, s);
+    /* Acts at once on a pending cancellation (glibc); otherwise a
+     * pthread_cancel during the sleep interrupts it with SIGCANCEL. The
+     * unwinding runs the call's fxi_recheck_end (FXI_RECHECK_CALL), which
+     * gives up its part among the sleepers. */
+    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
+    int r = fx_futex_sleep_once(word, expected, deadline, s, &recheck);
+    /* A test's fault point: a cancellation acting here, after a wake picked
+     * this thread, is the in-process way to lose a wake (the caller's
+     * cleanup handler passes it on). */
+    if (s->woken)
+        FX_FAULT("futex.sleep_cancel.woken");
+    pthread_setcanceltype(type, &type);
+    fx_sleep_leave(word, s, recheck);
+    return r;
+}
