@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -259,20 +260,55 @@ bool fxt_is_futex_call(long nr)
     return false;
 }
 
+/* Whether the futex_waitv call of task tid, whose arguments are waiters
+ * and n, sleeps on addr among its words (the untimed sleepers of shared
+ * memory wait on their word and a private hand-off word at once). */
+static bool fxt_waitv_has(pid_t tid, unsigned long long waiters, unsigned long long n,
+                          const void *addr)
+{
+    struct {
+        uint64_t val, uaddr;
+        uint32_t flags, reserved;
+    } v[8];
+    if (n == 0 || n > 8)
+        return false;
+    struct iovec local = {v, (size_t)n * sizeof v[0]};
+    struct iovec remote = {(void *)(uintptr_t)waiters, local.iov_len};
+    if (process_vm_readv(tid, &local, 1, &remote, 1, 0) != (ssize_t)local.iov_len)
+        return false;
+    for (unsigned i = 0; i < n; i++)
+        if (v[i].uaddr == (uint64_t)(uintptr_t)addr)
+            return true;
+    return false;
+}
+
+int fxt_futex_sleep_how(pid_t tid, const void *addr)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/syscall", (int)tid);
+    if (fxt_read_proc(path, buf, sizeof buf) <= 0)
+        return -1;
+    /* "<nr> 0x<arg0> 0x<arg1> ...", or "running", or "-1 ..." outside a call. */
+    long nr;
+    unsigned long long arg0, arg1 = 0;
+    if (sscanf(buf, "%ld 0x%llx 0x%llx", &nr, &arg0, &arg1) < 2)
+        return 0;
+#ifdef SYS_futex_waitv
+    if (nr == SYS_futex_waitv)
+        return fxt_waitv_has(tid, arg0, arg1, addr) ? 2 : 0;
+#endif
+    return fxt_is_futex_call(nr) && arg0 == (unsigned long long)(uintptr_t)addr ? 1 : 0;
+}
+
 static int fxt_asleep_once(pid_t tid, const void *addr)
 {
     if (fxt_task_state(tid) != 'S')
         return 0;
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/syscall", (int)tid);
-    if (fxt_read_proc(path, buf, sizeof buf) > 0) {
-        /* "<nr> 0x<arg0> ...", or "running", or "-1 ..." outside a call. */
-        long nr;
-        unsigned long long arg0;
-        if (sscanf(buf, "%ld 0x%llx", &nr, &arg0) != 2 || !fxt_is_futex_call(nr) ||
-            arg0 != (unsigned long long)(uintptr_t)addr)
-            return 0;
-    } else {
+    int how = fxt_futex_sleep_how(tid, addr);
+    if (how == 0)
+        return 0;
+    if (how < 0) {
+        char path[64], buf[512];
         snprintf(path, sizeof path, "/proc/%d/wchan", (int)tid);
         if (fxt_read_proc(path, buf, sizeof buf) <= 0 || strstr(buf, "futex") == NULL)
             return 0;

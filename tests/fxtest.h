@@ -103,6 +103,11 @@ bool fxt_wait_asleep(pid_t tid, const void *addr, int timeout_ms);
  * a futex wait's: futex, or futex_time64 on 32-bit architectures, which the
  * library's timed waits use there. */
 bool fxt_is_futex_call(long nr);
+/* How task tid sleeps on the futex word addr, from /proc/<tid>/syscall: 1 in
+ * futex(2) on it (a bounded or plain sleep), 2 in futex_waitv(2) with addr
+ * among its words (an untimed sleeper of shared memory, src/sleep.c), 0 not
+ * in such a call, -1 when the file cannot be read. */
+int fxt_futex_sleep_how(pid_t tid, const void *addr);
 
 /* Installs the SIGUSR1 handler of the signal storm (no SA_RESTART: a blocking
  * system call of the thread that receives it returns EINTR) and resets the

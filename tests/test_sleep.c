@@ -1,0 +1,419 @@
+/* tests/test_sleep.c - the sleepers of a shared word pay one recheck per
+ * process, not one each (src/sleep.c): one designated sleeper rechecks, the
+ * others sleep untimed in futex_waitv, and the recheck passes on when its
+ * call ends, however it ends, so that a wake lost to a death in another
+ * process is still made up for within a recheck period.
+ *
+ * Which thread holds the recheck is read from the kernel, not guessed: the
+ * designated sleeper waits in futex(2) on the word, the untimed ones in
+ * futex_waitv(2) with the word among theirs (/proc/<tid>/syscall). Where
+ * futex_waitv does not work (a kernel before 5.16, an emulator), every
+ * sleeper rechecks and these tests skip, saying so. */
+#define _GNU_SOURCE
+#include "fxfault.h"
+#include "fxtest.h"
+
+#include <errno.h>
+#include <futexsync.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum { SLEEPERS = 5, SETTLE_MS = 5000 };
+
+/* Waits until, of the n tasks tids (of any process), exactly one sleeps as the
+ * designated sleeper of word and the n-1 others untimed; its index, or -1
+ * after SETTLE_MS (two recheck periods bring every sleeper there). */
+static int wait_settled(const pid_t *tids, int n, const void *word)
+{
+    int64_t limit = fxt_now_ns() + (int64_t)SETTLE_MS * 1000000;
+    while (fxt_now_ns() < limit) {
+        int designated = -1, ones = 0, twos = 0;
+        for (int i = 0; i < n; i++) {
+            int how = tids[i] ? fxt_futex_sleep_how(tids[i], word) : 0;
+            if (how == 1) {
+                ones++;
+                designated = i;
+            }
+            twos += how == 2;
+        }
+        if (ones == 1 && twos == n - 1)
+            return designated;
+        struct timespec pause = {0, 2000000}; /* polling interval only */
+        nanosleep(&pause, NULL);
+    }
+    return -1;
+}
+
+/* Voluntary context switches of a task: its wake-ups. */
+static long wakeups(pid_t pid, pid_t tid)
+{
+    char path[96], line[128];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, (int)tid);
+    FILE *f = fopen(path, "r");
+    long v = -1;
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
+            break;
+    fclose(f);
+    return v;
+}
+
+/* Whether this kernel's futex_waitv answers as the library needs (the
+ * library asks the same, once per process). */
+static bool waitv_works(void)
+{
+#ifdef SYS_futex_waitv
+    uint32_t w = 0;
+    struct {
+        uint64_t val, uaddr;
+        uint32_t flags, reserved;
+    } v = {1, (uintptr_t)&w, 0x02, 0};
+    long r = syscall(SYS_futex_waitv, &v, 1, 0, NULL, CLOCK_MONOTONIC);
+    return r == -1 && errno == EAGAIN;
+#else
+    return false;
+#endif
+}
+
+#define SKIP_WITHOUT_WAITV()                                                              \
+    do {                                                                                  \
+        if (!waitv_works()) {                                                             \
+            printf("# futex_waitv does not work here: every sleeper rechecks; skipped\n"); \
+            skip();                                                                       \
+        }                                                                                 \
+    } while (0)
+
+/* --- sleepers of a shared fx_sem, threads of this process ------------------ */
+
+struct sem_box {
+    fx_sem s;
+    int32_t passed;
+};
+
+struct sleeper {
+    struct sem_box *b;
+    pid_t tid;
+    int result;
+};
+
+static void *sem_sleeper(void *p)
+{
+    struct sleeper *k = p;
+    __atomic_store_n(&k->tid, fxt_gettid(), __ATOMIC_RELEASE);
+    k->result = fx_sem_wait(&k->b->s);
+    __atomic_fetch_add(&k->b->passed, 1, __ATOMIC_ACQ_REL);
+    return NULL;
+}
+
+struct crowd {
+    struct sem_box *b;
+    struct sleeper k[SLEEPERS];
+    pthread_t t[SLEEPERS];
+    pid_t tids[SLEEPERS];
+    bool gone[SLEEPERS];
+};
+
+static void crowd_start(struct crowd *c)
+{
+    memset(c, 0, sizeof *c);
+    c->b = fxt_shared_alloc(sizeof *c->b);
+    for (int i = 0; i < SLEEPERS; i++) {
+        c->k[i].b = c->b;
+        c->t[i] = fxt_thread(sem_sleeper, &c->k[i]);
+    }
+    for (int i = 0; i < SLEEPERS; i++) {
+        while ((c->tids[i] = __atomic_load_n(&c->k[i].tid, __ATOMIC_ACQUIRE)) == 0)
+            sched_yield();
+    }
+}
+
+/* The tids of the sleepers still there, in *live (their indexes in idx). */
+static int crowd_live(const struct crowd *c, pid_t *live, int *idx)
+{
+    int n = 0;
+    for (int i = 0; i < SLEEPERS; i++)
+        if (!c->gone[i]) {
+            idx[n] = i;
+            live[n++] = c->tids[i];
+        }
+    return n;
+}
+
+/* Index (in c) of the designated sleeper once the live ones settled. */
+static int crowd_settled(const struct crowd *c)
+{
+    pid_t live[SLEEPERS];
+    int idx[SLEEPERS];
+    int n = crowd_live(c, live, idx);
+    int d = wait_settled(live, n, &c->b->s.value);
+    assert_true(d >= 0);
+    return idx[d];
+}
+
+static void crowd_cancel(struct crowd *c, int i)
+{
+    assert_int_equal(pthread_cancel(c->t[i]), 0);
+    void *ret = NULL;
+    assert_true(fxt_join_timed(c->t[i], 10000, &ret));
+    assert_ptr_equal(ret, PTHREAD_CANCELED);
+    c->gone[i] = true;
+}
+
+/* Posts a token the way a poster killed between its change and its wake
+ * leaves it: published, nobody woken. */
+static void post_without_wake(fx_sem *s)
+{
+    __atomic_fetch_add(&s->value, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Returns how long (ms) until *passed reaches want; fails after 10 s. */
+static int64_t ms_until_passed(const int32_t *passed, int32_t want, int64_t t0)
+{
+    assert_true(fxt_flag_wait(passed, want, 10000));
+    return (fxt_now_ns() - t0) / 1000000;
+}
+
+static void crowd_finish(struct crowd *c)
+{
+    int n = 0;
+    for (int i = 0; i < SLEEPERS; i++)
+        n += !c->gone[i];
+    int32_t before = __atomic_load_n(&c->b->passed, __ATOMIC_ACQUIRE);
+    for (int i = before; i < n; i++)
+        assert_int_equal(fx_sem_post(&c->b->s), 0);
+    for (int i = 0; i < SLEEPERS; i++)
+        if (!c->gone[i]) {
+            assert_true(fxt_join_timed(c->t[i], 10000, NULL));
+            assert_int_equal(c->k[i].result, 0);
+        }
+    fxt_shared_free(c->b, sizeof *c->b);
+}
+
+static void test_shared_sleepers_of_one_word_recheck_through_one(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_WAITV();
+    struct crowd c;
+    crowd_start(&c);
+    (void)crowd_settled(&c);
+    long before = 0, after = 0;
+    for (int i = 0; i < SLEEPERS; i++)
+        before += wakeups(getpid(), c.tids[i]);
+    /* A measuring window, not a synchronization: 4 recheck periods, in
+     * which one designated sleeper wakes 4 times, where every sleeper of
+     * its own would wake 4 times each. */
+    struct timespec window = {2, 0};
+    nanosleep(&window, NULL);
+    for (int i = 0; i < SLEEPERS; i++)
+        after += wakeups(getpid(), c.tids[i]);
+    printf("# %d sleepers: %ld wake-ups in 2 s\n", SLEEPERS, after - before);
+    assert_true(after - before <= 6);
+    crowd_finish(&c);
+}
+
+static void test_designated_sleeper_cancelled_hands_the_recheck_on(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_WAITV();
+    struct crowd c;
+    crowd_start(&c);
+    int d = crowd_settled(&c);
+    crowd_cancel(&c, d);
+    /* The hand-off: another sleeper of this process holds the recheck now,
+     * with no tick of its own needed to get there. */
+    int d2 = crowd_settled(&c);
+    assert_int_not_equal(d2, d);
+    /* And it does recheck: a token whose wake was lost gets taken. */
+    int64_t t0 = fxt_now_ns();
+    post_without_wake(&c.b->s);
+    int64_t ms = ms_until_passed(&c.b->passed, 1, t0);
+    printf("# lost wake made up for in %lld ms\n", (long long)ms);
+    assert_true(ms < 2000);
+    crowd_finish(&c);
+}
+
+static void test_untimed_sleeper_cancelled_leaves_the_designated_in_place(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_WAITV();
+    struct crowd c;
+    crowd_start(&c);
+    int d = crowd_settled(&c);
+    crowd_cancel(&c, d == 0 ? 1 : 0);
+    assert_int_equal(crowd_settled(&c), d);
+    crowd_finish(&c);
+}
+
+/* --- the designated sleeper rechecks for sleepers waiting for other things --- */
+
+struct target_waiter {
+    fx_counter *c;
+    int32_t target;
+    pid_t tid;
+    int32_t done;
+    int result;
+};
+
+static void *target_main(void *p)
+{
+    struct target_waiter *w = p;
+    __atomic_store_n(&w->tid, fxt_gettid(), __ATOMIC_RELEASE);
+    w->result = fx_counter_wait(w->c, w->target, NULL);
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void test_designated_recheck_wakes_an_untimed_waiter_whose_target_came(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_WAITV();
+    fx_counter *c = fxt_shared_alloc(sizeof *c);
+    /* A waits for 100 and holds the recheck (it slept past its first one
+     * before B came); B waits for 10, untimed. */
+    struct target_waiter a = {c, 100, 0, 0, -1}, b = {c, 10, 0, 0, -1};
+    pthread_t ta = fxt_thread(target_main, &a);
+    while (__atomic_load_n(&a.tid, __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
+    assert_true(fxt_wait_asleep(a.tid, &c->value, 10000));
+    long w0 = wakeups(getpid(), a.tid);
+    int64_t limit = fxt_now_ns() + 10 * 1000000000LL;
+    while (wakeups(getpid(), a.tid) < w0 + 2 && fxt_now_ns() < limit)
+        sched_yield(); /* its first recheck came and went */
+    pthread_t tb = fxt_thread(target_main, &b);
+    while (__atomic_load_n(&b.tid, __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
+    pid_t tids[2] = {a.tid, b.tid};
+    assert_int_equal(wait_settled(tids, 2, &c->value), 0);
+    /* B's target comes from a writer killed before its wake: only A's
+     * recheck, not A's own target, can get B out. */
+    int64_t t0 = fxt_now_ns();
+    __atomic_store_n(&c->value, 10, __ATOMIC_SEQ_CST);
+    assert_true(fxt_flag_wait(&b.done, 1, 10000));
+    int64_t ms = (fxt_now_ns() - t0) / 1000000;
+    printf("# the untimed waiter got its target in %lld ms\n", (long long)ms);
+    assert_true(ms < 2000);
+    assert_int_equal(b.result, 0);
+    assert_int_equal(__atomic_load_n(&a.done, __ATOMIC_ACQUIRE), 0);
+    assert_int_equal(fx_counter_store(c, 100), 0);
+    fxt_join(ta);
+    fxt_join(tb);
+    assert_int_equal(a.result, 0);
+    fxt_shared_free(c, sizeof *c);
+}
+
+/* --- a fork child's sleepers designate their own ---------------------------- */
+
+struct family {
+    fx_sem s;
+    int32_t child_pid;
+    pid_t parent_tids[2];
+    pid_t child_tids[2];
+    int32_t ready; /* 1: the parent's sleepers settled; 2: the child forked */
+};
+
+struct fam_thread {
+    struct family *f;
+    pid_t *tid; /* where it publishes its TID */
+};
+
+static void *family_sleeper(void *p)
+{
+    struct fam_thread *a = p;
+    __atomic_store_n(a->tid, fxt_gettid(), __ATOMIC_RELEASE);
+    return (void *)(intptr_t)fx_sem_wait(&a->f->s);
+}
+
+/* The grandchild: two sleepers of its own on the same word as its parent's
+ * (whose table, designated sleeper included, it would inherit without the
+ * wipe at fork). Exit 0 once both took a token. */
+static int family_child(void *p)
+{
+    struct family *f = p;
+    struct fam_thread a[2] = {{f, &f->child_tids[0]}, {f, &f->child_tids[1]}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        if (pthread_create(&t[i], NULL, family_sleeper, &a[i]) != 0)
+            return 10;
+    for (int i = 0; i < 2; i++) {
+        void *r;
+        if (pthread_join(t[i], &r) != 0 || r != NULL)
+            return 11;
+    }
+    return 0;
+}
+
+/* The parent: two sleepers settle, then a fork from its main thread. */
+static int family_parent(void *p)
+{
+    struct family *f = p;
+    struct fam_thread a[2] = {{f, &f->parent_tids[0]}, {f, &f->parent_tids[1]}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        if (pthread_create(&t[i], NULL, family_sleeper, &a[i]) != 0)
+            return 20;
+    /* Its sleepers settled (the test watches them): fork now. */
+    while (__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE) < 1)
+        sched_yield();
+    pid_t c = fxt_fork(family_child, f);
+    __atomic_store_n(&f->child_pid, c, __ATOMIC_RELEASE);
+    __atomic_store_n(&f->ready, 2, __ATOMIC_RELEASE);
+    int st = fxt_wait_child(c, 30000);
+    return st == 0 ? 0 : 30 + (st & 0x3f);
+}
+
+static void test_fork_child_sleepers_designate_their_own(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_WAITV();
+    struct family *f = fxt_shared_alloc(sizeof *f);
+    pid_t parent = fxt_fork(family_parent, f);
+    assert_true(parent > 0);
+    while (__atomic_load_n(&f->parent_tids[1], __ATOMIC_ACQUIRE) == 0 ||
+           __atomic_load_n(&f->parent_tids[0], __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
+    assert_true(wait_settled(f->parent_tids, 2, &f->s.value) >= 0);
+    fxt_flag_set(&f->ready, 1);
+    assert_true(fxt_flag_wait(&f->ready, 2, 10000));
+    pid_t child = __atomic_load_n(&f->child_pid, __ATOMIC_ACQUIRE);
+    assert_true(child > 0);
+    while (__atomic_load_n(&f->child_tids[1], __ATOMIC_ACQUIRE) == 0 ||
+           __atomic_load_n(&f->child_tids[0], __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
+    /* The child's own: one designated, one untimed (with the parent's table
+     * it would have two untimed sleepers and nobody rechecking). */
+    assert_true(wait_settled(f->child_tids, 2, &f->s.value) >= 0);
+    /* Only the child's recheck can now make up for a lost wake: stop the
+     * parent's sleepers (the parent waits for the child in the kernel). */
+    assert_int_equal(kill(parent, SIGSTOP), 0);
+    int64_t t0 = fxt_now_ns();
+    post_without_wake(&f->s);
+    post_without_wake(&f->s);
+    int64_t limit = t0 + 10 * 1000000000LL;
+    while (__atomic_load_n(&f->s.value, __ATOMIC_ACQUIRE) != 0 && fxt_now_ns() < limit)
+        sched_yield();
+    int64_t ms = (fxt_now_ns() - t0) / 1000000;
+    printf("# the child's sleepers took the lost tokens in %lld ms\n", (long long)ms);
+    assert_int_equal(__atomic_load_n(&f->s.value, __ATOMIC_ACQUIRE), 0);
+    assert_true(ms < 3000);
+    assert_int_equal(kill(parent, SIGCONT), 0);
+    assert_int_equal(fxt_wait_child(parent, 30000), 0);
+    fxt_shared_free(f, sizeof *f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shared_sleepers_of_one_word_recheck_through_one),
+        cmocka_unit_test(test_designated_sleeper_cancelled_hands_the_recheck_on),
+        cmocka_unit_test(test_untimed_sleeper_cancelled_leaves_the_designated_in_place),
+        cmocka_unit_test(test_designated_recheck_wakes_an_untimed_waiter_whose_target_came),
+        cmocka_unit_test(test_fork_child_sleepers_designate_their_own),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
