@@ -29,8 +29,9 @@
  * Every step names the step tag of src/barrier.c it mirrors as
  * "@barrier.<step>" (an "@step barrier.<step>" comment in the C).
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
-//@mirrors src/barrier.c barrier_wait wait_round sha256=6e9d9f93f0fadd3f0a079e8e126f2631d309d2becd068d1edb6c7f6412301660
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=8349fdf622c4414075e378986de373c0bd599cf6dd4f6fa8bd66e15b9d50b003
+//@mirrors src/sleep.c fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope fx_sleep_enter fx_sleep_leave fx_watch_recheck sha256=1d7d9e2b34663c15b82c3ccbb2eb32e8d9236936e6a5ca9e3b77b28e4e5e974c
+//@mirrors src/barrier.c barrier_wait wait_round sha256=6c9548295a5e89125b46ef98666fe802a3160a48cfc310d294fae5e9ff434fd3
 //@check safety
 //@check ltl late_pass -DDEATHS=1
 

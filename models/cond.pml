@@ -98,10 +98,11 @@
  *                           register in between (the re-check in src/cond.c
  *                           only guards waiters with different mutexes)
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope fxi_futex_sleep_cancel sha256=15aa8ea0e18279484d522ba75da1e533dc4990c7abe0fec6f66b826b509164b6
-//@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_mutex_relock fx_cond_mutex_relock_hot fx_cond_mutex_relock_slept fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=293927f1e71cd4f247e7c36077324d15916b602616f3b85964fde5e7632f3692
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw sha256=84b0176f6ddc655f593901f329bfb76fce77230accc0b47f5c31fddbc275edc0
+//@mirrors src/sleep.c fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope fxi_futex_sleep_cancel fx_sleep_enter fx_sleep_leave fx_watch_recheck sha256=e805ea25d02b0ce6a3dbec0d251120cfd6341221f5f97b46c9ce96f4effd2b32
+//@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_mutex_relock fx_cond_mutex_relock_hot fx_cond_mutex_relock_slept fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=85975dd6081f061125c03b739951f772aa57c7636901a2c37788b0fdf69cef8b
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
-//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=4c228b86b5d8cea8df3a46734daf384abd6cb9bd83785986b6bf05497f5e1660
+//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=569b95260192421e6671f08b0fa08a6d7ace2871f15589814312fd7665ee2462
 //@check safety -DSCENARIO_WRAP
 //@check safety -DSCENARIO_BCAST
 //@check safety

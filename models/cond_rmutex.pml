@@ -151,8 +151,9 @@
  * which tests/test_cond.c checks. Not kept as an equivalent mutation: each
  * costs a full run of the checks.)
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw fxi_futex_sleep fxi_futex_sleep_cancel fx_futex_sleep_once fx_recheck_scope sha256=30ceb0d49a43e9854b64a95d49f99cdc35ba78259f7dfd98ee09ceec2c43f835
-//@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_rmutex_check fx_cond_rmutex_ops fx_cond_rmutex_relock fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=f9056ec37951cd9cfc595488f05df4af3fda7072825642398249118f08829960
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw sha256=84b0176f6ddc655f593901f329bfb76fce77230accc0b47f5c31fddbc275edc0
+//@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel fx_futex_sleep_once fx_recheck_scope fx_sleep_enter fx_sleep_leave fx_watch_recheck sha256=9c210c50fb108394545b75536e0fda261f928a70c09745f45f44843c601d24d6
+//@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_rmutex_check fx_cond_rmutex_ops fx_cond_rmutex_relock fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=04ca02f59be6dea22a441f1b185f029e582ecda4fe615f1bf601d6265e1cbc3b
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
 //@mirrors src/rmutex.c fx_rm_acquired fx_rm_acquired_slow fx_rm_lock fx_rm_lock_contended fx_rm_reenter fx_rm_release fx_rm_release_owned fx_rm_step fx_rm_unlock_slow fx_rm_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=faa441fdca9aa1e4c120f817b877e95b3009b6829acd9843773f7b49dc49fb32
 //@check safety -DSCENARIO_DEATH

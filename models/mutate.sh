@@ -362,6 +362,24 @@ long_equivalent cond-rm-relock-keeps-w cond_rmutex.pml \
     "W6 keeps W from its first step (fxi_rmutex_reacquire): correct, only a needless FUTEX_WAKE at the next unlock (tests/test_cond.c measures that cost)" \
     rm-relock '    slept = 1; due = 0; do :: rm_step(saved); if :: r == R_BUSY -> rm_futex_wait() :: else -> break fi od; slept = 0; /* MUTANT */'
 
+# --- the designated sleeper (models/sleep.pml, src/sleep.c) -----------------
+
+only='ltl' mutation sleep-pass-no-bump sleep.pml \
+    "a free role is handed on by a wake alone: an untimed sleeper on its way to sleep misses it" \
+    pass-no-bump '        :: else -> wake = 1 /* MUTANT: hand-off word not moved */'
+
+only='ltl' mutation sleep-back-no-take sleep.pml \
+    "an untimed sleeper woken by the hand-off does not take the free role" \
+    back-no-take '               :: !designated -> skip /* MUTANT */'
+
+only='ltl' mutation sleep-recheck-for-itself sleep.pml \
+    "the designated sleeper rechecks only for itself, not for the untimed ones" \
+    recheck-none '               :: false -> /* MUTANT */'
+
+only='ltl' mutation sleep-end-no-pass sleep.pml \
+    "the designated call ends without handing its role on" \
+    end-no-pass '        atomic { designated = 0; role = 0; wake = 0 }; /* MUTANT */'
+
 # --- equivalent mutations: changes the checks must ACCEPT -------------------
 # Each documents a freedom of the design, found with the model; the run fails
 # if such a mutation is caught (then the comment in the source is right and

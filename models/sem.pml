@@ -31,8 +31,9 @@
  * Step names refer to the table at the top of src/sem.c; every step names the
  * step tag it mirrors as "@sem.<step>".
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fxi_futex_sleep_cancel fx_futex_sleep_once fx_recheck_scope sha256=f474af83322a1ad82b025d5e819e3ce679518b3a0252d3db96c04733f652c516
-//@mirrors src/sem.c fx_sem_post fx_sem_post_body fx_sem_post_wake fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_body fx_sem_wait_slow sha256=671235c4d91cd50a410db199af6680370a1c1461048341087714e084e06c73b1
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=8349fdf622c4414075e378986de373c0bd599cf6dd4f6fa8bd66e15b9d50b003
+//@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel fx_futex_sleep_once fx_recheck_scope fx_sleep_enter fx_sleep_leave fx_watch_recheck sha256=9c210c50fb108394545b75536e0fda261f928a70c09745f45f44843c601d24d6
+//@mirrors src/sem.c fx_sem_post fx_sem_post_body fx_sem_post_wake fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_body fx_sem_wait_slow sha256=142881c7f6fe868345468d4389da2c7eb0af13a9911ed15ba93b286424ea3803
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
 //@check safety
 //@check ltl token_taken -DDEATHS=1
