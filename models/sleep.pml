@@ -35,7 +35,7 @@
  *   all_done  <> every thread through (or cancelled), under weak fairness.
  */
 
-//@mirrors src/sleep.c fx_watch_pass fx_watch_join fx_watch_back fxi_recheck_end fx_watch_recheck fx_sleep_enter fx_sleep_leave sha256=2e17896e7d108c42485902eb609de5c596fe1a7eab5a8119f5047a61df9797b5
+//@mirrors src/sleep.c fx_watch_pass fx_watch_join fx_watch_back fxi_recheck_end_slow fx_watch_recheck fx_sleep_enter fx_sleep_leave sha256=fc05ed04c303e6d6f55a7616ac0fb37d734868774a7619b46bbfa0aaf7e3a0d1
 
 //@check safety
 //@check ltl all_done

@@ -236,7 +236,7 @@ static void fx_watch_back(struct fxi_watch *e, struct fxi_recheck *s, bool take)
         fxi_futex_wake_private(&e->handoff, 1);
 }
 
-void fxi_recheck_end(struct fxi_recheck *s)
+void fxi_recheck_end_slow(struct fxi_recheck *s)
 {
     struct fxi_watch *e = s->untimed_in;
     if (e != NULL) {

@@ -112,7 +112,12 @@ enum { FXI_SCOPE_UNKNOWN = 0, FXI_SCOPE_PRIVATE = 1, FXI_SCOPE_SHARED = 2 };
  * passes to another sleeper of the word in this process. Every struct
  * fxi_recheck is declared FXI_RECHECK_CALL, so this runs however the call
  * ends, a cancellation's unwinding included; calling it again does nothing. */
-void fxi_recheck_end(struct fxi_recheck *s);
+void fxi_recheck_end_slow(struct fxi_recheck *s);
+static inline void fxi_recheck_end(struct fxi_recheck *s)
+{
+    if (__builtin_expect(s->watch != NULL || s->untimed_in != NULL, 0))
+        fxi_recheck_end_slow(s); /* only after a sleep in shared memory */
+}
 #define FXI_RECHECK_CALL __attribute__((cleanup(fxi_recheck_end)))
 
 /* The first multiple of period_ns after now_ns (both CLOCK_MONOTONIC ns,
