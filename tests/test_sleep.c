@@ -8,7 +8,8 @@
  * designated sleeper waits in futex(2) on the word, the untimed ones in
  * futex_waitv(2) with the word among theirs (/proc/<tid>/syscall). Where
  * futex_waitv does not work (a kernel before 5.16, an emulator), every
- * sleeper rechecks and these tests skip, saying so. */
+ * sleeper rechecks and these tests skip, saying so (as where MADV_WIPEONFORK
+ * is not honoured). */
 #define _GNU_SOURCE
 #include "fxfault.h"
 #include "fxtest.h"
@@ -19,7 +20,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 enum { SLEEPERS = 5, SETTLE_MS = 5000 };
@@ -64,9 +67,11 @@ static long wakeups(pid_t pid, pid_t tid)
     return v;
 }
 
-/* Whether this kernel's futex_waitv answers as the library needs (the
- * library asks the same, once per process). */
-static bool waitv_works(void)
+/* Whether the library can designate sleepers here (it asks the same, once
+ * per process): futex_waitv answers as the kernel does, and a page marked
+ * MADV_WIPEONFORK is really zeroed in a fork child (an emulator may accept
+ * the advice and ignore it). */
+static bool designation_works(void)
 {
 #ifdef SYS_futex_waitv
     uint32_t w = 0;
@@ -75,16 +80,34 @@ static bool waitv_works(void)
         uint32_t flags, reserved;
     } v = {1, (uintptr_t)&w, 0x02, 0};
     long r = syscall(SYS_futex_waitv, &v, 1, 0, NULL, CLOCK_MONOTONIC);
-    return r == -1 && errno == EAGAIN;
+    if (r != -1 || errno != EAGAIN)
+        return false;
+    long page = sysconf(_SC_PAGESIZE);
+    int32_t *p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                      -1, 0);
+    if (p == MAP_FAILED)
+        return false;
+    *p = 1;
+    bool wiped = madvise(p, (size_t)page, MADV_WIPEONFORK) == 0;
+    if (wiped) {
+        pid_t c = fork();
+        if (c == 0)
+            _exit(*(volatile int32_t *)p == 0 ? 0 : 1);
+        int st = -1;
+        wiped = c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    munmap(p, (size_t)page);
+    return wiped;
 #else
     return false;
 #endif
 }
 
-#define SKIP_WITHOUT_WAITV()                                                              \
+#define SKIP_WITHOUT_DESIGNATION()                                                              \
     do {                                                                                  \
-        if (!waitv_works()) {                                                             \
-            printf("# futex_waitv does not work here: every sleeper rechecks; skipped\n"); \
+        if (!designation_works()) {                                                       \
+            printf("# futex_waitv or MADV_WIPEONFORK does not work here: every sleeper "   \
+                   "rechecks; skipped\n");                                                \
             skip();                                                                       \
         }                                                                                 \
     } while (0)
@@ -198,7 +221,7 @@ static void crowd_finish(struct crowd *c)
 static void test_shared_sleepers_of_one_word_recheck_through_one(void **state)
 {
     (void)state;
-    SKIP_WITHOUT_WAITV();
+    SKIP_WITHOUT_DESIGNATION();
     struct crowd c;
     crowd_start(&c);
     (void)crowd_settled(&c);
@@ -220,7 +243,7 @@ static void test_shared_sleepers_of_one_word_recheck_through_one(void **state)
 static void test_designated_sleeper_cancelled_hands_the_recheck_on(void **state)
 {
     (void)state;
-    SKIP_WITHOUT_WAITV();
+    SKIP_WITHOUT_DESIGNATION();
     struct crowd c;
     crowd_start(&c);
     int d = crowd_settled(&c);
@@ -241,7 +264,7 @@ static void test_designated_sleeper_cancelled_hands_the_recheck_on(void **state)
 static void test_untimed_sleeper_cancelled_leaves_the_designated_in_place(void **state)
 {
     (void)state;
-    SKIP_WITHOUT_WAITV();
+    SKIP_WITHOUT_DESIGNATION();
     struct crowd c;
     crowd_start(&c);
     int d = crowd_settled(&c);
@@ -272,7 +295,7 @@ static void *target_main(void *p)
 static void test_designated_recheck_wakes_an_untimed_waiter_whose_target_came(void **state)
 {
     (void)state;
-    SKIP_WITHOUT_WAITV();
+    SKIP_WITHOUT_DESIGNATION();
     fx_counter *c = fxt_shared_alloc(sizeof *c);
     /* A waits for 100 and holds the recheck (it slept past its first one
      * before B came); B waits for 10, untimed. */
@@ -370,7 +393,7 @@ static int family_parent(void *p)
 static void test_fork_child_sleepers_designate_their_own(void **state)
 {
     (void)state;
-    SKIP_WITHOUT_WAITV();
+    SKIP_WITHOUT_DESIGNATION();
     struct family *f = fxt_shared_alloc(sizeof *f);
     pid_t parent = fxt_fork(family_parent, f);
     assert_true(parent > 0);
