@@ -15,7 +15,7 @@
  *   - the bounded spin of fx_mutex_spin as any number of relaxed loads
  *     (leaving nondeterministically after each, at once when the value is not
  *     LOCKED). Loads change nothing, so this covers every run of the real
- *     loop of at most FX_MUTEX_SPIN loads;
+ *     loop of at most fxi_spin_iterations(FX_MUTEX_SPIN_NS) loads;
  *   - the futex (src/futex.c, fxi_futex_wait_raw / fxi_futex_wake_raw) as the
  *     kernel implements it: FUTEX_WAIT compares the word and queues the caller
  *     in one step (EAGAIN when the word differs); a queued thread leaves only
@@ -65,7 +65,7 @@
  */
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
-//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_timedlock fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=27e9641c69811091768da16f8755848b64b802bc505961f1ec484c9274c405e4
+//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_timedlock fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=4f8b157e66b1df8fb34bf5595b660618c142e792e1ef837afc8eafa028d86358
 
 //@check safety
 //@check safety -DITER=0 -m2000000
@@ -266,7 +266,7 @@ inline lock()
     :: ok -> r = OK
     :: else ->
         /* fx_mutex_spin (mutex.c): relaxed loads while LOCKED, any
-         * number of them (the real loop stops after FX_MUTEX_SPIN). */
+         * number of them (the real loop stops after FX_MUTEX_SPIN_NS). */
         do
         :: atomic { v = state;                           /* @mutex.spin.load */
             if
