@@ -15,7 +15,7 @@
  *   - the bounded spin of fx_mutex_spin as any number of relaxed loads
  *     (leaving nondeterministically after each, at once when the value is not
  *     LOCKED). Loads change nothing, so this covers every run of the real
- *     loop of at most FX_MUTEX_SPIN loads;
+ *     loop of at most fxi_spin_iterations(FX_MUTEX_SPIN_NS) loads;
  *   - the futex (src/futex.c, fxi_futex_wait_raw / fxi_futex_wake_raw) as the
  *     kernel implements it: FUTEX_WAIT compares the word and queues the caller
  *     in one step (EAGAIN when the word differs); a queued thread leaves only
@@ -66,7 +66,7 @@
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=8349fdf622c4414075e378986de373c0bd599cf6dd4f6fa8bd66e15b9d50b003
 //@mirrors src/sleep.c fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope fx_sleep_enter fx_sleep_leave fx_watch_recheck sha256=1d7d9e2b34663c15b82c3ccbb2eb32e8d9236936e6a5ca9e3b77b28e4e5e974c
-//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_timedlock fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=edb7356fbb3c28afb60917a4adeeb7423bc73366fdcd6c52fecb3524c9cba8f4
+//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_timedlock fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=0580b2844b0c375b9b26dcc81d10c6b4cdc607384178bc854798f3434db6afe3
 
 //@check safety
 //@check safety -DITER=0 -m2000000
@@ -267,7 +267,7 @@ inline lock()
     :: ok -> r = OK
     :: else ->
         /* fx_mutex_spin (mutex.c): relaxed loads while LOCKED, any
-         * number of them (the real loop stops after FX_MUTEX_SPIN). */
+         * number of them (the real loop stops after FX_MUTEX_SPIN_NS). */
         do
         :: atomic { v = state;                           /* @mutex.spin.load */
             if

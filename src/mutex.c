@@ -43,8 +43,8 @@
  * wakes the next one. No release is ever left without someone responsible for
  * the remaining sleepers.
  *
- * Spin policy: a thread that finds the lock held spins at most FX_MUTEX_SPIN
- * pause iterations while the lock is LOCKED (and stops at once when it sees
+ * Spin policy: a thread that finds the lock held spins at most FX_MUTEX_SPIN_NS
+ * nanoseconds (a count of iterations measured once per process) while the lock is LOCKED (and stops at once when it sees
  * CONTENDED: sleepers are queued ahead, spinning would only starve them), then
  * sleeps.
  */
@@ -69,8 +69,10 @@ enum {
     CONTENDED = FX_MUTEX_CONTENDED, /* held, sleepers may exist */
 };
 
-#ifndef FX_MUTEX_SPIN
-#define FX_MUTEX_SPIN 100
+/* The longest spin, in nanoseconds (src/internal/spin.h: a time, not a
+ * count of pauses). */
+#ifndef FX_MUTEX_SPIN_NS
+#define FX_MUTEX_SPIN_NS 4000
 #endif
 
 static inline bool fx_mutex_valid(int32_t v)
@@ -91,7 +93,8 @@ int fx_mutex_init(fx_mutex *m)
 static int32_t fx_mutex_spin(fx_mutex *m)
 {
     int32_t v = 0;
-    for (int i = 0; i < FX_MUTEX_SPIN; i++) {
+    int n = fxi_spin_iterations(FX_MUTEX_SPIN_NS);
+    for (int i = 0; i < n; i++) {
         /* Relaxed: only a hint for when to try the CAS, which synchronizes. */
         /* @step mutex.spin.load */
         v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);

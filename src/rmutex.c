@@ -92,8 +92,9 @@ _Static_assert(LOCALNS == FXI_ID_LOCALNS && TID_MAX == FXI_ID_TID_MASK,
 #define LONG_RECHECK_NS ((int64_t)FX_RMUTEX_LONG_RECHECK_MS * 1000000)
 #define LONG_AFTER_NS  ((int64_t)FX_RMUTEX_LONG_AFTER_MS * 1000000)
 
-#ifndef FX_RMUTEX_SPIN
-#define FX_RMUTEX_SPIN 100
+/* The longest spin, in nanoseconds, as fx_mutex's (src/internal/spin.h). */
+#ifndef FX_RMUTEX_SPIN_NS
+#define FX_RMUTEX_SPIN_NS 4000
 #endif
 
 /* The owner TID of a HELD or HELD+W value, 0 for any other value. */
@@ -437,7 +438,8 @@ __attribute__((noinline, cold)) static int fx_rm_lock_contended(fx_rmutex *m, ui
     /* Relaxed loads: only hints for when to try the CAS, which synchronizes. */
     /* @step rmutex.lock_contended.spin */
     uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
-    for (int i = 0; i < FX_RMUTEX_SPIN && fx_rm_held_tid(v) != 0 && !(v & WAITERS); i++) {
+    int n = fxi_spin_iterations(FX_RMUTEX_SPIN_NS);
+    for (int i = 0; i < n && fx_rm_held_tid(v) != 0 && !(v & WAITERS); i++) {
         fxi_cpu_relax();
         v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
     }

@@ -4,6 +4,8 @@
 #ifndef FX_INTERNAL_SPIN_H
 #define FX_INTERNAL_SPIN_H
 
+#include <stdint.h>
+
 /* Tells the CPU this is a spin-wait loop: saves power, yields the core to a
  * hyper-thread sibling and avoids a memory-order mis-speculation on exit. */
 static inline void fxi_cpu_relax(void)
@@ -16,6 +18,14 @@ static inline void fxi_cpu_relax(void)
     __asm__ __volatile__("" ::: "memory");
 #endif
 }
+
+/* How many iterations of a spin loop (a pause and a load of the awaited word)
+ * last about ns nanoseconds on this CPU (at least 1). A pause costs from under
+ * a nanosecond to tens of them depending on the CPU (docs/design/mutex.md,
+ * "Spin in time"), so a spin given as a count of pauses is a different length
+ * of time on every CPU; one given in time is not. The loop's speed is measured
+ * at the first call of the process (tens of microseconds, once) and cached. */
+int fxi_spin_iterations(int32_t ns);
 
 /*
  * An adaptive spin budget: how long a waiter watches for its condition before
