@@ -65,7 +65,7 @@
  */
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
-//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_timedlock fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=27e9641c69811091768da16f8755848b64b802bc505961f1ec484c9274c405e4
+//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_timedlock fx_mutex_try fx_mutex_trylock fx_mutex_release fx_mutex_release_announced fx_mutex_unlock fx_mutex_unlock_slow sha256=33588015d68ab3060207256f04a36835eb186225ecfa5d4ab4a348cdb11d3a82
 
 //@check safety
 //@check safety -DITER=0 -m2000000

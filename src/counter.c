@@ -39,7 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "internal/annotate_hb.h"
+#include "internal/annotate.h"
 #include "internal/counter_wait.h"
 #include "internal/deadline.h"
 #include "internal/fault.h"
@@ -69,8 +69,10 @@ int32_t fx_counter_add(fx_counter *c, int32_t delta)
 {
     if (fxi_bad_slot(c))
         return 0;
-    fx_ann_own_words(c, sizeof *c);
-    fx_ann_happens_before(c); /* for race detectors: see fx_counter_load */
+    if (fxi_ann_on()) { /* one look at the race-detector probe */
+        fxi_ann_own_words(c, sizeof *c);
+        fxi_ann_happens_before(c); /* see fx_counter_load */
+    }
     /* W1, seq_cst. Atomic signed arithmetic wraps in two's complement (C11
      * 7.17.7.5), and the sum is computed unsigned for the same reason. */
     /* @step counter.add.W1 */
@@ -83,11 +85,14 @@ int32_t fx_counter_load(const fx_counter *c)
 {
     if (fxi_bad_slot(c))
         return 0;
-    fx_ann_own_words(c, sizeof *c);
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
+    if (on)
+        fxi_ann_own_words(c, sizeof *c);
     /* Acquire: a reader that sees a value also sees what the writer did
      * before writing it (the counter publishes progress). */
     int32_t v = __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
-    fx_ann_happens_after(c); /* the same order, told to race detectors */
+    if (on)
+        fxi_ann_happens_after(c); /* the same order, told to race detectors */
     return v;
 }
 
@@ -95,8 +100,10 @@ int fx_counter_store(fx_counter *c, int32_t value)
 {
     if (fxi_bad_slot(c))
         return EINVAL;
-    fx_ann_own_words(c, sizeof *c);
-    fx_ann_happens_before(c);
+    if (fxi_ann_on()) { /* one look at the race-detector probe */
+        fxi_ann_own_words(c, sizeof *c);
+        fxi_ann_happens_before(c);
+    }
     __atomic_store_n(&c->value, value, __ATOMIC_SEQ_CST); /* W1 */
     fx_counter_wake_waiters(c);
     return 0;
@@ -116,14 +123,17 @@ static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct tim
 {
     if (fxi_bad_slot(c))
         return EINVAL;
-    fx_ann_own_words(c, sizeof *c);
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
+    if (on)
+        fxi_ann_own_words(c, sizeof *c);
     /* Fast path, acquire: the value is the target, and what its writer did
      * before is visible to the caller. No waiter registration, no kernel. */
     /* @step counter.wait.fast_load */
     int32_t v = __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
     /* @step counter.wait.fast_hit */
     if (fx_counter_met(v, target, until)) {
-        fx_ann_happens_after(c);
+        if (on)
+            fxi_ann_happens_after(c);
         return 0;
     }
     /* Relaxed: only a plausibility check of the slot, not synchronization. */
@@ -161,8 +171,8 @@ static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct tim
      * target already gave us its acquire. */
     /* @step counter.wait.R5 */
     fxi_counter_waiter_leave(c);
-    if (r == 0)
-        fx_ann_happens_after(c);
+    if (on && r == 0)
+        fxi_ann_happens_after(c);
     return r;
 }
 

@@ -27,8 +27,8 @@
 #define MADV_WIPEONFORK 18 /* Linux 4.14 */
 #endif
 
-/* cache: high half, the epoch of the process that filled it (its PID and
- * detector bit); low half, the identity word. The initial value matches no
+/* cache: high half, the epoch of the process that filled it (its PID);
+ * low half, the identity word. The initial value matches no
  * page (no PID is 0xffffffff). The records start empty. */
 _Thread_local struct fxi_self fxi_self __attribute__((tls_model("initial-exec"))) = {
     .cache = UINT64_MAX};
@@ -42,8 +42,8 @@ __attribute__((visibility("hidden"), aligned(FXI_TID_PAGE))) int32_t
 static pthread_once_t fx_tid_once = PTHREAD_ONCE_INIT;
 static bool fx_tid_wiped; /* the epoch's page is wiped at fork: proven once */
 
-/* The probe's marker in the epoch while it runs: neither a PID (at most
- * 2^22) nor the detector bit, so no thread's cache matches it (no thread of
+/* The probe's marker in the epoch while it runs: not a PID (at most 2^22),
+ * so no thread's cache matches it (no thread of
  * this process has cached anything before fx_tid_setup returns). */
 #define FX_TID_PROBE_MARK 0x40000000
 
@@ -110,7 +110,7 @@ static void fx_tid_setup(void)
 {
     /* Written here once and read by every thread's fxi_tid_slow after
      * pthread_once: the library's own word, hidden from Helgrind and DRD. */
-    fx_ann_own_words_once(&fx_tid_wiped, sizeof fx_tid_wiped);
+    fxi_ann_own_words(&fx_tid_wiped, sizeof fx_tid_wiped);
     long size = sysconf(_SC_PAGESIZE);
     if (size <= 0 || size > FXI_TID_PAGE || (uintptr_t)fxi_tid_epoch % (uintptr_t)size != 0)
         return; /* cannot mark exactly the epoch's page: cache nothing */
@@ -121,9 +121,9 @@ static void fx_tid_setup(void)
     }
     /* Helgrind and DRD would see the epoch, stored by the probe and by each
      * thread's first fxi_tid() and read by all, as a race: it is the
-     * library's own word, ordered as the comments say. Once per process, so
-     * not behind the FUTEXSYNC_HELGRIND option. */
-    fx_ann_own_words_once(fxi_tid_epoch, 2 * sizeof fxi_tid_epoch[0]); /* + namespace */
+     * library's own word, ordered as the comments say. Once per process:
+     * the hook looks at the probe itself. */
+    fxi_ann_own_words(fxi_tid_epoch, 2 * sizeof fxi_tid_epoch[0]); /* + namespace */
     /* Accepted is not done: trust the page only once a fork child saw it
      * zeroed. Otherwise nothing is cached, as where madvise fails. */
     fx_tid_wiped = fx_tid_wipe_proven();
@@ -187,13 +187,12 @@ uint32_t fxi_tid_slow(void)
     if (!fx_tid_wiped)
         return (uint32_t)t | FXI_ID_LOCALNS; /* nothing learned per process */
     uint32_t id = (uint32_t)t | fx_tid_ns_bits();
-    /* The epoch is this process's PID, with the detector bit (the probe's
-     * answer, the same in every thread). In a fork child the kernel hands the
+    /* The epoch is this process's PID. In a fork child the kernel hands the
      * page over zeroed, so no cache copied from the parent (whose PID it
      * holds) is trusted, before or after the child's first thread stores the
      * child's PID here. Relaxed: every thread of a process stores the same
      * value; it guards only each thread's own cache. */
-    uint32_t epoch = (uint32_t)pid | (fxi_ann_detected() ? FXI_TID_DETECTOR : 0);
+    uint32_t epoch = (uint32_t)pid;
     /* The records are emptied for id first: once the cache is good,
      * fx_rmutex's fast paths trust the record of held rmutexes. */
     fxi_held_reset(id);

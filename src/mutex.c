@@ -207,65 +207,76 @@ __attribute__((noinline, cold)) static int fx_mutex_lock_contended(fx_mutex *m,
     return fxi_mutex_lock_slept(m, deadline);
 }
 
-/* lock and timedlock: the fast path, then the slow one; `ann` is the race
- * detector's view (a timed lock is a try: it may fail), `on` whether one is
- * there (FX_ANN_CALL). */
+/* lock and timedlock: the fast path, then the slow one. */
 static inline __attribute__((always_inline)) int
-fx_mutex_acquire(fx_mutex *m, const struct timespec *deadline, unsigned ann, int on)
+fx_mutex_acquire(fx_mutex *m, const struct timespec *deadline)
 {
-    if (fxi_bad_slot(m))
-        return EINVAL;
-    if (on)
-        fx_ann_pre_lock(m, ann);
     int32_t v = UNLOCKED;
     /* Fast path, acquire on success: pairs with the release of unlock. */
     /* @step mutex.acquire.fast */
-    int r = __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
-                                        __ATOMIC_RELAXED)
-                ? 0
-                : fx_mutex_lock_contended(m, deadline);
-    if (on)
-        fx_ann_post_lock(m, r ? ann | FX_ANN_FAILED : ann, 0);
+    return __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED)
+               ? 0
+               : fx_mutex_lock_contended(m, deadline);
+}
+
+/* fx_mutex_acquire under a race detector; `ann` is its view (a timed lock
+ * is a try: it may fail). */
+__attribute__((noinline, cold)) static int
+fx_mutex_acquire_announced(fx_mutex *m, const struct timespec *deadline, unsigned ann)
+{
+    fxi_ann_pre_lock(m, ann);
+    int r = fx_mutex_acquire(m, deadline);
+    fxi_ann_post_lock(m, r ? ann | FX_ANN_FAILED : ann, 0);
     return r;
 }
 
-FX_ANN_TWIN(fx_mutex_acquire, (fx_mutex *m, const struct timespec *deadline, unsigned ann),
-            (m, deadline, ann))
-
 int fx_mutex_lock(fx_mutex *m)
 {
-    return FX_ANN_CALL(fx_mutex_acquire, m, NULL, FX_ANN_EXCLUSIVE);
+    if (fxi_bad_slot(m))
+        return EINVAL;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return fx_mutex_acquire_announced(m, NULL, FX_ANN_EXCLUSIVE);
+    return fx_mutex_acquire(m, NULL);
 }
 
 int fx_mutex_timedlock(fx_mutex *m, const struct timespec *deadline)
 {
-    return FX_ANN_CALL(fx_mutex_acquire, m, deadline, FX_ANN_TRY);
-}
-
-static inline __attribute__((always_inline)) int fx_mutex_try(fx_mutex *m, int on)
-{
     if (fxi_bad_slot(m))
         return EINVAL;
-    if (on)
-        fx_ann_pre_lock(m, FX_ANN_TRY);
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return fx_mutex_acquire_announced(m, deadline, FX_ANN_TRY);
+    return fx_mutex_acquire(m, deadline);
+}
+
+static inline __attribute__((always_inline)) int fx_mutex_try(fx_mutex *m)
+{
     int32_t v = UNLOCKED;
-    int r = 0;
     /* Acquire on success; a failed CAS reports the value it saw (relaxed: it
      * only chooses the error). */
     /* @step mutex.trylock.cas */
     if (!__atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
-        r = fx_mutex_valid(v) ? EBUSY : EINVAL; /* @step mutex.trylock.busy */
-    if (on)
-        fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+        return fx_mutex_valid(v) ? EBUSY : EINVAL; /* @step mutex.trylock.busy */
+    return 0;
+}
+
+/* fx_mutex_try under a race detector. */
+__attribute__((noinline, cold)) static int fx_mutex_try_announced(fx_mutex *m)
+{
+    fxi_ann_pre_lock(m, FX_ANN_TRY);
+    int r = fx_mutex_try(m);
+    fxi_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
     return r;
 }
 
-FX_ANN_TWIN(fx_mutex_try, (fx_mutex *m), (m))
-
 int fx_mutex_trylock(fx_mutex *m)
 {
-    return FX_ANN_CALL(fx_mutex_try, m);
+    if (fxi_bad_slot(m))
+        return EINVAL;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return fx_mutex_try_announced(m);
+    return fx_mutex_try(m);
 }
 
 /* The slow path of unlock: v is the value the fast CAS found instead of
@@ -292,40 +303,43 @@ __attribute__((noinline, cold)) static int fx_mutex_unlock_slow(fx_mutex *m, int
     }
 }
 
-static inline __attribute__((always_inline)) int fx_mutex_release(fx_mutex *m, int on)
+static inline __attribute__((always_inline)) int fx_mutex_release(fx_mutex *m)
 {
-    if (fxi_bad_slot(m))
-        return EINVAL;
-    /* @step mutex.unlock.annotate */
-    if (on) {
-        /* A race detector must hear of the release before it happens, and
-         * only of a real one: sort out EPERM and EINVAL first. Relaxed: a
-         * first look only; the CAS below is what synchronizes. */
-        int32_t seen = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
-        if (seen == UNLOCKED)
-            return EPERM;
-        if (!fx_mutex_valid(seen))
-            return EINVAL;
-        fx_ann_pre_unlock(m, FX_ANN_EXCLUSIVE);
-    }
     /* @step mutex.unlock.fast */
     int32_t v = LOCKED;
     /* Release: everything the critical section wrote happens-before the next
      * holder's acquire. A CAS (not an exchange) leaves a value the library
      * never wrote untouched, so it can be reported. */
     /* @step mutex.unlock.cas */
-    int r = __atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED)
-                ? 0
-                : fx_mutex_unlock_slow(m, v);
-    if (on)
-        fx_ann_post_unlock(m, FX_ANN_EXCLUSIVE);
+    return __atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
+                                       __ATOMIC_RELAXED)
+               ? 0
+               : fx_mutex_unlock_slow(m, v);
+}
+
+/* fx_mutex_release under a race detector. */
+__attribute__((noinline, cold)) static int fx_mutex_release_announced(fx_mutex *m)
+{
+    /* @step mutex.unlock.annotate */
+    /* A race detector must hear of the release before it happens, and only
+     * of a real one: sort out EPERM and EINVAL first. Relaxed: a first look
+     * only; the CAS of fx_mutex_release is what synchronizes. */
+    int32_t seen = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
+    if (seen == UNLOCKED)
+        return EPERM;
+    if (!fx_mutex_valid(seen))
+        return EINVAL;
+    fxi_ann_pre_unlock(m, FX_ANN_EXCLUSIVE);
+    int r = fx_mutex_release(m);
+    fxi_ann_post_unlock(m, FX_ANN_EXCLUSIVE);
     return r;
 }
 
-FX_ANN_TWIN(fx_mutex_release, (fx_mutex *m), (m))
-
 int fx_mutex_unlock(fx_mutex *m)
 {
-    return FX_ANN_CALL(fx_mutex_release, m);
+    if (fxi_bad_slot(m))
+        return EINVAL;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return fx_mutex_release_announced(m);
+    return fx_mutex_release(m);
 }

@@ -61,6 +61,7 @@
 #include "futexsync/rmutex.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -134,12 +135,10 @@ static inline bool fx_rm_mine(const fx_rmutex *m, uint32_t self)
     return fxi_held_has(m, self) != 0;
 }
 
-#if defined(FX_TSAN)
-#include <pthread.h>
-
 /* A thread that exits holding rmutexes announces their release (the recorded
- * ones): TSan cannot see the death, and would otherwise report the
- * EOWNERDEAD acquisition as a double lock. */
+ * ones) to the race detector: it cannot see the death, and would otherwise
+ * report the EOWNERDEAD acquisition as a double lock. Armed at each
+ * announced acquisition, only when a detector is there. */
 static pthread_key_t fx_rm_exit_key;
 static pthread_once_t fx_rm_exit_once = PTHREAD_ONCE_INIT;
 
@@ -147,12 +146,12 @@ static void fx_rm_exit(void *unused)
 {
     (void)unused;
     if (fxi_self.held.first != NULL) {
-        __tsan_mutex_pre_unlock(fxi_self.held.first, 0);
-        __tsan_mutex_post_unlock(fxi_self.held.first, 0);
+        fxi_ann_pre_unlock(fxi_self.held.first, FX_ANN_RECURSIVE);
+        fxi_ann_post_unlock(fxi_self.held.first, FX_ANN_RECURSIVE);
     }
     for (uint32_t i = 0; i < fxi_self.held.k; i++) {
-        __tsan_mutex_pre_unlock(fxi_self.held.more[i], 0);
-        __tsan_mutex_post_unlock(fxi_self.held.more[i], 0);
+        fxi_ann_pre_unlock(fxi_self.held.more[i], FX_ANN_RECURSIVE);
+        fxi_ann_post_unlock(fxi_self.held.more[i], FX_ANN_RECURSIVE);
     }
     fxi_held_reset(fxi_self.held.tid);
 }
@@ -162,14 +161,13 @@ static void fx_rm_exit_init(void)
     pthread_key_create(&fx_rm_exit_key, fx_rm_exit);
 }
 
-static void fx_rm_exit_arm(void)
+__attribute__((noinline, cold)) static void fx_rm_exit_arm(void)
 {
+    if (!fxi_ann_detected())
+        return;
     pthread_once(&fx_rm_exit_once, fx_rm_exit_init);
     pthread_setspecific(fx_rm_exit_key, (void *)1); /* non-NULL: run the destructor */
 }
-#else
-#define fx_rm_exit_arm() ((void)0)
-#endif
 
 /* The rest of fx_rm_acquired when the record is not known to be ours or
  * its first entry is taken: records m, installs the depth slot's value d.
@@ -178,7 +176,6 @@ __attribute__((noinline)) static int fx_rm_acquired_slow(fx_rmutex *m, uint32_t 
                                                         int32_t d)
 {
     fxi_held_add(m, self);
-    fx_rm_exit_arm();
     /* Relaxed, as in fx_rm_acquired. */
     __atomic_store_n(&m->depth, d, __ATOMIC_RELAXED);
     return r;
@@ -197,17 +194,18 @@ fx_rm_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t de
                bool trusted)
 {
     if (r == 0 || r == EOWNERDEAD) {
-        if (on)
-            fx_ann_post_lock(m, FX_ANN_RECURSIVE | try_flag, 0);
+        if (on) {
+            fxi_ann_post_lock(m, FX_ANN_RECURSIVE | try_flag, 0);
+            fx_rm_exit_arm();
+        }
         int32_t d = r == 0 ? depth : depth | INC;
         if (!__builtin_expect(trusted && fxi_self.held.first == NULL, 1))
             return fx_rm_acquired_slow(m, self, r, d);
         fxi_self.held.first = m; /* the common case: one store, fixed address */
-        fx_rm_exit_arm();
         /* @step rmutex.acquired.depth */
         __atomic_store_n(&m->depth, d, __ATOMIC_RELAXED);
     } else if (on) {
-        fx_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
+        fxi_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
     }
     return r;
 }
@@ -478,7 +476,8 @@ __attribute__((noinline)) static int fx_rm_lock_busy(fx_rmutex *m, uint32_t self
          * the acquisition, so the CAS's view of it means we own the mutex.
          * (Our TID without a record: its former thread died holding m; the
          * step takes it over.) */
-        fx_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
+        if (fxi_ann_on())
+            fxi_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
         return fx_rm_reenter(m);
     }
     if (nowait) {
@@ -490,7 +489,7 @@ __attribute__((noinline)) static int fx_rm_lock_busy(fx_rmutex *m, uint32_t self
     } else {
         r = fx_rm_lock_contended(m, self, deadline);
     }
-    return fx_rm_acquired(m, self, try_flag, r, 1, FX_ANN_ACTIVE, false);
+    return fx_rm_acquired(m, self, try_flag, r, 1, fxi_ann_on(), false);
 }
 
 /* lock, timedlock and trylock for the caller `self`; `on`: a race detector
@@ -513,7 +512,7 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
         (!on || fxi_self.held.tid == self))
         return fx_rm_reenter(m);
     if (on)
-        fx_ann_pre_lock(m, FX_ANN_RECURSIVE | try_flag);
+        fxi_ann_pre_lock(m, FX_ANN_RECURSIVE | try_flag);
     uint32_t v = 0;
     /* Fast path, acquire on success: pairs with the release of the unlock.
      * The CAS comes first, with no load before it: a plain load of a word
@@ -538,14 +537,13 @@ __attribute__((noinline, cold)) static int fx_rm_lock_announced(fx_rmutex *m,
     return fx_rm_lock(m, deadline, try_flag, nowait, fxi_id(), 1);
 }
 
-/* One look at the TID cache and the fork epoch gives the caller's TID and
- * whether a race detector is there (src/internal/identity.h): no hook, no second
- * load on the fast path. */
+/* The caller's TID from the cache when it is good (src/internal/identity.h),
+ * and one look at the race-detector probe. */
 static inline __attribute__((always_inline)) int
 fx_rm_lock_entry(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait)
 {
     uint32_t self;
-    if (__builtin_expect(fxi_tid_plain(&self), 1))
+    if (__builtin_expect(fxi_tid_plain(&self) && !fxi_ann_on(), 1))
         return fx_rm_lock(m, deadline, try_flag, nowait, self, 0);
     return fx_rm_lock_announced(m, deadline, try_flag, nowait);
 }
@@ -584,10 +582,13 @@ static inline int fx_rm_owned(fx_rmutex *m, uint32_t self, int32_t *depth)
  * frees the mutex (as NOTRECOVERABLE when it is still inconsistent). */
 static int fx_rm_release_owned(fx_rmutex *m, uint32_t self, int32_t d)
 {
-    fx_ann_pre_unlock(m, FX_ANN_RECURSIVE);
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
+    if (on)
+        fxi_ann_pre_unlock(m, FX_ANN_RECURSIVE);
     int r = fx_rm_release(m, self, (d & INC) ? NOTREC : 0);
     fxi_held_del(m, self);
-    fx_ann_post_unlock(m, FX_ANN_RECURSIVE);
+    if (on)
+        fxi_ann_post_unlock(m, FX_ANN_RECURSIVE);
     return r;
 }
 
@@ -614,8 +615,8 @@ int fx_rmutex_unlock(fx_rmutex *m)
     uint32_t self;
     /* Under a race detector every unlock is checked before it releases,
      * since the announcement must precede the release: the slow path does
-     * both. fxi_tid_plain says no detector (and gives our TID) in one look. */
-    if (!fxi_tid_plain(&self)) {
+     * both (one look at the probe). */
+    if (!fxi_tid_plain(&self) || fxi_ann_on()) {
         self = fxi_id();
     } else {
         /* Fast path: m is the record's first entry (the record is ours:
@@ -720,10 +721,12 @@ int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t *
     uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
     if ((v & ~WAITERS) == self && fx_rm_mine(m, self))
         return w->depth == 0 ? fx_rm_reenter(m) : EINVAL;
-    fx_ann_pre_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY);
+    const bool ann = fxi_ann_on(); /* one look at the race-detector probe */
+    if (ann)
+        fxi_ann_pre_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY);
     uint32_t on = 0;
     int r = fx_rm_acquired(m, self, FX_ANN_TRY, fx_rm_step(m, self, w, false, &on),
-                           w->depth > 0 ? w->depth : 1, FX_ANN_ACTIVE, false);
+                           w->depth > 0 ? w->depth : 1, ann, false);
     if (r == EBUSY) {
         *word = &m->owner;
         *sleep_on = (int32_t)on;
@@ -766,12 +769,13 @@ int fxi_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
     if ((__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
         fx_rm_mine(m, self))
         return EINVAL;
-    fx_ann_pre_lock(m, FX_ANN_RECURSIVE);
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
+    if (on)
+        fxi_ann_pre_lock(m, FX_ANN_RECURSIVE);
     struct fxi_rmutex_waiter w;
     fxi_rmutex_waiter_init(&w, saved_depth);
     /* As a thread that may have slept on the word (a condition variable may
      * have requeued it there): acquire with W kept. */
     w.slept = 1;
-    return fx_rm_acquired(m, self, 0, fx_rm_wait(m, self, &w, NULL), saved_depth, FX_ANN_ACTIVE,
-                          false);
+    return fx_rm_acquired(m, self, 0, fx_rm_wait(m, self, &w, NULL), saved_depth, on, false);
 }

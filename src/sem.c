@@ -50,7 +50,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "internal/annotate_hb.h"
+#include "internal/annotate.h"
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
@@ -112,16 +112,8 @@ __attribute__((noinline, cold)) static int fx_sem_post_wake(fx_sem *s)
     return 0;
 }
 
-/* fx_sem_post; `on`: a race detector may be there (FX_ANN_CALL: the probe
- * is read before anything else, so its load overlaps those of the object and
- * stays out of the chain of locked instructions from call to call). */
-static inline __attribute__((always_inline)) int fx_sem_post_body(fx_sem *s, int on)
+static inline __attribute__((always_inline)) int fx_sem_post_body(fx_sem *s)
 {
-    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
-        return EINVAL;
-    fx_ann_own_words(s, sizeof *s);
-    if (on)
-        fx_ann_happens_before(s);
     /* P1, seq_cst: release for the taker, and the first half of the Dekker
      * pair with W1/W2 (see the table). A fetch_add rather than a load and a
      * CAS: one atomic operation, which never fails under contention. */
@@ -141,11 +133,21 @@ static inline __attribute__((always_inline)) int fx_sem_post_body(fx_sem *s, int
     return 0;
 }
 
-FX_ANN_TWIN(fx_sem_post_body, (fx_sem *s), (s))
+/* fx_sem_post_body under a race detector. */
+__attribute__((noinline, cold)) static int fx_sem_post_announced(fx_sem *s)
+{
+    fxi_ann_own_words(s, sizeof *s);
+    fxi_ann_happens_before(s);
+    return fx_sem_post_body(s);
+}
 
 int fx_sem_post(fx_sem *s)
 {
-    return FX_ANN_CALL(fx_sem_post_body, s);
+    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
+        return EINVAL;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return fx_sem_post_announced(s);
+    return fx_sem_post_body(s);
 }
 
 /* Cancellation (fx_sem_wait and fx_sem_timedwait are cancellation points,
@@ -242,58 +244,61 @@ fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
     return r;
 }
 
-/* wait (deadline NULL) and timedwait; `on` as in fx_sem_post_body. */
+/* wait (deadline NULL) and timedwait. */
 static inline __attribute__((always_inline)) FX_CANCEL_FRAME int
-fx_sem_wait_body(fx_sem *s, const struct timespec *deadline, int on)
+fx_sem_wait_body(fx_sem *s, const struct timespec *deadline)
 {
-    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
-        return EINVAL;
-    fx_ann_own_words(s, sizeof *s);
     /* @step sem.wait.take */
     int r = fx_sem_take(s);
     if (r == EAGAIN)
         r = fx_sem_wait_slow(s, deadline);
-    if (on && r == 0)
-        fx_ann_happens_after(s);
     return r;
 }
 
-FX_ANN_TWIN_WITH(FX_CANCEL_FRAME, fx_sem_wait_body,
-                 (fx_sem *s, const struct timespec *deadline), (s, deadline))
+/* wait, timedwait and trywait (nowait) under a race detector. */
+__attribute__((noinline, cold)) FX_CANCEL_FRAME static int
+fx_sem_wait_announced(fx_sem *s, const struct timespec *deadline, bool nowait)
+{
+    fxi_ann_own_words(s, sizeof *s);
+    int r = nowait ? fx_sem_take(s) : fx_sem_wait_body(s, deadline);
+    if (r == 0)
+        fxi_ann_happens_after(s);
+    return r;
+}
 
 FX_CANCEL_FRAME int fx_sem_wait(fx_sem *s)
 {
-    return FX_ANN_CALL(fx_sem_wait_body, s, NULL);
+    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
+        return EINVAL;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return fx_sem_wait_announced(s, NULL, false);
+    return fx_sem_wait_body(s, NULL);
 }
 
 FX_CANCEL_FRAME int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
 {
-    return FX_ANN_CALL(fx_sem_wait_body, s, deadline);
-}
-
-static inline __attribute__((always_inline)) int fx_sem_try(fx_sem *s, int on)
-{
     if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
         return EINVAL;
-    fx_ann_own_words(s, sizeof *s);
-    int r = fx_sem_take(s);
-    if (on && r == 0)
-        fx_ann_happens_after(s);
-    return r;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return fx_sem_wait_announced(s, deadline, false);
+    return fx_sem_wait_body(s, deadline);
 }
-
-FX_ANN_TWIN(fx_sem_try, (fx_sem *s), (s))
 
 int fx_sem_trywait(fx_sem *s)
 {
-    return FX_ANN_CALL(fx_sem_try, s);
+    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
+        return EINVAL;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return fx_sem_wait_announced(s, NULL, true);
+    return fx_sem_take(s);
 }
 
 int32_t fx_sem_value(const fx_sem *s)
 {
     if (fxi_bad_slot(s))
         return -EINVAL;
-    fx_ann_own_words(s, sizeof *s);
+    if (fxi_ann_on())
+        fxi_ann_own_words(s, sizeof *s);
     /* Relaxed: a snapshot for monitoring; it orders nothing. */
     int32_t v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
     return v < 0 ? -EINVAL : v;

@@ -150,9 +150,12 @@ static int fx_kind_mutex_step(fx_async *w, int last, struct fxi_sleep *s)
     /* Announced as a try-lock around the one step that may take the lock:
      * the loop runs other code between steps, which the race detector must
      * keep watching. */
-    fx_ann_pre_lock(m, FX_ANN_TRY);
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
+    if (on)
+        fxi_ann_pre_lock(m, FX_ANN_TRY);
     int r = fxi_mutex_acquire_step(m, &sleep_on);
-    fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+    if (on)
+        fxi_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
     if (r != EBUSY)
         return r; /* 0: held (as CONTENDED), or EINVAL */
     if (last == LAST_TIMEDOUT)
