@@ -30,7 +30,7 @@
  * "@barrier.<step>" (an "@step barrier.<step>" comment in the C).
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
-//@mirrors src/barrier.c barrier_wait wait_round sha256=5fe70aacca6802ad18b1a8b7efdc52dc81a0c4cb6acacf8b6f3828022d6fc5c1
+//@mirrors src/barrier.c barrier_wait wait_round sha256=97052512e684796f536ce1c02c63846bc65781b49330de9fe74617678063d8ef
 //@check safety
 //@check ltl late_pass -DDEATHS=1
 

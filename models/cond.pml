@@ -25,15 +25,15 @@
  * caller holds it); the mutex token (W2): all waiters use one mutex, so a driver
  * requeues parked waiters onto it (-DFALLBACK models the wake-one hand-off
  * used otherwise; fx_rmutex waiters, which always use it, are
- * models/cond_rmutex.pml); the mutex's spin loop (fx_mutex_spin,
- * mutex.c fx_mutex_spin(): relaxed loads only, it only delays the try after it);
+ * models/cond_rmutex.pml); the mutex's spin loop (mutex_spin,
+ * mutex.c mutex_spin(): relaxed loads only, it only delays the try after it);
  * the W4a spin before W4 (@cond.wait_core.W4a: seq_cst loads of seq, at most a
  * thread-local budget of them, struct fxi_spin of src/internal/spin.h; each
  * look that finds the counter advanced is W4 returning EAGAIN without the
  * system call followed by the re-check, which this model already has, and
  * the looks that find it unchanged change nothing). A waiter released there
  * ("hot") never slept, so it cannot have been requeued: if it is not flagged
- * its W6 is fx_mutex_lock (fx_cond_mutex_relock_hot, cond.c), whose
+ * its W6 is fx_mutex_lock (cond_mutex_relock_hot, cond.c), whose
  * steps are a CAS 0->1, read-only spinning, one more CAS 0->1, then
  * fxi_mutex_lock_slept; a failed CAS changes nothing, so these runs are those
  * of relock() below (one try 0->1, then lock_slept) with the try taken
@@ -99,9 +99,9 @@
  *                           only guards waiters with different mutexes)
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope fxi_futex_sleep_cancel sha256=15aa8ea0e18279484d522ba75da1e533dc4990c7abe0fec6f66b826b509164b6
-//@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_mutex_relock fx_cond_mutex_relock_hot fx_cond_mutex_relock_slept fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=b0d136df159ab6f4dc9cbcaaa80c00c3a42514d9741ccb928a741ce59d903c4c
+//@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_mutex_relock cond_mutex_relock_hot cond_mutex_relock_slept fx_cond_signal cond_sleep cond_wait_core sha256=ebb3ecfac74fe270d846925e97c0fb69b05724e44a80a892981bf73cde6cc319
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
-//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_try fx_mutex_trylock fx_mutex_release fx_mutex_release_announced fx_mutex_unlock fx_mutex_unlock_slow sha256=d515bf791c8bb06efdc26b1e8adc311e4cbcb76d89d8c152693dd6e91cc12f3f
+//@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=529b2ff8d8fc1361b66d434f5c06b72e6482f324adade2de6ff57e7c68ea7ea8
 //@check safety -DSCENARIO_WRAP
 //@check safety -DSCENARIO_BCAST
 //@check safety
@@ -128,7 +128,7 @@
 #define EINTR     2
 #define ETIMEDOUT 3
 
-/* fx_cond_advance, cond.c: counter + 1 (mod M), ARMED cleared, BCAST kept */
+/* cond_advance, cond.c: counter + 1 (mod M), ARMED cleared, BCAST kept */
 #define ADV(x) ((((x) / 4 + 1) % M) * 4 + ((x) & B))
 
 byte seq = (M - 1) * 4; /* c->seq: counter M-1, nothing set */
@@ -253,8 +253,8 @@ inline lock_slept()
     od
 }
 
-/* fx_mutex_lock, mutex.c (fx_mutex_acquire, mutex.c), slow
- * path fx_mutex_lock_contended, mutex.c */
+/* fx_mutex_lock, mutex.c (mutex_acquire, mutex.c), slow
+ * path mutex_lock_contended, mutex.c */
 inline mutex_lock()
 {
     if
@@ -267,10 +267,10 @@ inline mutex_lock()
     fi
 }
 
-/* fx_cond_mutex_relock, cond.c: W6 of a waiter never moved to the
+/* cond_mutex_relock, cond.c: W6 of a waiter never moved to the
  * mutex word: fx_mutex_trylock (@mutex.trylock.cas CAS 0->1), then lock_slept
- * (fx_cond_mutex_relock_slept, cond.c). Also W6 of a hot waiter,
- * fx_mutex_lock (cond.c fx_cond_mutex_relock_hot(); see the header). */
+ * (cond_mutex_relock_slept, cond.c). Also W6 of a hot waiter,
+ * fx_mutex_lock (cond.c cond_mutex_relock_hot(); see the header). */
 inline relock()
 {
     if
@@ -279,7 +279,7 @@ inline relock()
     fi
 }
 
-/* fx_mutex_unlock, mutex.c (and fx_mutex_unlock_slow, mutex.c):
+/* fx_mutex_unlock, mutex.c (and mutex_unlock_slow, mutex.c):
  * CAS 1->0, else 2->0 and wake one (the holder's word can only go 1 -> 2
  * meanwhile, so the two CASes are one step) */
 inline mutex_unlock()
@@ -300,9 +300,9 @@ inline mutex_unlock()
 
 /* ---- fx_cond, src/cond.c --------------------------------------------------- */
 
-/* fx_cond_wait_core, cond.c, called with the mutex held.
+/* cond_wait_core, cond.c, called with the mutex held.
  * W1 is a CAS loop in the source (EINVAL for a count it would wrap, which
- * the model never reaches): an increment here. W4 is fx_cond_sleep (cond.c):
+ * the model never reaches): an increment here. W4 is cond_sleep (cond.c):
  * a bounded sleep; 0 with rc.woken set (a FUTEX_WAKE ended it) is WOKEN
  * below, every other return (EAGAIN, a signal, a spurious wake, the
  * recheck) goes on to the re-check of the counter, as EINTR does here. */
@@ -353,7 +353,7 @@ inline cond_wait(timed)
     OBSERVE(waiting[ME] = 0)
 }
 
-/* fx_cond_drive, cond.c (the mutex is held as CONTENDED) */
+/* cond_drive, cond.c (the mutex is held as CONTENDED) */
 inline drive()
 {
 #ifdef FALLBACK
@@ -363,7 +363,7 @@ inline drive()
 #endif
 }
 
-/* fx_cond_depart, cond.c */
+/* cond_depart, cond.c */
 inline depart()
 {
     atomic { nw--; last = (nw == 0) };                             /* @cond.depart.W8 fetch_sub */

@@ -44,7 +44,7 @@
  *   all_return  <> every process done, under weak fairness.
  */
 
-//@mirrors src/counter.c fx_counter_add fx_counter_met fx_counter_wait_until fx_counter_wake_waiters sha256=1d5edb1a9875a1eeb88c7171d60cbb7615df275bebe62367ef28631efb2b67c8
+//@mirrors src/counter.c fx_counter_add counter_met counter_wait_until counter_wake_waiters sha256=65b9c84aafad1c77d59c693f37d9728cc21a51d959ad69e9a176fa104c91f602
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
 //@mirrors src/internal/counter_wait.h fxi_counter_waiter_enter fxi_counter_waiter_leave fxi_counter_waiter_look sha256=7fda7bd582bc3407551e97ed7cf02d4441e300ca153c69169e1bddda5964e0a7
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
@@ -152,8 +152,8 @@ inline futex_wake_one()
     }
 }
 
-/* fx_counter_add(c, 1) (counter.c fx_counter_add()) and its fx_counter_wake_waiters
- * (counter.c fx_counter_wake_waiters()). */
+/* fx_counter_add(c, 1) (counter.c fx_counter_add()) and its counter_wake_waiters
+ * (counter.c counter_wake_waiters()). */
 proctype writer()
 {
     byte w, i;
@@ -173,7 +173,7 @@ proctype writer()
 #endif
 }
 
-/* fx_counter_wait(c, target, deadline) (counter.c fx_counter_wait_until(), UNTIL_EQ); R1, R2 and R5 are
+/* fx_counter_wait(c, target, deadline) (counter.c counter_wait_until(), UNTIL_EQ); R1, R2 and R5 are
  * the helpers of src/internal/counter_wait.h. */
 proctype waiter(byte target; bool timed)
 {

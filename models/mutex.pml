@@ -12,7 +12,7 @@
  *     per atomic operation; a compare-exchange is one indivisible step that,
  *     on failure, reloads the expected value (as __atomic_compare_exchange_n
  *     does);
- *   - the bounded spin of fx_mutex_spin as any number of relaxed loads
+ *   - the bounded spin of mutex_spin as any number of relaxed loads
  *     (leaving nondeterministically after each, at once when the value is not
  *     LOCKED). Loads change nothing, so this covers every run of the real
  *     loop of at most FX_MUTEX_SPIN loads;
@@ -65,7 +65,7 @@
  */
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
-//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_timedlock fx_mutex_try fx_mutex_trylock fx_mutex_release fx_mutex_release_announced fx_mutex_unlock fx_mutex_unlock_slow sha256=33588015d68ab3060207256f04a36835eb186225ecfa5d4ab4a348cdb11d3a82
+//@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin fx_mutex_timedlock mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=be7fa9920f8be3cf0e94c2798181db3db2635519aec0d89c42680b218e41b995
 
 //@check safety
 //@check safety -DITER=0 -m2000000
@@ -256,8 +256,8 @@ inline lock_slept()
 }
 
 /* fx_mutex_lock (mutex.c) and fx_mutex_timedlock (mutex.c,
- * timed), both fx_mutex_acquire (mutex.c): the fast path, then
- * fx_mutex_lock_contended (mutex.c): spin, one CAS 0->1 as an
+ * timed), both mutex_acquire (mutex.c): the fast path, then
+ * mutex_lock_contended (mutex.c): spin, one CAS 0->1 as an
  * ordinary locker, then sleep. */
 inline lock()
 {
@@ -265,7 +265,7 @@ inline lock()
     if
     :: ok -> r = OK
     :: else ->
-        /* fx_mutex_spin (mutex.c): relaxed loads while LOCKED, any
+        /* mutex_spin (mutex.c): relaxed loads while LOCKED, any
          * number of them (the real loop stops after FX_MUTEX_SPIN). */
         do
         :: atomic { v = state;                           /* @mutex.spin.load */
@@ -296,7 +296,7 @@ inline trylock()
         fi }
 }
 
-/* fx_mutex_unlock (mutex.c) and fx_mutex_unlock_slow (mutex.c);
+/* fx_mutex_unlock (mutex.c) and mutex_unlock_slow (mutex.c);
  * also leaves the critical section. In race-detector builds a relaxed first
  * look (@mutex.unlock.annotate) sorts out EPERM and EINVAL before the release is
  * announced: it changes nothing and those never happen here, so it is left

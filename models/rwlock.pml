@@ -120,7 +120,7 @@
  * (tests/test_rwlock.c checks that against concurrent threads).
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
-//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=23656a9989af6bac0b5bf484d68b0a86a0cc30d65f890dd722f6c16bdd88f38a
+//@mirrors src/rwlock.c fx_rwlock_rdunlock rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=4a68135aff4ab8c277022288ba44bc7910ecadb66913c5fe58c15c3fa1a12498
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3
@@ -452,7 +452,7 @@ proctype writer(byte me; bool timed; byte signals; byte iters)
         :: else -> skip
         fi;
         wants[me] = 1;
-        /* The fast path of fx_rwlock_wracquire (@rwlock.wracquire.fast, CAS
+        /* The fast path of rwlock_wracquire (@rwlock.wracquire.fast, CAS
          * 0 -> WL; fx_rwlock_wrlock and fx_rwlock_timedwrlock, rwlock.c fx_rwlock_wrlock())
          * is the first step below with slept = 0: it takes a free lock, and a
          * free lock with waiting bits goes on to that step. */

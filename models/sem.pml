@@ -22,7 +22,7 @@
  *
  * The adaptive spin of the slow path (@sem.wait_slow.spin, a thread-local budget,
  * struct fxi_spin of src/internal/spin.h) runs before W1: relaxed loads of the
- * value and, when one sees a token, T (fx_sem_take). A failed T and a load
+ * value and, when one sees a token, T (sem_take). A failed T and a load
  * change nothing, and before W1 the waiter is invisible to everyone else, so
  * a spin is the fast-path T taken later: the model's fast-path T may happen
  * at any point before W1 (other processes interleave between the two steps),
@@ -32,7 +32,7 @@
  * step tag it mirrors as "@sem.<step>".
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fxi_futex_sleep_cancel fx_futex_sleep_once fx_recheck_scope sha256=f474af83322a1ad82b025d5e819e3ce679518b3a0252d3db96c04733f652c516
-//@mirrors src/sem.c fx_sem_post fx_sem_post_body fx_sem_post_wake fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_body fx_sem_wait_slow sha256=67a680b783ae95b25836b22e0baf338685a706528dd92afe6019934e125413c1
+//@mirrors src/sem.c fx_sem_post sem_post_body sem_post_wake sem_sleep sem_take fx_sem_timedwait fx_sem_wait sem_wait_body sem_wait_slow sha256=be04a3e72b1c100f45b0d14f1a8e0667923389a885f4b3742ba21cc8e10eba37
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
 //@check safety
 //@check ltl token_taken -DDEATHS=1
@@ -86,7 +86,7 @@ bool queued[NW];      /* the futex queue of &value */
 byte posted = 0;      /* tokens posted (observer) */
 byte taken = 0;       /* tokens taken (observer) */
 
-/* T (fx_sem_take, sem.c; the W2 CAS, @sem.wait_slow.take): one conditional
+/* T (sem_take, sem.c; the W2 CAS, @sem.wait_slow.take): one conditional
  * decrement; got = 1 when a token was taken. */
 inline take(got)
 {
@@ -163,11 +163,11 @@ proctype poster(byte tokens)
 #endif
 }
 
-/* fx_sem_wait / fx_sem_timedwait, sem.c fx_sem_wait_body(), and the slow path
- * fx_sem_wait_slow, sem.c, whose W2..W4 loop is fx_sem_sleep (the spin,
+/* fx_sem_wait / fx_sem_timedwait, sem.c sem_wait_body(), and the slow path
+ * sem_wait_slow, sem.c, whose W2..W4 loop is sem_sleep (the spin,
  * @sem.wait_slow.spin, only repeats the fast-path T; see the header). The
  * cancellation points (pthread_testcancel, fxi_futex_sleep_cancel and the
- * cleanup handler fx_sem_cancelled) are not modelled: nobody is cancelled. */
+ * cleanup handler sem_cancelled) are not modelled: nobody is cancelled. */
 proctype waiter(byte me; bool timed)
 {
     bit got = 0;

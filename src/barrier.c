@@ -49,7 +49,7 @@
 #endif
 
 /* This thread's spin budget (see the spin policy). */
-static _Thread_local struct fxi_spin fx_barrier_spin = FX_SPIN_INIT(FX_BARRIER_SPIN);
+static _Thread_local struct fxi_spin barrier_spin = FX_SPIN_INIT(FX_BARRIER_SPIN);
 
 #define ARRIVED  0x7fffu
 #define SLEEPERS 0x8000u
@@ -97,16 +97,16 @@ static int check_parties(fx_barrier *b, int32_t parties)
 static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadline)
 {
     /* @step barrier.wait_round.spin */
-    int budget = fxi_spin_start(&fx_barrier_spin, FX_BARRIER_SPIN);
+    int budget = fxi_spin_start(&barrier_spin, FX_BARRIER_SPIN);
     for (int i = 0; i < budget; i++) {
         /* Acquire: seeing the next round means seeing every party's writes. */
         if ((load_state(b, __ATOMIC_ACQUIRE) & ROUND) != mine) {
-            fxi_spin_won(&fx_barrier_spin, FX_BARRIER_SPIN);
+            fxi_spin_won(&barrier_spin, FX_BARRIER_SPIN);
             return 0;
         }
         fxi_cpu_relax();
     }
-    fxi_spin_lost(&fx_barrier_spin, FX_BARRIER_SPIN_MIN);
+    fxi_spin_lost(&barrier_spin, FX_BARRIER_SPIN_MIN);
     struct fxi_recheck rc = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     /* @step barrier.wait_round.loop */
     for (;;) {

@@ -571,8 +571,8 @@ int fx_rwlock_tryrdlock(fx_rwlock *l)
 
 /* wrlock and timedwrlock; `flags` is the race detector's view (a timed lock
  * is a try: it may fail). */
-static inline int fx_rwlock_wracquire(fx_rwlock *l, const struct timespec *deadline,
-                                      unsigned flags)
+static inline int rwlock_wracquire(fx_rwlock *l, const struct timespec *deadline,
+                                   unsigned flags)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
@@ -590,12 +590,12 @@ static inline int fx_rwlock_wracquire(fx_rwlock *l, const struct timespec *deadl
 
 int fx_rwlock_wrlock(fx_rwlock *l)
 {
-    return fx_rwlock_wracquire(l, NULL, FX_ANN_EXCLUSIVE);
+    return rwlock_wracquire(l, NULL, FX_ANN_EXCLUSIVE);
 }
 
 int fx_rwlock_timedwrlock(fx_rwlock *l, const struct timespec *deadline)
 {
-    return fx_rwlock_wracquire(l, deadline, FX_ANN_TRY);
+    return rwlock_wracquire(l, deadline, FX_ANN_TRY);
 }
 
 int fx_rwlock_trywrlock(fx_rwlock *l)

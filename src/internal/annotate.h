@@ -21,8 +21,8 @@
  * no stack frame for them:
  *
  *     if (fxi_ann_on())                   one relaxed load, untaken branch
- *         return fx_mutex_acquire_announced(m, NULL, FX_ANN_EXCLUSIVE);
- *     return fx_mutex_acquire(m, NULL);
+ *         return mutex_acquire_announced(m, NULL, FX_ANN_EXCLUSIVE);
+ *     return mutex_acquire(m, NULL);
  *
  * Elsewhere it keeps the answer in a local (src/rwlock.c):
  *
