@@ -99,7 +99,7 @@
  *                           only guards waiters with different mutexes)
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope fxi_futex_sleep_cancel sha256=15aa8ea0e18279484d522ba75da1e533dc4990c7abe0fec6f66b826b509164b6
-//@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_mutex_relock cond_mutex_relock_hot cond_mutex_relock_slept fx_cond_signal cond_sleep cond_wait_core sha256=ebb3ecfac74fe270d846925e97c0fb69b05724e44a80a892981bf73cde6cc319
+//@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_mutex_relock cond_mutex_relock_hot cond_mutex_relock_slept cond_signal_waiters fx_cond_signal cond_sleep cond_wait_core sha256=2c8ad6614871aaa0a8615e46017c2589e2a6f58bbdf2b5405d023ee52b48565a
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
 //@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=529b2ff8d8fc1361b66d434f5c06b72e6482f324adade2de6ff57e7c68ea7ea8
 //@check safety -DSCENARIO_WRAP

@@ -152,7 +152,7 @@
  * costs a full run of the checks.)
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw fxi_futex_sleep fxi_futex_sleep_cancel fx_futex_sleep_once fx_recheck_scope sha256=30ceb0d49a43e9854b64a95d49f99cdc35ba78259f7dfd98ee09ceec2c43f835
-//@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_rmutex_check cond_rmutex_ops cond_rmutex_relock fx_cond_signal cond_sleep cond_wait_core sha256=38da637d785f6aabd9d765f26f28028fc737bb4e7135155e220fa99efed59117
+//@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_rmutex_check cond_rmutex_ops cond_rmutex_relock cond_signal_waiters fx_cond_signal cond_sleep cond_wait_core sha256=0bd06055f3048dc311a34c790df5ebd9490ff2844f23849994da6ae6028166d3
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
 //@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_contended rmutex_reenter rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=97385bbc5f010e89112ebd353219abba929149c8e03ffb2bf84e7952237e59d5
 //@check safety -DSCENARIO_DEATH

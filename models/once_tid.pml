@@ -44,7 +44,7 @@
  * thread waits for itself, and everyone with it) are caught.
  */
 //@mirrors src/identity.c fxi_once_inside fxi_once_enter fxi_once_leave fxi_once_abandon sha256=8b3508df3e891daad7f5e2ea03416fb89c56434e01271c84337e462803a85e6d
-//@mirrors src/once.c once_finish once_abandon once_run once_slow fx_once_call sha256=440e211bebf95be6dd3f7efa9389297607fef5fc49f46fd8acbdb47dbcf734df
+//@mirrors src/once.c once_finish once_abandon once_run once_slow fx_once_call sha256=b3a535e505da65c40867c531d8c0ad12d63c738a2272859039efe7625db1bd51
 //@check safety
 
 #define NOT_RUN 0

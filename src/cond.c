@@ -575,19 +575,13 @@ FX_CANCEL_FRAME int fx_cond_timedwait_rmutex(fx_cond *c, fx_rmutex *m, const str
     return cond_wait_core(c, m, &cond_rmutex_ops, deadline);
 }
 
-int fx_cond_signal(fx_cond *c)
+/* S2 and S3 of fx_cond_signal, when a waiter is registered: out of line, so
+ * that a signal with nobody waiting is a few instructions with no frame. */
+__attribute__((noinline)) static int cond_signal_waiters(fx_cond *c)
 {
-    if (fxi_bad_slot(c))
-        return EINVAL;
-    /* S1, seq_cst: sees W1 of every waiter whose W3 preceded the caller's
-     * taking of the mutex (see the top of the file). */
-    /* @step cond.signal.waiters */
-    int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
-    if (n <= 0)
-        return n == 0 ? 0 : EINVAL;
     /* Only a call that writes the words marks them for Helgrind and DRD
      * (fxi_ann_own_words): a waiter marked them before it wrote any, so
-     * the reads above race with nothing they would report. */
+     * the reads of S1 race with nothing they would report. */
     if (fxi_ann_on())
         fxi_ann_own_words(c, sizeof *c);
     /* S2, seq_cst: advance only over an armed value; a CAS failure reloads s. */
@@ -601,6 +595,19 @@ int fx_cond_signal(fx_cond *c)
     /* @step cond.signal.S3 */
     fxi_futex_wake_raw(&c->seq, 1, FX_BITSET_ANY); /* S3 */
     return 0;
+}
+
+int fx_cond_signal(fx_cond *c)
+{
+    if (fxi_bad_slot(c))
+        return EINVAL;
+    /* S1, seq_cst: sees W1 of every waiter whose W3 preceded the caller's
+     * taking of the mutex (see the top of the file). */
+    /* @step cond.signal.waiters */
+    int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
+    if (n <= 0)
+        return n == 0 ? 0 : EINVAL;
+    return cond_signal_waiters(c);
 }
 
 int fx_cond_broadcast(fx_cond *c)

@@ -204,10 +204,10 @@ int fx_once_call(fx_once *o, void (*fn)(void *), void *arg)
     /* Acquire: pairs with the release that published DONE. A reader needs
      * no marking of the word for Helgrind and DRD before it (only
      * fxi_ann_own_words before a write does). */
-    int32_t s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
-    if (fxi_ann_on()) /* one look at the race-detector probe */
-        return once_call_announced(o, fn, arg);
-    return s != DONE ? once_slow(o, fn, arg) : 0;
+    if (__atomic_load_n(&o->state, __ATOMIC_ACQUIRE) == DONE &&
+        !fxi_ann_on()) /* one look at the race-detector probe */
+        return 0;
+    return fxi_ann_on() ? once_call_announced(o, fn, arg) : once_slow(o, fn, arg);
 }
 
 /* RUNNING|t[|W] -> NOT_RUN (CAS from the exact value seen), by a supervisor
