@@ -29,9 +29,9 @@
  * Every step names the step tag of src/barrier.c it mirrors as
  * "@barrier.<step>" (an "@step barrier.<step>" comment in the C).
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=8349fdf622c4414075e378986de373c0bd599cf6dd4f6fa8bd66e15b9d50b003
-//@mirrors src/sleep.c fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope fx_sleep_enter fx_sleep_leave fx_watch_recheck sha256=1d7d9e2b34663c15b82c3ccbb2eb32e8d9236936e6a5ca9e3b77b28e4e5e974c
-//@mirrors src/barrier.c barrier_wait wait_round sha256=6c9548295a5e89125b46ef98666fe802a3160a48cfc310d294fae5e9ff434fd3
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
+//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=1636f39688b5e58817b75fafb3a06937359c69e731f7f1b011c464e698e09e5a
+//@mirrors src/barrier.c barrier_wait wait_round sha256=991de4f4131526dd0c766a72cdfcd68dce4a619107e984f13b1c935747fdab3a
 //@check safety
 //@check ltl late_pass -DDEATHS=1
 

@@ -25,15 +25,15 @@
  * caller holds it); the mutex token (W2): all waiters use one mutex, so a driver
  * requeues parked waiters onto it (-DFALLBACK models the wake-one hand-off
  * used otherwise; fx_rmutex waiters, which always use it, are
- * models/cond_rmutex.pml); the mutex's spin loop (fx_mutex_spin,
- * mutex.c fx_mutex_spin(): relaxed loads only, it only delays the try after it);
+ * models/cond_rmutex.pml); the mutex's spin loop (mutex_spin,
+ * mutex.c mutex_spin(): relaxed loads only, it only delays the try after it);
  * the W4a spin before W4 (@cond.wait_core.W4a: seq_cst loads of seq, at most a
  * thread-local budget of them, struct fxi_spin of src/internal/spin.h; each
  * look that finds the counter advanced is W4 returning EAGAIN without the
  * system call followed by the re-check, which this model already has, and
  * the looks that find it unchanged change nothing). A waiter released there
  * ("hot") never slept, so it cannot have been requeued: if it is not flagged
- * its W6 is fx_mutex_lock (fx_cond_mutex_relock_hot, cond.c), whose
+ * its W6 is fx_mutex_lock (cond_mutex_relock_hot, cond.c), whose
  * steps are a CAS 0->1, read-only spinning, one more CAS 0->1, then
  * fxi_mutex_lock_slept; a failed CAS changes nothing, so these runs are those
  * of relock() below (one try 0->1, then lock_slept) with the try taken
@@ -98,11 +98,11 @@
  *                           register in between (the re-check in src/cond.c
  *                           only guards waiters with different mutexes)
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw sha256=84b0176f6ddc655f593901f329bfb76fce77230accc0b47f5c31fddbc275edc0
-//@mirrors src/sleep.c fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope fxi_futex_sleep_cancel fx_sleep_enter fx_sleep_leave fx_watch_recheck sha256=e805ea25d02b0ce6a3dbec0d251120cfd6341221f5f97b46c9ce96f4effd2b32
-//@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_mutex_relock fx_cond_mutex_relock_hot fx_cond_mutex_relock_slept fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=85975dd6081f061125c03b739951f772aa57c7636901a2c37788b0fdf69cef8b
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw sha256=a31b3cdbb04d03574c563a9e263d9718204eafd061d03f04dcb91f7fe9aa5a4d
+//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope fxi_futex_sleep_cancel sleep_enter sleep_leave watch_recheck sha256=6d5ea6063340449b43724e99727d2291860f0fe09bad3983a01e6e867af74467
+//@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_mutex_relock cond_mutex_relock_hot cond_mutex_relock_slept cond_signal_waiters fx_cond_signal cond_sleep cond_wait_core sha256=0956202b9292d67445261ac78c5dbddf5dc3432aa2951a453c82477c2bffc5fc
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
-//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=0b6e562ae78d97f8e2409f2babee6f233fe0eac7060b4b712342d31e74d0056d
+//@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=8f98ef7877132bee14bd021c59c13e9d493650a49b63e2380bffa2b457eff40e
 //@check safety -DSCENARIO_WRAP
 //@check safety -DSCENARIO_BCAST
 //@check safety
@@ -129,7 +129,7 @@
 #define EINTR     2
 #define ETIMEDOUT 3
 
-/* fx_cond_advance, cond.c: counter + 1 (mod M), ARMED cleared, BCAST kept */
+/* cond_advance, cond.c: counter + 1 (mod M), ARMED cleared, BCAST kept */
 #define ADV(x) ((((x) / 4 + 1) % M) * 4 + ((x) & B))
 
 byte seq = (M - 1) * 4; /* c->seq: counter M-1, nothing set */
@@ -254,8 +254,8 @@ inline lock_slept()
     od
 }
 
-/* fx_mutex_lock, mutex.c (fx_mutex_acquire, mutex.c), slow
- * path fx_mutex_lock_contended, mutex.c */
+/* fx_mutex_lock, mutex.c (mutex_acquire, mutex.c), slow
+ * path mutex_lock_contended, mutex.c */
 inline mutex_lock()
 {
     if
@@ -268,10 +268,10 @@ inline mutex_lock()
     fi
 }
 
-/* fx_cond_mutex_relock, cond.c: W6 of a waiter never moved to the
+/* cond_mutex_relock, cond.c: W6 of a waiter never moved to the
  * mutex word: fx_mutex_trylock (@mutex.trylock.cas CAS 0->1), then lock_slept
- * (fx_cond_mutex_relock_slept, cond.c). Also W6 of a hot waiter,
- * fx_mutex_lock (cond.c fx_cond_mutex_relock_hot(); see the header). */
+ * (cond_mutex_relock_slept, cond.c). Also W6 of a hot waiter,
+ * fx_mutex_lock (cond.c cond_mutex_relock_hot(); see the header). */
 inline relock()
 {
     if
@@ -280,7 +280,7 @@ inline relock()
     fi
 }
 
-/* fx_mutex_unlock, mutex.c (and fx_mutex_unlock_slow, mutex.c):
+/* fx_mutex_unlock, mutex.c (and mutex_unlock_slow, mutex.c):
  * CAS 1->0, else 2->0 and wake one (the holder's word can only go 1 -> 2
  * meanwhile, so the two CASes are one step) */
 inline mutex_unlock()
@@ -301,9 +301,9 @@ inline mutex_unlock()
 
 /* ---- fx_cond, src/cond.c --------------------------------------------------- */
 
-/* fx_cond_wait_core, cond.c, called with the mutex held.
+/* cond_wait_core, cond.c, called with the mutex held.
  * W1 is a CAS loop in the source (EINVAL for a count it would wrap, which
- * the model never reaches): an increment here. W4 is fx_cond_sleep (cond.c):
+ * the model never reaches): an increment here. W4 is cond_sleep (cond.c):
  * a bounded sleep; 0 with rc.woken set (a FUTEX_WAKE ended it) is WOKEN
  * below, every other return (EAGAIN, a signal, a spurious wake, the
  * recheck) goes on to the re-check of the counter, as EINTR does here. */
@@ -354,7 +354,7 @@ inline cond_wait(timed)
     OBSERVE(waiting[ME] = 0)
 }
 
-/* fx_cond_drive, cond.c (the mutex is held as CONTENDED) */
+/* cond_drive, cond.c (the mutex is held as CONTENDED) */
 inline drive()
 {
 #ifdef FALLBACK
@@ -364,7 +364,7 @@ inline drive()
 #endif
 }
 
-/* fx_cond_depart, cond.c */
+/* cond_depart, cond.c */
 inline depart()
 {
     atomic { nw--; last = (nw == 0) };                             /* @cond.depart.W8 fetch_sub */

@@ -16,7 +16,7 @@
  *    allows the requeue; the token itself is not modelled);
  *  - the rmutex owner word as models/rmutex.pml: (own, W) with own FREE, a TID
  *    or NOTREC, and the owner's private depth slot (depth, inc =
- *    INCONSISTENT). One acquisition step (fx_rm_step) is one atomic
+ *    INCONSISTENT). One acquisition step (rmutex_step) is one atomic
  *    transition: takes FREE (W kept iff the acquirer has slept on the word),
  *    gives ENOTRECOVERABLE on NOTREC, takes a dead owner's word when its
  *    liveness check is due (EOWNERDEAD, W kept), else sets W and answers
@@ -38,8 +38,8 @@
  * them, struct fxi_spin of src/internal/spin.h; a look that finds the counter
  * advanced is W4 returning EAGAIN without the system call followed by the
  * re-check, which the model has, and one that finds it unchanged changes
- * nothing; for an fx_rmutex the "hot" W6 is the same fx_cond_rmutex_relock
- * as the others, cond.c fx_cond_rmutex_ops); fx_rmutex_lock's fast-path CAS and spin
+ * nothing; for an fx_rmutex the "hot" W6 is the same cond_rmutex_relock
+ * as the others, cond.c cond_rmutex_ops); fx_rmutex_lock's fast-path CAS and spin
  * (@rmutex.lock.fast: they take only FREE, as the first step does,
  * or only read; see models/rmutex.pml); fx_rmutex_recover and trylock
  * (models/rmutex.pml); memory order (sequentially consistent; every cond
@@ -151,11 +151,11 @@
  * which tests/test_cond.c checks. Not kept as an equivalent mutation: each
  * costs a full run of the checks.)
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw sha256=84b0176f6ddc655f593901f329bfb76fce77230accc0b47f5c31fddbc275edc0
-//@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel fx_futex_sleep_once fx_recheck_scope fx_sleep_enter fx_sleep_leave fx_watch_recheck sha256=9c210c50fb108394545b75536e0fda261f928a70c09745f45f44843c601d24d6
-//@mirrors src/cond.c fx_cond_advance fx_cond_broadcast fx_cond_depart fx_cond_drive fx_cond_rmutex_check fx_cond_rmutex_ops fx_cond_rmutex_relock fx_cond_signal fx_cond_sleep fx_cond_wait_core sha256=04ca02f59be6dea22a441f1b185f029e582ecda4fe615f1bf601d6265e1cbc3b
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw sha256=a31b3cdbb04d03574c563a9e263d9718204eafd061d03f04dcb91f7fe9aa5a4d
+//@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=6c0a696f9920b49be04c8da6465cf00812ff7174f09e97858efe1b30ac6cb3fa
+//@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_rmutex_check cond_rmutex_ops cond_rmutex_relock cond_signal_waiters fx_cond_signal cond_sleep cond_wait_core sha256=2286b7d626b057144d26a8750831507cd1c4c1da57c64512b1c620b9c7a30cf0
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
-//@mirrors src/rmutex.c fx_rm_acquired fx_rm_acquired_slow fx_rm_lock fx_rm_lock_contended fx_rm_reenter fx_rm_release fx_rm_release_owned fx_rm_step fx_rm_unlock_slow fx_rm_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=e43d74ae4570e318f1743207bcddc745704fee18a999c5647e3a2f60ad3979ac
+//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_contended rmutex_reenter rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=3e6a3786e131dbd30512c2213eb8cfc18b3e0a08e3aa00a8581f180a8ee903ed
 //@check safety -DSCENARIO_DEATH
 //@check safety
 //@check safety -DSCENARIO_CHAIN
@@ -229,7 +229,7 @@
 #define REPAIR 1        /* TOKENS with DEATHS: after EOWNERDEAD, 1 consistent or not, 0 always consistent */
 #endif
 
-/* fx_cond_advance, cond.c: counter + 1 (mod M), ARMED cleared, BCAST kept */
+/* cond_advance, cond.c: counter + 1 (mod M), ARMED cleared, BCAST kept */
 #define ADV(x) ((((x) / 4 + 1) % M) * 4 + ((x) & B))
 
 byte seq = (M - 1) * 4; /* c->seq: counter M-1, nothing set */
@@ -332,12 +332,12 @@ inline futex_move_all(F, T)
 
 /* ---- fx_rmutex, src/rmutex.c ------------------------------------------------ */
 
-/* One acquisition step, fxi_rmutex_acquire_step -> fx_rm_step
- * (rmutex.c fxi_rmutex_acquire_step(), rmutex.c fx_rm_step()), as one atomic transition (a CAS that
+/* One acquisition step, fxi_rmutex_acquire_step -> rmutex_step
+ * (rmutex.c fxi_rmutex_acquire_step(), rmutex.c rmutex_step()), as one atomic transition (a CAS that
  * fails because another thread wrote the word in between is the same as that
  * write coming first; see models/rmutex.pml). Sets r; for R_BUSY, vo is the
  * owner to sleep on (W set). d: the depth installed on success
- * (fx_rm_acquired, rmutex.c). */
+ * (rmutex_acquired, rmutex.c). */
 inline rm_step(d)
 {
     atomic {
@@ -362,7 +362,7 @@ inline rm_step(d)
 }
 
 /* The bounded futex wait on the owner word between steps (@cond.rmutex_relock.sleep, as
- * fx_rm_wait, @rmutex.wait.sleep): FUTEX_WAIT(owner, vo|W) until woken or the
+ * rmutex_wait, @rmutex.wait.sleep): FUTEX_WAIT(owner, vo|W) until woken or the
  * owner's liveness re-check time. */
 inline rm_futex_wait()
 {
@@ -379,8 +379,8 @@ inline rm_futex_wait()
 }
 
 /* Acquire at depth d, blocking: fx_rmutex_lock's slow path
- * (rmutex.c fx_rm_lock_contended(): one waiter state, slept once a step said EBUSY)
- * and, for W6, fx_cond_rmutex_relock (cond.c). Sets r: R_OK, R_DEAD,
+ * (rmutex.c rmutex_lock_contended(): one waiter state, slept once a step said EBUSY)
+ * and, for W6, cond_rmutex_relock (cond.c). Sets r: R_OK, R_DEAD,
  * R_NOTREC. */
 inline rm_acquire(d)
 {
@@ -397,10 +397,10 @@ inline rm_acquire(d)
     LOCKING(0); slept = 0; due = 0; vo = 0
 }
 
-/* The final release by the owner: fx_rm_release (rmutex.c), through
- * fx_rm_release_owned (rmutex.c), from fx_rmutex_unlock at depth 1
+/* The final release by the owner: rmutex_release (rmutex.c), through
+ * rmutex_release_owned (rmutex.c), from fx_rmutex_unlock at depth 1
  * (rmutex.c fx_rmutex_unlock(): the fast CAS S -> 0, @rmutex.unlock.fast, or
- * fx_rm_unlock_slow, rmutex.c) or fxi_rmutex_release_all
+ * rmutex_unlock_slow, rmutex.c) or fxi_rmutex_release_all
  * (rmutex.c fxi_rmutex_release_all()): FREE, or NOTREC when inconsistent; wake one if W, all
  * if NOTREC. One atomic step: while the owner holds the word only W can
  * change. */
@@ -441,10 +441,10 @@ inline die()
 
 /* ---- fx_cond, src/cond.c ---------------------------------------------------- */
 
-/* fx_cond_wait_core (cond.c) with the fx_rmutex operations, called
+/* cond_wait_core (cond.c) with the fx_rmutex operations, called
  * with the rmutex held at depth dd. Sets ret.
  * W1 is a CAS loop in the source (EINVAL for a count it would wrap, which
- * the model never reaches): an increment here. W4 is fx_cond_sleep (cond.c):
+ * the model never reaches): an increment here. W4 is cond_sleep (cond.c):
  * a bounded sleep; 0 with rc.woken set (a FUTEX_WAKE ended it) is WOKEN
  * below, every other return (EAGAIN, a signal, a spurious wake, the
  * recheck) goes on to the re-check of the counter, as EINTR does here. */
@@ -512,7 +512,7 @@ inline cond_wait_rm(timed, dd)
     fi
 }
 
-/* fx_cond_depart, cond.c */
+/* cond_depart, cond.c */
 inline depart()
 {
     atomic { nw--; last = (nw == 0) };                     /* @cond.depart.W8 */
@@ -574,7 +574,7 @@ inline lock_depth(dd)
     rm_acquire(1);
     assert(r == R_OK);
     r = 0;
-    depth = dd                                             /* rmutex.c fx_rm_reenter() re-entries */
+    depth = dd                                             /* rmutex.c rmutex_reenter() re-entries */
 }
 
 inline unlock_depth()

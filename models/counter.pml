@@ -44,9 +44,9 @@
  *   all_return  <> every process done, under weak fairness.
  */
 
-//@mirrors src/counter.c fx_counter_add fx_counter_met fx_counter_wait_until fx_counter_wake_waiters sha256=6d2c599b33f15614a4939468bb365f3389935a13227236840ee68b0b53667781
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=8349fdf622c4414075e378986de373c0bd599cf6dd4f6fa8bd66e15b9d50b003
-//@mirrors src/sleep.c fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope fx_sleep_enter fx_sleep_leave fx_watch_recheck sha256=1d7d9e2b34663c15b82c3ccbb2eb32e8d9236936e6a5ca9e3b77b28e4e5e974c
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
+//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=1636f39688b5e58817b75fafb3a06937359c69e731f7f1b011c464e698e09e5a
+//@mirrors src/counter.c fx_counter_add counter_met counter_wait_until counter_wake_waiters sha256=89c2f4fe447207ce6ce46582aa54efb35c1654efbb40a035989d95089f236a66
 //@mirrors src/internal/counter_wait.h fxi_counter_waiter_enter fxi_counter_waiter_leave fxi_counter_waiter_look sha256=7fda7bd582bc3407551e97ed7cf02d4441e300ca153c69169e1bddda5964e0a7
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
 
@@ -153,8 +153,8 @@ inline futex_wake_one()
     }
 }
 
-/* fx_counter_add(c, 1) (counter.c fx_counter_add()) and its fx_counter_wake_waiters
- * (counter.c fx_counter_wake_waiters()). */
+/* fx_counter_add(c, 1) (counter.c fx_counter_add()) and its counter_wake_waiters
+ * (counter.c counter_wake_waiters()). */
 proctype writer()
 {
     byte w, i;
@@ -174,7 +174,7 @@ proctype writer()
 #endif
 }
 
-/* fx_counter_wait(c, target, deadline) (counter.c fx_counter_wait_until(), UNTIL_EQ); R1, R2 and R5 are
+/* fx_counter_wait(c, target, deadline) (counter.c counter_wait_until(), UNTIL_EQ); R1, R2 and R5 are
  * the helpers of src/internal/counter_wait.h. */
 proctype waiter(byte target; bool timed)
 {

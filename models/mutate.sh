@@ -267,7 +267,7 @@ only=DEATHS mutation barrier-no-recheck barrier.pml \
 # --- fx_rmutex (models/rmutex.pml, src/rmutex.c) ---------------------------
 
 mutation rm-unlock-no-wake rmutex.pml \
-    "fx_rm_release frees a word that has W set without FUTEX_WAKE" \
+    "rmutex_release frees a word that has W set without FUTEX_WAKE" \
     unlock-wake '        :: !notrec && oldW -> skip /* MUTANT */' \
     ghost-wake '       :: oldW -> skip /* MUTANT */'
 

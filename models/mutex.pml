@@ -12,7 +12,7 @@
  *     per atomic operation; a compare-exchange is one indivisible step that,
  *     on failure, reloads the expected value (as __atomic_compare_exchange_n
  *     does);
- *   - the bounded spin of fx_mutex_spin as any number of relaxed loads
+ *   - the bounded spin of mutex_spin as any number of relaxed loads
  *     (leaving nondeterministically after each, at once when the value is not
  *     LOCKED). Loads change nothing, so this covers every run of the real
  *     loop of at most fxi_spin_iterations(FX_MUTEX_SPIN_NS) loads;
@@ -64,9 +64,9 @@
  *                   schedule; the check passes only if it does.
  */
 
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=8349fdf622c4414075e378986de373c0bd599cf6dd4f6fa8bd66e15b9d50b003
-//@mirrors src/sleep.c fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope fx_sleep_enter fx_sleep_leave fx_watch_recheck sha256=1d7d9e2b34663c15b82c3ccbb2eb32e8d9236936e6a5ca9e3b77b28e4e5e974c
-//@mirrors src/mutex.c fx_mutex_acquire fxi_mutex_acquire_step fx_mutex_lock fx_mutex_lock_contended fxi_mutex_lock_slept fx_mutex_spin fx_mutex_timedlock fx_mutex_trylock fx_mutex_unlock fx_mutex_unlock_slow sha256=0580b2844b0c375b9b26dcc81d10c6b4cdc607384178bc854798f3434db6afe3
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
+//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=1636f39688b5e58817b75fafb3a06937359c69e731f7f1b011c464e698e09e5a
+//@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin fx_mutex_timedlock mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=19091e0d68a0815c70c48baa79a157807593674ddff4c6f98caf3306779c881d
 
 //@check safety
 //@check safety -DITER=0 -m2000000
@@ -257,8 +257,8 @@ inline lock_slept()
 }
 
 /* fx_mutex_lock (mutex.c) and fx_mutex_timedlock (mutex.c,
- * timed), both fx_mutex_acquire (mutex.c): the fast path, then
- * fx_mutex_lock_contended (mutex.c): spin, one CAS 0->1 as an
+ * timed), both mutex_acquire (mutex.c): the fast path, then
+ * mutex_lock_contended (mutex.c): spin, one CAS 0->1 as an
  * ordinary locker, then sleep. */
 inline lock()
 {
@@ -266,7 +266,7 @@ inline lock()
     if
     :: ok -> r = OK
     :: else ->
-        /* fx_mutex_spin (mutex.c): relaxed loads while LOCKED, any
+        /* mutex_spin (mutex.c): relaxed loads while LOCKED, any
          * number of them (the real loop stops after FX_MUTEX_SPIN_NS). */
         do
         :: atomic { v = state;                           /* @mutex.spin.load */
@@ -297,7 +297,7 @@ inline trylock()
         fi }
 }
 
-/* fx_mutex_unlock (mutex.c) and fx_mutex_unlock_slow (mutex.c);
+/* fx_mutex_unlock (mutex.c) and mutex_unlock_slow (mutex.c);
  * also leaves the critical section. In race-detector builds a relaxed first
  * look (@mutex.unlock.annotate) sorts out EPERM and EINVAL before the release is
  * announced: it changes nothing and those never happen here, so it is left

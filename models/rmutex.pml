@@ -23,15 +23,15 @@
  * a CAS succeeds only if (own, W) still equal the values read before, else it
  * reloads them, exactly as __atomic_compare_exchange_n does.
  *
- * Spinning and fast paths. fx_rm_lock_contended's spin (@rmutex.lock_contended.spin)
+ * Spinning and fast paths. rmutex_lock_contended's spin (@rmutex.lock_contended.spin)
  * is relaxed loads only, while the word is HELD without W; it changes nothing
  * and only delays the next step, so it is left out. The lock's fast-path CAS
  * 0 -> S (@rmutex.lock.fast) and the one try after the spin (@rmutex.lock_contended.cas)
  * take only FREE, with no W, exactly what the first step below does with a
  * FREE word (slept is still 0); when they fail they change nothing, so they
  * are that step taken at another moment. The unlock's fast path (depth 1, CAS
- * S -> 0, @rmutex.unlock.fast) and its slow path (rmutex.c fx_rm_unlock_slow(), ending in
- * fx_rm_release's CAS loop) are one atomic release: while we own the word
+ * S -> 0, @rmutex.unlock.fast) and its slow path (rmutex.c rmutex_unlock_slow(), ending in
+ * rmutex_release's CAS loop) are one atomic release: while we own the word
  * only its W bit can change, and the release reads it with the CAS.
  *
  * Futex semantics: futex_wait(expected) atomically compares the word with the
@@ -73,8 +73,8 @@
  * holding the mutex at any moment, and the kernel then gives TID 3 to a new,
  * live thread (the reborn), which locks once as a worker does, at any
  * moment: while the word still names the dead ghost (it finds its own TID
- * there without a record of the acquisition: fx_rm_lock_busy's fx_rm_mine
- * says no, and fx_rm_step takes it over, EOWNERDEAD), or after a worker took
+ * there without a record of the acquisition: rmutex_lock_busy's rmutex_mine
+ * says no, and rmutex_step takes it over, EOWNERDEAD), or after a worker took
  * it over or released it (it takes FREE, or waits for a live owner). The
  * step is then two transitions, verdict and take-over CAS (see step()
  * below). No reaper recovery (fx_rmutex_recover(3) could name the reborn's
@@ -118,9 +118,9 @@
  *                             and the workers behind it too
  */
 
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=8349fdf622c4414075e378986de373c0bd599cf6dd4f6fa8bd66e15b9d50b003
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
 //@mirrors src/identity.c fxi_held_has fxi_held_add sha256=8799131a501282b766bcb81b1ae1c9ea339facecd27eba6567a67858b28ba542
-//@mirrors src/rmutex.c fx_rm_acquired fx_rm_acquired_slow fx_rm_lock fx_rm_lock_busy fx_rm_mine fx_rm_lock_contended fx_rm_release fx_rm_release_owned fx_rm_step fx_rm_unlock_slow fx_rm_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=fc5d8ec13669cbee633970bd4baaedecb32b3e4f5ae6916da077a6dd3e06dffc
+//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_busy rmutex_mine rmutex_lock_contended rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=02df8aa0953adcd9063a4a608ba00c5a1d06c6d22e4728b5664fbd2a00b44ffa
 //@check safety
 //@check ltl progress
 //@check safety -DTIDREUSE=1
@@ -167,7 +167,7 @@ unsigned checking : 2 = 0; /* (observer) threads between a verdict "dead" and it
 #endif
 unsigned finished : 3 = 0; /* workers that ended (their acquisition done, or died) */
 
-/* Wake one sleeper, if any [@rmutex.release.wake fx_rm_release, @rmutex.recover.wake
+/* Wake one sleeper, if any [@rmutex.release.wake rmutex_release, @rmutex.recover.wake
  * fx_rmutex_recover, @rmutex.abandon_wait.wake fxi_rmutex_abandon_wait]. */
 inline wake_one()
 {
@@ -181,7 +181,7 @@ inline wake_one()
     }
 }
 
-/* Wake every sleeper [@rmutex.release.notrec fx_rm_release, to == NOTREC]. */
+/* Wake every sleeper [@rmutex.release.notrec rmutex_release, to == NOTREC]. */
 inline wake_all()
 {
     atomic {
@@ -202,7 +202,7 @@ inline cas(no, nw)
     }
 }
 
-/* One acquisition step [rmutex.c fx_rm_step() fx_rm_step], as one atomic
+/* One acquisition step [rmutex.c rmutex_step() rmutex_step], as one atomic
  * transition. In the source it is a loop: a relaxed load, a decision, and a
  * CAS from the value loaded that, when it fails, reloads and decides again. A
  * CAS that fails because another thread wrote the word in between is the same
@@ -230,7 +230,7 @@ inline step(nowait)
         :: vo == NOTREC -> res = R_NOTREC              /* [@rmutex.step.notrec ENOTRECOVERABLE] */
         :: held(vo) && nowait ->
             if
-            :: dead[vo] ->                             /* [@rmutex.step.check_now fx_rm_dead_now; @rmutex.step.take_over CAS, W kept] */
+            :: dead[vo] ->                             /* [@rmutex.step.check_now rmutex_dead_now; @rmutex.step.take_over CAS, W kept] */
                 own = me; W = (vw || slept); res = R_DEAD /* [M:try-keep-w] */
             :: !dead[vo] -> res = R_BUSY /* fxi_id_probe: unknown (a live owner it cannot see) acts as alive [M:unknown-now] */
             :: true -> res = R_BUSY                    /* alive, or the memo skipped the check */
@@ -247,7 +247,7 @@ inline step(nowait)
 #else
 /* With TID reuse (-DTIDREUSE=1) dead[t] goes back to false when the kernel
  * gives t to a new thread, so the verdict and the CAS it serves are two
- * steps, as in fx_rm_step: (1) the relaxed load and the decision, with the
+ * steps, as in rmutex_step: (1) the relaxed load and the decision, with the
  * liveness verdict d (a take of FREE/ORPHANED and the CAS T -> T|W are CASes
  * from the value just loaded: one step, see above); (2) the take-over CAS
  * from the value the verdict was made for. A lost take-over CAS drops the
@@ -255,8 +255,8 @@ inline step(nowait)
  * (judge: @rmutex.step.check_now, judge_now), else as a new owner. A word
  * naming the caller itself without its record of the acquisition (the
  * reborn thread, finding the dead ghost's word) names a dead thread that had
- * its TID: d = 1 without a check (@rmutex.step.check_now, t == self; fx_rm_lock_busy's
- * fx_rm_mine said no). kept is only used by the mutation rm-verdict-kept
+ * its TID: d = 1 without a check (@rmutex.step.check_now, t == self; rmutex_lock_busy's
+ * rmutex_mine said no). kept is only used by the mutation rm-verdict-kept
  * (a verdict "t is dead" kept for the rest of the acquisition, issue 11
  * class 1); it is always 0 here. */
 inline step(nowait)
@@ -275,7 +275,7 @@ inline step(nowait)
             :: vo == me -> d = true                    /* [@rmutex.step.check_now t == self, no record] [M:tid-self] */
             :: vo != me && vo == judge -> d = dead[vo] /* [@rmutex.step.check_now judge_now: at once] */
             :: vo != me && vo != judge && vo == kept -> d = true /* only with the mutation */
-            :: vo != me && vo != judge && vo != kept && nowait -> d = dead[vo] /* [fx_rm_dead_now] */
+            :: vo != me && vo != judge && vo != kept && nowait -> d = dead[vo] /* [rmutex_dead_now] */
             :: vo != me && vo != judge && vo != kept && nowait -> d = false    /* the memo: alive */
             :: vo != me && vo != judge && vo != kept && !nowait && due -> d = dead[vo] /* [@rmutex.step.check_due] */
             :: vo != me && vo != judge && vo != kept && !nowait && !due -> d = false   /* [@rmutex.step.new_owner] not yet */
@@ -308,7 +308,7 @@ inline step(nowait)
 #endif
 
 /* futex_wait(&owner, (vo, vw), min(deadline, check_at)) [@rmutex.wait.sleep
- * fx_rm_wait; the futex layer: futex.c fxi_futex_wait_raw() fxi_futex_wait_raw]. */
+ * rmutex_wait; the futex layer: futex.c fxi_futex_wait_raw() fxi_futex_wait_raw]. */
 inline futex_wait()
 {
     atomic {
@@ -345,8 +345,8 @@ inline lock_once()
     :: me == 2 -> step(true)                           /* worker 2: trylock first [rmutex.c fx_rmutex_trylock(), @rmutex.lock_busy.step] */
     :: else -> skip
     fi;
-    /* [rmutex.c fx_rm_lock() fx_rm_lock -> rmutex.c fx_rm_lock_contended() fx_rm_lock_contended
-     * -> rmutex.c fx_rm_wait() fx_rm_wait; the spin and the fast-path CAS are steps
+    /* [rmutex.c rmutex_lock() rmutex_lock -> rmutex.c rmutex_lock_contended() rmutex_lock_contended
+     * -> rmutex.c rmutex_wait() rmutex_wait; the spin and the fast-path CAS are steps
      * that take FREE (see the header)] */
     do
     :: res != R_BUSY -> break
@@ -387,9 +387,9 @@ inline lock_once()
         };
         /* After EOWNERDEAD, repair and consistent, or not; then unlock
          * [@rmutex.consistent.store fx_rmutex_consistent; rmutex.c fx_rmutex_unlock()
-         * fx_rmutex_unlock -> rmutex.c fx_rm_unlock_slow() fx_rm_unlock_slow ->
-         * rmutex.c fx_rm_release_owned() fx_rm_release_owned -> @rmutex.release.cas
-         * fx_rm_release: the release CAS loop, we own the word, only W can
+         * fx_rmutex_unlock -> rmutex.c rmutex_unlock_slow() rmutex_unlock_slow ->
+         * rmutex.c rmutex_release_owned() rmutex_release_owned -> @rmutex.release.cas
+         * rmutex_release: the release CAS loop, we own the word, only W can
          * change under us]. */
         atomic {
             if
@@ -426,8 +426,8 @@ active [N] proctype worker()
 }
 
 /* The thread that holds the mutex when the workers start: at some moment it
- * either unlocks it [rmutex.c fx_rmutex_unlock() fx_rmutex_unlock, rmutex.c fx_rm_release()
- * fx_rm_release] or dies holding it (so that all three workers can be waiting
+ * either unlocks it [rmutex.c fx_rmutex_unlock() fx_rmutex_unlock, rmutex.c rmutex_release()
+ * rmutex_release] or dies holding it (so that all three workers can be waiting
  * on a dead owner, or on an unrecoverable mutex).
  */
 active proctype ghost()

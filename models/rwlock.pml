@@ -119,9 +119,9 @@
  * call cannot be told from theirs; when they do not, it changes nothing
  * (tests/test_rwlock.c checks that against concurrent threads).
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=8349fdf622c4414075e378986de373c0bd599cf6dd4f6fa8bd66e15b9d50b003
-//@mirrors src/sleep.c fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope fx_sleep_enter fx_sleep_leave fx_watch_recheck sha256=1d7d9e2b34663c15b82c3ccbb2eb32e8d9236936e6a5ca9e3b77b28e4e5e974c
-//@mirrors src/rwlock.c fx_rwlock_rdunlock fx_rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=3f24b8712563bf725b6585131e985658cb0e92976d1d5e1043ab85808d045a82
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
+//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=1636f39688b5e58817b75fafb3a06937359c69e731f7f1b011c464e698e09e5a
+//@mirrors src/rwlock.c fx_rwlock_rdunlock rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=429e068bef82a73c4e0634ebecc0f7e5266c3630bf8a49fae9ea6ac80e342c24
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3
@@ -453,7 +453,7 @@ proctype writer(byte me; bool timed; byte signals; byte iters)
         :: else -> skip
         fi;
         wants[me] = 1;
-        /* The fast path of fx_rwlock_wracquire (@rwlock.wracquire.fast, CAS
+        /* The fast path of rwlock_wracquire (@rwlock.wracquire.fast, CAS
          * 0 -> WL; fx_rwlock_wrlock and fx_rwlock_timedwrlock, rwlock.c fx_rwlock_wrlock())
          * is the first step below with slept = 0: it takes a free lock, and a
          * free lock with waiting bits goes on to that step. */

@@ -22,7 +22,7 @@
  *
  * The adaptive spin of the slow path (@sem.wait_slow.spin, a thread-local budget,
  * struct fxi_spin of src/internal/spin.h) runs before W1: relaxed loads of the
- * value and, when one sees a token, T (fx_sem_take). A failed T and a load
+ * value and, when one sees a token, T (sem_take). A failed T and a load
  * change nothing, and before W1 the waiter is invisible to everyone else, so
  * a spin is the fast-path T taken later: the model's fast-path T may happen
  * at any point before W1 (other processes interleave between the two steps),
@@ -31,9 +31,9 @@
  * Step names refer to the table at the top of src/sem.c; every step names the
  * step tag it mirrors as "@sem.<step>".
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=8349fdf622c4414075e378986de373c0bd599cf6dd4f6fa8bd66e15b9d50b003
-//@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel fx_futex_sleep_once fx_recheck_scope fx_sleep_enter fx_sleep_leave fx_watch_recheck sha256=9c210c50fb108394545b75536e0fda261f928a70c09745f45f44843c601d24d6
-//@mirrors src/sem.c fx_sem_post fx_sem_post_body fx_sem_post_wake fx_sem_sleep fx_sem_take fx_sem_timedwait fx_sem_wait fx_sem_wait_body fx_sem_wait_slow sha256=142881c7f6fe868345468d4389da2c7eb0af13a9911ed15ba93b286424ea3803
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
+//@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=6c0a696f9920b49be04c8da6465cf00812ff7174f09e97858efe1b30ac6cb3fa
+//@mirrors src/sem.c fx_sem_post sem_post_body sem_post_wake sem_sleep sem_take fx_sem_timedwait fx_sem_wait sem_wait_body sem_wait_slow sha256=b1e8985efd414ec1af9b5b43178665a242076bde959180c056933e72da9112c4
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
 //@check safety
 //@check ltl token_taken -DDEATHS=1
@@ -87,7 +87,7 @@ bool queued[NW];      /* the futex queue of &value */
 byte posted = 0;      /* tokens posted (observer) */
 byte taken = 0;       /* tokens taken (observer) */
 
-/* T (fx_sem_take, sem.c; the W2 CAS, @sem.wait_slow.take): one conditional
+/* T (sem_take, sem.c; the W2 CAS, @sem.wait_slow.take): one conditional
  * decrement; got = 1 when a token was taken. */
 inline take(got)
 {
@@ -164,11 +164,11 @@ proctype poster(byte tokens)
 #endif
 }
 
-/* fx_sem_wait / fx_sem_timedwait, sem.c fx_sem_wait_body(), and the slow path
- * fx_sem_wait_slow, sem.c, whose W2..W4 loop is fx_sem_sleep (the spin,
+/* fx_sem_wait / fx_sem_timedwait, sem.c sem_wait_body(), and the slow path
+ * sem_wait_slow, sem.c, whose W2..W4 loop is sem_sleep (the spin,
  * @sem.wait_slow.spin, only repeats the fast-path T; see the header). The
  * cancellation points (pthread_testcancel, fxi_futex_sleep_cancel and the
- * cleanup handler fx_sem_cancelled) are not modelled: nobody is cancelled. */
+ * cleanup handler sem_cancelled) are not modelled: nobody is cancelled. */
 proctype waiter(byte me; bool timed)
 {
     bit got = 0;

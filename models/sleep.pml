@@ -35,7 +35,7 @@
  *   all_done  <> every thread through (or cancelled), under weak fairness.
  */
 
-//@mirrors src/sleep.c fx_watch_pass fx_watch_join fx_watch_back fxi_recheck_end_slow fx_watch_recheck fx_sleep_enter fx_sleep_leave sha256=fc05ed04c303e6d6f55a7616ac0fb37d734868774a7619b46bbfa0aaf7e3a0d1
+//@mirrors src/sleep.c watch_pass watch_join watch_back fxi_recheck_end_slow watch_recheck sleep_enter sleep_leave sha256=dbeb92b6a981db08216693309062f0a0ebe3dd98e76f4de5363421095b2248f0
 
 //@check safety
 //@check ltl all_done
@@ -63,7 +63,7 @@ inline bump() {
     moved[0] = 1; moved[1] = 1; moved[2] = 1
 }
 
-/* fx_watch_pass, under the lock: true when one untimed sleeper must be
+/* watch_pass, under the lock: true when one untimed sleeper must be
  * handed the free role. */
 inline pass(wake) {
     wake = 0;
@@ -101,7 +101,7 @@ proctype thread(byte me) {
        :: v == me + 1 -> break
        :: else -> skip
        fi;
-       /* fx_sleep_enter: fx_watch_join, unless the call holds the role */
+       /* sleep_enter: watch_join, unless the call holds the role */
        if
        :: role -> skip
        :: else ->
@@ -119,7 +119,7 @@ proctype thread(byte me) {
            }
        fi;
        recheck = 0;
-       /* fx_futex_sleep_once */
+       /* sleep_once */
        if
        :: reg ->
            atomic {
@@ -142,7 +142,7 @@ proctype thread(byte me) {
                fi
            fi
        fi;
-       /* fx_sleep_leave: fx_watch_back(take), then the designated recheck */
+       /* sleep_leave: watch_back(take), then the designated recheck */
        if
        :: reg ->
            atomic {
@@ -160,7 +160,7 @@ proctype thread(byte me) {
        fi;
        if
        :: recheck && role ->
-           atomic {                               /* fx_watch_recheck */
+           atomic {                               /* watch_recheck */
                if
                :: untimed > 0 && (alike == 2 || W != slept_on) ->   /* [M:recheck-none] */
                    alike = 0; bump(); wake = 1

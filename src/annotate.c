@@ -1,30 +1,28 @@
 /*
- * src/annotate.c - the race-detector announcements of the release library
- * (see internal/annotate.h): ThreadSanitizer through weak references to its
- * interface, Helgrind and DRD through Valgrind client requests.
+ * src/annotate.c - the race-detector announcements (see internal/annotate.h):
+ * ThreadSanitizer through weak references to its interface, Helgrind and DRD
+ * through Valgrind client requests.
  *
  * fxi_ann_mode, one word per process:
  *
  *   value                        meaning                      set by
  *   FX_ANN_UNKNOWN (0)           not probed yet               (static init)
- *   FX_ANN_NONE (1)              no detector: hooks skipped   fx_ann_probe
- *   FX_ANN_TSAN_ON | FX_ANN_VG_ON  the detectors found        fx_ann_probe
+ *   FX_ANN_NONE (1)              no detector: hooks skipped   ann_probe
+ *   FX_ANN_TSAN_ON | FX_ANN_VG_ON  the detectors found        ann_probe
  *
  *   UNKNOWN -> NONE or TSAN_ON|VG_ON (any combination but 0), once; never
  *   changes after that.
  *
- * Invariant: a value other than UNKNOWN is what fx_ann_probe computes in
+ * Invariant: a value other than UNKNOWN is what ann_probe computes in
  * any thread of the process (the TSan runtime is linked in or not; the
  * process runs under Valgrind from its first instruction or not), so two
  * threads probing at once store the same value.
  */
 #include "internal/annotate.h"
 
-#if !defined(FX_TSAN)
-
 #include <stddef.h>
 
-FX_ANN_HIDDEN int fxi_ann_mode = FX_ANN_UNKNOWN;
+__attribute__((visibility("hidden"))) int fxi_ann_mode = FX_ANN_UNKNOWN;
 
 /* ThreadSanitizer ------------------------------------------------------------
  * The entry points of <sanitizer/tsan_interface.h> (GCC's and LLVM's are the
@@ -44,7 +42,7 @@ extern void __tsan_release(void *addr) __attribute__((weak));
 #define TSAN_TRY_LOCK        (1u << 4) /* __tsan_mutex_try_lock */
 #define TSAN_TRY_LOCK_FAILED (1u << 5) /* __tsan_mutex_try_lock_failed */
 
-static unsigned fx_tsan_flags(unsigned f)
+static unsigned tsan_flags(unsigned f)
 {
     unsigned t = TSAN_LINKER_INIT;
     if (f & FX_ANN_SHARED)
@@ -58,7 +56,7 @@ static unsigned fx_tsan_flags(unsigned f)
     return t;
 }
 
-static int fx_tsan_linked(void)
+static int tsan_linked(void)
 {
     return __tsan_mutex_pre_lock != NULL && __tsan_mutex_post_lock != NULL &&
            __tsan_mutex_pre_unlock != NULL && __tsan_mutex_post_unlock != NULL &&
@@ -80,7 +78,7 @@ static int fx_tsan_linked(void)
 #define VG_HG_USERSO_RECV_POST 0x48470122u /* ANNOTATE_HAPPENS_AFTER(tag) */
 #define VG_HG_ARANGE_UNTRACKED 0x48470127u /* VALGRIND_HG_DISABLE_CHECKING */
 
-static unsigned long fx_vg_request(unsigned long dflt, unsigned long req, unsigned long a1,
+static unsigned long vg_request(unsigned long dflt, unsigned long req, unsigned long a1,
                                    unsigned long a2)
 {
     volatile unsigned long args[6] = {req, a1, a2, 0, 0, 0};
@@ -110,94 +108,89 @@ static unsigned long fx_vg_request(unsigned long dflt, unsigned long req, unsign
 
 /* The probe and the announcements ------------------------------------------ */
 
-static int fx_ann_probe(void)
+static int ann_probe(void)
 {
     int m = 0;
-    if (fx_tsan_linked())
+    if (tsan_linked())
         m |= FX_ANN_TSAN_ON;
-    if (fx_vg_request(0, VG_RUNNING_ON_VALGRIND, 0, 0) != 0) {
+    if (vg_request(0, VG_RUNNING_ON_VALGRIND, 0, 0) != 0) {
         m |= FX_ANN_VG_ON;
         /* Helgrind and DRD do not know atomics either: this word's accesses
          * from several threads are ours, not the program's races. */
-        fx_vg_request(0, VG_HG_ARANGE_UNTRACKED, (unsigned long)&fxi_ann_mode,
+        vg_request(0, VG_HG_ARANGE_UNTRACKED, (unsigned long)&fxi_ann_mode,
                       sizeof fxi_ann_mode);
     }
     if (m == 0)
         m = FX_ANN_NONE;
-    /* Relaxed: see fx_ann_on; every thread stores the same value. */
+    /* Relaxed: see fxi_ann_on; every thread stores the same value. */
     __atomic_store_n(&fxi_ann_mode, m, __ATOMIC_RELAXED);
     return m;
 }
 
-static int fx_ann_mode(void)
+static int ann_mode(void)
 {
-    /* Relaxed: as in fx_ann_on. */
+    /* Relaxed: as in fxi_ann_on. */
     int m = __atomic_load_n(&fxi_ann_mode, __ATOMIC_RELAXED);
-    return m != FX_ANN_UNKNOWN ? m : fx_ann_probe();
+    return m != FX_ANN_UNKNOWN ? m : ann_probe();
 }
 
-int fxi_ann_detected(void)
+bool fxi_ann_detected(void)
 {
-    return fx_ann_mode() != FX_ANN_NONE;
+    return ann_mode() != FX_ANN_NONE;
 }
 
 void fxi_ann_pre_lock(const void *a, unsigned f)
 {
-    if (fx_ann_mode() & FX_ANN_TSAN_ON)
-        __tsan_mutex_pre_lock((void *)a, fx_tsan_flags(f));
+    if (ann_mode() & FX_ANN_TSAN_ON)
+        __tsan_mutex_pre_lock((void *)a, tsan_flags(f));
 }
 
 /* Helgrind models every futexsync lock as a reader-writer lock: exclusive
  * acquisitions are writes, shared ones reads. */
 void fxi_ann_post_lock(const void *a, unsigned f, int rec)
 {
-    int m = fx_ann_mode();
+    int m = ann_mode();
     if (m & FX_ANN_TSAN_ON)
-        __tsan_mutex_post_lock((void *)a, fx_tsan_flags(f), rec);
+        __tsan_mutex_post_lock((void *)a, tsan_flags(f), rec);
     if ((m & FX_ANN_VG_ON) && !(f & FX_ANN_FAILED))
-        fx_vg_request(0, VG_HG_RWLOCK_ACQUIRED, (unsigned long)a, !(f & FX_ANN_SHARED));
+        vg_request(0, VG_HG_RWLOCK_ACQUIRED, (unsigned long)a, !(f & FX_ANN_SHARED));
 }
 
 void fxi_ann_pre_unlock(const void *a, unsigned f)
 {
-    int m = fx_ann_mode();
+    int m = ann_mode();
     if (m & FX_ANN_TSAN_ON)
-        (void)__tsan_mutex_pre_unlock((void *)a, fx_tsan_flags(f) & ~TSAN_LINKER_INIT);
+        (void)__tsan_mutex_pre_unlock((void *)a, tsan_flags(f) & ~TSAN_LINKER_INIT);
     if (m & FX_ANN_VG_ON)
-        fx_vg_request(0, VG_HG_RWLOCK_RELEASED, (unsigned long)a, 0);
+        vg_request(0, VG_HG_RWLOCK_RELEASED, (unsigned long)a, 0);
 }
 
 void fxi_ann_post_unlock(const void *a, unsigned f)
 {
-    if (fx_ann_mode() & FX_ANN_TSAN_ON)
-        __tsan_mutex_post_unlock((void *)a, fx_tsan_flags(f) & ~TSAN_LINKER_INIT);
+    if (ann_mode() & FX_ANN_TSAN_ON)
+        __tsan_mutex_post_unlock((void *)a, tsan_flags(f) & ~TSAN_LINKER_INIT);
 }
 
 void fxi_ann_own_words(const void *p, size_t size)
 {
-    if (fx_ann_mode() & FX_ANN_VG_ON)
-        fx_vg_request(0, VG_HG_ARANGE_UNTRACKED, (unsigned long)p, (unsigned long)size);
+    if (ann_mode() & FX_ANN_VG_ON)
+        vg_request(0, VG_HG_ARANGE_UNTRACKED, (unsigned long)p, (unsigned long)size);
 }
 
 void fxi_ann_happens_before(const void *a)
 {
-    int m = fx_ann_mode();
+    int m = ann_mode();
     if (m & FX_ANN_TSAN_ON)
         __tsan_release((void *)a);
     if (m & FX_ANN_VG_ON)
-        fx_vg_request(0, VG_HG_USERSO_SEND_PRE, (unsigned long)a, 0);
+        vg_request(0, VG_HG_USERSO_SEND_PRE, (unsigned long)a, 0);
 }
 
 void fxi_ann_happens_after(const void *a)
 {
-    int m = fx_ann_mode();
+    int m = ann_mode();
     if (m & FX_ANN_TSAN_ON)
         __tsan_acquire((void *)a);
     if (m & FX_ANN_VG_ON)
-        fx_vg_request(0, VG_HG_USERSO_RECV_POST, (unsigned long)a, 0);
+        vg_request(0, VG_HG_USERSO_RECV_POST, (unsigned long)a, 0);
 }
-
-#else
-/* The TSan build calls the TSan interface directly (internal/annotate.h). */
-typedef int fx_annotate_tsan_build;
-#endif

@@ -35,7 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "internal/annotate_hb.h"
+#include "internal/annotate.h"
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
@@ -49,7 +49,7 @@
 #endif
 
 /* This thread's spin budget (see the spin policy). */
-static _Thread_local struct fxi_spin fx_barrier_spin = FX_SPIN_INIT(FX_BARRIER_SPIN);
+static _Thread_local struct fxi_spin barrier_spin = FX_SPIN_INIT(FX_BARRIER_SPIN);
 
 #define ARRIVED  0x7fffu
 #define SLEEPERS 0x8000u
@@ -97,16 +97,16 @@ static int check_parties(fx_barrier *b, int32_t parties)
 static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadline)
 {
     /* @step barrier.wait_round.spin */
-    int budget = fxi_spin_start(&fx_barrier_spin, FX_BARRIER_SPIN);
+    int budget = fxi_spin_start(&barrier_spin, FX_BARRIER_SPIN);
     for (int i = 0; i < budget; i++) {
         /* Acquire: seeing the next round means seeing every party's writes. */
         if ((load_state(b, __ATOMIC_ACQUIRE) & ROUND) != mine) {
-            fxi_spin_won(&fx_barrier_spin, FX_BARRIER_SPIN);
+            fxi_spin_won(&barrier_spin, FX_BARRIER_SPIN);
             return 0;
         }
         fxi_cpu_relax();
     }
-    fxi_spin_lost(&fx_barrier_spin, FX_BARRIER_SPIN_MIN);
+    fxi_spin_lost(&barrier_spin, FX_BARRIER_SPIN_MIN);
     struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     /* @step barrier.wait_round.loop */
     for (;;) {
@@ -143,15 +143,12 @@ static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadl
     }
 }
 
-static int barrier_wait(fx_barrier *b, int32_t parties, const struct timespec *deadline)
+static inline __attribute__((always_inline)) int
+barrier_wait(fx_barrier *b, int32_t parties, const struct timespec *deadline)
 {
-    if (fxi_bad_slot(b))
-        return EINVAL;
-    fx_ann_own_words(b, sizeof *b);
     if (check_parties(b, parties) != 0)
         return EINVAL;
     uint32_t n = (uint32_t)parties;
-    fx_ann_happens_before(b);
     /* @step barrier.arrive.load */
     uint32_t s = load_state(b, __ATOMIC_RELAXED); /* a guess for the CAS */
     for (;;) {
@@ -171,7 +168,6 @@ static int barrier_wait(fx_barrier *b, int32_t parties, const struct timespec *d
                 FX_FAULT("barrier.last.before_wake");
                 fxi_futex_wake_raw(&b->state, INT32_MAX, FX_BITSET_ANY);
             }
-            fx_ann_happens_after(b);
             return FX_BARRIER_SERIAL_THREAD;
         }
         /* This arrival will wait: tv_nsec is checked now (POSIX), before
@@ -184,18 +180,38 @@ static int barrier_wait(fx_barrier *b, int32_t parties, const struct timespec *d
         if (cas_state(b, &s, s + 1, __ATOMIC_ACQ_REL))
             break;
     }
-    int r = wait_round(b, s & ROUND, deadline);
-    if (r == 0)
-        fx_ann_happens_after(b);
+    return wait_round(b, s & ROUND, deadline);
+}
+
+/* barrier_wait under a race detector: every arrival happens-before every
+ * return of its round. */
+__attribute__((noinline, cold)) static int
+barrier_wait_announced(fx_barrier *b, int32_t parties, const struct timespec *deadline)
+{
+    fxi_ann_own_words(b, sizeof *b);
+    if (check_parties(b, parties) != 0)
+        return EINVAL;
+    fxi_ann_happens_before(b);
+    int r = barrier_wait(b, parties, deadline);
+    if (r == 0 || r == FX_BARRIER_SERIAL_THREAD)
+        fxi_ann_happens_after(b);
     return r;
 }
 
 int fx_barrier_wait(fx_barrier *b, int32_t parties)
 {
+    if (fxi_bad_slot(b))
+        return EINVAL;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return barrier_wait_announced(b, parties, NULL);
     return barrier_wait(b, parties, NULL);
 }
 
 int fx_barrier_timedwait(fx_barrier *b, int32_t parties, const struct timespec *deadline)
 {
+    if (fxi_bad_slot(b))
+        return EINVAL;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return barrier_wait_announced(b, parties, deadline);
     return barrier_wait(b, parties, deadline);
 }

@@ -97,7 +97,7 @@
 #endif
 
 /* This thread's W4a spin budget (struct fxi_spin, src/internal/spin.h). */
-static _Thread_local struct fxi_spin fx_cond_spin = FX_SPIN_INIT(FX_COND_SPIN);
+static _Thread_local struct fxi_spin cond_spin = FX_SPIN_INIT(FX_COND_SPIN);
 
 enum {
     ARMED = FX_COND_ARMED, /* a: a waiter registered at this counter */
@@ -113,24 +113,24 @@ enum {
 
 /* The next value of seq when the counter advances: a cleared, b kept. The
  * counter wraps modulo 2^30 (unsigned arithmetic, no overflow). */
-static inline int32_t fx_cond_advance(int32_t s)
+static inline int32_t cond_advance(int32_t s)
 {
     return (int32_t)(((uint32_t)s & ~(uint32_t)(ARMED | BCAST)) + COUNTER_ONE) | (s & BCAST);
 }
 
 /* Whether two values of seq hold the same counter (ARMED and BCAST aside). */
-static inline bool fx_cond_same_counter(int32_t s, int32_t v)
+static inline bool cond_same_counter(int32_t s, int32_t v)
 {
     return (((uint32_t)s ^ (uint32_t)v) & ~(uint32_t)(ARMED | BCAST)) == 0;
 }
 
-static inline bool fx_cond_token_valid(int32_t t)
+static inline bool cond_token_valid(int32_t t)
 {
     return (t & 3) == 0 || (t & 3) == 1 || t == TOKEN_MIXED || t == TOKEN_RMUTEX;
 }
 
 /* 1 when the object of `size` bytes at p overlaps the condition variable c. */
-static inline bool fx_cond_overlaps(const fx_cond *c, const void *p, size_t size)
+static inline bool cond_overlaps(const fx_cond *c, const void *p, size_t size)
 {
     uintptr_t uc = (uintptr_t)c, up = (uintptr_t)p;
     return up - uc < sizeof(fx_cond) || uc - up < size;
@@ -140,7 +140,7 @@ static inline bool fx_cond_overlaps(const fx_cond *c, const void *p, size_t size
  * it fits in an int32 (the same in every process that maps both in one
  * region), otherwise a tag of its address (= 1 mod 4). A token only tells the
  * waiters' mutexes apart; no address is ever computed from it. */
-static int32_t fx_cond_mutex_token(const fx_cond *c, const void *m)
+static int32_t cond_mutex_token(const fx_cond *c, const void *m)
 {
     uintptr_t uc = (uintptr_t)c, um = (uintptr_t)m;
     uintptr_t d = um - uc;
@@ -165,26 +165,29 @@ struct fx_cond_lock_ops {
     int32_t *(*word)(void *m); /* the word W7 moves parked waiters onto; NULL: wake one instead */
 };
 
-static int fx_cond_mutex_check(void *p)
+static int cond_mutex_check(void *p)
 {
     /* A plausibility check before registering; the unlock in W3 gives the
      * authoritative answer. */
     return fxi_mutex_check_held(p);
 }
 
-static int fx_cond_mutex_release(void *m, int32_t *saved)
+static int cond_mutex_release(void *m, int32_t *saved)
 {
     (void)saved;
     return fx_mutex_unlock(m);
 }
 
-static int fx_cond_mutex_relock_slept(void *p, int32_t saved)
+static int cond_mutex_relock_slept(void *p, int32_t saved)
 {
     (void)saved;
     fx_mutex *m = p;
-    fx_ann_pre_lock(m, FX_ANN_EXCLUSIVE);
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
+    if (on)
+        fxi_ann_pre_lock(m, FX_ANN_EXCLUSIVE);
     int r = fxi_mutex_lock_slept(m, NULL);
-    fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_EXCLUSIVE, 0);
+    if (on)
+        fxi_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_EXCLUSIVE, 0);
     return r;
 }
 
@@ -193,34 +196,34 @@ static int fx_cond_mutex_relock_slept(void *p, int32_t saved)
  * then mostly held by the thread that just signalled us, which may need our
  * CPU to release it: spinning there slows a signalled ping-pong down
  * (bench/README.md). */
-static int fx_cond_mutex_relock(void *m, int32_t saved)
+static int cond_mutex_relock(void *m, int32_t saved)
 {
     int r = fx_mutex_trylock(m);
-    return r == EBUSY ? fx_cond_mutex_relock_slept(m, saved) : r;
+    return r == EBUSY ? cond_mutex_relock_slept(m, saved) : r;
 }
 
 /* W6 of a waiter released during its W4a spin: the notifier runs on another
  * CPU right now and will soon unlock, so the mutex is worth spinning for. */
-static int fx_cond_mutex_relock_hot(void *m, int32_t saved)
+static int cond_mutex_relock_hot(void *m, int32_t saved)
 {
     (void)saved;
     return fx_mutex_lock(m);
 }
 
-static int32_t *fx_cond_mutex_word(void *m)
+static int32_t *cond_mutex_word(void *m)
 {
     return &((fx_mutex *)m)->state;
 }
 
-static const struct fx_cond_lock_ops fx_cond_mutex_ops = {
-    fx_cond_mutex_check,  fx_cond_mutex_token,        fx_cond_mutex_release,
-    fx_cond_mutex_relock, fx_cond_mutex_relock_slept, fx_cond_mutex_relock_hot,
-    fx_cond_mutex_word,
+static const struct fx_cond_lock_ops cond_mutex_ops = {
+    cond_mutex_check,  cond_mutex_token,        cond_mutex_release,
+    cond_mutex_relock, cond_mutex_relock_slept, cond_mutex_relock_hot,
+    cond_mutex_word,
 };
 
 /* fx_rmutex: the whole depth is released (W3) and restored (W6). */
 
-static int fx_cond_rmutex_check(void *p)
+static int cond_rmutex_check(void *p)
 {
     fx_rmutex *m = p;
     pid_t owner = fx_rmutex_owner(m);
@@ -245,14 +248,14 @@ static int fx_cond_rmutex_check(void *p)
     return 0;
 }
 
-static int32_t fx_cond_rmutex_token(const fx_cond *c, const void *m)
+static int32_t cond_rmutex_token(const fx_cond *c, const void *m)
 {
     (void)c;
     (void)m;
     return TOKEN_RMUTEX;
 }
 
-static int fx_cond_rmutex_release(void *m, int32_t *saved)
+static int cond_rmutex_release(void *m, int32_t *saved)
 {
     return fxi_rmutex_release_all(m, saved);
 }
@@ -264,7 +267,7 @@ static int fx_cond_rmutex_release(void *m, int32_t *saved)
  * behind it are not forgotten; before that it acquires as an ordinary locker.
  * Every sleep is bounded by the owner's liveness re-check (the step at or
  * after recheck_at looks whether the owner died). */
-static int fx_cond_rmutex_relock(void *p, int32_t saved)
+static int cond_rmutex_relock(void *p, int32_t saved)
 {
     fx_rmutex *m = p;
     struct fxi_rmutex_waiter w;
@@ -281,16 +284,16 @@ static int fx_cond_rmutex_relock(void *p, int32_t saved)
     }
 }
 
-static int32_t *fx_cond_rmutex_word(void *m)
+static int32_t *cond_rmutex_word(void *m)
 {
     (void)m;
     return NULL; /* never requeue onto the owner word: see the top of the file */
 }
 
-static const struct fx_cond_lock_ops fx_cond_rmutex_ops = {
-    fx_cond_rmutex_check,  fx_cond_rmutex_token,  fx_cond_rmutex_release,
-    fx_cond_rmutex_relock, fx_cond_rmutex_relock, fx_cond_rmutex_relock,
-    fx_cond_rmutex_word,
+static const struct fx_cond_lock_ops cond_rmutex_ops = {
+    cond_rmutex_check,  cond_rmutex_token,  cond_rmutex_release,
+    cond_rmutex_relock, cond_rmutex_relock, cond_rmutex_relock,
+    cond_rmutex_word,
 };
 
 int fx_cond_init(fx_cond *c)
@@ -308,7 +311,7 @@ int fx_cond_init(fx_cond *c)
 /* W2: records which mutex the waiters use. With the mutex held, the waiters
  * of a correct program bind one after another; the checks below only have to
  * catch waiters with different mutexes, which are not serialized. */
-static void fx_cond_bind(fx_cond *c, int32_t token, bool first)
+static void cond_bind(fx_cond *c, int32_t token, bool first)
 {
     /* seq_cst, although the common case only finds its own token: after our
      * W1 increment, this load and a concurrent binder's exchange-then-load of
@@ -331,7 +334,7 @@ static void fx_cond_bind(fx_cond *c, int32_t token, bool first)
 }
 
 /* W8: leaves the waiter count; the last one out clears b. */
-static void fx_cond_depart(fx_cond *c)
+static void cond_depart(fx_cond *c)
 {
     /* seq_cst: the count is what S1/B1 and the b clearing below read. */
     /* @step cond.depart.W8 */
@@ -354,8 +357,8 @@ static void fx_cond_depart(fx_cond *c)
 
 /* W7: moves the waiters parked by broadcasts on towards their mutex. The
  * caller holds its own mutex (an fx_mutex as CONTENDED) unless W6 failed. */
-static void fx_cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *ops,
-                          int32_t token, bool holding)
+static void cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *ops,
+                       int32_t token, bool holding)
 {
     /* Relaxed: the token is only compared; the W1/W8 ordering above makes it
      * stable while we are counted. */
@@ -376,8 +379,8 @@ static void fx_cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *op
 
 /* W4: sleeps until released. 0 (released) or ETIMEDOUT. mutex_word: the
  * word a broadcast may move us onto (ops->word), or NULL. */
-FX_CANCEL_FRAME static int fx_cond_sleep(fx_cond *c, int32_t v, const struct timespec *deadline,
-                                         const int32_t *mutex_word)
+FX_CANCEL_FRAME static int cond_sleep(fx_cond *c, int32_t v, const struct timespec *deadline,
+                                      const int32_t *mutex_word)
 {
     struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     /* We may be moved onto park or the mutex word without waking: the
@@ -397,7 +400,7 @@ FX_CANCEL_FRAME static int fx_cond_sleep(fx_cond *c, int32_t v, const struct tim
         /* @step cond.wait_core.reload */
         int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
         /* @step cond.wait_core.advanced */
-        if (!fx_cond_same_counter(s, v))
+        if (!cond_same_counter(s, v))
             return 0; /* the counter advanced after W1: released */
         /* @step cond.wait_core.timed_out */
         if (w == ETIMEDOUT)
@@ -429,7 +432,7 @@ struct fx_cond_cancel {
  * not a cancellation point (glibc runs handlers with cancellation disabled
  * anyway). An fx_rmutex whose owner died comes back held and INCONSISTENT:
  * the error cannot be returned from here, the state shows it. */
-static void fx_cond_cancelled(void *arg)
+static void cond_cancelled(void *arg)
 {
     struct fx_cond_cancel *cc = arg;
     /* seq_cst: as W5. */
@@ -437,16 +440,16 @@ static void fx_cond_cancelled(void *arg)
     bool flagged = (s & BCAST) != 0;
     int r = flagged ? cc->ops->relock_slept(cc->m, cc->saved) : cc->ops->relock(cc->m, cc->saved);
     if (flagged)
-        fx_cond_drive(cc->c, cc->m, cc->ops, cc->token, r == 0 || r == EOWNERDEAD);
-    if (!fx_cond_same_counter(s, cc->v))
+        cond_drive(cc->c, cc->m, cc->ops, cc->token, r == 0 || r == EOWNERDEAD);
+    if (!cond_same_counter(s, cc->v))
         fxi_futex_wake_raw(&cc->c->seq, 1, FX_BITSET_ANY);
-    fx_cond_depart(cc->c);
+    cond_depart(cc->c);
 }
 
 /* W0..W8 for any mutex type. c, m and the deadline have been validated. */
-FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
-                                             const struct fx_cond_lock_ops *ops,
-                                             const struct timespec *deadline)
+FX_CANCEL_FRAME static int cond_wait_core(fx_cond *c, void *m,
+                                          const struct fx_cond_lock_ops *ops,
+                                          const struct timespec *deadline)
 {
     /* A cancellation point, as pthread_cond_wait: a pending cancellation
      * acts here, with the mutex held, or in W4. */
@@ -455,7 +458,7 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
     int32_t n0 = __atomic_load_n(&c->waiters, __ATOMIC_RELAXED);
     if (n0 < 0 || n0 == INT32_MAX ||
         __atomic_load_n(&c->park, __ATOMIC_RELAXED) != 0 ||
-        !fx_cond_token_valid(__atomic_load_n(&c->mutex, __ATOMIC_RELAXED)))
+        !cond_token_valid(__atomic_load_n(&c->mutex, __ATOMIC_RELAXED)))
         return EINVAL;
     /* @step cond.wait_core.W0 */
     int r = ops->check(m); /* W0 */
@@ -473,7 +476,7 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
     bool first = n == 0;
     /* @step cond.wait_core.W2 */
     int32_t v = __atomic_fetch_or(&c->seq, ARMED, __ATOMIC_SEQ_CST) | ARMED;
-    fx_cond_bind(c, token, first); /* W2 */
+    cond_bind(c, token, first); /* W2 */
 
     int32_t saved = 0;
     /* @step cond.wait_core.W3 */
@@ -481,7 +484,7 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
     if (r) {
         /* The mutex was not held after all (EPERM) or is corrupt (EINVAL):
          * we did not wait. Our a at most costs a signal one advance. */
-        fx_cond_depart(c);
+        cond_depart(c);
         return r;
     }
 
@@ -490,16 +493,16 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
      * Released meanwhile is the kernel's EAGAIN of W4 without the system
      * call, and means the notifier runs on another CPU right now. */
     bool hot = false;
-    int budget = fxi_spin_start(&fx_cond_spin, FX_COND_PROBE);
+    int budget = fxi_spin_start(&cond_spin, FX_COND_PROBE);
     for (int i = 0; i < budget && !hot; i++) {
         /* seq_cst: as the re-check after W4 (pairs with S2/B2). */
-        hot = !fx_cond_same_counter(__atomic_load_n(&c->seq, __ATOMIC_SEQ_CST), v);
+        hot = !cond_same_counter(__atomic_load_n(&c->seq, __ATOMIC_SEQ_CST), v);
         fxi_cpu_relax();
     }
     if (hot)
-        fxi_spin_won(&fx_cond_spin, FX_COND_SPIN);
+        fxi_spin_won(&cond_spin, FX_COND_SPIN);
     else
-        fxi_spin_lost(&fx_cond_spin, 0);
+        fxi_spin_lost(&cond_spin, 0);
 
     int res = 0;
     /* @step cond.wait_core.W4 */
@@ -507,8 +510,8 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
         /* W4 is a cancellation point: the cleanup handler finishes the wait
          * (W5..W8) before the caller's handlers run. */
         struct fx_cond_cancel cc = {c, m, ops, token, saved, v};
-        pthread_cleanup_push(fx_cond_cancelled, &cc);
-        res = fx_cond_sleep(c, v, deadline, ops->word(m));
+        pthread_cleanup_push(cond_cancelled, &cc);
+        res = cond_sleep(c, v, deadline, ops->word(m));
         pthread_cleanup_pop(0);
     }
 
@@ -521,72 +524,71 @@ FX_CANCEL_FRAME static int fx_cond_wait_core(fx_cond *c, void *m,
                 : ops->relock(m, saved); /* W6 */
     /* @step cond.wait_core.W7 */
     if (flagged)
-        fx_cond_drive(c, m, ops, token, r == 0 || r == EOWNERDEAD); /* W7 */
+        cond_drive(c, m, ops, token, r == 0 || r == EOWNERDEAD); /* W7 */
     /* @step cond.wait_core.W8 */
-    fx_cond_depart(c);                                              /* W8 */
+    cond_depart(c);                                              /* W8 */
     /* EOWNERDEAD and the errors of W6 before ETIMEDOUT: the caller must know
      * it has to repair the data, or that it does not hold the mutex. */
     /* @step cond.wait_core.ret */
     return r ? r : res;
 }
 
-static int fx_cond_check_args(fx_cond *c, void *m, size_t size)
+static int cond_check_args(fx_cond *c, void *m, size_t size)
 {
-    if (fxi_bad_slot(c) || fxi_bad_slot(m) || fx_cond_overlaps(c, m, size))
+    if (fxi_bad_slot(c) || fxi_bad_slot(m) || cond_overlaps(c, m, size))
         return EINVAL;
-    fx_ann_own_words(c, sizeof *c);
+    if (fxi_ann_on())
+        fxi_ann_own_words(c, sizeof *c);
     return 0;
 }
 
 FX_CANCEL_FRAME int fx_cond_wait(fx_cond *c, fx_mutex *m)
 {
-    int r = fx_cond_check_args(c, m, sizeof *m);
-    return r ? r : fx_cond_wait_core(c, m, &fx_cond_mutex_ops, NULL);
+    int r = cond_check_args(c, m, sizeof *m);
+    return r ? r : cond_wait_core(c, m, &cond_mutex_ops, NULL);
 }
 
 FX_CANCEL_FRAME int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline)
 {
-    int r = fx_cond_check_args(c, m, sizeof *m);
+    int r = cond_check_args(c, m, sizeof *m);
     if (r)
         return r;
     /* A wait always blocks, so tv_nsec is checked up front. */
     if (fxi_deadline_check(deadline))
         return EINVAL;
-    return fx_cond_wait_core(c, m, &fx_cond_mutex_ops, deadline);
+    return cond_wait_core(c, m, &cond_mutex_ops, deadline);
 }
 
 FX_CANCEL_FRAME int fx_cond_wait_rmutex(fx_cond *c, fx_rmutex *m)
 {
-    int r = fx_cond_check_args(c, m, sizeof *m);
-    return r ? r : fx_cond_wait_core(c, m, &fx_cond_rmutex_ops, NULL);
+    int r = cond_check_args(c, m, sizeof *m);
+    return r ? r : cond_wait_core(c, m, &cond_rmutex_ops, NULL);
 }
 
 FX_CANCEL_FRAME int fx_cond_timedwait_rmutex(fx_cond *c, fx_rmutex *m, const struct timespec *deadline)
 {
-    int r = fx_cond_check_args(c, m, sizeof *m);
+    int r = cond_check_args(c, m, sizeof *m);
     if (r)
         return r;
     if (fxi_deadline_check(deadline))
         return EINVAL;
-    return fx_cond_wait_core(c, m, &fx_cond_rmutex_ops, deadline);
+    return cond_wait_core(c, m, &cond_rmutex_ops, deadline);
 }
 
-int fx_cond_signal(fx_cond *c)
+/* S2 and S3 of fx_cond_signal, when a waiter is registered: out of line, so
+ * that a signal with nobody waiting is a few instructions with no frame. */
+__attribute__((noinline)) static int cond_signal_waiters(fx_cond *c)
 {
-    if (fxi_bad_slot(c))
-        return EINVAL;
-    fx_ann_own_words(c, sizeof *c);
-    /* S1, seq_cst: sees W1 of every waiter whose W3 preceded the caller's
-     * taking of the mutex (see the top of the file). */
-    /* @step cond.signal.waiters */
-    int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
-    if (n <= 0)
-        return n == 0 ? 0 : EINVAL;
+    /* Only a call that writes the words marks them for Helgrind and DRD
+     * (fxi_ann_own_words): a waiter marked them before it wrote any, so
+     * the reads of S1 race with nothing they would report. */
+    if (fxi_ann_on())
+        fxi_ann_own_words(c, sizeof *c);
     /* S2, seq_cst: advance only over an armed value; a CAS failure reloads s. */
     /* @step cond.signal.advance */
     int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
     while ((s & ARMED) &&
-           !__atomic_compare_exchange_n(&c->seq, &s, fx_cond_advance(s), false,
+           !__atomic_compare_exchange_n(&c->seq, &s, cond_advance(s), false,
                                         __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         ;
     FX_FAULT("cond.signal.before_wake");
@@ -595,11 +597,25 @@ int fx_cond_signal(fx_cond *c)
     return 0;
 }
 
+int fx_cond_signal(fx_cond *c)
+{
+    if (fxi_bad_slot(c))
+        return EINVAL;
+    /* S1, seq_cst: sees W1 of every waiter whose W3 preceded the caller's
+     * taking of the mutex (see the top of the file). */
+    /* @step cond.signal.waiters */
+    int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
+    if (n <= 0)
+        return n == 0 ? 0 : EINVAL;
+    return cond_signal_waiters(c);
+}
+
 int fx_cond_broadcast(fx_cond *c)
 {
     if (fxi_bad_slot(c))
         return EINVAL;
-    fx_ann_own_words(c, sizeof *c);
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        fxi_ann_own_words(c, sizeof *c);
     /* Relaxed: plausibility check of a slot that must stay 0. */
     if (__atomic_load_n(&c->park, __ATOMIC_RELAXED) != 0)
         return EINVAL;
@@ -618,7 +634,7 @@ int fx_cond_broadcast(fx_cond *c)
         int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
         int32_t ns;
         do {
-            ns = (!advanced && (s & ARMED)) ? fx_cond_advance(s) | BCAST : s | BCAST;
+            ns = (!advanced && (s & ARMED)) ? cond_advance(s) | BCAST : s | BCAST;
         } while (ns != s && !__atomic_compare_exchange_n(&c->seq, &s, ns, false,
                                                          __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
         advanced = true;

@@ -40,7 +40,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "internal/annotate_hb.h"
+#include "internal/annotate.h"
 #include "internal/counter_wait.h"
 #include "internal/deadline.h"
 #include "internal/fault.h"
@@ -56,7 +56,7 @@ int fx_counter_init(fx_counter *c, int32_t value)
     return 0;
 }
 
-static void fx_counter_wake_waiters(fx_counter *c)
+static void counter_wake_waiters(fx_counter *c)
 {
     /* W2, seq_cst: ordered after W1 in the total order (see the table). */
     /* @step counter.wake_waiters.W2 */
@@ -70,13 +70,15 @@ int32_t fx_counter_add(fx_counter *c, int32_t delta)
 {
     if (fxi_bad_slot(c))
         return 0;
-    fx_ann_own_words(c, sizeof *c);
-    fx_ann_happens_before(c); /* for race detectors: see fx_counter_load */
+    if (fxi_ann_on()) { /* one look at the race-detector probe */
+        fxi_ann_own_words(c, sizeof *c);
+        fxi_ann_happens_before(c); /* see fx_counter_load */
+    }
     /* W1, seq_cst. Atomic signed arithmetic wraps in two's complement (C11
      * 7.17.7.5), and the sum is computed unsigned for the same reason. */
     /* @step counter.add.W1 */
     uint32_t old = (uint32_t)__atomic_fetch_add(&c->value, delta, __ATOMIC_SEQ_CST);
-    fx_counter_wake_waiters(c);
+    counter_wake_waiters(c);
     return (int32_t)(old + (uint32_t)delta);
 }
 
@@ -84,11 +86,14 @@ int32_t fx_counter_load(const fx_counter *c)
 {
     if (fxi_bad_slot(c))
         return 0;
-    fx_ann_own_words(c, sizeof *c);
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
+    if (on)
+        fxi_ann_own_words(c, sizeof *c);
     /* Acquire: a reader that sees a value also sees what the writer did
      * before writing it (the counter publishes progress). */
     int32_t v = __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
-    fx_ann_happens_after(c); /* the same order, told to race detectors */
+    if (on)
+        fxi_ann_happens_after(c); /* the same order, told to race detectors */
     return v;
 }
 
@@ -96,35 +101,40 @@ int fx_counter_store(fx_counter *c, int32_t value)
 {
     if (fxi_bad_slot(c))
         return EINVAL;
-    fx_ann_own_words(c, sizeof *c);
-    fx_ann_happens_before(c);
+    if (fxi_ann_on()) { /* one look at the race-detector probe */
+        fxi_ann_own_words(c, sizeof *c);
+        fxi_ann_happens_before(c);
+    }
     __atomic_store_n(&c->value, value, __ATOMIC_SEQ_CST); /* W1 */
-    fx_counter_wake_waiters(c);
+    counter_wake_waiters(c);
     return 0;
 }
 
 /* What a wait waits for: value == target, >= target or <= target. */
 enum fx_counter_until { UNTIL_EQ, UNTIL_GE, UNTIL_LE };
 
-static inline bool fx_counter_met(int32_t v, int32_t target, enum fx_counter_until until)
+static inline bool counter_met(int32_t v, int32_t target, enum fx_counter_until until)
 {
     return until == UNTIL_EQ ? v == target : until == UNTIL_GE ? v >= target : v <= target;
 }
 
 /* R1..R5 for any of the three conditions. */
-static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct timespec *deadline,
-                                 enum fx_counter_until until)
+static int counter_wait_until(fx_counter *c, int32_t target, const struct timespec *deadline,
+                              enum fx_counter_until until)
 {
     if (fxi_bad_slot(c))
         return EINVAL;
-    fx_ann_own_words(c, sizeof *c);
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
+    if (on)
+        fxi_ann_own_words(c, sizeof *c);
     /* Fast path, acquire: the value is the target, and what its writer did
      * before is visible to the caller. No waiter registration, no kernel. */
     /* @step counter.wait.fast_load */
     int32_t v = __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
     /* @step counter.wait.fast_hit */
-    if (fx_counter_met(v, target, until)) {
-        fx_ann_happens_after(c);
+    if (counter_met(v, target, until)) {
+        if (on)
+            fxi_ann_happens_after(c);
         return 0;
     }
     /* Relaxed: only a plausibility check of the slot, not synchronization. */
@@ -143,7 +153,7 @@ static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct tim
         /* @step counter.wait.R2 */
         v = fxi_counter_waiter_look(c); /* R2, seq_cst */
         /* @step counter.wait.R3 */
-        if (fx_counter_met(v, target, until)) {
+        if (counter_met(v, target, until)) {
             r = 0;
             break;
         }
@@ -152,7 +162,7 @@ static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct tim
         /* @step counter.wait.timed_out */
         if (r == ETIMEDOUT) {
             /* One last look: a change that raced with the timeout counts. */
-            r = fx_counter_met(fxi_counter_waiter_look(c), target, until) ? 0 : ETIMEDOUT;
+            r = counter_met(fxi_counter_waiter_look(c), target, until) ? 0 : ETIMEDOUT;
             break;
         }
         /* Woken, changed before we slept, a signal or a recheck: the
@@ -162,22 +172,22 @@ static int fx_counter_wait_until(fx_counter *c, int32_t target, const struct tim
      * target already gave us its acquire. */
     /* @step counter.wait.R5 */
     fxi_counter_waiter_leave(c);
-    if (r == 0)
-        fx_ann_happens_after(c);
+    if (on && r == 0)
+        fxi_ann_happens_after(c);
     return r;
 }
 
 int fx_counter_wait(fx_counter *c, int32_t target, const struct timespec *deadline)
 {
-    return fx_counter_wait_until(c, target, deadline, UNTIL_EQ);
+    return counter_wait_until(c, target, deadline, UNTIL_EQ);
 }
 
 int fx_counter_wait_ge(fx_counter *c, int32_t target, const struct timespec *deadline)
 {
-    return fx_counter_wait_until(c, target, deadline, UNTIL_GE);
+    return counter_wait_until(c, target, deadline, UNTIL_GE);
 }
 
 int fx_counter_wait_le(fx_counter *c, int32_t target, const struct timespec *deadline)
 {
-    return fx_counter_wait_until(c, target, deadline, UNTIL_LE);
+    return counter_wait_until(c, target, deadline, UNTIL_LE);
 }

@@ -36,10 +36,10 @@
 #if defined(SYS_futex_time64)
 /* Set when futex_time64 is ENOSYS (a kernel before 5.1). Relaxed: a hint;
  * each thread that misses it gets the same ENOSYS once. */
-static int32_t fx_no_futex_time64;
+static int32_t no_futex_time64;
 #endif
 
-static long fx_sys_futex_old_time(int32_t *uaddr, int op, uint32_t val,
+static long sys_futex_old_time(int32_t *uaddr, int op, uint32_t val,
                                   const struct timespec *timeout, int32_t *uaddr2, uint32_t val3)
 {
 #if defined(SYS_futex)
@@ -63,23 +63,23 @@ static long fx_sys_futex_old_time(int32_t *uaddr, int op, uint32_t val,
  * `timeout` is a wait's deadline, converted to the kernel's timespec here;
  * any other operation passes it through untouched (FUTEX_CMP_REQUEUE puts a
  * count in that slot). */
-static long fx_sys_futex(int32_t *uaddr, int op, uint32_t val, const struct timespec *timeout,
+static long sys_futex(int32_t *uaddr, int op, uint32_t val, const struct timespec *timeout,
                          int32_t *uaddr2, uint32_t val3)
 {
     int cmd = op & FUTEX_CMD_MASK;
     if (timeout != NULL && (cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET)) {
 #if defined(SYS_futex_time64)
-        if (!__atomic_load_n(&fx_no_futex_time64, __ATOMIC_RELAXED)) {
+        if (!__atomic_load_n(&no_futex_time64, __ATOMIC_RELAXED)) {
             struct __kernel_timespec t = {.tv_sec = (int64_t)timeout->tv_sec,
                                           .tv_nsec = timeout->tv_nsec};
             long r = fxi_syscall(SYS_futex_time64, (long)(uintptr_t)uaddr, op, (long)val,
                                  (long)(uintptr_t)&t, (long)(uintptr_t)uaddr2, (long)val3);
             if (r != -ENOSYS)
                 return r;
-            __atomic_store_n(&fx_no_futex_time64, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&no_futex_time64, 1, __ATOMIC_RELAXED);
         }
 #endif
-        return fx_sys_futex_old_time(uaddr, op, val, timeout, uaddr2, val3);
+        return sys_futex_old_time(uaddr, op, val, timeout, uaddr2, val3);
     }
 #if defined(SYS_futex)
     return fxi_syscall(SYS_futex, (long)(uintptr_t)uaddr, op, (long)val, (long)(uintptr_t)timeout,
@@ -106,7 +106,7 @@ int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *d
      * that never comes (68 years of CLOCK_MONOTONIC): a handler that ran is
      * always reported as EINTR, as fx_futex_wait promises. */
     static const struct timespec forever = {.tv_sec = INT32_MAX, .tv_nsec = 0};
-    long r = fx_sys_futex(word, FUTEX_WAIT_BITSET, (uint32_t)expected,
+    long r = sys_futex(word, FUTEX_WAIT_BITSET, (uint32_t)expected,
                           deadline != NULL ? deadline : &forever, NULL, bitset);
     FX_STAT_WAITED(word, r);
     if (r == 0)
@@ -125,7 +125,7 @@ int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *d
 
 /* struct futex_waitv of <linux/futex.h> (Linux 5.16), spelled out for
  * older headers. */
-struct fx_waitv {
+struct waitv_entry {
     uint64_t val;
     uint64_t uaddr;
     uint32_t flags;
@@ -144,7 +144,7 @@ int fxi_futex_wait2_raw(int32_t *word, int32_t expected, uint32_t *handoff, uint
     /* The shared word last: when both words woke us, the kernel answers
      * the highest index, so a consumed wake of `word` is never reported as
      * a hand-off only. */
-    struct fx_waitv v[2] = {
+    struct waitv_entry v[2] = {
         {.val = h, .uaddr = (uint64_t)(uintptr_t)handoff,
          .flags = FX_FUTEX2_SIZE_U32 | FX_FUTEX2_PRIVATE, .reserved = 0},
         {.val = (uint32_t)expected, .uaddr = (uint64_t)(uintptr_t)word,
@@ -181,21 +181,21 @@ int fxi_futex_wait2_raw(int32_t *word, int32_t expected, uint32_t *handoff, uint
 
 int fxi_futex_wait_private(uint32_t *word, uint32_t expected)
 {
-    long r = fx_sys_futex((int32_t *)word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, NULL, NULL,
+    long r = sys_futex((int32_t *)word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, NULL, NULL,
                           0);
     return r == 0 ? 0 : (int)-r;
 }
 
 int fxi_futex_wake_private(uint32_t *word, int count)
 {
-    long r = fx_sys_futex((int32_t *)word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, (uint32_t)count, NULL,
+    long r = sys_futex((int32_t *)word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, (uint32_t)count, NULL,
                           NULL, 0);
     return r < 0 ? 0 : (int)r;
 }
 
 int fxi_futex_wake_raw(int32_t *word, int count, uint32_t bitset)
 {
-    long r = fx_sys_futex(word, FUTEX_WAKE_BITSET, (uint32_t)count, NULL, NULL, bitset);
+    long r = sys_futex(word, FUTEX_WAKE_BITSET, (uint32_t)count, NULL, NULL, bitset);
     FX_STAT_WAKE(word);
     return r < 0 ? 0 : (int)r;
 }
@@ -204,7 +204,7 @@ int fxi_futex_requeue_raw(int32_t *word, int32_t expected, int wake, int32_t *ta
                          int requeue)
 {
     /* FUTEX_CMP_REQUEUE passes the requeue limit in the timeout argument. */
-    long r = fx_sys_futex(word, FUTEX_CMP_REQUEUE, (uint32_t)wake,
+    long r = sys_futex(word, FUTEX_CMP_REQUEUE, (uint32_t)wake,
                           (const struct timespec *)(uintptr_t)(unsigned)requeue, target,
                           (uint32_t)expected);
     FX_STAT_WAKE(word);

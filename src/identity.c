@@ -27,8 +27,8 @@
 #define MADV_WIPEONFORK 18 /* Linux 4.14 */
 #endif
 
-/* cache: high half, the epoch of the process that filled it (its PID and
- * detector bit); low half, the identity word. The initial value matches no
+/* cache: high half, the epoch of the process that filled it (its PID);
+ * low half, the identity word. The initial value matches no
  * page (no PID is 0xffffffff). The records start empty. */
 _Thread_local struct fxi_self fxi_self __attribute__((tls_model("initial-exec"))) = {
     .cache = UINT64_MAX};
@@ -39,12 +39,12 @@ _Thread_local struct fxi_self fxi_self __attribute__((tls_model("initial-exec"))
 __attribute__((visibility("hidden"), aligned(FXI_TID_PAGE))) int32_t
     fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)];
 
-static pthread_once_t fx_tid_once = PTHREAD_ONCE_INIT;
-static bool fx_tid_wiped; /* the epoch's page is wiped at fork: proven once */
+static pthread_once_t tid_once = PTHREAD_ONCE_INIT;
+static bool tid_wiped; /* the epoch's page is wiped at fork: proven once */
 
-/* The probe's marker in the epoch while it runs: neither a PID (at most
- * 2^22) nor the detector bit, so no thread's cache matches it (no thread of
- * this process has cached anything before fx_tid_setup returns). */
+/* The probe's marker in the epoch while it runs: not a PID (at most 2^22),
+ * so no thread's cache matches it (no thread of
+ * this process has cached anything before tid_setup returns). */
 #define FX_TID_PROBE_MARK 0x40000000
 
 #if defined(__has_attribute)
@@ -61,7 +61,7 @@ static bool fx_tid_wiped; /* the epoch's page is wiped at fork: proven once */
  * runtime may hold locks of threads the child does not have) and leaves by the
  * raw exit_group: no atexit handler, no stdio flush. Exit status 0: the kernel
  * handed the page over zeroed. */
-static FX_TID_NO_SANITIZE __attribute__((noinline, noreturn)) void fx_tid_probe_child(void)
+static FX_TID_NO_SANITIZE __attribute__((noinline, noreturn)) void tid_probe_child(void)
 {
     int32_t w = *(volatile int32_t *)&fxi_tid_epoch[0];
     for (;;)
@@ -79,7 +79,7 @@ static FX_TID_NO_SANITIZE __attribute__((noinline, noreturn)) void fx_tid_probe_
  * descriptor. Any failure (clone refused by seccomp, EAGAIN under
  * RLIMIT_NPROC, the child reaped by someone else's __WALL wait) answers
  * false: cache nothing. The epoch is 0 again when it returns. */
-static bool fx_tid_wipe_proven(void)
+static bool tid_wipe_proven(void)
 {
     __atomic_store_n(&fxi_tid_epoch[0], FX_TID_PROBE_MARK, __ATOMIC_RELAXED);
     /* flags 0: exit signal 0, nothing shared; no new stack (the child runs on
@@ -87,7 +87,7 @@ static bool fx_tid_wipe_proven(void)
      * architectures only in the arguments left 0 here. */
     long pid = fxi_syscall(SYS_clone, 0L, 0L, 0L, 0L, 0L, 0L);
     if (pid == 0)
-        fx_tid_probe_child();
+        tid_probe_child();
     bool wiped = false;
     if (pid > 0) {
         siginfo_t info;
@@ -106,11 +106,11 @@ static bool fx_tid_wipe_proven(void)
     return wiped;
 }
 
-static void fx_tid_setup(void)
+static void tid_setup(void)
 {
     /* Written here once and read by every thread's fxi_tid_slow after
      * pthread_once: the library's own word, hidden from Helgrind and DRD. */
-    fx_ann_own_words_once(&fx_tid_wiped, sizeof fx_tid_wiped);
+    fxi_ann_own_words(&tid_wiped, sizeof tid_wiped);
     long size = sysconf(_SC_PAGESIZE);
     if (size <= 0 || size > FXI_TID_PAGE || (uintptr_t)fxi_tid_epoch % (uintptr_t)size != 0)
         return; /* cannot mark exactly the epoch's page: cache nothing */
@@ -121,19 +121,19 @@ static void fx_tid_setup(void)
     }
     /* Helgrind and DRD would see the epoch, stored by the probe and by each
      * thread's first fxi_tid() and read by all, as a race: it is the
-     * library's own word, ordered as the comments say. Once per process, so
-     * not behind the FUTEXSYNC_HELGRIND option. */
-    fx_ann_own_words_once(fxi_tid_epoch, 2 * sizeof fxi_tid_epoch[0]); /* + namespace */
+     * library's own word, ordered as the comments say. Once per process:
+     * the hook looks at the probe itself. */
+    fxi_ann_own_words(fxi_tid_epoch, 2 * sizeof fxi_tid_epoch[0]); /* + namespace */
     /* Accepted is not done: trust the page only once a fork child saw it
      * zeroed. Otherwise nothing is cached, as where madvise fails. */
-    fx_tid_wiped = fx_tid_wipe_proven();
+    tid_wiped = tid_wipe_proven();
 }
 
 bool fxi_wipe_at_fork(void *page, size_t size)
 {
     int saved = errno;
-    pthread_once(&fx_tid_once, fx_tid_setup);
-    bool ok = fx_tid_wiped && madvise(page, size, MADV_WIPEONFORK) == 0;
+    pthread_once(&tid_once, tid_setup);
+    bool ok = tid_wiped && madvise(page, size, MADV_WIPEONFORK) == 0;
     errno = saved;
     return ok;
 }
@@ -148,7 +148,7 @@ bool fxi_wipe_at_fork(void *page, size_t size)
  * itself (Linux 6.11), else of /proc/self/ns/pid (a /proc of another PID
  * namespace resolves `self` to the same task, or not at all). Any failure:
  * false. Raw close (glibc's is a cancellation point), errno preserved. */
-static bool fx_tid_initial_pidns(void)
+static bool tid_initial_pidns(void)
 {
     int saved = errno;
     struct stat st;
@@ -174,11 +174,11 @@ static bool fx_tid_initial_pidns(void)
  * unknown), which a fork child gets zeroed: a child in a new PID namespace
  * learns its own. The first answer stays (relaxed CAS from 0: every thread
  * of a process asks the same question about the same namespace). */
-static uint32_t fx_tid_ns_bits(void)
+static uint32_t tid_ns_bits(void)
 {
     int32_t st = __atomic_load_n(&fxi_tid_epoch[1], __ATOMIC_RELAXED);
     if (st == 0) {
-        int32_t want = fx_tid_initial_pidns() ? 1 : 2;
+        int32_t want = tid_initial_pidns() ? 1 : 2;
         if (__atomic_compare_exchange_n(&fxi_tid_epoch[1], &st, want, false, __ATOMIC_RELAXED,
                                         __ATOMIC_RELAXED))
             st = want;
@@ -189,20 +189,19 @@ static uint32_t fx_tid_ns_bits(void)
 uint32_t fxi_tid_slow(void)
 {
     int saved = errno;
-    pthread_once(&fx_tid_once, fx_tid_setup);
+    pthread_once(&tid_once, tid_setup);
     pid_t t = (pid_t)syscall(SYS_gettid);
     pid_t pid = getpid();
     errno = saved;
-    if (!fx_tid_wiped)
+    if (!tid_wiped)
         return (uint32_t)t | FXI_ID_LOCALNS; /* nothing learned per process */
-    uint32_t id = (uint32_t)t | fx_tid_ns_bits();
-    /* The epoch is this process's PID, with the detector bit (the probe's
-     * answer, the same in every thread). In a fork child the kernel hands the
+    uint32_t id = (uint32_t)t | tid_ns_bits();
+    /* The epoch is this process's PID. In a fork child the kernel hands the
      * page over zeroed, so no cache copied from the parent (whose PID it
      * holds) is trusted, before or after the child's first thread stores the
      * child's PID here. Relaxed: every thread of a process stores the same
      * value; it guards only each thread's own cache. */
-    uint32_t epoch = (uint32_t)pid | (fxi_ann_detected() ? FXI_TID_DETECTOR : 0);
+    uint32_t epoch = (uint32_t)pid;
     /* The records are emptied for id first: once the cache is good,
      * fx_rmutex's fast paths trust the record of held rmutexes. */
     fxi_held_reset(id);

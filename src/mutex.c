@@ -75,7 +75,7 @@ enum {
 #define FX_MUTEX_SPIN_NS 4000
 #endif
 
-static inline bool fx_mutex_valid(int32_t v)
+static inline bool mutex_valid(int32_t v)
 {
     return (uint32_t)v <= CONTENDED;
 }
@@ -90,7 +90,7 @@ int fx_mutex_init(fx_mutex *m)
 }
 
 /* Spins while the lock is LOCKED; returns the last value seen. */
-static int32_t fx_mutex_spin(fx_mutex *m)
+static int32_t mutex_spin(fx_mutex *m)
 {
     int32_t v = 0;
     int n = fxi_spin_iterations(FX_MUTEX_SPIN_NS);
@@ -115,7 +115,7 @@ int fxi_mutex_acquire_step(fx_mutex *m, int32_t *sleep_on)
     int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
     for (;;) {
         /* @step mutex.acquire_step.valid */
-        if (!fx_mutex_valid(v))
+        if (!mutex_valid(v))
             return EINVAL;
         if (v == UNLOCKED) {
             /* Acquire as CONTENDED: sleepers we cannot see may remain, and our
@@ -147,7 +147,7 @@ int fxi_mutex_check_held(const fx_mutex *m)
     /* Relaxed: a plausibility check only; the caller's unlock gives the
      * authoritative answer. */
     int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
-    if (!fx_mutex_valid(v))
+    if (!mutex_valid(v))
         return EINVAL;
     return v == UNLOCKED ? EPERM : 0;
 }
@@ -193,11 +193,11 @@ int fxi_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
 }
 
 /* The slow path of lock and timedlock: 0, ETIMEDOUT or EINVAL. */
-__attribute__((noinline, cold)) static int fx_mutex_lock_contended(fx_mutex *m,
-                                                                   const struct timespec *deadline)
+__attribute__((noinline, cold)) static int mutex_lock_contended(fx_mutex *m,
+                                                                const struct timespec *deadline)
 {
     FX_STAT_CONTENDED(&m->state);
-    int32_t v = fx_mutex_spin(m);
+    int32_t v = mutex_spin(m);
 
     /* Before sleeping, one try as an ordinary locker: a free lock seen right
      * after spinning is taken as LOCKED, since we never slept. Acquire: the
@@ -211,76 +211,87 @@ __attribute__((noinline, cold)) static int fx_mutex_lock_contended(fx_mutex *m,
     return fxi_mutex_lock_slept(m, deadline);
 }
 
-/* lock and timedlock: the fast path, then the slow one; `ann` is the race
- * detector's view (a timed lock is a try: it may fail), `on` whether one is
- * there (FX_ANN_CALL). */
+/* lock and timedlock: the fast path, then the slow one. */
 static inline __attribute__((always_inline)) int
-fx_mutex_acquire(fx_mutex *m, const struct timespec *deadline, unsigned ann, int on)
+mutex_acquire(fx_mutex *m, const struct timespec *deadline)
 {
-    if (fxi_bad_slot(m))
-        return EINVAL;
-    if (on)
-        fx_ann_pre_lock(m, ann);
     int32_t v = UNLOCKED;
     /* Fast path, acquire on success: pairs with the release of unlock. */
     /* @step mutex.acquire.fast */
-    int r = __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
-                                        __ATOMIC_RELAXED)
-                ? 0
-                : fx_mutex_lock_contended(m, deadline);
-    if (on)
-        fx_ann_post_lock(m, r ? ann | FX_ANN_FAILED : ann, 0);
+    return __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED)
+               ? 0
+               : mutex_lock_contended(m, deadline);
+}
+
+/* mutex_acquire under a race detector; `ann` is its view (a timed lock
+ * is a try: it may fail). */
+__attribute__((noinline, cold)) static int
+mutex_acquire_announced(fx_mutex *m, const struct timespec *deadline, unsigned ann)
+{
+    fxi_ann_pre_lock(m, ann);
+    int r = mutex_acquire(m, deadline);
+    fxi_ann_post_lock(m, r ? ann | FX_ANN_FAILED : ann, 0);
     return r;
 }
 
-FX_ANN_TWIN(fx_mutex_acquire, (fx_mutex *m, const struct timespec *deadline, unsigned ann),
-            (m, deadline, ann))
-
 int fx_mutex_lock(fx_mutex *m)
 {
-    return FX_ANN_CALL(fx_mutex_acquire, m, NULL, FX_ANN_EXCLUSIVE);
+    if (fxi_bad_slot(m))
+        return EINVAL;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return mutex_acquire_announced(m, NULL, FX_ANN_EXCLUSIVE);
+    return mutex_acquire(m, NULL);
 }
 
 int fx_mutex_timedlock(fx_mutex *m, const struct timespec *deadline)
 {
-    return FX_ANN_CALL(fx_mutex_acquire, m, deadline, FX_ANN_TRY);
-}
-
-static inline __attribute__((always_inline)) int fx_mutex_try(fx_mutex *m, int on)
-{
     if (fxi_bad_slot(m))
         return EINVAL;
-    if (on)
-        fx_ann_pre_lock(m, FX_ANN_TRY);
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return mutex_acquire_announced(m, deadline, FX_ANN_TRY);
+    return mutex_acquire(m, deadline);
+}
+
+static inline __attribute__((always_inline)) int mutex_try(fx_mutex *m)
+{
     int32_t v = UNLOCKED;
-    int r = 0;
     /* Acquire on success; a failed CAS reports the value it saw (relaxed: it
      * only chooses the error). */
     /* @step mutex.trylock.cas */
     if (!__atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
-        r = fx_mutex_valid(v) ? EBUSY : EINVAL; /* @step mutex.trylock.busy */
-    if (on)
-        fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+        return mutex_valid(v) ? EBUSY : EINVAL; /* @step mutex.trylock.busy */
+    return 0;
+}
+
+/* mutex_try under a race detector. */
+__attribute__((noinline, cold)) static int mutex_try_announced(fx_mutex *m)
+{
+    fxi_ann_pre_lock(m, FX_ANN_TRY);
+    int r = mutex_try(m);
+    fxi_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
     return r;
 }
 
-FX_ANN_TWIN(fx_mutex_try, (fx_mutex *m), (m))
-
 int fx_mutex_trylock(fx_mutex *m)
 {
-    return FX_ANN_CALL(fx_mutex_try, m);
+    if (fxi_bad_slot(m))
+        return EINVAL;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return mutex_try_announced(m);
+    return mutex_try(m);
 }
 
 /* The slow path of unlock: v is the value the fast CAS found instead of
  * LOCKED. Returns 0, EPERM or EINVAL. */
-__attribute__((noinline, cold)) static int fx_mutex_unlock_slow(fx_mutex *m, int32_t v)
+__attribute__((noinline, cold)) static int mutex_unlock_slow(fx_mutex *m, int32_t v)
 {
     for (;;) {
         /* @step mutex.unlock_slow.check */
         if (v == UNLOCKED)
             return EPERM; /* not locked, or another thread unlocked it first */
-        if (!fx_mutex_valid(v))
+        if (!mutex_valid(v))
             return EINVAL;
         /* Release, as in the fast path. On failure v is reloaded. */
         /* @step mutex.unlock_slow.cas */
@@ -296,40 +307,43 @@ __attribute__((noinline, cold)) static int fx_mutex_unlock_slow(fx_mutex *m, int
     }
 }
 
-static inline __attribute__((always_inline)) int fx_mutex_release(fx_mutex *m, int on)
+static inline __attribute__((always_inline)) int mutex_release(fx_mutex *m)
 {
-    if (fxi_bad_slot(m))
-        return EINVAL;
-    /* @step mutex.unlock.annotate */
-    if (on) {
-        /* A race detector must hear of the release before it happens, and
-         * only of a real one: sort out EPERM and EINVAL first. Relaxed: a
-         * first look only; the CAS below is what synchronizes. */
-        int32_t seen = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
-        if (seen == UNLOCKED)
-            return EPERM;
-        if (!fx_mutex_valid(seen))
-            return EINVAL;
-        fx_ann_pre_unlock(m, FX_ANN_EXCLUSIVE);
-    }
     /* @step mutex.unlock.fast */
     int32_t v = LOCKED;
     /* Release: everything the critical section wrote happens-before the next
      * holder's acquire. A CAS (not an exchange) leaves a value the library
      * never wrote untouched, so it can be reported. */
     /* @step mutex.unlock.cas */
-    int r = __atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED)
-                ? 0
-                : fx_mutex_unlock_slow(m, v);
-    if (on)
-        fx_ann_post_unlock(m, FX_ANN_EXCLUSIVE);
+    return __atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
+                                       __ATOMIC_RELAXED)
+               ? 0
+               : mutex_unlock_slow(m, v);
+}
+
+/* mutex_release under a race detector. */
+__attribute__((noinline, cold)) static int mutex_release_announced(fx_mutex *m)
+{
+    /* @step mutex.unlock.annotate */
+    /* A race detector must hear of the release before it happens, and only
+     * of a real one: sort out EPERM and EINVAL first. Relaxed: a first look
+     * only; the CAS of mutex_release is what synchronizes. */
+    int32_t seen = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
+    if (seen == UNLOCKED)
+        return EPERM;
+    if (!mutex_valid(seen))
+        return EINVAL;
+    fxi_ann_pre_unlock(m, FX_ANN_EXCLUSIVE);
+    int r = mutex_release(m);
+    fxi_ann_post_unlock(m, FX_ANN_EXCLUSIVE);
     return r;
 }
 
-FX_ANN_TWIN(fx_mutex_release, (fx_mutex *m), (m))
-
 int fx_mutex_unlock(fx_mutex *m)
 {
-    return FX_ANN_CALL(fx_mutex_release, m);
+    if (fxi_bad_slot(m))
+        return EINVAL;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return mutex_release_announced(m);
+    return mutex_release(m);
 }

@@ -61,6 +61,7 @@
 #include "futexsync/rmutex.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -98,29 +99,29 @@ _Static_assert(LOCALNS == FXI_ID_LOCALNS && TID_MAX == FXI_ID_TID_MASK,
 #endif
 
 /* The owner TID of a HELD or HELD+W value, 0 for any other value. */
-static inline uint32_t fx_rm_held_tid(uint32_t v)
+static inline uint32_t rmutex_held_tid(uint32_t v)
 {
     uint32_t t = v & ~(WAITERS | LOCALNS);
     return t - 1u < TID_MAX ? t : 0;
 }
 
-static inline bool fx_rm_valid(uint32_t v)
+static inline bool rmutex_valid(uint32_t v)
 {
-    return v == 0 || v == ORPHANED || v == NOTREC || fx_rm_held_tid(v) != 0;
+    return v == 0 || v == ORPHANED || v == NOTREC || rmutex_held_tid(v) != 0;
 }
 
 /* A depth slot the owner may hold: count 1..DEPTH_MAX, INC the only flag. */
-static inline bool fx_rm_depth_ok(int32_t d)
+static inline bool rmutex_depth_ok(int32_t d)
 {
     return (d & ~(DEPTH_MASK | INC)) == 0 && (d & DEPTH_MASK) != 0;
 }
 
-static inline uint32_t *fx_rm_word(fx_rmutex *m)
+static inline uint32_t *rmutex_word(fx_rmutex *m)
 {
     return (uint32_t *)&m->owner;
 }
 
-static int64_t fx_rm_now(void)
+static int64_t rmutex_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -130,57 +131,53 @@ static int64_t fx_rm_now(void)
 /* The per-thread record of held rmutexes (src/internal/identity.h) ----------- */
 
 /* The word names self (v & ~W == self): does self own m? Unknown counts as yes. */
-static inline bool fx_rm_mine(const fx_rmutex *m, uint32_t self)
+static inline bool rmutex_mine(const fx_rmutex *m, uint32_t self)
 {
     return fxi_held_has(m, self) != 0;
 }
 
-#if defined(FX_TSAN)
-#include <pthread.h>
-
 /* A thread that exits holding rmutexes announces their release (the recorded
- * ones): TSan cannot see the death, and would otherwise report the
- * EOWNERDEAD acquisition as a double lock. */
-static pthread_key_t fx_rm_exit_key;
-static pthread_once_t fx_rm_exit_once = PTHREAD_ONCE_INIT;
+ * ones) to the race detector: it cannot see the death, and would otherwise
+ * report the EOWNERDEAD acquisition as a double lock. Armed at each
+ * announced acquisition, only when a detector is there. */
+static pthread_key_t rmutex_exit_key;
+static pthread_once_t rmutex_exit_once = PTHREAD_ONCE_INIT;
 
-static void fx_rm_exit(void *unused)
+static void rmutex_exit(void *unused)
 {
     (void)unused;
     if (fxi_self.held.first != NULL) {
-        __tsan_mutex_pre_unlock(fxi_self.held.first, 0);
-        __tsan_mutex_post_unlock(fxi_self.held.first, 0);
+        fxi_ann_pre_unlock(fxi_self.held.first, FX_ANN_RECURSIVE);
+        fxi_ann_post_unlock(fxi_self.held.first, FX_ANN_RECURSIVE);
     }
     for (uint32_t i = 0; i < fxi_self.held.k; i++) {
-        __tsan_mutex_pre_unlock(fxi_self.held.more[i], 0);
-        __tsan_mutex_post_unlock(fxi_self.held.more[i], 0);
+        fxi_ann_pre_unlock(fxi_self.held.more[i], FX_ANN_RECURSIVE);
+        fxi_ann_post_unlock(fxi_self.held.more[i], FX_ANN_RECURSIVE);
     }
     fxi_held_reset(fxi_self.held.tid);
 }
 
-static void fx_rm_exit_init(void)
+static void rmutex_exit_init(void)
 {
-    pthread_key_create(&fx_rm_exit_key, fx_rm_exit);
+    pthread_key_create(&rmutex_exit_key, rmutex_exit);
 }
 
-static void fx_rm_exit_arm(void)
+__attribute__((noinline, cold)) static void rmutex_exit_arm(void)
 {
-    pthread_once(&fx_rm_exit_once, fx_rm_exit_init);
-    pthread_setspecific(fx_rm_exit_key, (void *)1); /* non-NULL: run the destructor */
+    if (!fxi_ann_detected())
+        return;
+    pthread_once(&rmutex_exit_once, rmutex_exit_init);
+    pthread_setspecific(rmutex_exit_key, (void *)1); /* non-NULL: run the destructor */
 }
-#else
-#define fx_rm_exit_arm() ((void)0)
-#endif
 
-/* The rest of fx_rm_acquired when the record is not known to be ours or
+/* The rest of rmutex_acquired when the record is not known to be ours or
  * its first entry is taken: records m, installs the depth slot's value d.
  * Out of line, so that the lock's fast path needs no stack frame. */
-__attribute__((noinline)) static int fx_rm_acquired_slow(fx_rmutex *m, uint32_t self, int r,
+__attribute__((noinline)) static int rmutex_acquired_slow(fx_rmutex *m, uint32_t self, int r,
                                                         int32_t d)
 {
     fxi_held_add(m, self);
-    fx_rm_exit_arm();
-    /* Relaxed, as in fx_rm_acquired. */
+    /* Relaxed, as in rmutex_acquired. */
     __atomic_store_n(&m->depth, d, __ATOMIC_RELAXED);
     return r;
 }
@@ -194,21 +191,22 @@ __attribute__((noinline)) static int fx_rm_acquired_slow(fx_rmutex *m, uint32_t 
  * overwritten; our release publishes it to the next owner. `trusted`: the
  * caller came by fxi_tid_plain, so the record is this thread's. */
 static inline __attribute__((always_inline)) int
-fx_rm_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t depth, int on,
-               bool trusted)
+rmutex_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t depth, int on,
+                bool trusted)
 {
     if (r == 0 || r == EOWNERDEAD) {
-        if (on)
-            fx_ann_post_lock(m, FX_ANN_RECURSIVE | try_flag, 0);
+        if (on) {
+            fxi_ann_post_lock(m, FX_ANN_RECURSIVE | try_flag, 0);
+            rmutex_exit_arm();
+        }
         int32_t d = r == 0 ? depth : depth | INC;
         if (!__builtin_expect(trusted && fxi_self.held.first == NULL, 1))
-            return fx_rm_acquired_slow(m, self, r, d);
+            return rmutex_acquired_slow(m, self, r, d);
         fxi_self.held.first = m; /* the common case: one store, fixed address */
-        fx_rm_exit_arm();
         /* @step rmutex.acquired.depth */
         __atomic_store_n(&m->depth, d, __ATOMIC_RELAXED);
     } else if (on) {
-        fx_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
+        fxi_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
     }
     return r;
 }
@@ -218,14 +216,14 @@ fx_rm_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t de
 /* Gives up ownership of the word (S or S|W) for `to` (FREE or NOTREC) and wakes
  * the sleepers that need it. Returns 0, or EPERM if the word no longer names the caller (someone called
  * fx_rmutex_recover on a live owner: nothing is released then). */
-static int fx_rm_release(fx_rmutex *m, uint32_t self, uint32_t to)
+static int rmutex_release(fx_rmutex *m, uint32_t self, uint32_t to)
 {
     /* @step rmutex.release.cas */
     uint32_t v = self;
     /* Release: the critical section's writes happen-before the next owner's
      * acquiring CAS. On failure v is reloaded (relaxed: only
      * the W bit can have changed while we own the word). */
-    while (!__atomic_compare_exchange_n(fx_rm_word(m), &v, to, false, __ATOMIC_RELEASE,
+    while (!__atomic_compare_exchange_n(rmutex_word(m), &v, to, false, __ATOMIC_RELEASE,
                                         __ATOMIC_RELAXED)) {
         if ((v & ~WAITERS) != self)
             return EPERM;
@@ -252,11 +250,11 @@ static int fx_rm_release(fx_rmutex *m, uint32_t self, uint32_t to)
 /* Acquisition --------------------------------------------------------------- */
 
 /* Re-entry by the owner. */
-static int fx_rm_reenter(fx_rmutex *m)
+static int rmutex_reenter(fx_rmutex *m)
 {
     /* Relaxed: only the owner reads or writes the depth slot. */
     int32_t d = __atomic_load_n(&m->depth, __ATOMIC_RELAXED);
-    if (!fx_rm_depth_ok(d))
+    if (!rmutex_depth_ok(d))
         return EINVAL;
     if ((d & DEPTH_MASK) == DEPTH_MAX)
         return EAGAIN;
@@ -270,20 +268,20 @@ static _Thread_local struct {
     const fx_rmutex *m;
     uint32_t tid;
     int64_t until;
-} fx_rm_memo;
+} rmutex_memo;
 
 /* Whether the owner t (an identity word) of m is dead, for a non-waiting
  * attempt by self. */
-static bool fx_rm_dead_now(const fx_rmutex *m, uint32_t t, uint32_t self)
+static bool rmutex_dead_now(const fx_rmutex *m, uint32_t t, uint32_t self)
 {
-    int64_t now = fx_rm_now();
-    if (fx_rm_memo.m == m && fx_rm_memo.tid == t && now < fx_rm_memo.until)
+    int64_t now = rmutex_now();
+    if (rmutex_memo.m == m && rmutex_memo.tid == t && now < rmutex_memo.until)
         return false;
     if (fxi_id_probe(t, self) == FXI_TID_DEAD)
         return true;
-    fx_rm_memo.m = m;
-    fx_rm_memo.tid = t;
-    fx_rm_memo.until = now + RECHECK_NS;
+    rmutex_memo.m = m;
+    rmutex_memo.tid = t;
+    rmutex_memo.until = now + RECHECK_NS;
     return false;
 }
 
@@ -293,16 +291,16 @@ static bool fx_rm_dead_now(const fx_rmutex *m, uint32_t t, uint32_t self)
  * the word, so a word naming self that the step finds was left by a dead
  * thread that had this TID): takes FREE (0) or ORPHANED (EOWNERDEAD), recovers
  * from a dead owner (EOWNERDEAD), or marks W and reports EBUSY with the value
- * to sleep on. The caller installs the depth (fx_rm_acquired). `nowait`: a
+ * to sleep on. The caller installs the depth (rmutex_acquired). `nowait`: a
  * non-waiting attempt (liveness checked at once, memo permitting, and W not
  * set); otherwise the waiter's schedule in w decides.
  */
-static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, bool nowait,
-                      uint32_t *sleep_on)
+static int rmutex_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, bool nowait,
+                       uint32_t *sleep_on)
 {
     /* Relaxed: a guess for the first CAS; every CAS below synchronizes. */
     /* @step rmutex.step.load */
-    uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
+    uint32_t v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
     uint32_t judge_now = 0; /* the TID whose take-over CAS was just lost */
     for (;;) {
         uint32_t keep = w->slept ? WAITERS : 0;
@@ -310,7 +308,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
         if (v == 0 || v == ORPHANED) {
             /* Acquire: see the previous owner's writes. A thread that has
              * slept keeps W: sleepers it cannot see may remain (mutex3). */
-            if (__atomic_compare_exchange_n(fx_rm_word(m), &v, self | keep, false,
+            if (__atomic_compare_exchange_n(rmutex_word(m), &v, self | keep, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
                 return v == 0 ? 0 : EOWNERDEAD;
             continue; /* v reloaded */
@@ -318,7 +316,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
         /* @step rmutex.step.notrec */
         if (v == NOTREC)
             return ENOTRECOVERABLE;
-        if (fx_rm_held_tid(v) == 0)
+        if (rmutex_held_tid(v) == 0)
             return EINVAL;
         uint32_t t = v & ~WAITERS; /* the owner's identity */
         /* Held by thread t: is it dead? A verdict holds only for the value v
@@ -340,11 +338,11 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
              * judge the value read now, at once. */
             dead = fxi_id_probe(t, self) == FXI_TID_DEAD;
         } else if (nowait) {
-            dead = fx_rm_dead_now(m, t, self);
+            dead = rmutex_dead_now(m, t, self);
         } else {
             dead = false;
             /* @step rmutex.step.now */
-            int64_t now = fx_rm_now();
+            int64_t now = rmutex_now();
             /* @step rmutex.step.new_owner */
             if ((uint32_t)w->seen != t) {
                 w->seen = (int32_t)t;
@@ -368,7 +366,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
             /* CAS from the exact value seen: one detector (or recover) wins.
              * W is kept: the sleepers now wait for our release. Acquire, as
              * any acquisition. */
-            if (__atomic_compare_exchange_n(fx_rm_word(m), &v, self | (v & WAITERS) | keep, false,
+            if (__atomic_compare_exchange_n(rmutex_word(m), &v, self | (v & WAITERS) | keep, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
                 return EOWNERDEAD;
             /* v reloaded: W set, someone else recovered or released, or a
@@ -382,7 +380,7 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
         if (!(v & WAITERS)) {
             /* Relaxed: W only makes the owner's release wake a sleeper; it
              * publishes no data. On failure v is reloaded. */
-            if (!__atomic_compare_exchange_n(fx_rm_word(m), &v, v | WAITERS, false,
+            if (!__atomic_compare_exchange_n(rmutex_word(m), &v, v | WAITERS, false,
                                              __ATOMIC_RELAXED, __ATOMIC_RELAXED))
                 continue;
             v |= WAITERS;
@@ -396,19 +394,19 @@ static int fx_rm_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, 
 
 /* Sleeps on the word between steps until the mutex is taken, the caller's
  * deadline passes (then one last non-waiting attempt), or an error. */
-static int fx_rm_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
-                      const struct timespec *deadline)
+static int rmutex_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
+                       const struct timespec *deadline)
 {
     uint32_t sleep_on;
     if (deadline != NULL && fxi_deadline_check(deadline)) {
         /* A bad tv_nsec is an error only when the call would block (POSIX):
          * decide that as trylock does -- free, orphaned or a dead owner
          * (checked at once) is taken -- without marking W, since we leave. */
-        int r = fx_rm_step(m, self, w, true, &sleep_on);
+        int r = rmutex_step(m, self, w, true, &sleep_on);
         return r == EBUSY ? EINVAL : r;
     }
     for (;;) {
-        int r = fx_rm_step(m, self, w, false, &sleep_on);
+        int r = rmutex_step(m, self, w, false, &sleep_on);
         if (r != EBUSY)
             return r;
         /* @step rmutex.wait.sleep */
@@ -423,7 +421,7 @@ static int fx_rm_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
             /* Not woken (a wake makes the wait return 0), so no wake is lost
              * by leaving. As POSIX asks of a timed lock, take it if that can
              * be done at once: free, orphaned, or a dead owner. */
-            r = fx_rm_step(m, self, w, true, &sleep_on);
+            r = rmutex_step(m, self, w, true, &sleep_on);
             return r == EBUSY ? ETIMEDOUT : r;
         }
         /* @step rmutex.wait.again */
@@ -432,26 +430,26 @@ static int fx_rm_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
 }
 
 /* The slow path of lock and timedlock for a non-owner: spin, then wait. */
-__attribute__((noinline, cold)) static int fx_rm_lock_contended(fx_rmutex *m, uint32_t self,
-                                                                const struct timespec *deadline)
+__attribute__((noinline, cold)) static int rmutex_lock_contended(fx_rmutex *m, uint32_t self,
+                                                                 const struct timespec *deadline)
 {
     /* Relaxed loads: only hints for when to try the CAS, which synchronizes. */
     /* @step rmutex.lock_contended.spin */
-    uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
+    uint32_t v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
     int n = fxi_spin_iterations(FX_RMUTEX_SPIN_NS);
-    for (int i = 0; i < n && fx_rm_held_tid(v) != 0 && !(v & WAITERS); i++) {
+    for (int i = 0; i < n && rmutex_held_tid(v) != 0 && !(v & WAITERS); i++) {
         fxi_cpu_relax();
-        v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
+        v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
     }
     /* One try as an ordinary locker before sleeping (we never slept: no W).
      * Acquire: the critical section sees the previous owner's writes. */
     /* @step rmutex.lock_contended.cas */
-    if (v == 0 && __atomic_compare_exchange_n(fx_rm_word(m), &v, self, false, __ATOMIC_ACQUIRE,
+    if (v == 0 && __atomic_compare_exchange_n(rmutex_word(m), &v, self, false, __ATOMIC_ACQUIRE,
                                               __ATOMIC_RELAXED))
         return 0;
     struct fxi_rmutex_waiter w;
     fxi_rmutex_waiter_init(&w, 0);
-    return fx_rm_wait(m, self, &w, deadline);
+    return rmutex_wait(m, self, &w, deadline);
 }
 
 /* Public API ------------------------------------------------------------------ */
@@ -470,36 +468,37 @@ int fx_rmutex_init(fx_rmutex *m)
  * (nowait: trylock). Announces the end of the attempt to race detectors; a
  * re-entry is announced as a failed try (only outermost levels are lock
  * events for them). */
-__attribute__((noinline)) static int fx_rm_lock_busy(fx_rmutex *m, uint32_t self, uint32_t v,
-                                                     const struct timespec *deadline,
-                                                     unsigned try_flag, bool nowait)
+__attribute__((noinline)) static int rmutex_lock_busy(fx_rmutex *m, uint32_t self, uint32_t v,
+                                                      const struct timespec *deadline,
+                                                      unsigned try_flag, bool nowait)
 {
     int r;
-    if ((v & ~WAITERS) == self && fx_rm_mine(m, self)) {
+    if ((v & ~WAITERS) == self && rmutex_mine(m, self)) {
         /* Only this thread writes its own TID into the word, and it recorded
          * the acquisition, so the CAS's view of it means we own the mutex.
          * (Our TID without a record: its former thread died holding m; the
          * step takes it over.) */
-        fx_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
-        return fx_rm_reenter(m);
+        if (fxi_ann_on())
+            fxi_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
+        return rmutex_reenter(m);
     }
     if (nowait) {
         struct fxi_rmutex_waiter w;
         uint32_t unused;
         fxi_rmutex_waiter_init(&w, 0);
         /* @step rmutex.lock_busy.step */
-        r = fx_rm_step(m, self, &w, true, &unused);
+        r = rmutex_step(m, self, &w, true, &unused);
     } else {
-        r = fx_rm_lock_contended(m, self, deadline);
+        r = rmutex_lock_contended(m, self, deadline);
     }
-    return fx_rm_acquired(m, self, try_flag, r, 1, FX_ANN_ACTIVE, false);
+    return rmutex_acquired(m, self, try_flag, r, 1, fxi_ann_on(), false);
 }
 
 /* lock, timedlock and trylock for the caller `self`; `on`: a race detector
  * may be there (its hooks run). */
 static inline __attribute__((always_inline)) int
-fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait,
-           uint32_t self, int on)
+rmutex_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait,
+            uint32_t self, int on)
 {
     if (fxi_bad_slot(m))
         return EINVAL;
@@ -509,13 +508,13 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
      * (!on), else its TID must be ours (a fork child inherits the record).
      * A plain load instead of a failed CAS (cheaper), and no load of the
      * word in front of the first acquisition's CAS. Other re-entries fail
-     * the CAS and are recognised by fx_rm_lock_busy. */
+     * the CAS and are recognised by rmutex_lock_busy. */
     if (fxi_self.held.first == m &&
-        (__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
+        (__atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
         (!on || fxi_self.held.tid == self))
-        return fx_rm_reenter(m);
+        return rmutex_reenter(m);
     if (on)
-        fx_ann_pre_lock(m, FX_ANN_RECURSIVE | try_flag);
+        fxi_ann_pre_lock(m, FX_ANN_RECURSIVE | try_flag);
     uint32_t v = 0;
     /* Fast path, acquire on success: pairs with the release of the unlock.
      * The CAS comes first, with no load before it: a plain load of a word
@@ -523,82 +522,84 @@ fx_rm_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, boo
      * itself. On failure v is the value seen (relaxed: it only picks the
      * path; re-entry needs no ordering, the slow path re-synchronizes). */
     /* @step rmutex.lock.fast */
-    if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, self, false,
+    if (__builtin_expect(__atomic_compare_exchange_n(rmutex_word(m), &v, self, false,
                                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED),
                          1)) {
-        return fx_rm_acquired(m, self, try_flag, 0, 1, on, !on);
+        return rmutex_acquired(m, self, try_flag, 0, 1, on, !on);
     }
-    return fx_rm_lock_busy(m, self, v, deadline, try_flag, nowait);
+    return rmutex_lock_busy(m, self, v, deadline, try_flag, nowait);
 }
 
 /* The lock calls when fxi_tid_plain says no: this thread's first call (or a
  * fork child's), or a race detector is there, whose hooks then run. */
-__attribute__((noinline, cold)) static int fx_rm_lock_announced(fx_rmutex *m,
+__attribute__((noinline, cold)) static int rmutex_lock_announced(fx_rmutex *m,
                                                                const struct timespec *deadline,
                                                                unsigned try_flag, bool nowait)
 {
-    return fx_rm_lock(m, deadline, try_flag, nowait, fxi_id(), 1);
+    return rmutex_lock(m, deadline, try_flag, nowait, fxi_id(), 1);
 }
 
-/* One look at the TID cache and the fork epoch gives the caller's TID and
- * whether a race detector is there (src/internal/identity.h): no hook, no second
- * load on the fast path. */
+/* The caller's TID from the cache when it is good (src/internal/identity.h),
+ * and one look at the race-detector probe. */
 static inline __attribute__((always_inline)) int
-fx_rm_lock_entry(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait)
+rmutex_lock_entry(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait)
 {
     uint32_t self;
-    if (__builtin_expect(fxi_tid_plain(&self), 1))
-        return fx_rm_lock(m, deadline, try_flag, nowait, self, 0);
-    return fx_rm_lock_announced(m, deadline, try_flag, nowait);
+    if (__builtin_expect(fxi_tid_plain(&self) && !fxi_ann_on(), 1))
+        return rmutex_lock(m, deadline, try_flag, nowait, self, 0);
+    return rmutex_lock_announced(m, deadline, try_flag, nowait);
 }
 
 int fx_rmutex_lock(fx_rmutex *m)
 {
-    return fx_rm_lock_entry(m, NULL, 0, false);
+    return rmutex_lock_entry(m, NULL, 0, false);
 }
 
 int fx_rmutex_timedlock(fx_rmutex *m, const struct timespec *deadline)
 {
-    return fx_rm_lock_entry(m, deadline, FX_ANN_TRY, false);
+    return rmutex_lock_entry(m, deadline, FX_ANN_TRY, false);
 }
 
 int fx_rmutex_trylock(fx_rmutex *m)
 {
-    return fx_rm_lock_entry(m, NULL, FX_ANN_TRY, true);
+    return rmutex_lock_entry(m, NULL, FX_ANN_TRY, true);
 }
 
 /* Checks that the caller owns m; returns 0 and its depth slot, or the error. */
-static inline int fx_rm_owned(fx_rmutex *m, uint32_t self, int32_t *depth)
+static inline int rmutex_owned(fx_rmutex *m, uint32_t self, int32_t *depth)
 {
-    /* Relaxed: only the owner sees its own TID here (see fx_rm_lock_busy). */
-    uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
-    if (!fx_rm_valid(v))
+    /* Relaxed: only the owner sees its own TID here (see rmutex_lock_busy). */
+    uint32_t v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
+    if (!rmutex_valid(v))
         return EINVAL;
-    if ((v & ~WAITERS) != self || !fx_rm_mine(m, self))
+    if ((v & ~WAITERS) != self || !rmutex_mine(m, self))
         return EPERM; /* our TID unrecorded: a dead thread that had it owns m */
     /* Relaxed: the owner's private slot. */
     *depth = __atomic_load_n(&m->depth, __ATOMIC_RELAXED);
-    return fx_rm_depth_ok(*depth) ? 0 : EINVAL;
+    return rmutex_depth_ok(*depth) ? 0 : EINVAL;
 }
 
 /* The outermost release by the owner `self`, whose depth slot held d: tells
  * the race detector, forgets the acquisition in the record, and
  * frees the mutex (as NOTRECOVERABLE when it is still inconsistent). */
-static int fx_rm_release_owned(fx_rmutex *m, uint32_t self, int32_t d)
+static int rmutex_release_owned(fx_rmutex *m, uint32_t self, int32_t d)
 {
-    fx_ann_pre_unlock(m, FX_ANN_RECURSIVE);
-    int r = fx_rm_release(m, self, (d & INC) ? NOTREC : 0);
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
+    if (on)
+        fxi_ann_pre_unlock(m, FX_ANN_RECURSIVE);
+    int r = rmutex_release(m, self, (d & INC) ? NOTREC : 0);
     fxi_held_del(m, self);
-    fx_ann_post_unlock(m, FX_ANN_RECURSIVE);
+    if (on)
+        fxi_ann_post_unlock(m, FX_ANN_RECURSIVE);
     return r;
 }
 
 /* Unlock, checked step by step: inner levels, W set, errors, NOTREC, and every
  * unlock in builds that announce locks to race detectors. */
-__attribute__((noinline)) static int fx_rm_unlock_slow(fx_rmutex *m, uint32_t self)
+__attribute__((noinline)) static int rmutex_unlock_slow(fx_rmutex *m, uint32_t self)
 {
     int32_t d;
-    int r = fx_rm_owned(m, self, &d);
+    int r = rmutex_owned(m, self, &d);
     if (r != 0)
         return r;
     if ((d & DEPTH_MASK) > 1) {
@@ -606,7 +607,7 @@ __attribute__((noinline)) static int fx_rm_unlock_slow(fx_rmutex *m, uint32_t se
         __atomic_store_n(&m->depth, d - 1, __ATOMIC_RELAXED);
         return 0;
     }
-    return fx_rm_release_owned(m, self, d);
+    return rmutex_release_owned(m, self, d);
 }
 
 int fx_rmutex_unlock(fx_rmutex *m)
@@ -616,8 +617,8 @@ int fx_rmutex_unlock(fx_rmutex *m)
     uint32_t self;
     /* Under a race detector every unlock is checked before it releases,
      * since the announcement must precede the release: the slow path does
-     * both. fxi_tid_plain says no detector (and gives our TID) in one look. */
-    if (!fxi_tid_plain(&self)) {
+     * both (one look at the probe). */
+    if (!fxi_tid_plain(&self) || fxi_ann_on()) {
         self = fxi_id();
     } else {
         /* Fast path: m is the record's first entry (the record is ours:
@@ -634,7 +635,7 @@ int fx_rmutex_unlock(fx_rmutex *m)
                                  __atomic_load_n(&m->depth, __ATOMIC_RELAXED) == 1,
                              1)) {
             uint32_t v = self;
-            if (__builtin_expect(__atomic_compare_exchange_n(fx_rm_word(m), &v, 0, false,
+            if (__builtin_expect(__atomic_compare_exchange_n(rmutex_word(m), &v, 0, false,
                                                              __ATOMIC_RELEASE, __ATOMIC_RELAXED),
                                  1)) {
                 fxi_self.held.first = NULL; /* forget the acquisition */
@@ -642,7 +643,7 @@ int fx_rmutex_unlock(fx_rmutex *m)
             }
         }
     }
-    return fx_rm_unlock_slow(m, self);
+    return rmutex_unlock_slow(m, self);
 }
 
 int fx_rmutex_consistent(fx_rmutex *m)
@@ -650,7 +651,7 @@ int fx_rmutex_consistent(fx_rmutex *m)
     if (fxi_bad_slot(m))
         return EINVAL;
     int32_t d;
-    int r = fx_rm_owned(m, fxi_id(), &d);
+    int r = rmutex_owned(m, fxi_id(), &d);
     if (r != 0)
         return r;
     if (!(d & INC))
@@ -667,19 +668,19 @@ int fx_rmutex_recover(fx_rmutex *m, pid_t dead_tid)
         return EINVAL;
     /* Relaxed: a guess for the CAS, which synchronizes. */
     /* @step rmutex.recover.load */
-    uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
+    uint32_t v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
     for (;;) {
-        if (!fx_rm_valid(v))
+        if (!rmutex_valid(v))
             return EINVAL;
         /* @step rmutex.recover.check */
-        uint32_t t = fx_rm_held_tid(v);
+        uint32_t t = rmutex_held_tid(v);
         if (t == 0 || dead_tid <= 0 || t != (uint32_t)dead_tid)
             return EPERM;
         /* From the exact value seen, so that a waiter recovering at the same
          * time and we cannot both win. Acquire-release: our earlier writes
          * (the caller may have repaired data) reach the next acquirer. */
         /* @step rmutex.recover.cas */
-        if (__atomic_compare_exchange_n(fx_rm_word(m), &v, ORPHANED, false, __ATOMIC_ACQ_REL,
+        if (__atomic_compare_exchange_n(rmutex_word(m), &v, ORPHANED, false, __ATOMIC_ACQ_REL,
                                         __ATOMIC_RELAXED)) {
             /* One sleeper takes ORPHANED, keeping W for the others. */
             /* @step rmutex.recover.waiters */
@@ -696,9 +697,9 @@ pid_t fx_rmutex_owner(const fx_rmutex *m)
         return -EINVAL;
     /* Relaxed: a snapshot; it orders nothing. */
     uint32_t v = (uint32_t)__atomic_load_n(&m->owner, __ATOMIC_RELAXED);
-    if (!fx_rm_valid(v))
+    if (!rmutex_valid(v))
         return -EINVAL;
-    return (pid_t)fx_rm_held_tid(v);
+    return (pid_t)rmutex_held_tid(v);
 }
 
 /* Internal entry points (src/internal/rmutex.h) ------------------------------- */
@@ -718,14 +719,16 @@ int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t *
     if (fxi_bad_slot(m) || w == NULL || w->depth < 0 || w->depth > DEPTH_MAX)
         return EINVAL;
     uint32_t self = fxi_id();
-    /* Relaxed: picks the path, as in fx_rm_lock. */
-    uint32_t v = __atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED);
-    if ((v & ~WAITERS) == self && fx_rm_mine(m, self))
-        return w->depth == 0 ? fx_rm_reenter(m) : EINVAL;
-    fx_ann_pre_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY);
+    /* Relaxed: picks the path, as in rmutex_lock. */
+    uint32_t v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
+    if ((v & ~WAITERS) == self && rmutex_mine(m, self))
+        return w->depth == 0 ? rmutex_reenter(m) : EINVAL;
+    const bool ann = fxi_ann_on(); /* one look at the race-detector probe */
+    if (ann)
+        fxi_ann_pre_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY);
     uint32_t on = 0;
-    int r = fx_rm_acquired(m, self, FX_ANN_TRY, fx_rm_step(m, self, w, false, &on),
-                           w->depth > 0 ? w->depth : 1, FX_ANN_ACTIVE, false);
+    int r = rmutex_acquired(m, self, FX_ANN_TRY, rmutex_step(m, self, w, false, &on),
+                            w->depth > 0 ? w->depth : 1, ann, false);
     if (r == EBUSY) {
         *word = &m->owner;
         *sleep_on = (int32_t)on;
@@ -750,13 +753,13 @@ int fxi_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
         return EINVAL;
     uint32_t self = fxi_id();
     int32_t d;
-    int r = fx_rm_owned(m, self, &d);
+    int r = rmutex_owned(m, self, &d);
     if (r != 0)
         return r;
     /* @step rmutex.release_all.depth */
     *saved_depth = d & DEPTH_MASK;
     /* @step rmutex.release_all.release */
-    return fx_rm_release_owned(m, self, d);
+    return rmutex_release_owned(m, self, d);
 }
 
 int fxi_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
@@ -764,16 +767,17 @@ int fxi_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
     if (fxi_bad_slot(m) || saved_depth < 1 || saved_depth > DEPTH_MAX)
         return EINVAL;
     uint32_t self = fxi_id();
-    /* Relaxed: picks the path, as in fx_rm_lock. */
-    if ((__atomic_load_n(fx_rm_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
-        fx_rm_mine(m, self))
+    /* Relaxed: picks the path, as in rmutex_lock. */
+    if ((__atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
+        rmutex_mine(m, self))
         return EINVAL;
-    fx_ann_pre_lock(m, FX_ANN_RECURSIVE);
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
+    if (on)
+        fxi_ann_pre_lock(m, FX_ANN_RECURSIVE);
     struct fxi_rmutex_waiter w;
     fxi_rmutex_waiter_init(&w, saved_depth);
     /* As a thread that may have slept on the word (a condition variable may
      * have requeued it there): acquire with W kept. */
     w.slept = 1;
-    return fx_rm_acquired(m, self, 0, fx_rm_wait(m, self, &w, NULL), saved_depth, FX_ANN_ACTIVE,
-                          false);
+    return rmutex_acquired(m, self, 0, rmutex_wait(m, self, &w, NULL), saved_depth, on, false);
 }

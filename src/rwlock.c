@@ -147,7 +147,8 @@ int fx_rwlock_init(fx_rwlock *l)
 /* Wakes one writer sleeping on writer_seq; returns how many woke (0 or 1). */
 static int wake_writer(fx_rwlock *l)
 {
-    fx_ann_own_words(&l->writer_seq, sizeof l->writer_seq);
+    if (fxi_ann_on())
+        fxi_ann_own_words(&l->writer_seq, sizeof l->writer_seq);
     /* Release: a writer whose acquire load of writer_seq sees the new value
      * also sees the state change (WW cleared) the caller made before. */
     /* @step rwlock.wake_writer.seq */
@@ -242,7 +243,8 @@ struct stale_watch {
  * FX_RWLOCK_STALE_NS; otherwise notes what it sees. */
 static bool intent_is_stale(fx_rwlock *l, struct stale_watch *w)
 {
-    fx_ann_own_words(&l->writer_seq, sizeof l->writer_seq);
+    if (fxi_ann_on())
+        fxi_ann_own_words(&l->writer_seq, sizeof l->writer_seq);
     /* Relaxed: only a sign of life; nothing is read on its strength. */
     int32_t seq = __atomic_load_n(&l->writer_seq, __ATOMIC_RELAXED);
     struct timespec now;
@@ -469,7 +471,8 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
             renew = true; /* the bits are (again) ours: say so at once */
         }
         slept = WW;
-        fx_ann_own_words(&l->writer_seq, sizeof l->writer_seq);
+        if (fxi_ann_on())
+            fxi_ann_own_words(&l->writer_seq, sizeof l->writer_seq);
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (renew || !fxi_ts_before(&now, &renew_at)) {
@@ -515,12 +518,12 @@ int fx_rwlock_rdlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     if (on)
-        fx_ann_pre_lock(l, FX_ANN_SHARED);
+        fxi_ann_pre_lock(l, FX_ANN_SHARED);
     int r = rdlock_common(l, NULL);
     if (on)
-        fx_ann_post_lock(l, r ? FX_ANN_SHARED | FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_SHARED, 0);
+        fxi_ann_post_lock(l, r ? FX_ANN_SHARED | FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_SHARED, 0);
     return r;
 }
 
@@ -528,12 +531,12 @@ int fx_rwlock_timedrdlock(fx_rwlock *l, const struct timespec *deadline)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     if (on)
-        fx_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
+        fxi_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
     int r = rdlock_common(l, deadline);
     if (on)
-        fx_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
+        fxi_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
     return r;
 }
 
@@ -541,9 +544,9 @@ int fx_rwlock_tryrdlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     if (on)
-        fx_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
+        fxi_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
     uint32_t s = load_state(l);
     int r;
     for (;;) {
@@ -566,46 +569,46 @@ int fx_rwlock_tryrdlock(fx_rwlock *l)
         }
     }
     if (on)
-        fx_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
+        fxi_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
     return r;
 }
 
 /* wrlock and timedwrlock; `flags` is the race detector's view (a timed lock
  * is a try: it may fail). */
-static inline int fx_rwlock_wracquire(fx_rwlock *l, const struct timespec *deadline,
-                                      unsigned flags)
+static inline int rwlock_wracquire(fx_rwlock *l, const struct timespec *deadline,
+                                   unsigned flags)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     if (on)
-        fx_ann_pre_lock(l, flags);
+        fxi_ann_pre_lock(l, flags);
     /* @step rwlock.wracquire.fast */
     uint32_t s = 0;
     /* Fast path from the all-zero state, acquire on success. */
     int r = cas_state(l, &s, WL, __ATOMIC_ACQUIRE) ? 0 : wrlock_slow(l, deadline);
     if (on)
-        fx_ann_post_lock(l, r ? flags | FX_ANN_FAILED : flags, 0);
+        fxi_ann_post_lock(l, r ? flags | FX_ANN_FAILED : flags, 0);
     return r;
 }
 
 int fx_rwlock_wrlock(fx_rwlock *l)
 {
-    return fx_rwlock_wracquire(l, NULL, FX_ANN_EXCLUSIVE);
+    return rwlock_wracquire(l, NULL, FX_ANN_EXCLUSIVE);
 }
 
 int fx_rwlock_timedwrlock(fx_rwlock *l, const struct timespec *deadline)
 {
-    return fx_rwlock_wracquire(l, deadline, FX_ANN_TRY);
+    return rwlock_wracquire(l, deadline, FX_ANN_TRY);
 }
 
 int fx_rwlock_trywrlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     if (on)
-        fx_ann_pre_lock(l, FX_ANN_TRY);
+        fxi_ann_pre_lock(l, FX_ANN_TRY);
     uint32_t s = load_state(l);
     int r;
     for (;;) {
@@ -624,7 +627,7 @@ int fx_rwlock_trywrlock(fx_rwlock *l)
         }
     }
     if (on)
-        fx_ann_post_lock(l, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+        fxi_ann_post_lock(l, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
     return r;
 }
 
@@ -669,13 +672,13 @@ __attribute__((noinline)) static int unlock_announced(fx_rwlock *l)
         return (s & BAD) ? EINVAL : EPERM;
     int r;
     if (s & WL) {
-        fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
+        fxi_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
         r = writer_release_more(l, s);
-        fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
+        fxi_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
     } else {
-        fx_ann_pre_unlock(l, FX_ANN_SHARED);
+        fxi_ann_pre_unlock(l, FX_ANN_SHARED);
         r = reader_release_more(l, s);
-        fx_ann_post_unlock(l, FX_ANN_SHARED);
+        fxi_ann_post_unlock(l, FX_ANN_SHARED);
     }
     return r;
 }
@@ -684,7 +687,7 @@ int fx_rwlock_unlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    if (FX_ANN_ACTIVE) /* one look at the race-detector probe */
+    if (fxi_ann_on()) /* one look at the race-detector probe */
         return unlock_announced(l);
     /* The mode, from the word: a caller that holds the lock keeps it until
      * it releases (WL stays set for a writer, and never appears while a
@@ -707,7 +710,7 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     /* Under a race detector every release is announced before it is made,
      * so the mode is checked first (a load the fast path skips otherwise):
      * a wrong call then reports EPERM without being announced as an unlock. */
@@ -719,7 +722,7 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
             return EPERM;
     }
     if (on)
-        fx_ann_pre_unlock(l, FX_ANN_SHARED);
+        fxi_ann_pre_unlock(l, FX_ANN_SHARED);
     /* No load first (under read contention it would cost a second transfer
      * of the cache line): a CAS that guesses the only reader with nobody
      * waiting, 1 -> 0, the uncontended case in one RMW; otherwise its
@@ -730,7 +733,7 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
     uint32_t s = 1;
     int r = cas_state(l, &s, 0, __ATOMIC_RELEASE) ? 0 : reader_release_more(l, s);
     if (on)
-        fx_ann_post_unlock(l, FX_ANN_SHARED);
+        fxi_ann_post_unlock(l, FX_ANN_SHARED);
     return r;
 }
 
@@ -738,7 +741,7 @@ int fx_rwlock_wrunlock(fx_rwlock *l)
 {
     if (fxi_bad_slot(l))
         return EINVAL;
-    const int on = FX_ANN_ACTIVE; /* one look at the race-detector probe */
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     /* Under a race detector every release is announced before it is made,
      * so the mode is checked first (a load the fast path skips otherwise):
      * a wrong call then reports EPERM without being announced as an unlock. */
@@ -750,7 +753,7 @@ int fx_rwlock_wrunlock(fx_rwlock *l)
             return EPERM;
     }
     if (on)
-        fx_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
+        fxi_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
     uint32_t s = WL;
     int r = 0;
     /* The common case in one CAS (release): held by us, nobody waiting. On
@@ -758,6 +761,6 @@ int fx_rwlock_wrunlock(fx_rwlock *l)
     if (!cas_state(l, &s, 0, __ATOMIC_RELEASE))
         r = writer_release_more(l, s); /* EPERM if not write-held: nothing changed */
     if (on)
-        fx_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
+        fxi_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
     return r;
 }

@@ -50,7 +50,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "internal/annotate_hb.h"
+#include "internal/annotate.h"
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
@@ -65,7 +65,7 @@
 #endif
 
 /* This thread's spin budget (see the spin policy). */
-static _Thread_local struct fxi_spin fx_sem_spin = FX_SPIN_INIT(FX_SEM_SPIN);
+static _Thread_local struct fxi_spin sem_spin = FX_SPIN_INIT(FX_SEM_SPIN);
 
 int fx_sem_init(fx_sem *s, int32_t value)
 {
@@ -82,13 +82,13 @@ int fx_sem_init(fx_sem *s, int32_t value)
  * EINVAL whether or not a token is there. Relaxed: a plausibility check of
  * the slot, not synchronization; the load touches the value's cache line, so
  * the uncontended paths pay no miss for it. */
-static inline bool fx_sem_waiters_bad(const fx_sem *s)
+static inline bool sem_waiters_bad(const fx_sem *s)
 {
     return __atomic_load_n(&s->waiters, __ATOMIC_RELAXED) < 0;
 }
 
 /* T: takes a token if there is one. Returns 0, EAGAIN (value 0) or EINVAL. */
-static inline int fx_sem_take(fx_sem *s)
+static inline int sem_take(fx_sem *s)
 {
     /* Relaxed: only a guess for the CAS, which synchronizes. */
     int32_t v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
@@ -105,23 +105,15 @@ static inline int fx_sem_take(fx_sem *s)
 
 /* P2's wake, out of line: the post's path that finds nobody waiting then
  * needs no stack frame. */
-__attribute__((noinline, cold)) static int fx_sem_post_wake(fx_sem *s)
+__attribute__((noinline, cold)) static int sem_post_wake(fx_sem *s)
 {
     FX_FAULT("sem.post.before_wake");
     fxi_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
     return 0;
 }
 
-/* fx_sem_post; `on`: a race detector may be there (FX_ANN_CALL: the probe
- * is read before anything else, so its load overlaps those of the object and
- * stays out of the chain of locked instructions from call to call). */
-static inline __attribute__((always_inline)) int fx_sem_post_body(fx_sem *s, int on)
+static inline __attribute__((always_inline)) int sem_post_body(fx_sem *s)
 {
-    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
-        return EINVAL;
-    fx_ann_own_words(s, sizeof *s);
-    if (on)
-        fx_ann_happens_before(s);
     /* P1, seq_cst: release for the taker, and the first half of the Dekker
      * pair with W1/W2 (see the table). A fetch_add rather than a load and a
      * CAS: one atomic operation, which never fails under contention. */
@@ -137,15 +129,25 @@ static inline __attribute__((always_inline)) int fx_sem_post_body(fx_sem *s, int
      * count only costs a wake nobody needed. */
     /* @step sem.post.wake */
     if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0)
-        return fx_sem_post_wake(s);
+        return sem_post_wake(s);
     return 0;
 }
 
-FX_ANN_TWIN(fx_sem_post_body, (fx_sem *s), (s))
+/* sem_post_body under a race detector. */
+__attribute__((noinline, cold)) static int sem_post_announced(fx_sem *s)
+{
+    fxi_ann_own_words(s, sizeof *s);
+    fxi_ann_happens_before(s);
+    return sem_post_body(s);
+}
 
 int fx_sem_post(fx_sem *s)
 {
-    return FX_ANN_CALL(fx_sem_post_body, s);
+    if (fxi_bad_slot(s) || sem_waiters_bad(s))
+        return EINVAL;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return sem_post_announced(s);
+    return sem_post_body(s);
 }
 
 /* Cancellation (fx_sem_wait and fx_sem_timedwait are cancellation points,
@@ -154,7 +156,7 @@ int fx_sem_post(fx_sem *s)
  * cancellation acted, a token still there is passed on to another counted
  * waiter (a wake it may not need costs one system call). Seq_cst: the count
  * and the value are read after our decrement, in the order of P1/P2. */
-static void fx_sem_cancelled(void *arg)
+static void sem_cancelled(void *arg)
 {
     fx_sem *s = arg;
     __atomic_fetch_sub(&s->waiters, 1, __ATOMIC_SEQ_CST);
@@ -164,7 +166,7 @@ static void fx_sem_cancelled(void *arg)
 }
 
 /* W2..W4 after W1: 0 (a token taken), ETIMEDOUT or EINVAL. */
-FX_CANCEL_FRAME static int fx_sem_sleep(fx_sem *s, const struct timespec *deadline)
+FX_CANCEL_FRAME static int sem_sleep(fx_sem *s, const struct timespec *deadline)
 {
     struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     for (;;) {
@@ -174,14 +176,14 @@ FX_CANCEL_FRAME static int fx_sem_sleep(fx_sem *s, const struct timespec *deadli
             return EINVAL;
         /* @step sem.wait_slow.take */
         if (v > 0) {
-            /* T, acquire on success as in fx_sem_take; a failed CAS means
+            /* T, acquire on success as in sem_take; a failed CAS means
              * another thread changed the value: look again. */
             if (__atomic_compare_exchange_n(&s->value, &v, v - 1, true, __ATOMIC_ACQUIRE,
                                             __ATOMIC_RELAXED))
                 return 0;
             continue;
         }
-        /* W3, a cancellation point (see fx_sem_cancelled). */
+        /* W3, a cancellation point (see sem_cancelled). */
         /* @step sem.wait_slow.W3 */
         int r = fxi_futex_sleep_cancel(&s->value, 0, deadline, &rc);
         /* @step sem.wait_slow.timed_out */
@@ -189,7 +191,7 @@ FX_CANCEL_FRAME static int fx_sem_sleep(fx_sem *s, const struct timespec *deadli
             /* Not woken (a wake makes the futex return 0). A token posted
              * as the deadline passed still counts: POSIX lets a wait that
              * can succeed succeed. */
-            r = fx_sem_take(s);
+            r = sem_take(s);
             return r == EAGAIN ? ETIMEDOUT : r;
         }
         /* @step sem.wait_slow.W4 */
@@ -200,27 +202,27 @@ FX_CANCEL_FRAME static int fx_sem_sleep(fx_sem *s, const struct timespec *deadli
 
 /* The slow path of wait and timedwait: spin, then W1..W5. */
 __attribute__((noinline, cold)) FX_CANCEL_FRAME static int
-fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
+sem_wait_slow(fx_sem *s, const struct timespec *deadline)
 {
     /* A cancellation point when the wait would block (sem.h): a pending
      * cancellation acts here, before anything changes. Not on the path that
      * finds a token, which it would make slower (bench/README.md). */
     pthread_testcancel();
     /* @step sem.wait_slow.spin */
-    int budget = fxi_spin_start(&fx_sem_spin, FX_SEM_PROBE);
+    int budget = fxi_spin_start(&sem_spin, FX_SEM_PROBE);
     for (int i = 0; i < budget; i++) {
         /* Relaxed: a hint for when to try T, which synchronizes. */
         if (__atomic_load_n(&s->value, __ATOMIC_RELAXED) != 0) {
-            int r = fx_sem_take(s);
+            int r = sem_take(s);
             if (r != EAGAIN) {
-                fxi_spin_won(&fx_sem_spin, FX_SEM_SPIN);
+                fxi_spin_won(&sem_spin, FX_SEM_SPIN);
                 return r;
             }
         }
         fxi_cpu_relax();
     }
-    fxi_spin_lost(&fx_sem_spin, 0);
-    if (fx_sem_waiters_bad(s))
+    fxi_spin_lost(&sem_spin, 0);
+    if (sem_waiters_bad(s))
         return EINVAL;
     /* tv_nsec is checked only now that we would block (POSIX). */
     if (fxi_deadline_check(deadline))
@@ -232,8 +234,8 @@ fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
     if (fxi_waiters_enter(&s->waiters) < 0)
         return EINVAL;
     int r;
-    pthread_cleanup_push(fx_sem_cancelled, s);
-    r = fx_sem_sleep(s, deadline);
+    pthread_cleanup_push(sem_cancelled, s);
+    r = sem_sleep(s, deadline);
     pthread_cleanup_pop(0);
     /* W5, relaxed: the count only tells posters whether to call the kernel;
      * a poster that still sees us costs one wake nobody needs. */
@@ -242,58 +244,61 @@ fx_sem_wait_slow(fx_sem *s, const struct timespec *deadline)
     return r;
 }
 
-/* wait (deadline NULL) and timedwait; `on` as in fx_sem_post_body. */
+/* wait (deadline NULL) and timedwait. */
 static inline __attribute__((always_inline)) FX_CANCEL_FRAME int
-fx_sem_wait_body(fx_sem *s, const struct timespec *deadline, int on)
+sem_wait_body(fx_sem *s, const struct timespec *deadline)
 {
-    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
-        return EINVAL;
-    fx_ann_own_words(s, sizeof *s);
     /* @step sem.wait.take */
-    int r = fx_sem_take(s);
+    int r = sem_take(s);
     if (r == EAGAIN)
-        r = fx_sem_wait_slow(s, deadline);
-    if (on && r == 0)
-        fx_ann_happens_after(s);
+        r = sem_wait_slow(s, deadline);
     return r;
 }
 
-FX_ANN_TWIN_WITH(FX_CANCEL_FRAME, fx_sem_wait_body,
-                 (fx_sem *s, const struct timespec *deadline), (s, deadline))
+/* wait, timedwait and trywait (nowait) under a race detector. */
+__attribute__((noinline, cold)) FX_CANCEL_FRAME static int
+sem_wait_announced(fx_sem *s, const struct timespec *deadline, bool nowait)
+{
+    fxi_ann_own_words(s, sizeof *s);
+    int r = nowait ? sem_take(s) : sem_wait_body(s, deadline);
+    if (r == 0)
+        fxi_ann_happens_after(s);
+    return r;
+}
 
 FX_CANCEL_FRAME int fx_sem_wait(fx_sem *s)
 {
-    return FX_ANN_CALL(fx_sem_wait_body, s, NULL);
+    if (fxi_bad_slot(s) || sem_waiters_bad(s))
+        return EINVAL;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return sem_wait_announced(s, NULL, false);
+    return sem_wait_body(s, NULL);
 }
 
 FX_CANCEL_FRAME int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
 {
-    return FX_ANN_CALL(fx_sem_wait_body, s, deadline);
-}
-
-static inline __attribute__((always_inline)) int fx_sem_try(fx_sem *s, int on)
-{
-    if (fxi_bad_slot(s) || fx_sem_waiters_bad(s))
+    if (fxi_bad_slot(s) || sem_waiters_bad(s))
         return EINVAL;
-    fx_ann_own_words(s, sizeof *s);
-    int r = fx_sem_take(s);
-    if (on && r == 0)
-        fx_ann_happens_after(s);
-    return r;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return sem_wait_announced(s, deadline, false);
+    return sem_wait_body(s, deadline);
 }
-
-FX_ANN_TWIN(fx_sem_try, (fx_sem *s), (s))
 
 int fx_sem_trywait(fx_sem *s)
 {
-    return FX_ANN_CALL(fx_sem_try, s);
+    if (fxi_bad_slot(s) || sem_waiters_bad(s))
+        return EINVAL;
+    if (fxi_ann_on()) /* one look at the race-detector probe */
+        return sem_wait_announced(s, NULL, true);
+    return sem_take(s);
 }
 
 int32_t fx_sem_value(const fx_sem *s)
 {
     if (fxi_bad_slot(s))
         return -EINVAL;
-    fx_ann_own_words(s, sizeof *s);
+    if (fxi_ann_on())
+        fxi_ann_own_words(s, sizeof *s);
     /* Relaxed: a snapshot for monitoring; it orders nothing. */
     int32_t v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
     return v < 0 ? -EINVAL : v;

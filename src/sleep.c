@@ -89,19 +89,19 @@ struct fxi_watch {
 static struct {
     uint32_t lock; /* 0 free, 1 held, 2 held and someone sleeps on it */
     struct fxi_watch w[FX_WATCHES];
-} fx_watch_table __attribute__((aligned(FXI_TID_PAGE)));
-_Static_assert(sizeof fx_watch_table <= FXI_TID_PAGE, "the table fits its page");
+} watch_table __attribute__((aligned(FXI_TID_PAGE)));
+_Static_assert(sizeof watch_table <= FXI_TID_PAGE, "the table fits its page");
 
-static pthread_once_t fx_watch_once = PTHREAD_ONCE_INIT;
+static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
 /* Whether designation works in this process: set once, before any use, by
- * fx_watch_setup (read after pthread_once). Kept by a fork child, whose
+ * watch_setup (read after pthread_once). Kept by a fork child, whose
  * kernel and page advice are its parent's. */
-static bool fx_watch_usable;
+static bool watch_usable;
 
 /* futex_waitv must answer as the kernel does: EAGAIN when a word differs,
  * ETIMEDOUT for a past deadline. An emulator or a sandbox that returns 0 or
  * ENOSYS fails this, and every sleeper then rechecks. */
-static bool fx_waitv_works(void)
+static bool waitv_works(void)
 {
     uint32_t h = 1;
     int32_t w = 0;
@@ -111,23 +111,23 @@ static bool fx_waitv_works(void)
            fxi_futex_wait2_raw(&w, 0, &h, 1, &past, &by_handoff) == ETIMEDOUT;
 }
 
-static void fx_watch_setup(void)
+static void watch_setup(void)
 {
     /* The table's words are the library's own, ordered by its lock (whose
      * atomics Helgrind and DRD do not see). */
-    fx_ann_own_words_once(&fx_watch_table, sizeof fx_watch_table);
+    fxi_ann_own_words(&watch_table, sizeof watch_table);
     /* Relaxed: pthread_once orders it for every later caller. */
-    __atomic_store_n(&fx_watch_usable,
-                     fx_waitv_works() && fxi_wipe_at_fork(&fx_watch_table, sizeof fx_watch_table),
+    __atomic_store_n(&watch_usable,
+                     waitv_works() && fxi_wipe_at_fork(&watch_table, sizeof watch_table),
                      __ATOMIC_RELAXED);
 }
 
 /* The table's lock: held for a few loads and stores, never across a sleep
  * of the caller or a cancellation point. Acquire/release: it orders the
  * table's plain fields. */
-static void fx_watch_lock(void)
+static void watch_lock(void)
 {
-    uint32_t *l = &fx_watch_table.lock;
+    uint32_t *l = &watch_table.lock;
     uint32_t c = 0;
     if (__atomic_compare_exchange_n(l, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         return;
@@ -139,19 +139,19 @@ static void fx_watch_lock(void)
     }
 }
 
-static void fx_watch_unlock(void)
+static void watch_unlock(void)
 {
-    if (__atomic_exchange_n(&fx_watch_table.lock, 0, __ATOMIC_RELEASE) == 2)
-        fxi_futex_wake_private(&fx_watch_table.lock, 1);
+    if (__atomic_exchange_n(&watch_table.lock, 0, __ATOMIC_RELEASE) == 2)
+        fxi_futex_wake_private(&watch_table.lock, 1);
 }
 
 /* Under the lock: the entry of word, a free one set up for it, or NULL
  * when the table is full. */
-static struct fxi_watch *fx_watch_find(const int32_t *word)
+static struct fxi_watch *watch_find(const int32_t *word)
 {
     struct fxi_watch *free_one = NULL;
     for (size_t i = 0; i < FX_WATCHES; i++) {
-        struct fxi_watch *e = &fx_watch_table.w[i];
+        struct fxi_watch *e = &watch_table.w[i];
         if (e->word == word)
             return e;
         if (e->word == NULL && free_one == NULL)
@@ -169,7 +169,7 @@ static struct fxi_watch *fx_watch_find(const int32_t *word)
 /* Under the lock: after the designated call left, or an untimed sleeper
  * left without taking the free role. Wakes (after the unlock) one untimed
  * sleeper to take it, or frees the entry when none is left. */
-static bool fx_watch_pass(struct fxi_watch *e)
+static bool watch_pass(struct fxi_watch *e)
 {
     if (e->designated)
         return false;
@@ -185,16 +185,16 @@ static bool fx_watch_pass(struct fxi_watch *e)
 /* Joins word's sleepers: the designated one (s->watch set) or an untimed one
  * (returns the entry and the hand-off value in *h). NULL and no role when
  * designation cannot be used: the caller sleeps bounded. */
-static struct fxi_watch *fx_watch_join(const int32_t *word, int32_t expected,
+static struct fxi_watch *watch_join(const int32_t *word, int32_t expected,
                                        struct fxi_recheck *s, uint32_t *h)
 {
-    pthread_once(&fx_watch_once, fx_watch_setup);
+    pthread_once(&watch_once, watch_setup);
     /* Relaxed: set once by the setup (ordered by pthread_once), or cleared
-     * by a refusal (a hint, see fx_futex_sleep_once). */
-    if (!__atomic_load_n(&fx_watch_usable, __ATOMIC_RELAXED))
+     * by a refusal (a hint, see sleep_once). */
+    if (!__atomic_load_n(&watch_usable, __ATOMIC_RELAXED))
         return NULL;
-    fx_watch_lock();
-    struct fxi_watch *e = fx_watch_find(word);
+    watch_lock();
+    struct fxi_watch *e = watch_find(word);
     if (e != NULL) {
         if (!e->designated) {
             e->designated = 1;
@@ -211,7 +211,7 @@ static struct fxi_watch *fx_watch_join(const int32_t *word, int32_t expected,
             }
         }
     }
-    fx_watch_unlock();
+    watch_unlock();
     FX_FAULT(s->watch != NULL ? "sleep.designated" : e != NULL ? "sleep.untimed" : "sleep.alone");
     return e;
 }
@@ -219,9 +219,9 @@ static struct fxi_watch *fx_watch_join(const int32_t *word, int32_t expected,
 /* An untimed sleeper of e is back. take: it goes on sleeping or returns to
  * its call, and takes the role if it is free (the call gives it up when it
  * ends); otherwise (cancelled) it passes a free role on. */
-static void fx_watch_back(struct fxi_watch *e, struct fxi_recheck *s, bool take)
+static void watch_back(struct fxi_watch *e, struct fxi_recheck *s, bool take)
 {
-    fx_watch_lock();
+    watch_lock();
     if (--e->untimed == 0)
         e->alike = 0;
     bool wake = false;
@@ -229,9 +229,9 @@ static void fx_watch_back(struct fxi_watch *e, struct fxi_recheck *s, bool take)
         e->designated = 1;
         s->watch = e;
     } else {
-        wake = fx_watch_pass(e);
+        wake = watch_pass(e);
     }
-    fx_watch_unlock();
+    watch_unlock();
     if (wake)
         fxi_futex_wake_private(&e->handoff, 1);
 }
@@ -241,16 +241,16 @@ void fxi_recheck_end_slow(struct fxi_recheck *s)
     struct fxi_watch *e = s->untimed_in;
     if (e != NULL) {
         s->untimed_in = NULL;
-        fx_watch_back(e, s, false);
+        watch_back(e, s, false);
     }
     e = s->watch;
     if (e == NULL)
         return;
     s->watch = NULL;
-    fx_watch_lock();
+    watch_lock();
     e->designated = 0;
-    bool wake = fx_watch_pass(e);
-    fx_watch_unlock();
+    bool wake = watch_pass(e);
+    watch_unlock();
     /* @step sleep.end.handoff */
     if (wake)
         fxi_futex_wake_private(&e->handoff, 1);
@@ -268,7 +268,7 @@ void fxi_recheck_end_slow(struct fxi_recheck *s)
  * O_CLOEXEC, so nothing is cached that a fork, an exec or the caller's
  * close() could make wrong. docs/design/futex.md, "Private memory sleeps
  * untimed", tells why pagemap and why only at the first recheck. */
-static bool fx_word_private(const int32_t *word)
+static bool word_private(const int32_t *word)
 {
 #if defined(__LP64__) && defined(SYS_openat) && defined(SYS_pread64)
     long page = sysconf(_SC_PAGESIZE);
@@ -297,11 +297,11 @@ static bool fx_word_private(const int32_t *word)
 
 /* The scope of the call of s, asked once, at its first recheck: private only
  * if its word and every other word it may sleep on are. */
-static void fx_recheck_scope(const int32_t *word, struct fxi_recheck *s)
+static void recheck_scope(const int32_t *word, struct fxi_recheck *s)
 {
-    bool priv = fx_word_private(word);
+    bool priv = word_private(word);
     for (int i = 0; priv && i < 2; i++)
-        priv = s->also[i] == NULL || fx_word_private(s->also[i]);
+        priv = s->also[i] == NULL || word_private(s->also[i]);
     s->scope = priv ? FXI_SCOPE_PRIVATE : FXI_SCOPE_SHARED;
     FX_FAULT(priv ? "futex.scope.private" : "futex.scope.shared");
 }
@@ -314,9 +314,9 @@ static void fx_recheck_scope(const int32_t *word, struct fxi_recheck *s)
  * not the value they all slept on, they are all handed a recheck: woken
  * through the hand-off word, they re-read and sleep again or go. In an idle
  * object nothing changed and nobody is woken. */
-static void fx_watch_recheck(struct fxi_watch *e, const int32_t *word)
+static void watch_recheck(struct fxi_watch *e, const int32_t *word)
 {
-    fx_watch_lock();
+    watch_lock();
     /* Relaxed: compared only; whoever is woken re-reads it as its
      * primitive says. */
     bool changed = e->untimed > 0 &&
@@ -325,7 +325,7 @@ static void fx_watch_recheck(struct fxi_watch *e, const int32_t *word)
         e->alike = 0; /* those who sleep again register afresh */
         __atomic_store_n(&e->handoff, e->handoff + 1, __ATOMIC_RELAXED);
     }
-    fx_watch_unlock();
+    watch_unlock();
     /* @step sleep.recheck.all */
     if (changed)
         fxi_futex_wake_private(&e->handoff, INT32_MAX);
@@ -333,7 +333,7 @@ static void fx_watch_recheck(struct fxi_watch *e, const int32_t *word)
 
 /* Before a sleep in a shared scope: the call's part among word's sleepers
  * (the role it holds, or an untimed registration for this sleep). */
-static void fx_sleep_enter(const int32_t *word, int32_t expected, struct fxi_recheck *s)
+static void sleep_enter(const int32_t *word, int32_t expected, struct fxi_recheck *s)
 {
     if (s->scope != FXI_SCOPE_SHARED)
         return; /* not asked yet (bounded) or private (untimed): no role */
@@ -343,7 +343,7 @@ static void fx_sleep_enter(const int32_t *word, int32_t expected, struct fxi_rec
         fxi_recheck_end(s); /* a call that moved to another word */
     }
     uint32_t h = 0;
-    struct fxi_watch *e = fx_watch_join(word, expected, s, &h);
+    struct fxi_watch *e = watch_join(word, expected, s, &h);
     if (e != NULL) {
         s->untimed_in = e;
         s->handoff_seen = h;
@@ -353,24 +353,24 @@ static void fx_sleep_enter(const int32_t *word, int32_t expected, struct fxi_rec
 /* After the sleep: an untimed sleeper is back (and takes the role if it is
  * free); the designated one's recheck is the untimed ones' too; the scope
  * is asked at the first recheck. recheck: the sleep ended at a recheck. */
-static void fx_sleep_leave(const int32_t *word, struct fxi_recheck *s, bool recheck)
+static void sleep_leave(const int32_t *word, struct fxi_recheck *s, bool recheck)
 {
     struct fxi_watch *e = s->untimed_in;
     if (e != NULL) {
         s->untimed_in = NULL;
-        fx_watch_back(e, s, true);
+        watch_back(e, s, true);
     }
     if (recheck && s->watch != NULL)
-        fx_watch_recheck(s->watch, word);
+        watch_recheck(s->watch, word);
     if (recheck && s->scope == FXI_SCOPE_UNKNOWN)
-        fx_recheck_scope(word, s);
+        recheck_scope(word, s);
 }
 
 /* The sleep itself, the part a cancellation may interrupt. *recheck: true
  * when it ended at a recheck (what follows is done outside any
  * asynchronous-cancellation region: asking the scope opens a descriptor,
  * the designated sleeper's recheck takes the table's lock). */
-FX_CANCEL_FRAME static int fx_futex_sleep_once(int32_t *word, int32_t expected,
+FX_CANCEL_FRAME static int sleep_once(int32_t *word, int32_t expected,
                                                const struct timespec *deadline,
                                                struct fxi_recheck *s, bool *recheck)
 {
@@ -396,7 +396,7 @@ FX_CANCEL_FRAME static int fx_futex_sleep_once(int32_t *word, int32_t expected,
          * since): nobody sleeps untimed from now on, and this sleep is
          * bounded. Relaxed: a hint; a thread that misses it gets the same
          * refusal. */
-        __atomic_store_n(&fx_watch_usable, false, __ATOMIC_RELAXED);
+        __atomic_store_n(&watch_usable, false, __ATOMIC_RELAXED);
     }
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -423,9 +423,9 @@ FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected,
                                     const struct timespec *deadline, struct fxi_recheck *s)
 {
     bool recheck;
-    fx_sleep_enter(word, expected, s);
-    int r = fx_futex_sleep_once(word, expected, deadline, s, &recheck);
-    fx_sleep_leave(word, s, recheck);
+    sleep_enter(word, expected, s);
+    int r = sleep_once(word, expected, deadline, s, &recheck);
+    sleep_leave(word, s, recheck);
     return r;
 }
 
@@ -435,19 +435,19 @@ FX_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected,
 {
     int type;
     bool recheck;
-    fx_sleep_enter(word, expected, s);
+    sleep_enter(word, expected, s);
     /* Acts at once on a pending cancellation (glibc); otherwise a
      * pthread_cancel during the sleep interrupts it with SIGCANCEL. The
      * unwinding runs the call's fxi_recheck_end (FXI_RECHECK_CALL), which
      * gives up its part among the sleepers. */
     pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
-    int r = fx_futex_sleep_once(word, expected, deadline, s, &recheck);
+    int r = sleep_once(word, expected, deadline, s, &recheck);
     /* A test's fault point: a cancellation acting here, after a wake picked
      * this thread, is the in-process way to lose a wake (the caller's
      * cleanup handler passes it on). */
     if (s->woken)
         FX_FAULT("futex.sleep_cancel.woken");
     pthread_setcanceltype(type, &type);
-    fx_sleep_leave(word, s, recheck);
+    sleep_leave(word, s, recheck);
     return r;
 }

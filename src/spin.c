@@ -25,33 +25,33 @@
 #define FX_SPIN_PER_US_MAX 4096
 #define FX_SPIN_PER_US_MIN 1
 
-static int32_t fx_spin_per_us;
+static int32_t spin_per_us;
 
-static int64_t fx_spin_now_ns(void)
+static int64_t spin_now_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-__attribute__((noinline, cold)) static int32_t fx_spin_measure(void)
+__attribute__((noinline, cold)) static int32_t spin_measure(void)
 {
     /* Helgrind and DRD would see the word, stored here and read by every
      * contended lock, as a race: it is the library's own word, read and
      * written only with the atomics below. Hidden from them before the first
      * store; the first measurement of the process, so not behind the
      * FUTEXSYNC_HELGRIND option. */
-    fx_ann_own_words_once(&fx_spin_per_us, sizeof fx_spin_per_us);
+    fxi_ann_own_words(&spin_per_us, sizeof spin_per_us);
     int64_t best = INT64_MAX;
     for (int r = 0; r < FX_SPIN_CAL_RUNS; r++) {
-        int64_t t0 = fx_spin_now_ns();
+        int64_t t0 = spin_now_ns();
         for (int i = 0; i < FX_SPIN_CAL_ITERS; i++) {
             /* Relaxed: the load is only there to cost what a spin's load
              * costs; its value is not used. */
-            (void)__atomic_load_n(&fx_spin_per_us, __ATOMIC_RELAXED);
+            (void)__atomic_load_n(&spin_per_us, __ATOMIC_RELAXED);
             fxi_cpu_relax();
         }
-        int64_t d = fx_spin_now_ns() - t0;
+        int64_t d = spin_now_ns() - t0;
         if (d < best)
             best = d;
     }
@@ -62,16 +62,16 @@ __attribute__((noinline, cold)) static int32_t fx_spin_measure(void)
         per_us = FX_SPIN_PER_US_MIN;
     /* Relaxed: a hint read on its own; a thread that still sees 0 measures
      * again and stores a value as good. */
-    __atomic_store_n(&fx_spin_per_us, (int32_t)per_us, __ATOMIC_RELAXED);
+    __atomic_store_n(&spin_per_us, (int32_t)per_us, __ATOMIC_RELAXED);
     return (int32_t)per_us;
 }
 
 int fxi_spin_iterations(int32_t ns)
 {
-    /* Relaxed: see fx_spin_measure. */
-    int32_t per_us = __atomic_load_n(&fx_spin_per_us, __ATOMIC_RELAXED);
+    /* Relaxed: see spin_measure. */
+    int32_t per_us = __atomic_load_n(&spin_per_us, __ATOMIC_RELAXED);
     if (per_us == 0)
-        per_us = fx_spin_measure();
+        per_us = spin_measure();
     int64_t n = ((int64_t)ns * per_us + 999) / 1000;
     return n < 1 ? 1 : n > INT_MAX ? INT_MAX : (int)n;
 }

@@ -35,10 +35,10 @@ struct fx_stat_rec {
     uint64_t n[FX_STAT_K_COUNT];  /* indexed by enum fxi_stat_kind */
 } __attribute__((aligned(64)));
 
-static struct fx_stat_rec fx_stat_table[FX_STATS_WORDS];
-static struct fx_stat_rec fx_stat_untracked; /* events the table had no room for */
+static struct fx_stat_rec stat_table[FX_STATS_WORDS];
+static struct fx_stat_rec stat_untracked; /* events the table had no room for */
 
-static inline size_t fx_stat_hash(uintptr_t key)
+static inline size_t stat_hash(uintptr_t key)
 {
     /* Fibonacci hashing of the word index: neighbouring slots spread out. */
     uint64_t h = (uint64_t)(key >> 2) * UINT64_C(0x9E3779B97F4A7C15);
@@ -46,11 +46,11 @@ static inline size_t fx_stat_hash(uintptr_t key)
 }
 
 /* The record of word, claimed if it has none; NULL when the table is full. */
-static struct fx_stat_rec *fx_stat_find(uintptr_t key)
+static struct fx_stat_rec *stat_find(uintptr_t key)
 {
-    size_t i = fx_stat_hash(key);
+    size_t i = stat_hash(key);
     for (size_t probe = 0; probe < FX_STATS_WORDS; probe++) {
-        struct fx_stat_rec *r = &fx_stat_table[i];
+        struct fx_stat_rec *r = &stat_table[i];
         /* Relaxed: the key is the only datum of the claim (see the top). */
         uintptr_t k = __atomic_load_n(&r->key, __ATOMIC_RELAXED);
         if (k == key)
@@ -68,18 +68,18 @@ static struct fx_stat_rec *fx_stat_find(uintptr_t key)
 
 void fxi_stat_add(const void *word, enum fxi_stat_kind kind, uint64_t n)
 {
-    struct fx_stat_rec *r = fx_stat_find((uintptr_t)word);
+    struct fx_stat_rec *r = stat_find((uintptr_t)word);
     if (r == NULL)
-        r = &fx_stat_untracked;
+        r = &stat_untracked;
     /* Relaxed: a counter (see the top). */
     __atomic_fetch_add(&r->n[kind], n, __ATOMIC_RELAXED);
 }
 
 void fxi_stat_waited(const void *word, long r)
 {
-    struct fx_stat_rec *rec = fx_stat_find((uintptr_t)word);
+    struct fx_stat_rec *rec = stat_find((uintptr_t)word);
     if (rec == NULL)
-        rec = &fx_stat_untracked;
+        rec = &stat_untracked;
     /* Relaxed: counters (see the top). */
     __atomic_fetch_add(&rec->n[FX_STAT_K_WAITS], 1, __ATOMIC_RELAXED);
     if (r == -ETIMEDOUT)
@@ -87,7 +87,7 @@ void fxi_stat_waited(const void *word, long r)
 }
 
 /* Adds record r's counters to *out. */
-static void fx_stat_sum(const struct fx_stat_rec *r, fx_stats *out)
+static void stat_sum(const struct fx_stat_rec *r, fx_stats *out)
 {
     /* Relaxed: counters (see the top). */
     out->contended += __atomic_load_n(&r->n[FX_STAT_K_CONTENDED], __ATOMIC_RELAXED);
@@ -97,22 +97,22 @@ static void fx_stat_sum(const struct fx_stat_rec *r, fx_stats *out)
     out->timeouts += __atomic_load_n(&r->n[FX_STAT_K_TIMEOUTS], __ATOMIC_RELAXED);
 }
 
-static void fx_stat_zero(struct fx_stat_rec *r)
+static void stat_zero(struct fx_stat_rec *r)
 {
     for (int k = 0; k < FX_STAT_K_COUNT; k++)
         __atomic_store_n(&r->n[k], 0, __ATOMIC_RELAXED); /* relaxed: a counter */
 }
 
-static uint64_t fx_stat_untracked_events(void)
+static uint64_t stat_untracked_events(void)
 {
     fx_stats u;
     memset(&u, 0, sizeof u);
-    fx_stat_sum(&fx_stat_untracked, &u);
+    stat_sum(&stat_untracked, &u);
     return u.contended + u.waits + u.wakes + u.spins + u.timeouts;
 }
 
 /* True when key lies in [start, start + size). */
-static inline bool fx_stat_in(uintptr_t key, uintptr_t start, size_t size)
+static inline bool stat_in(uintptr_t key, uintptr_t start, size_t size)
 {
     return key - start < size;
 }
@@ -128,17 +128,17 @@ int fx_stats_read(const void *obj, size_t size, fx_stats *out)
         return EINVAL;
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < FX_STATS_WORDS; i++) {
-        const struct fx_stat_rec *r = &fx_stat_table[i];
+        const struct fx_stat_rec *r = &stat_table[i];
         /* Relaxed: see the top. */
         uintptr_t k = __atomic_load_n(&r->key, __ATOMIC_RELAXED);
-        if (k == 0 || (obj != NULL && !fx_stat_in(k, (uintptr_t)obj, size)))
+        if (k == 0 || (obj != NULL && !stat_in(k, (uintptr_t)obj, size)))
             continue;
-        fx_stat_sum(r, out);
+        stat_sum(r, out);
         out->words++;
     }
-    out->untracked = fx_stat_untracked_events();
+    out->untracked = stat_untracked_events();
     if (obj == NULL)
-        fx_stat_sum(&fx_stat_untracked, out);
+        stat_sum(&stat_untracked, out);
     return 0;
 }
 
@@ -147,22 +147,22 @@ int fx_stats_reset(const void *obj, size_t size)
     if (obj != NULL && size == 0)
         return EINVAL;
     for (size_t i = 0; i < FX_STATS_WORDS; i++) {
-        struct fx_stat_rec *r = &fx_stat_table[i];
+        struct fx_stat_rec *r = &stat_table[i];
         /* Relaxed: see the top. */
         uintptr_t k = __atomic_load_n(&r->key, __ATOMIC_RELAXED);
-        if (k == 0 || (obj != NULL && !fx_stat_in(k, (uintptr_t)obj, size)))
+        if (k == 0 || (obj != NULL && !stat_in(k, (uintptr_t)obj, size)))
             continue;
-        fx_stat_zero(r);
+        stat_zero(r);
         if (obj == NULL)
             __atomic_store_n(&r->key, 0, __ATOMIC_RELAXED);
     }
     if (obj == NULL)
-        fx_stat_zero(&fx_stat_untracked);
+        stat_zero(&stat_untracked);
     return 0;
 }
 
 /* Ordering of fx_stats_list: more futex calls first, then more contention. */
-static bool fx_stat_hotter(const fx_stats *a, const fx_stats *b)
+static bool stat_hotter(const fx_stats *a, const fx_stats *b)
 {
     uint64_t ca = a->waits + a->wakes, cb = b->waits + b->wakes;
     if (ca != cb)
@@ -175,9 +175,9 @@ int fx_stats_list(fx_stats_word *out, size_t max, size_t *count)
     if (count == NULL || (out == NULL && max > 0))
         return EINVAL;
     size_t n = 0;
-    uint64_t untracked = fx_stat_untracked_events();
+    uint64_t untracked = stat_untracked_events();
     for (size_t i = 0; i < FX_STATS_WORDS && max > 0; i++) {
-        const struct fx_stat_rec *r = &fx_stat_table[i];
+        const struct fx_stat_rec *r = &stat_table[i];
         /* Relaxed: see the top. */
         uintptr_t k = __atomic_load_n(&r->key, __ATOMIC_RELAXED);
         if (k == 0)
@@ -185,7 +185,7 @@ int fx_stats_list(fx_stats_word *out, size_t max, size_t *count)
         fx_stats_word w;
         memset(&w, 0, sizeof w);
         w.word = (const void *)k;
-        fx_stat_sum(r, &w.stats);
+        stat_sum(r, &w.stats);
         w.stats.words = 1;
         w.stats.untracked = untracked;
         if (w.stats.contended + w.stats.waits + w.stats.wakes + w.stats.spins +
@@ -195,11 +195,11 @@ int fx_stats_list(fx_stats_word *out, size_t max, size_t *count)
         /* Insertion into the sorted top-max prefix of out. */
         size_t pos = n < max ? n++ : max;
         if (pos == max) {
-            if (!fx_stat_hotter(&w.stats, &out[max - 1].stats))
+            if (!stat_hotter(&w.stats, &out[max - 1].stats))
                 continue;
             pos = max - 1;
         }
-        while (pos > 0 && fx_stat_hotter(&w.stats, &out[pos - 1].stats)) {
+        while (pos > 0 && stat_hotter(&w.stats, &out[pos - 1].stats)) {
             out[pos] = out[pos - 1];
             pos--;
         }

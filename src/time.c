@@ -24,7 +24,7 @@ struct timespec fx_deadline_in(int64_t timeout_ns)
 
 /* The clocks fx_deadline_from converts from: those that keep time at the
  * rate of real time (the CPU-time clocks do not). */
-static bool fx_clock_convertible(int clock_id)
+static bool clock_convertible(int clock_id)
 {
     switch (clock_id) {
     case CLOCK_REALTIME:
@@ -41,7 +41,7 @@ static bool fx_clock_convertible(int clock_id)
 }
 
 /* a + b for a, b in int64_t, saturating at the ends instead of wrapping. */
-static int64_t fx_add_sat(int64_t a, int64_t b)
+static int64_t add_sat(int64_t a, int64_t b)
 {
     int64_t r;
     if (__builtin_add_overflow(a, b, &r))
@@ -52,7 +52,7 @@ static int64_t fx_add_sat(int64_t a, int64_t b)
 int fx_deadline_from(int clock_id, const struct timespec *abs, struct timespec *deadline)
 {
     if (abs == NULL || deadline == NULL || abs->tv_nsec < 0 || abs->tv_nsec >= FX_NSEC_PER_SEC ||
-        !fx_clock_convertible(clock_id))
+        !clock_convertible(clock_id))
         return EINVAL;
     if (clock_id == CLOCK_MONOTONIC) {
         *deadline = *abs;
@@ -72,16 +72,16 @@ int fx_deadline_from(int clock_id, const struct timespec *abs, struct timespec *
 
     /* deadline = m + (abs - c), in seconds and nanoseconds, each sum
      * saturating: only a huge |abs->tv_sec| can reach the ends. */
-    int64_t sec = fx_add_sat(fx_add_sat((int64_t)abs->tv_sec, -(int64_t)c.tv_sec),
-                             (int64_t)m.tv_sec);
+    int64_t sec = add_sat(add_sat((int64_t)abs->tv_sec, -(int64_t)c.tv_sec),
+                          (int64_t)m.tv_sec);
     int64_t ns = (int64_t)abs->tv_nsec - (int64_t)c.tv_nsec + (int64_t)m.tv_nsec;
     /* ns in (-1e9, 2e9): carry it into sec. */
     if (ns < 0) {
         ns += FX_NSEC_PER_SEC;
-        sec = fx_add_sat(sec, -1);
+        sec = add_sat(sec, -1);
     } else if (ns >= FX_NSEC_PER_SEC) {
         ns -= FX_NSEC_PER_SEC;
-        sec = fx_add_sat(sec, 1);
+        sec = add_sat(sec, 1);
     }
     if (sec >= (int64_t)FX_TIME_T_MAX) {
         deadline->tv_sec = FX_TIME_T_MAX;

@@ -85,17 +85,17 @@
 enum { KIND_RMUTEX = 1, KIND_ONCE = 2 };
 
 /* The attached handles of this process, for the ambiguity check. */
-static fx_mutex fx_workers_lock = FX_MUTEX_INIT;
-static fx_worker *fx_workers;
+static fx_mutex workers_mutex = FX_MUTEX_INIT;
+static fx_worker *workers;
 
 static void workers_lock(void)
 {
-    (void)fx_mutex_lock(&fx_workers_lock); /* a valid static mutex: only 0 */
+    (void)fx_mutex_lock(&workers_mutex); /* a valid static mutex: only 0 */
 }
 
 static void workers_unlock(void)
 {
-    (void)fx_mutex_unlock(&fx_workers_lock);
+    (void)fx_mutex_unlock(&workers_mutex);
 }
 
 static bool attached(const fx_worker *w)
@@ -216,7 +216,7 @@ static bool namespaced(const fx_worker *w)
 /* Whether another live thing of this process may write t into a word. */
 static bool ambiguous(const fx_worker *w, int32_t t)
 {
-    for (const fx_worker *o = fx_workers; o != NULL; o = o->fx_next) {
+    for (const fx_worker *o = workers; o != NULL; o = o->fx_next) {
         /* An exec'd worker's process lives on: only an exit ends its TIDs. */
         if (o == w || o->fx_report.event == FX_WORKER_EXITED)
             continue;
@@ -369,7 +369,7 @@ int fx_worker_prepare(fx_worker *w, int flags)
      * list (the handles after it would escape the ambiguity check). */
     workers_lock();
     bool linked = false;
-    for (const fx_worker *o = fx_workers; o != NULL && !linked; o = o->fx_next)
+    for (const fx_worker *o = workers; o != NULL && !linked; o = o->fx_next)
         linked = o == w;
     workers_unlock();
     if (linked)
@@ -460,8 +460,8 @@ int fx_worker_attach(fx_worker *w, pid_t pid)
     workers_lock();
     (void)learn_tids(w); /* the other threads, if /proc shows them */
     w->fx_magic = ATTACHED;
-    w->fx_next = fx_workers;
-    fx_workers = w;
+    w->fx_next = workers;
+    workers = w;
     workers_unlock();
     pidfd = epfd = -1;
 out:
@@ -580,7 +580,7 @@ int fx_worker_detach(fx_worker *w)
     int saved = errno;
     if (w->fx_magic == ATTACHED) {
         workers_lock();
-        for (fx_worker **p = &fx_workers; *p != NULL; p = &(*p)->fx_next) {
+        for (fx_worker **p = &workers; *p != NULL; p = &(*p)->fx_next) {
             if (*p == w) {
                 *p = w->fx_next;
                 break;

@@ -88,7 +88,7 @@
 /* The thread rule (async.h): a waiter is used only by the thread that
  * created it. fxi_tid() is right in a fork child from its first instruction
  * (src/internal/identity.h), so a child never passes for its parent's thread. */
-static bool fx_async_is_owner(const fx_async *w)
+static bool async_is_owner(const fx_async *w)
 {
     return fxi_tid() == w->owner;
 }
@@ -96,21 +96,21 @@ static bool fx_async_is_owner(const fx_async *w)
 /* The first check of complete, cancel and destroy, whatever the waiter's
  * state: EINVAL for NULL, EPERM for any thread but the creator (another
  * thread, or a fork child on its parent's waiter), then nothing is done. */
-static int fx_async_check(const fx_async *w)
+static int async_check(const fx_async *w)
 {
     if (w == NULL)
         return EINVAL;
-    return fx_async_is_owner(w) ? 0 : EPERM;
+    return async_is_owner(w) ? 0 : EPERM;
 }
 
 /* Set when the kernel refused io_uring or its futex operations, so that
  * FX_ASYNC_AUTO stops asking. Relaxed: a hint, each answer is the same. */
-static int32_t fx_async_no_uring;
+static int32_t async_no_uring;
 
 /* The core ---------------------------------------------------------------------- */
 
 /* The operation will not hold a lock for a run callback: forget it. */
-static void fx_async_drop_callback(fx_async *w)
+static void async_drop_callback(fx_async *w)
 {
     w->fn = NULL;
     w->rfn = NULL;
@@ -118,7 +118,7 @@ static void fx_async_drop_callback(fx_async *w)
 
 /* The operation is over with result r: the waiter becomes idle, and a run
  * callback runs with the lock held. */
-static int fx_async_finish(fx_async *w, int r)
+static int async_finish(fx_async *w, int r)
 {
     void (*fn)(void *) = w->fn;
     void (*rfn)(void *, int) = w->rfn;
@@ -128,7 +128,7 @@ static int fx_async_finish(fx_async *w, int r)
     fx_rmutex *rm = rfn != NULL ? w->op.rmutex.m : NULL;
     w->state = STATE_IDLE;
     w->kind = NULL;
-    fx_async_drop_callback(w);
+    async_drop_callback(w);
     if (r == 0 && fn != NULL) {
         fn(arg); /* the waiter is idle: fn may arm it again */
         int u = fx_mutex_unlock(m);
@@ -147,7 +147,7 @@ static int fx_async_finish(fx_async *w, int r)
 /* Folds the caller's deadline into the sleep's bound: the wait ends at the
  * earlier of the two. Returns true when the bound is the kind's own `until`
  * (strictly before the deadline), so that its timeout means RECHECK. */
-static bool fx_async_bound(const fx_async *w, struct fxi_sleep *s)
+static bool async_bound(const fx_async *w, struct fxi_sleep *s)
 {
     if (!w->has_deadline)
         return s->has_until;
@@ -160,7 +160,7 @@ static bool fx_async_bound(const fx_async *w, struct fxi_sleep *s)
 
 /* Steps the kind after a wait that ended with `last`, until it finishes or
  * a new wait is armed. */
-static int fx_async_advance(fx_async *w, int last)
+static int async_advance(fx_async *w, int last)
 {
     for (;;) {
         struct fxi_sleep s;
@@ -168,12 +168,12 @@ static int fx_async_advance(fx_async *w, int last)
         s.recheck_ns = 0;
         int r = w->kind->step(w, last, &s);
         if (r != EINPROGRESS)
-            return fx_async_finish(w, r);
+            return async_finish(w, r);
         if (w->has_deadline && fxi_deadline_passed(&w->deadline)) {
             last = LAST_TIMEDOUT;
             continue;
         }
-        w->own_bound = fx_async_bound(w, &s);
+        w->own_bound = async_bound(w, &s);
         int failed_last = LAST_CANCELED;
         r = w->be->arm(w, &s, &failed_last);
         if (r == 0) {
@@ -181,38 +181,38 @@ static int fx_async_advance(fx_async *w, int last)
             return EINPROGRESS;
         }
         w->kind->abandon(w, failed_last);
-        fx_async_drop_callback(w);
-        return fx_async_finish(w, r);
+        async_drop_callback(w);
+        return async_finish(w, r);
     }
 }
 
 /* Arms the operation whose arguments are in w->op. */
-static int fx_async_start(fx_async *w, const struct fxi_async_kind *kind,
-                          const struct timespec *deadline)
+static int async_start(fx_async *w, const struct fxi_async_kind *kind,
+                       const struct timespec *deadline)
 {
     w->kind = kind;
     int r = kind->ready(w);
     if (r != EINPROGRESS)
-        return fx_async_finish(w, r);
+        return async_finish(w, r);
     /* It has to wait: now the deadline is checked (POSIX), and the waiter's
      * resources, which belong to their creator, come into play. */
     if (fxi_deadline_check(deadline) != 0)
         r = EINVAL;
-    else if (!fx_async_is_owner(w))
+    else if (!async_is_owner(w))
         r = EPERM;
     if (r != EINPROGRESS) {
-        fx_async_drop_callback(w);
-        return fx_async_finish(w, r);
+        async_drop_callback(w);
+        return async_finish(w, r);
     }
     w->has_deadline = deadline != NULL;
     if (deadline != NULL)
         w->deadline = *deadline;
-    return fx_async_advance(w, LAST_FIRST);
+    return async_advance(w, LAST_FIRST);
 }
 
 /* Public API -------------------------------------------------------------------- */
 
-static int fx_async_env_backend(void)
+static int async_env_backend(void)
 {
     const char *e = getenv("FUTEXSYNC_ASYNC");
     if (e == NULL)
@@ -230,7 +230,7 @@ int fx_async_create(fx_async **waiter, int backend)
         (backend != FX_ASYNC_AUTO && backend != FX_ASYNC_URING && backend != FX_ASYNC_THREAD))
         return EINVAL;
     if (backend == FX_ASYNC_AUTO)
-        backend = fx_async_env_backend();
+        backend = async_env_backend();
 
     int saved = errno;
     fx_async *w = calloc(1, sizeof *w);
@@ -248,10 +248,10 @@ int fx_async_create(fx_async **waiter, int backend)
 
     int r = ENOTSUP;
     if (backend != FX_ASYNC_THREAD &&
-        (backend == FX_ASYNC_URING || !__atomic_load_n(&fx_async_no_uring, __ATOMIC_RELAXED))) {
+        (backend == FX_ASYNC_URING || !__atomic_load_n(&async_no_uring, __ATOMIC_RELAXED))) {
         r = fxi_async_uring.open(w);
         if (r == ENOTSUP)
-            __atomic_store_n(&fx_async_no_uring, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&async_no_uring, 1, __ATOMIC_RELAXED);
         if (r == 0) {
             w->backend = FX_ASYNC_URING;
             w->be = &fxi_async_uring;
@@ -276,21 +276,21 @@ int fx_async_create(fx_async **waiter, int backend)
 
 int fx_async_cancel(fx_async *w)
 {
-    int c = fx_async_check(w);
+    int c = async_check(w);
     if (c != 0)
         return c;
     if (w->state == STATE_IDLE)
         return 0;
     int last = w->be->stop(w);
     w->kind->abandon(w, last);
-    fx_async_drop_callback(w);
-    fx_async_finish(w, ECANCELED);
+    async_drop_callback(w);
+    async_finish(w, ECANCELED);
     return 0;
 }
 
 int fx_async_destroy(fx_async *w)
 {
-    int c = fx_async_check(w);
+    int c = async_check(w);
     if (c != 0)
         return c;
     fx_async_cancel(w);
@@ -312,7 +312,7 @@ int fx_async_backend(const fx_async *w)
 
 int fx_async_complete(fx_async *w)
 {
-    int c = fx_async_check(w);
+    int c = async_check(w);
     if (c != 0)
         return c;
     if (w->state == STATE_IDLE)
@@ -323,7 +323,7 @@ int fx_async_complete(fx_async *w)
     w->state = STATE_IDLE; /* the wait is over; advance re-arms or finishes */
     if (last == LAST_TIMEDOUT && w->own_bound)
         last = LAST_RECHECK; /* the kind's bound, not the deadline */
-    return fx_async_advance(w, last);
+    return async_advance(w, last);
 }
 
 int fx_async_futex_wait(fx_async *w, int32_t *slot, int32_t expected,
@@ -335,8 +335,8 @@ int fx_async_futex_wait(fx_async *w, int32_t *slot, int32_t expected,
         return EBUSY;
     w->op.futex.word = slot;
     w->op.futex.expected = expected;
-    fx_async_drop_callback(w);
-    return fx_async_start(w, &fxi_async_kind_futex, deadline);
+    async_drop_callback(w);
+    return async_start(w, &fxi_async_kind_futex, deadline);
 }
 
 int fx_async_mutex_lock(fx_async *w, fx_mutex *m, const struct timespec *deadline)
@@ -346,8 +346,8 @@ int fx_async_mutex_lock(fx_async *w, fx_mutex *m, const struct timespec *deadlin
     if (w->state != STATE_IDLE)
         return EBUSY;
     w->op.mutex = m;
-    fx_async_drop_callback(w);
-    return fx_async_start(w, &fxi_async_kind_mutex, deadline);
+    async_drop_callback(w);
+    return async_start(w, &fxi_async_kind_mutex, deadline);
 }
 
 int fx_async_mutex_run(fx_async *w, fx_mutex *m, const struct timespec *deadline,
@@ -358,10 +358,10 @@ int fx_async_mutex_run(fx_async *w, fx_mutex *m, const struct timespec *deadline
     if (w->state != STATE_IDLE)
         return EBUSY;
     w->op.mutex = m;
-    fx_async_drop_callback(w);
+    async_drop_callback(w);
     w->fn = fn;
     w->arg = arg;
-    return fx_async_start(w, &fxi_async_kind_mutex, deadline);
+    return async_start(w, &fxi_async_kind_mutex, deadline);
 }
 
 int fx_async_counter_wait(fx_async *w, fx_counter *c, int32_t target,
@@ -374,8 +374,8 @@ int fx_async_counter_wait(fx_async *w, fx_counter *c, int32_t target,
     w->op.counter.c = c;
     w->op.counter.target = target;
     w->op.counter.counted = false;
-    fx_async_drop_callback(w);
-    return fx_async_start(w, &fxi_async_kind_counter, deadline);
+    async_drop_callback(w);
+    return async_start(w, &fxi_async_kind_counter, deadline);
 }
 
 int fx_async_rmutex_lock(fx_async *w, fx_rmutex *m, const struct timespec *deadline)
@@ -385,8 +385,8 @@ int fx_async_rmutex_lock(fx_async *w, fx_rmutex *m, const struct timespec *deadl
     if (w->state != STATE_IDLE)
         return EBUSY;
     w->op.rmutex.m = m;
-    fx_async_drop_callback(w);
-    return fx_async_start(w, &fxi_async_kind_rmutex, deadline);
+    async_drop_callback(w);
+    return async_start(w, &fxi_async_kind_rmutex, deadline);
 }
 
 int fx_async_rmutex_run(fx_async *w, fx_rmutex *m, const struct timespec *deadline,
@@ -397,9 +397,9 @@ int fx_async_rmutex_run(fx_async *w, fx_rmutex *m, const struct timespec *deadli
     if (w->state != STATE_IDLE)
         return EBUSY;
     w->op.rmutex.m = m;
-    fx_async_drop_callback(w);
+    async_drop_callback(w);
     w->rfn = fn;
     w->arg = arg;
-    return fx_async_start(w, &fxi_async_kind_rmutex, deadline);
+    return async_start(w, &fxi_async_kind_rmutex, deadline);
 }
 

@@ -83,7 +83,7 @@
  * window) re-reads its word within FX_ASYNC_RECHECK_NS (src/async/async.h).
  * Bounds the sleep s by the next recheck time, which is absolute and moves
  * on only once it has passed, so that spurious readiness cannot postpone it. */
-static void fx_kind_recheck(fx_async *w, int last, struct fxi_sleep *s)
+static void kind_recheck(fx_async *w, int last, struct fxi_sleep *s)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -98,7 +98,7 @@ static void fx_kind_recheck(fx_async *w, int last, struct fxi_sleep *s)
 
 /* Kind: raw futex word ------------------------------------------------------- */
 
-static int fx_kind_futex_ready(fx_async *w)
+static int kind_futex_ready(fx_async *w)
 {
     /* Relaxed: only decides between EAGAIN and waiting; the kernel re-checks
      * the value atomically with queueing the wait. */
@@ -107,7 +107,7 @@ static int fx_kind_futex_ready(fx_async *w)
                : EINPROGRESS;
 }
 
-static int fx_kind_futex_step(fx_async *w, int last, struct fxi_sleep *s)
+static int kind_futex_step(fx_async *w, int last, struct fxi_sleep *s)
 {
     switch (last) {
     case LAST_FIRST:
@@ -123,61 +123,64 @@ static int fx_kind_futex_step(fx_async *w, int last, struct fxi_sleep *s)
     }
 }
 
-static void fx_kind_futex_abandon(fx_async *w, int last)
+static void kind_futex_abandon(fx_async *w, int last)
 {
     (void)w;
     (void)last;
 }
 
 const struct fxi_async_kind fxi_async_kind_futex = {
-    .ready = fx_kind_futex_ready,
-    .step = fx_kind_futex_step,
-    .abandon = fx_kind_futex_abandon,
+    .ready = kind_futex_ready,
+    .step = kind_futex_step,
+    .abandon = kind_futex_abandon,
 };
 
 /* Kind: fx_mutex acquisition ------------------------------------------------- */
 
-static int fx_kind_mutex_ready(fx_async *w)
+static int kind_mutex_ready(fx_async *w)
 {
     int r = fx_mutex_trylock(w->op.mutex);
     return r == EBUSY ? EINPROGRESS : r;
 }
 
-static int fx_kind_mutex_step(fx_async *w, int last, struct fxi_sleep *s)
+static int kind_mutex_step(fx_async *w, int last, struct fxi_sleep *s)
 {
     fx_mutex *m = w->op.mutex;
     int32_t sleep_on = 0;
     /* Announced as a try-lock around the one step that may take the lock:
      * the loop runs other code between steps, which the race detector must
      * keep watching. */
-    fx_ann_pre_lock(m, FX_ANN_TRY);
+    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
+    if (on)
+        fxi_ann_pre_lock(m, FX_ANN_TRY);
     int r = fxi_mutex_acquire_step(m, &sleep_on);
-    fx_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+    if (on)
+        fxi_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
     if (r != EBUSY)
         return r; /* 0: held (as CONTENDED), or EINVAL */
     if (last == LAST_TIMEDOUT)
         return ETIMEDOUT; /* the word stays CONTENDED: its unlock wakes */
     s->word = &m->state;
     s->expected = sleep_on;
-    fx_kind_recheck(w, last, s);
+    kind_recheck(w, last, s);
     return EINPROGRESS;
 }
 
-static void fx_kind_mutex_abandon(fx_async *w, int last)
+static void kind_mutex_abandon(fx_async *w, int last)
 {
     if (last == LAST_WOKEN)
         fxi_mutex_abandon_wait(w->op.mutex);
 }
 
 const struct fxi_async_kind fxi_async_kind_mutex = {
-    .ready = fx_kind_mutex_ready,
-    .step = fx_kind_mutex_step,
-    .abandon = fx_kind_mutex_abandon,
+    .ready = kind_mutex_ready,
+    .step = kind_mutex_step,
+    .abandon = kind_mutex_abandon,
 };
 
 /* Kind: fx_rmutex acquisition ------------------------------------------------ */
 
-static int fx_kind_rmutex_ready(fx_async *w)
+static int kind_rmutex_ready(fx_async *w)
 {
     /* By the calling thread, whichever it is: free, re-entry, orphaned, a
      * dead owner, not recoverable. Leaves no trace when it is busy (no W). */
@@ -185,7 +188,7 @@ static int fx_kind_rmutex_ready(fx_async *w)
     return r == EBUSY ? EINPROGRESS : r;
 }
 
-static int fx_kind_rmutex_step(fx_async *w, int last, struct fxi_sleep *s)
+static int kind_rmutex_step(fx_async *w, int last, struct fxi_sleep *s)
 {
     fx_rmutex *m = w->op.rmutex.m;
     if (last == LAST_TIMEDOUT) {
@@ -197,7 +200,7 @@ static int fx_kind_rmutex_step(fx_async *w, int last, struct fxi_sleep *s)
     }
     if (last == LAST_FIRST)
         fxi_rmutex_waiter_init(&w->op.rmutex.rw, 0);
-    /* Only the waiter's thread steps (fx_async_start and complete check it),
+    /* Only the waiter's thread steps (async_start and complete check it),
      * so the TID the step writes into the word is the loop thread's. */
     int32_t *word = NULL, sleep_on = 0;
     struct timespec recheck_at;
@@ -211,21 +214,21 @@ static int fx_kind_rmutex_step(fx_async *w, int last, struct fxi_sleep *s)
     return EINPROGRESS;
 }
 
-static void fx_kind_rmutex_abandon(fx_async *w, int last)
+static void kind_rmutex_abandon(fx_async *w, int last)
 {
     if (last == LAST_WOKEN)
         fxi_rmutex_abandon_wait(w->op.rmutex.m);
 }
 
 const struct fxi_async_kind fxi_async_kind_rmutex = {
-    .ready = fx_kind_rmutex_ready,
-    .step = fx_kind_rmutex_step,
-    .abandon = fx_kind_rmutex_abandon,
+    .ready = kind_rmutex_ready,
+    .step = kind_rmutex_step,
+    .abandon = kind_rmutex_abandon,
 };
 
 /* Kind: fx_counter wait ------------------------------------------------------ */
 
-static int fx_kind_counter_ready(fx_async *w)
+static int kind_counter_ready(fx_async *w)
 {
     fx_counter *c = w->op.counter.c;
     /* Acquire, as fx_counter_wait's fast path: the writer's earlier work is
@@ -238,7 +241,7 @@ static int fx_kind_counter_ready(fx_async *w)
     return EINPROGRESS;
 }
 
-static int fx_kind_counter_step(fx_async *w, int last, struct fxi_sleep *s)
+static int kind_counter_step(fx_async *w, int last, struct fxi_sleep *s)
 {
     fx_counter *c = w->op.counter.c;
     if (last == LAST_FIRST) {
@@ -254,11 +257,11 @@ static int fx_kind_counter_step(fx_async *w, int last, struct fxi_sleep *s)
     }
     s->word = &c->value;
     s->expected = v;
-    fx_kind_recheck(w, last, s);
+    kind_recheck(w, last, s);
     return EINPROGRESS;
 }
 
-static void fx_kind_counter_abandon(fx_async *w, int last)
+static void kind_counter_abandon(fx_async *w, int last)
 {
     (void)last; /* writers wake every waiter: no wake to pass on */
     if (w->op.counter.counted) {
@@ -268,7 +271,7 @@ static void fx_kind_counter_abandon(fx_async *w, int last)
 }
 
 const struct fxi_async_kind fxi_async_kind_counter = {
-    .ready = fx_kind_counter_ready,
-    .step = fx_kind_counter_step,
-    .abandon = fx_kind_counter_abandon,
+    .ready = kind_counter_ready,
+    .step = kind_counter_step,
+    .abandon = kind_counter_abandon,
 };

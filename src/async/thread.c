@@ -44,7 +44,7 @@
 #include "internal/deadline.h"
 #include "internal/futex.h"
 
-static void *fx_async_helper(void *arg)
+static void *async_helper(void *arg)
 {
     struct fxi_async_thread *t = arg;
     int32_t seen = 0;
@@ -97,7 +97,7 @@ static void *fx_async_helper(void *arg)
     return NULL;
 }
 
-static int fx_thread_backend_open(fx_async *w)
+static int thread_backend_open(fx_async *w)
 {
     struct fxi_async_thread *t = &w->thread;
     t->efd = w->efd;
@@ -106,7 +106,7 @@ static int fx_thread_backend_open(fx_async *w)
     sigfillset(&all);
     int saved = errno;
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int r = pthread_create(&t->thread, NULL, fx_async_helper, t);
+    int r = pthread_create(&t->thread, NULL, async_helper, t);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;
     if (r != 0)
@@ -115,7 +115,7 @@ static int fx_thread_backend_open(fx_async *w)
     return 0;
 }
 
-static void fx_thread_backend_close(fx_async *w)
+static void thread_backend_close(fx_async *w)
 {
     struct fxi_async_thread *t = &w->thread;
     if (!t->started)
@@ -130,7 +130,7 @@ static void fx_thread_backend_close(fx_async *w)
     t->started = false;
 }
 
-static int fx_thread_arm(fx_async *w, const struct fxi_sleep *s, int *failed_last)
+static int thread_arm(fx_async *w, const struct fxi_sleep *s, int *failed_last)
 {
     (void)failed_last;
     struct fxi_async_thread *t = &w->thread;
@@ -151,7 +151,7 @@ static int fx_thread_arm(fx_async *w, const struct fxi_sleep *s, int *failed_las
 
 /* Sleeps until the helper is finished with request `req`: quiet == req.
  * With `kick`, the helper may still sleep on the word and is woken there. */
-static void fx_thread_wait_quiet(struct fxi_async_thread *t, int32_t req, bool kick)
+static void thread_wait_quiet(struct fxi_async_thread *t, int32_t req, bool kick)
 {
     int32_t before = (int32_t)((uint32_t)req - 1u);
     __atomic_store_n(&t->watch, 1, __ATOMIC_SEQ_CST);
@@ -171,7 +171,7 @@ static void fx_thread_wait_quiet(struct fxi_async_thread *t, int32_t req, bool k
     __atomic_store_n(&t->watch, 0, __ATOMIC_RELAXED);
 }
 
-static int fx_thread_poll(fx_async *w, int *last)
+static int thread_poll(fx_async *w, int *last)
 {
     struct fxi_async_thread *t = &w->thread;
     /* Relaxed: req is ours. */
@@ -181,28 +181,28 @@ static int fx_thread_poll(fx_async *w, int *last)
     if (__atomic_load_n(&t->done, __ATOMIC_ACQUIRE) != req)
         return EINPROGRESS;
     /* The wait is over; the helper is at most one write() from quiet. */
-    fx_thread_wait_quiet(t, req, false);
+    thread_wait_quiet(t, req, false);
     fxi_efd_clear(w->efd);
     *last = t->result;
     w->own_bound = t->result_own; /* the helper may have moved the bound */
     return 0;
 }
 
-static int fx_thread_stop(fx_async *w)
+static int thread_stop(fx_async *w)
 {
     struct fxi_async_thread *t = &w->thread;
     int32_t req = __atomic_load_n(&t->req, __ATOMIC_RELAXED);
     /* Seq_cst: the Dekker pairs with the helper (see top). */
     __atomic_store_n(&t->cancel, 1, __ATOMIC_SEQ_CST);
-    fx_thread_wait_quiet(t, req, true);
+    thread_wait_quiet(t, req, true);
     fxi_efd_clear(w->efd); /* the helper is finished with this request */
     return t->result; /* written before done, itself before quiet */
 }
 
 const struct fx_async_backend fxi_async_thread = {
-    .open = fx_thread_backend_open,
-    .close = fx_thread_backend_close,
-    .arm = fx_thread_arm,
-    .poll = fx_thread_poll,
-    .stop = fx_thread_stop,
+    .open = thread_backend_open,
+    .close = thread_backend_close,
+    .arm = thread_arm,
+    .poll = thread_poll,
+    .stop = thread_stop,
 };

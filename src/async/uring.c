@@ -18,11 +18,11 @@
  * only when all have been reaped.
  *
  *   Invariant (readiness is never lost): the eventfd is cleared only by
- *   fx_uring_settle, before the deferred work is run, and runs repeat until
+ *   uring_settle, before the deferred work is run, and runs repeat until
  *   IORING_SQ_TASKRUN is clear, so any work queued afterwards finds an empty
  *   list and signals the eventfd again. A futex completion of 0 (a consumed
  *   wake) always reaches the kind as WOKEN. An idle mutex or counter recheck
- *   is re-armed inside complete (fx_uring_recheck), without a step of the
+ *   is re-armed inside complete (uring_recheck), without a step of the
  *   kind.
  *
  * Why (the kernel's signalling rule, a timeout racing a wake), the EINTR of
@@ -79,37 +79,37 @@ _Static_assert(IORING_OP_SENDMSG_ZC == 48, "io_uring opcode numbering");
  * struct-argument call on i386 (EFAULT) and absent on some 32-bit
  * architectures, while libc's takes the offset in whatever form this one's
  * kernel wants (mmap2 and pages, or bytes). */
-static void fx_uring_munmap(void *p, size_t len)
+static void uring_munmap(void *p, size_t len)
 {
     int saved = errno;
     munmap(p, len);
     errno = saved;
 }
 
-static void fx_uring_unmap(struct fxi_uring *r)
+static void uring_unmap(struct fxi_uring *r)
 {
     if (r->sqe_map != NULL)
-        fx_uring_munmap(r->sqe_map, r->sqe_map_len);
+        uring_munmap(r->sqe_map, r->sqe_map_len);
     if (r->cq_map != NULL && r->cq_map != r->sq_map)
-        fx_uring_munmap(r->cq_map, r->cq_map_len);
+        uring_munmap(r->cq_map, r->cq_map_len);
     if (r->sq_map != NULL)
-        fx_uring_munmap(r->sq_map, r->sq_map_len);
+        uring_munmap(r->sq_map, r->sq_map_len);
     r->sq_map = r->cq_map = r->sqe_map = NULL;
 }
 
 /* Closes the ring. The kernel cancels whatever is still in flight, but
  * asynchronously: callers that care about a wake a request may consume
  * cancel and reap their requests before closing. */
-static void fx_uring_close(struct fxi_uring *r)
+static void uring_close(struct fxi_uring *r)
 {
-    fx_uring_unmap(r);
+    uring_unmap(r);
     if (r->fd >= 0)
         fxi_close(r->fd);
     r->fd = -1;
 }
 
 /* Maps a part of the ring: the address, or NULL with *err set. */
-static void *fx_uring_map(int fd, size_t len, long long offset, int *err)
+static void *uring_map(int fd, size_t len, long long offset, int *err)
 {
     int saved = errno;
     void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, (off_t)offset);
@@ -124,7 +124,7 @@ static void *fx_uring_map(int fd, size_t len, long long offset, int *err)
  * know; EMFILE, ENOMEM...), or ENOMEM when the rings cannot be mapped for
  * want of memory and ENOTSUP when they cannot be mapped at all (a kernel,
  * emulator or filter refusing the mapping of an io_uring fd). */
-static int fx_uring_open(struct fxi_uring *r, unsigned entries, unsigned flags)
+static int uring_open(struct fxi_uring *r, unsigned entries, unsigned flags)
 {
     memset(r, 0, sizeof *r);
     r->fd = -1;
@@ -146,18 +146,18 @@ static int fx_uring_open(struct fxi_uring *r, unsigned entries, unsigned flags)
         r->cq_map_len = r->sq_map_len;
     }
     int err = ENOMEM;
-    r->sq_map = fx_uring_map(r->fd, r->sq_map_len, (long long)IORING_OFF_SQ_RING, &err);
+    r->sq_map = uring_map(r->fd, r->sq_map_len, (long long)IORING_OFF_SQ_RING, &err);
     if (r->sq_map == NULL)
         goto fail;
     if (p.features & IORING_FEAT_SINGLE_MMAP) {
         r->cq_map = r->sq_map;
     } else {
-        r->cq_map = fx_uring_map(r->fd, r->cq_map_len, (long long)IORING_OFF_CQ_RING, &err);
+        r->cq_map = uring_map(r->fd, r->cq_map_len, (long long)IORING_OFF_CQ_RING, &err);
         if (r->cq_map == NULL)
             goto fail;
     }
     r->sqe_map_len = p.sq_entries * sizeof(struct io_uring_sqe);
-    r->sqe_map = fx_uring_map(r->fd, r->sqe_map_len, (long long)IORING_OFF_SQES, &err);
+    r->sqe_map = uring_map(r->fd, r->sqe_map_len, (long long)IORING_OFF_SQES, &err);
     if (r->sqe_map == NULL)
         goto fail;
 
@@ -175,12 +175,12 @@ static int fx_uring_open(struct fxi_uring *r, unsigned entries, unsigned flags)
     return 0;
 
 fail:
-    fx_uring_close(r);
+    uring_close(r);
     return err == ENOMEM || err == EAGAIN ? ENOMEM : ENOTSUP;
 }
 
 /* True if the kernel implements every opcode of ops[0..n). */
-static bool fx_uring_supports(struct fxi_uring *r, const unsigned *ops, int n)
+static bool uring_supports(struct fxi_uring *r, const unsigned *ops, int n)
 {
     /* struct io_uring_probe ends in a flexible array of 256 entries here;
      * uint64_t storage keeps it aligned. */
@@ -202,7 +202,7 @@ static bool fx_uring_supports(struct fxi_uring *r, const unsigned *ops, int n)
 /* Makes the kernel signal the eventfd `efd` when completions are posted and,
  * in a IORING_SETUP_DEFER_TASKRUN ring, as soon as deferred work (a futex
  * wake, a fired timer) is queued for the submitter. */
-static int fx_uring_register_eventfd(struct fxi_uring *r, int efd)
+static int uring_register_eventfd(struct fxi_uring *r, int efd)
 {
     int32_t fd = efd;
     long rc = fxi_syscall(SYS_io_uring_register, r->fd, IORING_REGISTER_EVENTFD,
@@ -211,17 +211,17 @@ static int fx_uring_register_eventfd(struct fxi_uring *r, int efd)
 }
 
 /* How many submission entries are free. */
-static unsigned fx_uring_room(struct fxi_uring *r)
+static unsigned uring_room(struct fxi_uring *r)
 {
-    /* Relaxed: the tail is ours; acquire on the head (see fx_uring_sqe). */
+    /* Relaxed: the tail is ours; acquire on the head (see uring_sqe). */
     uint32_t tail = __atomic_load_n(r->sq_tail, __ATOMIC_RELAXED) + r->sq_pending;
     uint32_t head = __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
     return *r->sq_mask + 1 - (tail - head);
 }
 
 /* The next free submission entry, zeroed, or NULL when the ring is full. The
- * entry is published by fx_uring_submit(). */
-static struct io_uring_sqe *fx_uring_sqe(struct fxi_uring *r)
+ * entry is published by uring_submit(). */
+static struct io_uring_sqe *uring_sqe(struct fxi_uring *r)
 {
     /* Relaxed: the tail is ours; acquire on the head, which the kernel
      * advances once it has consumed entries we may then reuse. */
@@ -239,18 +239,18 @@ static struct io_uring_sqe *fx_uring_sqe(struct fxi_uring *r)
 }
 
 /* io_uring_enter(2) with errno kept: the count it returns, or -errno. */
-static long fx_uring_enter(struct fxi_uring *r, unsigned to_submit, unsigned min_complete,
+static long uring_enter(struct fxi_uring *r, unsigned to_submit, unsigned min_complete,
                                   unsigned flags)
 {
     return fxi_syscall(SYS_io_uring_enter, r->fd, (long)to_submit, (long)min_complete,
                         (long)flags, 0, 0);
 }
 
-/* Publishes the entries taken with fx_uring_sqe() and submits them. Returns
+/* Publishes the entries taken with uring_sqe() and submits them. Returns
  * 0 when the kernel consumed every one. Otherwise returns the errno of
  * io_uring_enter (EAGAIN for a short count): *consumed entries are then in
  * flight (the caller cancels them) and the rest are withdrawn. */
-static int fx_uring_submit(struct fxi_uring *r, unsigned *consumed)
+static int uring_submit(struct fxi_uring *r, unsigned *consumed)
 {
     unsigned n = r->sq_pending;
     uint32_t tail = __atomic_load_n(r->sq_tail, __ATOMIC_RELAXED);
@@ -260,7 +260,7 @@ static int fx_uring_submit(struct fxi_uring *r, unsigned *consumed)
     r->sq_pending = 0;
     long rc;
     do
-        rc = fx_uring_enter(r, n, 0, 0);
+        rc = uring_enter(r, n, 0, 0);
     while (rc == -EINTR);
     unsigned done = !fxi_syscall_failed(rc) ? (unsigned)rc : 0;
     *consumed = done;
@@ -273,7 +273,7 @@ static int fx_uring_submit(struct fxi_uring *r, unsigned *consumed)
 }
 
 /* The oldest unreaped completion, or NULL. */
-static struct io_uring_cqe *fx_uring_peek(struct fxi_uring *r)
+static struct io_uring_cqe *uring_peek(struct fxi_uring *r)
 {
     /* Relaxed: the head is ours. Acquire on the tail: the entry the kernel
      * wrote before advancing it is visible. */
@@ -284,8 +284,8 @@ static struct io_uring_cqe *fx_uring_peek(struct fxi_uring *r)
     return &r->cqes[head & *r->cq_mask];
 }
 
-/* Gives the completion returned by fx_uring_peek() back to the kernel. */
-static void fx_uring_seen(struct fxi_uring *r)
+/* Gives the completion returned by uring_peek() back to the kernel. */
+static void uring_seen(struct fxi_uring *r)
 {
     uint32_t head = __atomic_load_n(r->cq_head, __ATOMIC_RELAXED);
     /* Release: we have read the entry before the kernel may overwrite it. */
@@ -295,12 +295,12 @@ static void fx_uring_seen(struct fxi_uring *r)
 /* True when the ring needs the submitter to enter the kernel: deferred work
  * is queued (IORING_SQ_TASKRUN, with IORING_SETUP_TASKRUN_FLAG) or completions
  * are waiting to be reaped. */
-static bool fx_uring_has_work(struct fxi_uring *r)
+static bool uring_has_work(struct fxi_uring *r)
 {
     /* Acquire: pairs with the kernel setting the flag before it signals. */
     if (__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN)
         return true;
-    return fx_uring_peek(r) != NULL;
+    return uring_peek(r) != NULL;
 }
 
 /* The back end ------------------------------------------------------------------ */
@@ -308,11 +308,11 @@ static bool fx_uring_has_work(struct fxi_uring *r)
 /* Request tags (user_data) of the io_uring back end. */
 enum { TAG_FUTEX = 1, TAG_TIMEOUT = 2, TAG_CANCEL = 3 };
 
-static int fx_uring_backend_open(fx_async *w)
+static int uring_backend_open(fx_async *w)
 {
     struct fxi_async_uring *u = &w->uring;
-    int r = fx_uring_open(&u->ring, 4,
-                          IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+    int r = uring_open(&u->ring, 4,
+                       IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
                               IORING_SETUP_TASKRUN_FLAG);
     if (r != 0) {
         /* ENOSYS: no io_uring (or seccomp); EPERM: io_uring_disabled or
@@ -322,23 +322,23 @@ static int fx_uring_backend_open(fx_async *w)
     }
     static const unsigned ops[] = {FX_IORING_OP_FUTEX_WAIT, IORING_OP_LINK_TIMEOUT,
                                    IORING_OP_ASYNC_CANCEL};
-    if (!fx_uring_supports(&u->ring, ops, 3)) {
-        fx_uring_close(&u->ring);
+    if (!uring_supports(&u->ring, ops, 3)) {
+        uring_close(&u->ring);
         return ENOTSUP;
     }
-    r = fx_uring_register_eventfd(&u->ring, w->efd);
+    r = uring_register_eventfd(&u->ring, w->efd);
     if (r != 0) {
-        fx_uring_close(&u->ring);
+        uring_close(&u->ring);
         return r;
     }
     u->inflight = 0;
     return 0;
 }
 
-static void fx_uring_reap(struct fxi_async_uring *u)
+static void uring_reap(struct fxi_async_uring *u)
 {
     struct io_uring_cqe *cqe;
-    while ((cqe = fx_uring_peek(&u->ring)) != NULL) {
+    while ((cqe = uring_peek(&u->ring)) != NULL) {
         if (cqe->user_data == TAG_FUTEX) {
             u->futex_done = true;
             u->futex_res = cqe->res;
@@ -347,20 +347,20 @@ static void fx_uring_reap(struct fxi_async_uring *u)
         }
         if (u->inflight > 0)
             u->inflight--;
-        fx_uring_seen(&u->ring);
+        uring_seen(&u->ring);
     }
 }
 
 /* Runs the deferred work (posting the completions it produces) and reaps. */
-static void fx_uring_flush(struct fxi_async_uring *u)
+static void uring_flush(struct fxi_async_uring *u)
 {
-    if (fx_uring_has_work(&u->ring)) {
+    if (uring_has_work(&u->ring)) {
         long rc;
         do
-            rc = fx_uring_enter(&u->ring, 0, 0, IORING_ENTER_GETEVENTS);
+            rc = uring_enter(&u->ring, 0, 0, IORING_ENTER_GETEVENTS);
         while (rc == -EINTR);
     }
-    fx_uring_reap(u);
+    uring_reap(u);
 }
 
 /* The one way the eventfd is cleared: clear it, then run the deferred work
@@ -375,12 +375,12 @@ static void fx_uring_flush(struct fxi_async_uring *u)
  * an empty list and signals. Should the flag stay set after FX_URING_RUNS
  * runs, the eventfd is signalled here, so that the loop comes back. */
 #define FX_URING_RUNS 64
-static void fx_uring_settle(fx_async *w)
+static void uring_settle(fx_async *w)
 {
     struct fxi_async_uring *u = &w->uring;
     fxi_efd_clear(w->efd);
     for (int runs = 0; runs < FX_URING_RUNS; runs++) {
-        fx_uring_flush(u);
+        uring_flush(u);
         /* Acquire: pairs with the kernel's setting of the flag. */
         if (!(__atomic_load_n(u->ring.sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN))
             return;
@@ -391,20 +391,20 @@ static void fx_uring_settle(fx_async *w)
 /* Waits until every request has completed. Called only when each one will
  * complete promptly (the futex wait has ended or is being cancelled), so this
  * never waits for the word. False if the kernel refused to wait. */
-static bool fx_uring_drain(struct fxi_async_uring *u)
+static bool uring_drain(struct fxi_async_uring *u)
 {
-    fx_uring_flush(u);
+    uring_flush(u);
     while (u->inflight > 0) {
-        long rc = fx_uring_enter(&u->ring, 0, 1, IORING_ENTER_GETEVENTS);
+        long rc = uring_enter(&u->ring, 0, 1, IORING_ENTER_GETEVENTS);
         if (fxi_syscall_failed(rc) && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY && rc != -ETIME)
             return false;
-        fx_uring_reap(u);
+        uring_reap(u);
     }
     return true;
 }
 
 /* How the futex wait ended, from its completion's result. */
-static int fx_uring_last(const struct fxi_async_uring *u, int canceled)
+static int uring_last(const struct fxi_async_uring *u, int canceled)
 {
     if (u->futex_res == 0)
         return LAST_WOKEN;
@@ -417,7 +417,7 @@ static int fx_uring_last(const struct fxi_async_uring *u, int canceled)
  * timespec is the kernel's: 64-bit through clock_nanosleep_time64 on 32-bit
  * architectures (libc's struct timespec may have either width there), else
  * the native clock_nanosleep, whose old timespec has the kernel's long. */
-static void fx_uring_pause_1ms(void)
+static void uring_pause_1ms(void)
 {
 #if defined(SYS_clock_nanosleep_time64)
     struct __kernel_timespec t64 = {.tv_sec = 0, .tv_nsec = 1000000};
@@ -433,21 +433,21 @@ static void fx_uring_pause_1ms(void)
 
 /* Submits an IORING_OP_ASYNC_CANCEL of the futex wait. A submission refused
  * for want of memory is retried for up to a second. */
-static bool fx_uring_submit_cancel(struct fxi_async_uring *u)
+static bool uring_submit_cancel(struct fxi_async_uring *u)
 {
     for (int tries = 0; tries < 1000; tries++) {
-        struct io_uring_sqe *sqe = fx_uring_sqe(&u->ring);
+        struct io_uring_sqe *sqe = uring_sqe(&u->ring);
         if (sqe == NULL)
             return false; /* cannot happen: at most 2 of 4 entries are in use */
         sqe->opcode = IORING_OP_ASYNC_CANCEL;
         sqe->addr = TAG_FUTEX;
         sqe->user_data = TAG_CANCEL;
         unsigned consumed;
-        int r = fx_uring_submit(&u->ring, &consumed);
+        int r = uring_submit(&u->ring, &consumed);
         u->inflight += consumed;
         if (r == 0)
             return true;
-        fx_uring_pause_1ms();
+        uring_pause_1ms();
     }
     return false;
 }
@@ -456,42 +456,42 @@ static bool fx_uring_submit_cancel(struct fxi_async_uring *u)
  * wait for a completion. Closes the ring, which cancels everything in flight
  * (the next arm opens a new one), and clears the eventfd. The caller assumes
  * the worst: a consumed wake. */
-static int fx_uring_give_up(fx_async *w)
+static int uring_give_up(fx_async *w)
 {
-    fx_uring_close(&w->uring.ring);
+    uring_close(&w->uring.ring);
     w->uring.inflight = 0;
     fxi_efd_clear(w->efd);
     return LAST_WOKEN;
 }
 
 /* Stops the wait in flight and reports how it ended (LAST_*). */
-static int fx_uring_stop(fx_async *w)
+static int uring_stop(fx_async *w)
 {
     struct fxi_async_uring *u = &w->uring;
-    fx_uring_flush(u);
-    if ((!u->futex_done && !fx_uring_submit_cancel(u)) || !fx_uring_drain(u))
-        return fx_uring_give_up(w);
-    fx_uring_settle(w); /* nothing in flight: only stale signals remain */
-    return fx_uring_last(u, LAST_CANCELED);
+    uring_flush(u);
+    if ((!u->futex_done && !uring_submit_cancel(u)) || !uring_drain(u))
+        return uring_give_up(w);
+    uring_settle(w); /* nothing in flight: only stale signals remain */
+    return uring_last(u, LAST_CANCELED);
 }
 
-static int fx_uring_arm(fx_async *w, const struct fxi_sleep *s, int *failed_last)
+static int uring_arm(fx_async *w, const struct fxi_sleep *s, int *failed_last)
 {
     struct fxi_async_uring *u = &w->uring;
     if (u->ring.fd < 0) {
         /* The ring was given up after a failed cancellation: a new one. */
-        int r = fx_uring_backend_open(w);
+        int r = uring_backend_open(w);
         if (r != 0) {
             *failed_last = LAST_CANCELED;
             return r == ENOTSUP ? ENOMEM : r;
         }
     }
-    if (fx_uring_room(&u->ring) < 2) {
+    if (uring_room(&u->ring) < 2) {
         /* Cannot happen: every request is reaped before the next arm. */
         *failed_last = LAST_CANCELED;
         return EAGAIN;
     }
-    struct io_uring_sqe *sqe = fx_uring_sqe(&u->ring);
+    struct io_uring_sqe *sqe = uring_sqe(&u->ring);
     sqe->opcode = FX_IORING_OP_FUTEX_WAIT;
     sqe->fd = (int32_t)FX_FUTEX2_SIZE_U32; /* futex2 flags: 32 bits, shared */
     sqe->addr = (uint64_t)(uintptr_t)s->word;
@@ -502,7 +502,7 @@ static int fx_uring_arm(fx_async *w, const struct fxi_sleep *s, int *failed_last
         sqe->flags |= IOSQE_IO_LINK;
         u->ts.tv_sec = (long long)s->until.tv_sec;
         u->ts.tv_nsec = s->until.tv_nsec;
-        struct io_uring_sqe *t = fx_uring_sqe(&u->ring);
+        struct io_uring_sqe *t = uring_sqe(&u->ring);
         t->opcode = IORING_OP_LINK_TIMEOUT;
         t->addr = (uint64_t)(uintptr_t)&u->ts;
         t->len = 1;
@@ -515,11 +515,11 @@ static int fx_uring_arm(fx_async *w, const struct fxi_sleep *s, int *failed_last
     u->expected = s->expected;
     u->recheck_ns = s->recheck_ns;
     unsigned consumed;
-    int r = fx_uring_submit(&u->ring, &consumed);
+    int r = uring_submit(&u->ring, &consumed);
     u->inflight += consumed;
     if (r == 0)
         return 0;
-    *failed_last = consumed > 0 ? fx_uring_stop(w) : LAST_CANCELED;
+    *failed_last = consumed > 0 ? uring_stop(w) : LAST_CANCELED;
     return r == EBUSY ? EAGAIN : r;
 }
 
@@ -528,7 +528,7 @@ static int fx_uring_arm(fx_async *w, const struct fxi_sleep *s, int *failed_last
  * A word that still holds its value is waited on again until the next
  * recheck (or the deadline), and complete() sees EINPROGRESS with no step of
  * the kind; a changed word is CHANGED, for the kind to look at. */
-static int fx_uring_recheck(fx_async *w, int *last)
+static int uring_recheck(fx_async *w, int *last)
 {
     struct fxi_async_uring *u = &w->uring;
     /* Relaxed: only chooses between re-arming and a step of the kind; the
@@ -547,7 +547,7 @@ static int fx_uring_recheck(fx_async *w, int *last)
     }
     w->own_bound = own;
     int failed_last = LAST_CANCELED;
-    if (fx_uring_arm(w, &s, &failed_last) == 0)
+    if (uring_arm(w, &s, &failed_last) == 0)
         return EINPROGRESS;
     /* Not re-armed: the kind steps (and its re-arm reports the error). A
      * wake consumed by a wait the failure stopped is passed on as WOKEN. */
@@ -556,10 +556,10 @@ static int fx_uring_recheck(fx_async *w, int *last)
 }
 
 /* complete(): EINPROGRESS, or 0 with *last once the wait is over. */
-static int fx_uring_poll(fx_async *w, int *last)
+static int uring_poll(fx_async *w, int *last)
 {
     struct fxi_async_uring *u = &w->uring;
-    fx_uring_settle(w); /* work queued after it signals again */
+    uring_settle(w); /* work queued after it signals again */
     /* The linked timeout completes after the futex wait (-ECANCELED) or by
      * firing, which cancels the wait (or finds it woken): either way the
      * futex wait's completion is there or follows promptly, and is drained
@@ -567,27 +567,27 @@ static int fx_uring_poll(fx_async *w, int *last)
     if (!u->futex_done && !u->timeout_done)
         return EINPROGRESS;
     /* The other completion follows promptly. */
-    if (!fx_uring_drain(u)) {
-        int worst = fx_uring_give_up(w);
-        *last = u->futex_done ? fx_uring_last(u, LAST_TIMEDOUT) : worst;
+    if (!uring_drain(u)) {
+        int worst = uring_give_up(w);
+        *last = u->futex_done ? uring_last(u, LAST_TIMEDOUT) : worst;
         return 0;
     }
-    fx_uring_settle(w); /* nothing in flight: only stale signals remain */
-    *last = fx_uring_last(u, LAST_TIMEDOUT);
+    uring_settle(w); /* nothing in flight: only stale signals remain */
+    *last = uring_last(u, LAST_TIMEDOUT);
     if (*last == LAST_TIMEDOUT && w->own_bound && u->recheck_ns > 0)
-        return fx_uring_recheck(w, last);
+        return uring_recheck(w, last);
     return 0;
 }
 
-static void fx_uring_backend_close(fx_async *w)
+static void uring_backend_close(fx_async *w)
 {
-    fx_uring_close(&w->uring.ring);
+    uring_close(&w->uring.ring);
 }
 
 const struct fx_async_backend fxi_async_uring = {
-    .open = fx_uring_backend_open,
-    .close = fx_uring_backend_close,
-    .arm = fx_uring_arm,
-    .poll = fx_uring_poll,
-    .stop = fx_uring_stop,
+    .open = uring_backend_open,
+    .close = uring_backend_close,
+    .arm = uring_arm,
+    .poll = uring_poll,
+    .stop = uring_stop,
 };

@@ -1,31 +1,39 @@
 /*
  * src/internal/annotate.h - tells race detectors what futexsync locks are.
  *
- * Every lock and unlock is announced to the race detector the USER's program
- * runs under, with no special build of the library:
+ * One mechanism, in every build: the library finds out once per process
+ * which race detector the program runs under, and each public call looks at
+ * that answer once, with one load and one branch that is not taken when
+ * there is none. The announcements themselves are out of line and cold
+ * (src/annotate.c):
  *
- * - ThreadSanitizer: the library holds weak references to the entry points of
+ * - ThreadSanitizer: weak references to the entry points of
  *   <sanitizer/tsan_interface.h> (__tsan_mutex_pre_lock, ...). They resolve
- *   only when the TSan runtime is linked into the program (any program built
- *   with -fsanitize=thread), and stay null otherwise.
- * - Helgrind and DRD: Valgrind client requests (src/annotate.c issues them
- *   with the instruction sequence of <valgrind/valgrind.h>, which is not a
- *   dependency of the library), sent only when the program runs under
- *   Valgrind.
+ *   when the TSan runtime is linked into the program (a program built with
+ *   -fsanitize=thread, or the library's own TSan build), null otherwise.
+ * - Helgrind and DRD: Valgrind client requests (the instruction sequence of
+ *   <valgrind/valgrind.h>, which is not a dependency of the library), sent
+ *   only when the program runs under Valgrind.
  *
- * Which of the two is there is found out once per process (src/annotate.c,
- * fx_ann_probe) and kept in fxi_ann_mode. A public call looks at that word
- * once (FX_ANN_CALL): one relaxed load and a branch that is not taken when no
- * detector is there; the announcements themselves are out of line
- * (fxi_ann_*, cold).
+ * A public call looks once, in one of two shapes. Where the operation is
+ * short, it branches to a cold copy of itself with the hooks around it
+ * (src/mutex.c), so that the path without a detector keeps no register and
+ * no stack frame for them:
  *
- * The CMake option FUTEXSYNC_HELGRIND (off by default) adds what only
- * Helgrind and DRD need: the objects' own words marked as such
- * (fx_ann_own_words below), and checked unlock paths in fx_rmutex and
- * fx_rwlock (FX_RM_ANNOTATED, FX_RWLOCK_CHECK_FIRST).
+ *     if (fxi_ann_on())                   one relaxed load, untaken branch
+ *         return mutex_acquire_announced(m, NULL, FX_ANN_EXCLUSIVE);
+ *     return mutex_acquire(m, NULL);
  *
- * Built with -fsanitize=thread (the library's own TSan build, FX_TSAN), the
- * hooks call the TSan entry points directly, as the runtime is always there.
+ * Elsewhere it keeps the answer in a local (src/rwlock.c):
+ *
+ *     const bool on = fxi_ann_on();
+ *     if (on) fxi_ann_pre_lock(l, FX_ANN_SHARED);
+ *     ...the operation...
+ *     if (on) fxi_ann_post_lock(l, r ? FX_ANN_SHARED | FX_ANN_FAILED : FX_ANN_SHARED, 0);
+ *
+ * A hook called without a detector does nothing (it looks at the answer
+ * itself), so a path that runs only under one (an _announced copy) calls
+ * the hooks without looking first.
  *
  * Objects are never created or destroyed (all-zero is valid), so every TSan
  * call carries __tsan_mutex_linker_init: "no constructor, no destructor".
@@ -33,143 +41,65 @@
 #ifndef FX_INTERNAL_ANNOTATE_H
 #define FX_INTERNAL_ANNOTATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-#if defined(__SANITIZE_THREAD__)
-#define FX_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define FX_TSAN 1
-#endif
-#endif
-
-/* FX_ANN_CALL(f, args...): one look at the race-detector probe per public
- * call. f is an always-inline body whose last parameter `on` says whether to
- * run the hooks (it tests `if (on)` around each), and f_announced (defined
- * with FX_ANN_TWIN) its out-of-line, cold instance with on = 1. Without a
- * detector a call costs one load and an untaken branch and runs no hook, and
- * the fast path keeps the registers and stack frame of the plain body. */
-#define FX_ANN_CALL(f, ...) (FX_ANN_ACTIVE ? f##_announced(__VA_ARGS__) : f(__VA_ARGS__, 0))
-/* FX_ANN_TWIN(f, (params), (args)): defines f_announced for FX_ANN_CALL, e.g.
- * FX_ANN_TWIN(fx_mutex_try, (fx_mutex *m), (m)). FX_ANN_TWIN_WITH gives the
- * twin more attributes (FX_CANCEL_FRAME, when f is a cancellation point). */
-#define FX_ANN_TWIN(f, params, args) FX_ANN_TWIN_WITH(, f, params, args)
-#define FX_ANN_TWIN_WITH(attrs, f, params, args)                            \
-    __attribute__((noinline, cold)) attrs static int f##_announced params   \
-    {                                                                       \
-        return f(FX_ANN_UNPAREN args, 1);                                   \
-    }
-#define FX_ANN_UNPAREN(...) __VA_ARGS__
-
-/* Flags of an annotated operation. */
+/* Flags of an announced operation. */
 #define FX_ANN_EXCLUSIVE   0u /* an exclusive lock */
 #define FX_ANN_SHARED      1u /* a reader's lock of a reader-writer lock */
 #define FX_ANN_TRY         2u /* a try-lock (or timed lock: it may fail) */
 #define FX_ANN_FAILED      4u /* post_lock only: the try failed */
 #define FX_ANN_RECURSIVE   8u /* the object is re-entrant */
 
-#if defined(FX_TSAN)
-#include <sanitizer/tsan_interface.h>
-
-/* FX_ANN_ACTIVE is true when the hooks below do something: an unlock must
- * then find out whether it will succeed before it announces the release,
- * which costs a load the other builds skip. */
-#define FX_ANN_ACTIVE 1
-/* Whether a race detector is there (the probe's answer): always, here. */
-static inline int fxi_ann_detected(void)
-{
-    return 1;
-}
-
-static inline unsigned fx_ann_tsan_flags(unsigned f)
-{
-    unsigned t = __tsan_mutex_linker_init;
-    if (f & FX_ANN_SHARED)
-        t |= __tsan_mutex_read_lock;
-    if (f & FX_ANN_TRY)
-        t |= __tsan_mutex_try_lock;
-    if (f & FX_ANN_FAILED)
-        t |= __tsan_mutex_try_lock_failed;
-    if (f & FX_ANN_RECURSIVE)
-        t |= __tsan_mutex_write_reentrant;
-    return t;
-}
-#define fx_ann_pre_lock(a, f) __tsan_mutex_pre_lock((void *)(a), fx_ann_tsan_flags(f))
-#define fx_ann_post_lock(a, f, rec) \
-    __tsan_mutex_post_lock((void *)(a), fx_ann_tsan_flags(f), (rec))
-#define fx_ann_pre_unlock(a, f) \
-    ((void)__tsan_mutex_pre_unlock((void *)(a), fx_ann_tsan_flags(f) & ~__tsan_mutex_linker_init))
-#define fx_ann_post_unlock(a, f) \
-    __tsan_mutex_post_unlock((void *)(a), fx_ann_tsan_flags(f) & ~__tsan_mutex_linker_init)
-/* TSan knows atomics: nothing to tell it about the objects' own words. */
-#define fx_ann_own_words(p, size) ((void)(p), (void)(size))
-#define fx_ann_own_words_once(p, size) ((void)(p), (void)(size))
-
-#else /* the release library: whichever detector the program runs under */
-
-/* fxi_ann_mode: FX_ANN_UNKNOWN until fx_ann_probe has run, then
- * FX_ANN_NONE, or FX_ANN_TSAN_ON and/or FX_ANN_VG_ON. */
+/* fxi_ann_mode: FX_ANN_UNKNOWN until the probe of src/annotate.c has run,
+ * then FX_ANN_NONE, or FX_ANN_TSAN_ON and/or FX_ANN_VG_ON. */
 #define FX_ANN_UNKNOWN 0
 #define FX_ANN_NONE    1
 #define FX_ANN_TSAN_ON 2
 #define FX_ANN_VG_ON   4
 /* Hidden: the library's own, read with one PC-relative load (no GOT
  * indirection), in a static or a shared build. */
-#define FX_ANN_HIDDEN __attribute__((visibility("hidden")))
-extern FX_ANN_HIDDEN int fxi_ann_mode;
+extern __attribute__((visibility("hidden"))) int fxi_ann_mode;
 
 /* True unless the program is known to run under no race detector (the first
- * call of a hook then probes). Relaxed: the word goes once from UNKNOWN to
- * the value every thread would compute, and publishes nothing else. */
-static inline __attribute__((always_inline)) int fx_ann_on(void)
+ * hook then probes). Relaxed: the word goes once from UNKNOWN to the value
+ * every thread would compute, and publishes nothing else. */
+static inline __attribute__((always_inline)) bool fxi_ann_on(void)
 {
     return __builtin_expect(__atomic_load_n(&fxi_ann_mode, __ATOMIC_RELAXED) != FX_ANN_NONE, 0);
 }
 
-/* The announcements (src/annotate.c); each probes first if need be. */
-#define FX_ANN_COLD __attribute__((cold)) FX_ANN_HIDDEN
+/* The announcements (src/annotate.c); each probes first if need be. The lock
+ * hooks: pre before the attempt, post after it (FX_ANN_FAILED when it
+ * failed); pre_unlock before the release, post_unlock after it. */
+#define FX_ANN_COLD __attribute__((cold, visibility("hidden")))
 FX_ANN_COLD void fxi_ann_pre_lock(const void *a, unsigned f);
 FX_ANN_COLD void fxi_ann_post_lock(const void *a, unsigned f, int rec);
 FX_ANN_COLD void fxi_ann_pre_unlock(const void *a, unsigned f);
 FX_ANN_COLD void fxi_ann_post_unlock(const void *a, unsigned f);
-FX_ANN_COLD void fxi_ann_own_words(const void *p, size_t size);
+/* Happens-before on an address, for the primitives that are not locks
+ * (semaphore, barrier, once, counter): a post, an arrival, a finished
+ * initialiser or a counter update publishes the caller's writes to the
+ * thread that later returns from the wait (or loads the value). The
+ * library's atomics carry that order, but a detector does not see them: the
+ * release library is not instrumented, and Helgrind and DRD do not know
+ * atomic instructions. To TSan __tsan_release / __tsan_acquire, to Helgrind
+ * and DRD ANNOTATE_HAPPENS_BEFORE / _AFTER. */
 FX_ANN_COLD void fxi_ann_happens_before(const void *a);
 FX_ANN_COLD void fxi_ann_happens_after(const void *a);
-/* Whether a race detector is there, probing first if need be (for the fork
- * epoch of src/internal/identity.h, which carries the answer to the fast paths). */
-FX_ANN_COLD int fxi_ann_detected(void);
-
-#define FX_ANN_ACTIVE fx_ann_on()
-
-/* Expressions (void), usable wherever the old no-op forms were. */
-#define fx_ann_pre_lock(a, f) \
-    (fx_ann_on() ? fxi_ann_pre_lock((const void *)(a), (f)) : (void)0)
-#define fx_ann_post_lock(a, f, rec) \
-    (fx_ann_on() ? fxi_ann_post_lock((const void *)(a), (f), (rec)) : (void)0)
-#define fx_ann_pre_unlock(a, f) \
-    (fx_ann_on() ? fxi_ann_pre_unlock((const void *)(a), (f)) : (void)0)
-#define fx_ann_post_unlock(a, f) \
-    (fx_ann_on() ? fxi_ann_post_unlock((const void *)(a), (f)) : (void)0)
 /* Helgrind and DRD do not know atomic instructions. They ignore the accesses
- * to a word they know as a lock (or as a happens-before address), but may
+ * to a word they know as a lock (or as a happens-before address), but would
  * report the library's atomics on an object's other words (an rwlock's
  * writer sequence, a semaphore's waiter count, a barrier's party count, a
- * condition variable's slots) as races between the threads using it. TSan
- * knows atomics and needs nothing here. Marking those words is a hook on
- * paths that have no other (fx_cond_signal with nobody waiting, a done
- * fx_once), where its check would slow them: it is compiled only with the
- * CMake option FUTEXSYNC_HELGRIND (-DFUTEXSYNC_HELGRIND). Helgrind is silent
- * on tests/race without it; DRD reports the words of fx_cond, fx_barrier
- * and fx_counter without it. */
-/* The same for words set up once per process (not on any operation's
- * path), in every build: free enough to need no option. */
-#define fx_ann_own_words_once(p, size) fxi_ann_own_words((const void *)(p), (size))
-#if defined(FUTEXSYNC_HELGRIND)
-#define fx_ann_own_words(p, size) \
-    (fx_ann_on() ? fxi_ann_own_words((const void *)(p), (size)) : (void)0)
-#else
-#define fx_ann_own_words(p, size) ((void)(p), (void)(size))
-#endif
-#endif
+ * condition variable's slots) as races between the threads using it: this
+ * marks [p, p + size) as the library's, for good. A call marks the words
+ * before it writes them; a call that only reads them needs no mark (every
+ * write of the library came after one, and the detector ignores the range
+ * from then on), so fast paths that only look (fx_cond_signal with nobody
+ * waiting, a done fx_once) pay nothing for it. TSan knows atomics and needs
+ * nothing here. */
+FX_ANN_COLD void fxi_ann_own_words(const void *p, size_t size);
+/* Whether a race detector is there, probing first if need be. */
+FX_ANN_COLD bool fxi_ann_detected(void);
 
 #endif /* FX_INTERNAL_ANNOTATE_H */

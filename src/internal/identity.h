@@ -66,8 +66,8 @@ struct fx_rmutex;
 #define FXI_HELD_MAX 8 /* rmutexes recorded; beyond them only counted */
 #define FXI_ONCE_MAX 8 /* nested initialisers recorded; deeper ones counted */
 struct fxi_self {
-    /* The cache: epoch << 32 | identity word (the epoch below: the PID and
-     * the detector bit); UINT64_MAX until the thread's first fxi_id(). */
+    /* The cache: epoch << 32 | identity word (the epoch below: the PID);
+     * UINT64_MAX until the thread's first fxi_id(). */
     uint64_t cache;
     struct {                      /* the rmutexes this thread holds (outermost) */
         uint32_t tid;             /* the identity the record is for */
@@ -84,9 +84,8 @@ struct fxi_self {
 };
 extern _Thread_local struct fxi_self fxi_self __attribute__((tls_model("initial-exec")));
 
-/* The page whose first word is the process's fork epoch: its PID (with
- * FXI_TID_DETECTOR when a race detector is there) once a thread has cached
- * its TID, 0 in a fork child until then (and for ever where nothing can be
+/* The page whose first word is the process's fork epoch: its PID once a
+ * thread has cached its TID, 0 in a fork child until then (and for ever where nothing can be
  * cached). FXI_TID_PAGE is the page size: 4 KiB on x86, and
  * elsewhere 64 KiB, the largest page size Linux uses, so that the array holds
  * a whole page whatever the kernel's (a larger alignment than the page in an
@@ -121,21 +120,17 @@ uint32_t fxi_tid_slow(void);
  * range zeroed. False where it cannot be trusted. */
 bool fxi_wipe_at_fork(void *page, size_t size);
 
-/* Bit 31 of the epoch (and of the cache's high half, which copies it): a race
- * detector is there (src/internal/annotate.h). A PID never has it. */
-#define FXI_TID_DETECTOR 0x80000000u
-
-/* The calling thread's identity word (TID | FXI_ID_LOCALNS) in *self and true, with one load of the cache and
- * one of the epoch, when the cache is good and no race detector is there: the
- * fast paths of fx_rmutex use it to look at the probe for free. False
- * otherwise (*self then means nothing: call fxi_tid()). */
+/* The calling thread's identity word (TID | FXI_ID_LOCALNS) in *self and
+ * true, with one load of the cache and one of the epoch, when the cache is
+ * good: the fast paths of fx_rmutex then also trust the record of held
+ * rmutexes. False otherwise (*self then means nothing: call fxi_tid()). */
 static inline __attribute__((always_inline)) bool fxi_tid_plain(uint32_t *self)
 {
     uint64_t c = fxi_self.cache;
     /* Relaxed: as in fxi_id. */
     uint32_t epoch = (uint32_t)__atomic_load_n(&fxi_tid_epoch[0], __ATOMIC_RELAXED);
     *self = (uint32_t)c;
-    return (uint32_t)(c >> 32) == epoch && !(epoch & FXI_TID_DETECTOR);
+    return (uint32_t)(c >> 32) == epoch;
 }
 
 /* The calling thread's identity word (above). No system call after the first. */

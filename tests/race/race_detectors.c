@@ -10,8 +10,8 @@
  * between two threads.
  *
  *   race_detectors tsan     PROG   PROG built with -fsanitize=thread
- *   race_detectors helgrind PROG   PROG built with -DFUTEXSYNC_HELGRIND, run
- *   race_detectors drd      PROG   under valgrind --tool=helgrind / drd
+ *   race_detectors helgrind PROG   PROG built plain, run under
+ *   race_detectors drd      PROG   valgrind --tool=helgrind / drd
  *
  * PROG is race_prog (race_prog.c); each variant runs as a child whose output
  * is captured and matched.

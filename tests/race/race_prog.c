@@ -25,8 +25,8 @@
  *                         for the count, then reads it, then acknowledges;
  *                         racy: it reads before waiting)
  *
- * Built against the TSan build of the library (tests/race/CMakeLists.txt), or
- * against a copy compiled with -DFUTEXSYNC_HELGRIND for Helgrind and DRD. The
+ * Built against the library (tests/race/CMakeLists.txt): its TSan build,
+ * or the default one with -fsanitize=thread, or plain for Helgrind and DRD. The
  * detector, not this program, judges: it prints the total and exits 0.
  */
 #define _GNU_SOURCE
