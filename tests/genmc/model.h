@@ -338,10 +338,11 @@ int fxi_tid_probe(pid_t tid)
 
 /* ---- client helpers ---- */
 
-/* Spawns n copies of f, with the arguments 0..n-1. With FXG_SYM (and
- * GenMC's -sr, which run.sh then adds) every copy gets the argument 0 and
+/* Spawns n copies of f, with the arguments 0..n-1. With FXG_SYM every
+ * copy gets the argument 0 and
  * the copies after the first are declared symmetric to the one before
- * (__VERIFIER_spawn_symmetric): GenMC then explores one execution of each
+ * (__VERIFIER_spawn_symmetric; GenMC's symmetry reduction is on by
+ * default): GenMC then explores one execution of each
  * class of executions that differ only by a permutation of the copies. Only
  * for clients whose threads are identical, argument included (a thread
  * that uses its TID in the object's word is not). */
