@@ -30,7 +30,7 @@
  * "@barrier.<step>" (an "@step barrier.<step>" comment in the C).
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_sleep fx_futex_sleep_once fx_recheck_scope sha256=5915da8dd0fa35feb7a3c382a024694f99df97b13ce1fb78fd12f6db44874ab7
-//@mirrors src/barrier.c barrier_wait wait_round sha256=6e9d9f93f0fadd3f0a079e8e126f2631d309d2becd068d1edb6c7f6412301660
+//@mirrors src/barrier.c barrier_wait wait_round sha256=c6818aa944a168cb7ce97311783c890f041680d45f3c8172d2f52f62ebdce9f3
 //@check safety
 //@check ltl late_pass -DDEATHS=1
 

@@ -80,8 +80,7 @@ mutation counter-fast-acquire     src/counter.c '@step counter.wait.fast_load */
 # --- fx_barrier (src/barrier.c) ----------------------------------------------
 mutation barrier-last-to-acquire  src/barrier.c '(s & ROUND) + ROUND_1, __ATOMIC_ACQ_REL' ACQ_REL ACQUIRE '^barrier_2x2/rc11$'
 mutation barrier-last-to-release  src/barrier.c '(s & ROUND) + ROUND_1, __ATOMIC_ACQ_REL' ACQ_REL RELEASE '^barrier_2x2/rc11$'
-mutation barrier-arrive-to-acquire src/barrier.c '@step barrier.arrive.cas */'      ACQ_REL ACQUIRE '^barrier_2x2/rc11$'
-mutation barrier-arrive-to-release src/barrier.c '@step barrier.arrive.cas */'      ACQ_REL RELEASE '^barrier_2x2/rc11$'
+mutation barrier-arrive-release    src/barrier.c '@step barrier.arrive.cas */'      RELEASE RELAXED '^barrier_2x2/rc11$'
 mutation barrier-look-acquire     src/barrier.c '@step barrier.wait_round.look */'  ACQUIRE RELAXED '^barrier_2x2/rc11$'
 
 # --- fx_once (src/once.c) ----------------------------------------------------
