@@ -64,17 +64,17 @@ mutation rw-wake-writer-seq       src/rwlock.c '@step rwlock.wake_writer.seq */'
 mutation rw-wr-seq-acquire        src/rwlock.c '@step rwlock.wrlock_slow.seq */'     ACQUIRE RELAXED '^rwlock_(1r1w|2w)/rc11$'
 
 # --- fx_cond (src/cond.c) ----------------------------------------------------
-mutation cond-S1-waiters-sc       src/cond.c  '@step cond.signal.waiters */'        SEQ_CST ACQUIRE '^cond_(signal|signal_out)/rc11$'
-mutation cond-S2-load-sc          src/cond.c  '@step cond.signal.advance */'        SEQ_CST ACQUIRE '^cond_signal/rc11$'
-mutation cond-S2-cas-sc           src/cond.c  'fx_cond_advance(s), false,'       SEQ_CST ACQ_REL '^cond_(signal|signal_out)/rc11$'
-mutation cond-W2-arm-sc           src/cond.c  '@step cond.wait_core.W2 */'          SEQ_CST ACQ_REL '^cond_(signal|signal_out)/rc11$'
-mutation cond-W4-reload-sc        src/cond.c  '@step cond.wait_core.reload */'      SEQ_CST ACQUIRE '^cond_(signal|signal_out)/rc11$'
-mutation cond-W8-depart-sc        src/cond.c  '@step cond.depart.W8 */'             SEQ_CST ACQ_REL '^cond_signal/rc11$'
+survives cond-S1-waiters-sc       src/cond.c  '@step cond.signal.waiters */'        SEQ_CST ACQUIRE '^cond_(signal|signal_out)/rc11$'
+survives cond-S2-load-sc          src/cond.c  '@step cond.signal.advance */'        SEQ_CST ACQUIRE '^cond_signal/rc11$'
+survives cond-S2-cas-sc           src/cond.c  'fx_cond_advance(s), false,'       SEQ_CST ACQ_REL '^cond_(signal|signal_out)/rc11$'
+survives cond-W2-arm-sc           src/cond.c  '@step cond.wait_core.W2 */'          SEQ_CST ACQ_REL '^cond_(signal|signal_out)/rc11$'
+survives cond-W4-reload-sc        src/cond.c  '@step cond.wait_core.reload */'      SEQ_CST ACQUIRE '^cond_(signal|signal_out)/rc11$'
+survives cond-W8-depart-sc        src/cond.c  '@step cond.depart.W8 */'             SEQ_CST ACQ_REL '^cond_signal/rc11$'
 
 # --- fx_counter (src/counter.c, src/internal/counter_wait.h) --------------------
 mutation counter-W1-add-sc        src/counter.c '@step counter.add.W1 */'           SEQ_CST ACQ_REL '^counter_(1w2a|2w1a)/rc11$'
 mutation counter-W2-waiters-sc    src/counter.c '@step counter.wake_waiters.W2 */'  SEQ_CST ACQUIRE '^counter_(1w2a|2w1a)/rc11$'
-mutation counter-R2-look-sc       src/internal/counter_wait.h '@step counter.waiter_look.load */' SEQ_CST ACQUIRE '^counter_(1w2a|2w1a)/rc11$'
+survives counter-R2-look-sc       src/internal/counter_wait.h '@step counter.waiter_look.load */' SEQ_CST ACQUIRE '^counter_(1w2a|2w1a)/rc11$'
 mutation counter-fast-acquire     src/counter.c '@step counter.wait.fast_load */'   ACQUIRE RELAXED '^counter_(1w2a|2w1a)/rc11$'
 
 # --- fx_barrier (src/barrier.c) ----------------------------------------------
