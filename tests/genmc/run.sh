@@ -51,7 +51,8 @@ rwlock_1r1w       rwlock  rc11      -DNR=1 -DNWR=1 -DITER=1
 rwlock_2w         rwlock  rc11      -DNR=0 -DNWR=2 -DITER=1
 cond_signal       cond    rc11      -DNW=1
 cond_signal_out   cond    rc11,imm  -DNW=1 -DOUTSIDE
-barrier_2x2       barrier rc11,imm  -DNT=2 -DROUNDS=2
+barrier_2x2       barrier rc11      -DNT=2 -DROUNDS=2
+barrier_2x1       barrier imm       -DNT=2 -DROUNDS=1
 once_2            once    rc11,imm  -DNT=2
 once_3            once    rc11      -DNT=3
 counter_1w2a      counter rc11,imm  -DNW=1 -DNA=2
