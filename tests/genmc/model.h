@@ -1,0 +1,414 @@
+/*
+ * tests/genmc/model.h - what GenMC runs in place of the kernel and of the
+ * library's environment, for the harnesses of tests/genmc/ (read
+ * docs/verification.md first).
+ *
+ * A harness includes this file, then the library's OWN source file
+ * (#include "../../src/mutex.c"), then its client threads. GenMC compiles
+ * the lot to LLVM IR and explores every execution under RC11 or IMM. Nothing
+ * here is linked into the library.
+ *
+ * What is replaced, and by what:
+ *
+ * - The futex layer (src/internal/futex.h: fxi_futex_wait_raw, _sleep,
+ *   _sleep_cancel, _wake_raw, _requeue_raw). src/futex.c, the system call,
+ *   is not compiled; the functions below model the kernel's futex:
+ *     * a wait compares the word and queues the caller atomically with
+ *       respect to every wake and requeue (the kernel's hash-bucket lock:
+ *       here one pthread mutex, fxg_kernel, which GenMC models natively);
+ *       it returns EAGAIN at once if the word differs;
+ *     * a queued waiter blocks until a wake picks it: GenMC's explicit
+ *       wait loop (__VERIFIER_spin_start/_end), so with --check-liveness
+ *       an execution that ends with a waiter never woken is reported
+ *       (a lost wake-up);
+ *     * a wake picks up to n queued waiters of that word whose bitset
+ *       intersects, oldest first (the kernel's order for equal priorities);
+ *       a requeue compares the word, wakes, and moves waiters to the target
+ *       word's queue without waking them;
+ *     * both calls begin with a seq_cst fence: the kernel's smp_mb() before
+ *       it reads the word (futex_wait) and before it looks for waiters
+ *       (futex_wake) -- what makes "publish, then wake" and "count, then
+ *       wait" a Dekker pair with the kernel's compare.
+ *   Not modelled: timeouts (every wait is untimed: a deadline, a recheck or
+ *   an owner-liveness re-check never fires), spurious wake-ups, EINTR,
+ *   process death. A recheck exists only for deaths in other processes
+ *   (src/internal/futex.h), so without deaths a wake-up that only a recheck
+ *   would deliver is reported as lost: the checks show that none is needed.
+ *   fxi_futex_sleep sets the call's scope to FXI_SCOPE_PRIVATE, as the real
+ *   one does at its first recheck in private memory.
+ *
+ * - src/internal/spin.h (the adaptive spin budget, a _Thread_local record,
+ *   and the pause instruction): a budget of 0, no state. Spinning only
+ *   delays a sleep and multiplies GenMC's executions; every spin loop of
+ *   the library is a relaxed look before an atomic step it would take
+ *   anyway.
+ *
+ * - src/internal/deadline.h: the same checks, but no clock. Time stands
+ *   still (clock_gettime gives 0) and fxi_ts_add_ns gives a time never
+ *   reached, so no renewal falls due and no watch goes stale. (The real
+ *   fxi_ts_add_ns returns a struct by value, which GenMC 0.10 refuses as
+ *   "mixed-size accesses".)
+ *
+ * - Race-detector announcements (src/annotate.c): fxi_ann_mode says "no
+ *   detector" from the start; the announcing twins must never run.
+ *
+ * - Identity (src/identity.c): each client thread names itself with
+ *   fxg_thread_start(tid) (distinct tids from 1); every owner is alive.
+ *
+ * - pthread cancellation (testcancel, cleanup push/pop): no cancellation
+ *   happens, so the cleanup handlers never run.
+ */
+#ifndef FXG_MODEL_H
+#define FXG_MODEL_H
+
+#include <assert.h>
+#include <errno.h>
+#include <genmc.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* GenMC's own <errno.h> lacks these (Linux values). */
+#ifndef EOWNERDEAD
+#define EOWNERDEAD 130
+#endif
+#ifndef ENOTRECOVERABLE
+#define ENOTRECOVERABLE 131
+#endif
+
+/* ---- thread-local storage ----
+ * GenMC 0.10 cannot initialise a _Thread_local variable of struct type
+ * ("Constant unimplemented for type"), and every one of the library's is a
+ * struct: the spin budgets of sem, cond and barrier (no longer touched: see
+ * spin.h below), fx_rmutex's liveness memo (touched only by a non-waiting
+ * attempt on a held rmutex, which no client makes; GenMC would report the
+ * race if one did) and the identity record fxi_self (made per thread below).
+ * So _Thread_local is dropped from the sources' declarations. */
+#define _Thread_local
+
+/* ---- src/internal/spin.h, replaced (see above) ---- */
+#define FX_INTERNAL_SPIN_H
+struct fxi_spin {
+    int unused;
+};
+#define FX_SPIN_INIT(max) {0}
+static inline void fxi_cpu_relax(void) {}
+static inline int fxi_spin_start(struct fxi_spin *s, int probe)
+{
+    (void)s;
+    (void)probe;
+    return 0;
+}
+static inline void fxi_spin_won(struct fxi_spin *s, int max)
+{
+    (void)s;
+    (void)max;
+}
+static inline void fxi_spin_lost(struct fxi_spin *s, int min)
+{
+    (void)s;
+    (void)min;
+}
+/* The spin in time of fx_mutex and fx_rmutex: none in the model. */
+static inline int fxi_spin_iterations(int64_t ns)
+{
+    (void)ns;
+    return 0;
+}
+
+/* fx_rmutex arms a thread-exit handler only when a race detector is there
+ * (never in the model); GenMC's <pthread.h> has no thread-specific data. */
+typedef int pthread_key_t;
+static inline int fxg_key_create(pthread_key_t *k, void (*d)(void *))
+{
+    (void)d;
+    *k = 0;
+    return 0;
+}
+static inline int fxg_setspecific(pthread_key_t k, const void *v)
+{
+    (void)k;
+    (void)v;
+    assert(0 && "a race-detector path ran in the model");
+    return 0;
+}
+#define pthread_key_create fxg_key_create
+#define pthread_setspecific fxg_setspecific
+/* GenMC's <pthread.h> defines PTHREAD_ONCE_INIT (0) but comments out the
+ * type and the call. */
+typedef int pthread_once_t;
+static inline int fxg_once(pthread_once_t *o, void (*f)(void))
+{
+    (void)o;
+    (void)f;
+    assert(0 && "a race-detector path ran in the model");
+    return 0;
+}
+#define pthread_once fxg_once
+
+/* ---- src/internal/deadline.h, replaced (see above) ---- */
+#define FX_INTERNAL_DEADLINE_H
+#define FXG_NEVER ((time_t)1 << 40)
+static inline int fxi_deadline_check(const struct timespec *deadline)
+{
+    if (deadline != NULL && (deadline->tv_nsec < 0 || deadline->tv_nsec > 999999999L))
+        return EINVAL;
+    return 0;
+}
+static inline bool fxi_deadline_passed(const struct timespec *deadline)
+{
+    (void)deadline;
+    return false;
+}
+static inline bool fxi_ts_before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+static inline int64_t fxi_ts_ns(const struct timespec *t)
+{
+    return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+#define fxi_ns_ts(ns) ((struct timespec){.tv_sec = FXG_NEVER, .tv_nsec = 0})
+#define fxi_ts_add_ns(t, ns) ((struct timespec){.tv_sec = FXG_NEVER, .tv_nsec = 0})
+static inline int fxg_clock_gettime(clockid_t c, struct timespec *t)
+{
+    (void)c;
+    t->tv_sec = 0;
+    t->tv_nsec = 0;
+    return 0;
+}
+#define clock_gettime(c, t) fxg_clock_gettime((c), (t))
+
+/* ---- pthread cancellation: none happens ---- */
+#define pthread_testcancel() ((void)0)
+#define pthread_cleanup_push(f, a) {
+#define pthread_cleanup_pop(e) }
+
+/* ---- race-detector announcements: no detector ---- */
+#include "internal/annotate.h"
+int fxi_ann_mode = FX_ANN_NONE;
+#define FXG_NEVER_RUNS(name, params)                                                     \
+    void name params { assert(0 && "a race-detector hook ran in the model"); }
+FXG_NEVER_RUNS(fxi_ann_pre_lock, (const void *a, unsigned f))
+FXG_NEVER_RUNS(fxi_ann_post_lock, (const void *a, unsigned f, int rec))
+FXG_NEVER_RUNS(fxi_ann_pre_unlock, (const void *a, unsigned f))
+FXG_NEVER_RUNS(fxi_ann_post_unlock, (const void *a, unsigned f))
+FXG_NEVER_RUNS(fxi_ann_own_words, (const void *p, size_t size))
+FXG_NEVER_RUNS(fxi_ann_happens_before, (const void *a))
+FXG_NEVER_RUNS(fxi_ann_happens_after, (const void *a))
+bool fxi_ann_detected(void)
+{
+    return 0;
+}
+
+/* ---- the futex model ---- */
+#include "internal/futex.h"
+
+#ifndef FXG_QUEUE
+#define FXG_QUEUE 12 /* futex waits per execution, at most */
+#endif
+
+/* One futex wait: the word it is queued on (moved by a requeue), its
+ * bitset, and whether a wake picked it. `word` and `bitset` are touched only
+ * under fxg_kernel; `woken` is also read by the waiter's wait loop. */
+struct fxg_waiter {
+    int32_t *word;
+    uint32_t bitset;
+    int woken;
+};
+static struct fxg_waiter fxg_q[FXG_QUEUE];
+static int fxg_nq;
+static pthread_mutex_t fxg_kernel = PTHREAD_MUTEX_INITIALIZER;
+
+/* How many wakes and requeues reached a queued waiter: for harnesses that
+ * check a primitive's "one wake per event" claims. Kernel-side, under
+ * fxg_kernel. */
+static int fxg_woken_total;
+
+/* The kernel's futex_wait, untimed: 0 when woken, EAGAIN when *word !=
+ * expected. */
+static int fxg_wait(int32_t *word, int32_t expected, uint32_t bitset)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the kernel's smp_mb() (futex_q_lock) */
+    pthread_mutex_lock(&fxg_kernel);
+    /* Relaxed: the bucket lock and the fence order it (as in the kernel). */
+    if (__atomic_load_n(word, __ATOMIC_RELAXED) != expected) {
+        pthread_mutex_unlock(&fxg_kernel);
+        return EAGAIN;
+    }
+    int i = fxg_nq++;
+    assert(i < FXG_QUEUE && "model: raise FXG_QUEUE");
+    fxg_q[i].word = word;
+    fxg_q[i].bitset = bitset;
+    pthread_mutex_unlock(&fxg_kernel);
+    /* Blocked until a wake picks us: GenMC's explicit wait loop. Under
+     * --check-liveness an execution in which nobody ever does is an error. */
+    int w;
+    for (__VERIFIER_loop_begin();
+         __VERIFIER_spin_start(), w = __atomic_load_n(&fxg_q[i].woken, __ATOMIC_ACQUIRE),
+         __VERIFIER_spin_end(w != 0), w == 0;)
+        ;
+    return 0;
+}
+
+/* Marks up to n waiters queued on word (bitset intersecting) woken, oldest
+ * first; under fxg_kernel. */
+static int fxg_wake_locked(int32_t *word, int n, uint32_t bitset)
+{
+    int woke = 0;
+    for (int i = 0; i < fxg_nq && woke < n; i++) {
+        if (fxg_q[i].word == word && (fxg_q[i].bitset & bitset) &&
+            !__atomic_load_n(&fxg_q[i].woken, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&fxg_q[i].woken, 1, __ATOMIC_RELEASE);
+            woke++;
+        }
+    }
+    fxg_woken_total += woke;
+    return woke;
+}
+
+int fxi_futex_wake_raw(int32_t *word, int count, uint32_t bitset)
+{
+    assert(count > 0);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the kernel's smp_mb() (hb_waiters_pending) */
+    pthread_mutex_lock(&fxg_kernel);
+    int woke = fxg_wake_locked(word, count, bitset);
+    pthread_mutex_unlock(&fxg_kernel);
+    return woke;
+}
+
+int fxi_futex_requeue_raw(int32_t *word, int32_t expected, int wake, int32_t *target,
+                          int requeue)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&fxg_kernel);
+    if (__atomic_load_n(word, __ATOMIC_RELAXED) != expected) {
+        pthread_mutex_unlock(&fxg_kernel);
+        return -EAGAIN;
+    }
+    int n = wake > 0 ? fxg_wake_locked(word, wake, FX_BITSET_ANY) : 0;
+    for (int i = 0; i < fxg_nq && requeue > 0; i++) {
+        if (fxg_q[i].word == word && !__atomic_load_n(&fxg_q[i].woken, __ATOMIC_RELAXED)) {
+            fxg_q[i].word = target;
+            requeue--;
+            n++;
+        }
+    }
+    pthread_mutex_unlock(&fxg_kernel);
+    return n;
+}
+
+int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *deadline,
+                       uint32_t bitset)
+{
+    (void)deadline; /* never fires (see above) */
+    return fxg_wait(word, expected, bitset);
+}
+
+int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
+                    struct fxi_recheck *s)
+{
+    (void)deadline;
+    s->scope = FXI_SCOPE_PRIVATE;
+    s->woken = fxg_wait(word, expected, FX_BITSET_ANY) == 0;
+    return 0;
+}
+
+int fxi_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
+                           struct fxi_recheck *s)
+{
+    return fxi_futex_sleep(word, expected, deadline, s);
+}
+
+/* ---- identity (src/identity.c): named threads, all alive ----
+ * fxg_identity.h is src/internal/identity.h as it is, but for the
+ * declaration of the thread-local record fxi_self, which becomes
+ * (*fxg_self()): the record of the calling thread (GenMC numbers threads
+ * from 0, main). run.sh generates it. */
+#include "fxg_identity.h"
+#define FXG_THREADS 8
+static fxg_self_t fxg_selves[FXG_THREADS];
+fxg_self_t *fxg_self(void)
+{
+    long t = (long)pthread_self();
+    assert(t >= 0 && t < FXG_THREADS && "model: raise FXG_THREADS");
+    return &fxg_selves[t];
+}
+int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
+    __attribute__((visibility("hidden"), aligned(FXI_TID_PAGE))) = {1};
+
+/* The per-thread records of held rmutexes and running initialisers:
+ * src/identity.c's own functions, extracted by tests/genmc/run.sh. */
+#include "identity_records.c"
+
+/* Every client thread calls this first: what src/identity.c's fxi_tid_slow
+ * does on a thread's first call, with identity word tid and the process's
+ * epoch 1 (the value of fxi_tid_epoch[0]): the records emptied for tid,
+ * then the cache. fxi_id() and fxi_tid_plain() then find it in the cache. */
+static inline void fxg_thread_start(uint32_t tid)
+{
+    assert(tid > 0 && tid <= FXI_ID_TID_MASK);
+    fxi_held_reset(tid);
+    fxi_self.once.tid = tid;
+    fxi_self.once.n = 0;
+    fxi_self.cache = (uint64_t)1 << 32 | tid;
+}
+uint32_t fxi_tid_slow(void)
+{
+    assert(0 && "model: a client thread did not call fxg_thread_start");
+    return 0;
+}
+int fxi_id_probe(uint32_t owner, uint32_t self)
+{
+    (void)owner;
+    (void)self;
+    return FXI_TID_ALIVE;
+}
+int fxi_tid_probe(pid_t tid)
+{
+    (void)tid;
+    return FXI_TID_ALIVE;
+}
+
+/* Where the futex layer has the designated sleeper of shared memory
+ * (src/sleep.c): every fxi_recheck of the model stays private (scope set by
+ * fxi_futex_sleep above, no watch), so the call's end has nothing to give
+ * up and this is never reached. */
+#ifdef FXI_RECHECK_CALL
+void fxi_recheck_end_slow(struct fxi_recheck *s)
+{
+    (void)s;
+    assert(0 && "model: a sleep registered in a shared scope");
+}
+#endif
+
+/* ---- client helpers ---- */
+
+/* Spawns n copies of f, with the arguments 0..n-1. With FXG_SYM every
+ * copy gets the argument 0 and
+ * the copies after the first are declared symmetric to the one before
+ * (__VERIFIER_spawn_symmetric; GenMC's symmetry reduction is on by
+ * default): GenMC then explores one execution of each
+ * class of executions that differ only by a permutation of the copies. Only
+ * for clients whose threads are identical, argument included (a thread
+ * that uses its TID in the object's word is not). */
+static inline void fxg_spawn(pthread_t *t, int n, void *(*f)(void *))
+{
+    for (int i = 0; i < n; i++) {
+#ifdef FXG_SYM
+        t[i] = i == 0 ? __VERIFIER_spawn(f, NULL) : __VERIFIER_spawn_symmetric(f, NULL, t[i - 1]);
+#else
+        pthread_create(&t[i], NULL, f, (void *)(intptr_t)i);
+#endif
+    }
+}
+
+static inline void fxg_join(pthread_t *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        pthread_join(t[i], NULL);
+}
+
+#endif /* FXG_MODEL_H */

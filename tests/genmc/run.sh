@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# tests/genmc/run.sh - runs every GenMC check of tests/genmc/ (see
+# docs/verification.md), each under RC11 and IMM, and prints a table.
+#
+#   tests/genmc/run.sh                 every check
+#   tests/genmc/run.sh --only REGEX    the checks whose name matches (ERE)
+#   tests/genmc/run.sh --list          the checks, one a line
+#   tests/genmc/run.sh --src DIR       compile the library sources of DIR
+#                                      (a tree with src/ and include/; the
+#                                      mutations of mutate.sh)
+#   -j N                               N checks at a time (default 2)
+#   --build                            build GenMC first if need be
+#                                      (build-genmc.sh, ~7 min once per machine)
+#
+# Exit 0: every check passed; 1: a check failed (its output is kept and its
+# path printed); 77: GenMC is not there (ctest counts the test as skipped).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+src="$repo"
+only=""
+jobs=2
+build=0
+list=0
+work="${FUTEXSYNC_GENMC_WORK:-$repo/build/genmc}"
+# Each check's time limit: a check that takes longer fails (a state space
+# that grew is a finding too).
+limit="${FUTEXSYNC_GENMC_LIMIT:-300}"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --only) only="$2"; shift 2 ;;
+        --src) src="$(cd "$2" && pwd)"; shift 2 ;;
+        --list) list=1; shift ;;
+        --build) build=1; shift ;;
+        --work) work="$2"; shift 2 ;;
+        -j) jobs="$2"; shift 2 ;;
+        *) echo "usage: $0 [--only REGEX] [--list] [--src DIR] [--build] [-j N]" >&2; exit 2 ;;
+    esac
+done
+
+# The checks: name, harness (tests/genmc/<h>.c), memory models, clang flags.
+# Thread counts are the largest that finish in seconds; docs/verification.md
+# says what each covers.
+checks() {
+    cat <<'EOF'
+mutex_2           mutex   rc11,imm  -DNT=2 -DITER=1
+mutex_try         mutex   rc11,imm  -DNT=2 -DITER=1 -DTRY
+rmutex_2          rmutex  rc11      -DNT=2 -DITER=1 -DDEPTH=1
+sem_1p1w          sem     rc11,imm  -DNP=1 -DNW=1
+rwlock_1r1w       rwlock  rc11      -DNR=1 -DNWR=1 -DITER=1
+rwlock_2w         rwlock  rc11      -DNR=0 -DNWR=2 -DITER=1
+cond_signal       cond    rc11      -DNW=1
+cond_signal_out   cond    rc11,imm  -DNW=1 -DOUTSIDE
+barrier_2x2       barrier rc11      -DNT=2 -DROUNDS=2
+barrier_2x1       barrier imm       -DNT=2 -DROUNDS=1
+once_2            once    rc11,imm  -DNT=2
+once_3            once    rc11      -DNT=3
+counter_1w2a      counter rc11,imm  -DNW=1 -DNA=2
+counter_2w1a      counter rc11,imm  -DNW=2 -DNA=1
+EOF
+}
+
+# One line per run: name model harness flags...
+runs() {
+    checks | while read -r name h models flags; do
+        [ -z "$name" ] && continue
+        for mm in ${models//,/ }; do
+            if [ -z "$only" ] || [[ "$name" =~ $only ]] || [[ "$name/$mm" =~ $only ]]; then
+                echo "$name $mm $h $flags"
+            fi
+        done
+    done
+}
+
+if [ $list -eq 1 ]; then
+    runs | awk '{ print $1 "/" $2 }'
+    exit 0
+fi
+
+if [ $build -eq 1 ]; then
+    genmc="$("$here/build-genmc.sh")" || {
+        echo "SKIP: GenMC could not be built here (see above); weak-memory checks not run"
+        exit 77
+    }
+else
+    genmc="$("$here/build-genmc.sh" --path 2>/dev/null)" || {
+        echo "SKIP: GenMC 0.10.3 is not built on this machine; the weak-memory checks" \
+             "of tests/genmc/ are not run (build it once: tests/genmc/build-genmc.sh)"
+        exit 77
+    }
+fi
+
+mkdir -p "$work"
+work="$(cd "$work" && pwd)"
+# src/identity.c's per-thread records (held rmutexes, running initialisers):
+# pure functions of the thread's own record, compiled as they are.
+awk '/^(void|int|bool|uint32_t) fxi_(held|once)_[a-z]+\(/,/^}/' "$src/src/identity.c" \
+    > "$work/identity_records.c"
+# src/internal/identity.h with its thread-local record made per thread
+# (tests/genmc/model.h says why).
+sed 's/^extern _Thread_local struct fxi_self fxi_self .*;$/typedef struct fxi_self fxg_self_t;\nfxg_self_t *fxg_self(void);\n#define fxi_self (*fxg_self())/' \
+    "$src/src/internal/identity.h" > "$work/fxg_identity.h"
+grep -q '^#define fxi_self' "$work/fxg_identity.h" || { echo "identity.h: no fxi_self declaration" >&2; exit 1; }
+[ -s "$work/identity_records.c" ] || { echo "no fxi_held_/fxi_once_ functions in identity.c" >&2; exit 1; }
+
+# run1 NAME MODEL HARNESS FLAGS...: one GenMC run; prints its table row.
+run1() {
+    local name="$1" mm="$2" h="$3"
+    shift 3
+    local out="$work/$name.$mm.out"
+    local t0 t1 rc=0
+    local opts=("-$mm" --check-liveness --disable-spin-assume)
+    t0=$(date +%s.%N)
+    timeout "$limit" "$genmc" "${opts[@]}" --disable-estimation -- \
+        -I"$work" -I"$here" -I"$src" -I"$src/src" -I"$src/include" "$@" \
+        "$here/$h.c" >"$out" 2>&1 || rc=$?
+    t1=$(date +%s.%N)
+    local execs blocked secs verdict
+    execs=$(sed -n 's/^Number of complete executions explored: *\([0-9]*\).*/\1/p' "$out" | tail -1)
+    blocked=$(sed -n 's/^Number of blocked executions seen: *\([0-9]*\).*/\1/p' "$out" | tail -1)
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+    if [ $rc -eq 0 ] && grep -q "No errors were detected" "$out"; then
+        verdict=ok
+    elif [ $rc -eq 124 ]; then
+        verdict="TIMEOUT(${limit}s)"
+    else
+        verdict="FAIL: $(grep -m1 -E 'Error detected|error:|Error' "$out" | cut -c1-60)"
+    fi
+    printf '%-18s %-5s %8s %8s %7ss  %s\n' "$name" "$mm" "${execs:--}" "${blocked:-0}" "$secs" \
+        "$verdict"
+    [ "$verdict" = ok ] || echo "    output: $out"
+}
+export -f run1
+export genmc work here src limit
+
+printf '%-18s %-5s %8s %8s %8s  %s\n' check model execs blocked time result
+start=$(date +%s)
+results="$work/results.txt"
+runs | xargs -P "$jobs" -L 1 bash -c 'run1 "$@"' _ | tee "$results"
+echo "total: $(( $(date +%s) - start )) s (GenMC 0.10.3, $jobs at a time)"
+if grep -qE ' (FAIL|TIMEOUT)' "$results"; then
+    echo "GenMC: some check FAILED (outputs above)"
+    exit 1
+fi
+[ -s "$results" ] || { echo "no check matched" >&2; exit 1; }
+echo "GenMC: every check passed"
