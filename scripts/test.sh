@@ -76,7 +76,7 @@ build_and_test fuzz -L fuzz -- -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=cla
 # models are the same code as on x86-64, which runs them. Then a 32-bit
 # time_t build of the tests of the time conversions alone (the rest of the
 # library does not depend on time_t's width).
-fx_require_i386_packages gcc-multilib g++-multilib libcmocka-dev:i386
+fx_require_packages gcc-multilib g++-multilib libcmocka-dev:i386
 build_and_test i686 -LE 'stress|model' -- -DCMAKE_TOOLCHAIN_FILE=cmake/i686-linux-gnu.cmake \
     -DFUTEXSYNC_TIME_BITS=64 -DCMAKE_BUILD_TYPE=RelWithDebInfo
 stage "i686-time32: configure and build (32-bit time_t)"
