@@ -245,6 +245,40 @@ static void ignored_wipeonfork_child_waits_for_the_parents_once_initialiser(void
     fxt_shared_free(sh, sizeof *sh);
 }
 
+/* An owner that dies holding the rmutex is seen dead where the advice is
+ * ignored too: the process still learns that it runs in the initial PID
+ * namespace (old code: it never did without a proven wipe, so every owner's
+ * liveness was "unknown" and a dead owner's rmutex was never recovered: the
+ * wait ran into its deadline, ETIMEDOUT). */
+static int dead_owner_case(void *arg)
+{
+    struct shared *sh = arg;
+    FXT_CHILD_CHECK(ignore_wipeonfork() == 0, 10);
+    pid_t c = fork();
+    if (c == 0)
+        _exit(fx_rmutex_lock(&sh->m) == 0 ? 0 : 1); /* dies holding it */
+    FXT_CHILD_CHECK(c > 0, 11);
+    FXT_CHILD_CHECK(fxt_wait_child(c, 60000) == 0, 12); /* dead and reaped */
+    struct timespec d;
+    clock_gettime(CLOCK_MONOTONIC, &d);
+    d.tv_sec += 10;
+    int r = fx_rmutex_timedlock(&sh->m, &d);
+    FXT_CHILD_CHECK(r != ETIMEDOUT, 13);
+    FXT_CHILD_CHECK(r == EOWNERDEAD, 14);
+    FXT_CHILD_CHECK(fx_rmutex_consistent(&sh->m) == 0, 15);
+    FXT_CHILD_CHECK(fx_rmutex_unlock(&sh->m) == 0, 16);
+    return 0;
+}
+
+static void ignored_wipeonfork_dead_owner_gives_eownerdead(void **state)
+{
+    (void)state;
+    need_ignored_wipe();
+    struct shared *sh = fxt_shared_alloc(sizeof *sh);
+    assert_int_equal(fxt_run_child(dead_owner_case, sh), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
 /* Where the kernel wipes the page, the identity is cached: after the first
  * call, fx_rmutex's lock and unlock make no gettid system call (the check
  * must not turn a working kernel into the slow fallback). */
@@ -299,6 +333,7 @@ int main(void)
         cmocka_unit_test(seccomp_errno_zero_makes_madvise_wipeonfork_a_no_op),
         cmocka_unit_test(ignored_wipeonfork_child_does_not_own_the_parents_rmutex),
         cmocka_unit_test(ignored_wipeonfork_child_waits_for_the_parents_once_initialiser),
+        cmocka_unit_test(ignored_wipeonfork_dead_owner_gives_eownerdead),
         cmocka_unit_test(wiping_kernel_keeps_the_identity_cached),
         cmocka_unit_test(wipe_check_refused_by_seccomp_caches_nothing),
     };
