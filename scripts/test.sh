@@ -13,6 +13,9 @@
 #   i686     gcc -m32 (cmake/i686-linux-gnu.cmake), run natively on the x86-64
 #            kernel with a 64-bit time_t: the ctest suite but stress and models;
 #            i686-time32: the futex, time and syscall tests with a 32-bit time_t
+#   aarch64, riscv64  only with FUTEXSYNC_CROSS=1 (not yet in CI): cross-built
+#            (cmake/<arch>-linux-gnu.cmake), the ctest suite but stress and
+#            models run under qemu-user
 #   install  cmake --install, then a separate CMake project (find_package) and
 #            a plain pkg-config build, in C and C++; a user's program built with
 #            -fsanitize=thread (and one under Helgrind) against the installed
@@ -86,7 +89,7 @@ build_and_test fuzz -L fuzz -- -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=cla
 # models are the same code as on x86-64, which runs them. Then a 32-bit
 # time_t build of the tests of the time conversions alone (the rest of the
 # library does not depend on time_t's width).
-fx_require_i386_packages gcc-multilib g++-multilib libcmocka-dev:i386
+fx_require_packages gcc-multilib g++-multilib libcmocka-dev:i386
 build_and_test i686 -LE 'stress|model' -- -DCMAKE_TOOLCHAIN_FILE=cmake/i686-linux-gnu.cmake \
     -DFUTEXSYNC_TIME_BITS=64 -DCMAKE_BUILD_TYPE=RelWithDebInfo
 stage "i686-time32: configure and build (32-bit time_t)"
@@ -99,6 +102,46 @@ if ! cmake --build build/i686-time32 -j "$jobs" --target test_futex test_time te
 fi
 stage "i686-time32: ctest"
 ctest --test-dir build/i686-time32 --output-on-failure -j "$jobs" -R '^(test_futex|test_time|test_syscall)$'
+
+# aarch64 and riscv64 under qemu-user (cmake/<arch>-linux-gnu.cmake: Debian's
+# cross compilers, ctest runs each program through qemu-<arch> -L the cross
+# sysroot; cmocka cross-built once into ~/.cache/futexsync by deps.sh). What
+# qemu-user cannot do (seccomp, process_vm_readv, exec of a target program
+# without binfmt_misc, new PID namespaces) a test finds out by a probe and
+# skips with a message. Not run here: the stress runs, since qemu-user on
+# this x86-64 host executes the target's loads and stores with the host's
+# TSO ordering (no weak-memory reordering that the native stress runs do not
+# see), and the models, the same files as in the gcc stage.
+# Opt-in (FUTEXSYNC_CROSS=1), not part of CI: the test binaries below do
+# not pass under qemu-user yet (issue 21, left to do) and are left out by
+# name, which a CI stage must not do; and Debian 12's cross compilers
+# conflict with gcc-multilib, which the i686 stage needs, so each run would
+# swap them (an i686 stage on gcc-i686-linux-gnu would end that).
+# test_sem: on riscv64 a cancelled wait leaves its waiter counted (the
+# library's cleanup handler does not run): under investigation.
+qemu_todo='test_async|test_badstate|test_cond|test_fault_exec|test_fault_identity|test_fault_wake'
+qemu_todo="^($qemu_todo|test_once|test_rmutex|test_worker|test_cxx_robust|example_cxx_job_board)\$"
+
+# qemu-user, or qemu-user-static where that is installed instead (no
+# binfmt_misc registration is needed: the toolchain file names qemu).
+if [ "${FUTEXSYNC_CROSS:-0}" = 1 ]; then
+    qemu_pkg=qemu-user
+    [ -z "$(fx_missing_packages qemu-user-static)" ] && qemu_pkg=qemu-user-static
+    fx_require_packages "$qemu_pkg" gcc-aarch64-linux-gnu g++-aarch64-linux-gnu \
+                        gcc-riscv64-linux-gnu g++-riscv64-linux-gnu
+    for arch in aarch64 riscv64; do
+        stage "$arch: cmocka for $arch-linux-gnu"
+        cmocka=$(fx_cross_cmocka "$arch-linux-gnu")
+        todo=$qemu_todo
+        [ "$arch" = riscv64 ] && todo="${qemu_todo%)\$}|test_sem)\$"
+        build_and_test "$arch" -LE 'stress|model' -E "$todo" -- \
+            -DCMAKE_TOOLCHAIN_FILE="cmake/$arch-linux-gnu.cmake" -DFUTEXSYNC_CMOCKA_PREFIX="$cmocka" \
+            -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    done
+
+else
+    stage "aarch64, riscv64: skipped (FUTEXSYNC_CROSS=1 runs them; not yet in CI)"
+fi
 
 stage "install: cmake --install, find_package and pkg-config consumers"
 prefix=$(mktemp -d)

@@ -41,6 +41,13 @@ __attribute__((visibility("hidden"), aligned(FXI_TID_PAGE))) int32_t
 
 static pthread_once_t tid_once = PTHREAD_ONCE_INIT;
 static bool tid_wiped; /* the epoch's page is wiped at fork: proven once */
+/* Where the epoch's page is not proven wiped at fork (nothing is cached),
+ * the namespace answer cannot live in that page: it is kept here with the
+ * PID of the process that learned it, PID << 2 | answer (1 initial, 2 other
+ * or unknown; 0 not learned; a PID has at most 22 bits), and trusted only by
+ * a process of that PID, so a fork child learns its own. Relaxed: every
+ * thread of a process stores the same value, and reads only its process's. */
+static uint32_t tid_ns_unwiped;
 
 /* The probe's marker in the epoch while it runs: not a PID (at most 2^22),
  * so no thread's cache matches it (no thread of
@@ -111,6 +118,7 @@ static void tid_setup(void)
     /* Written here once and read by every thread's fxi_tid_slow after
      * pthread_once: the library's own word, hidden from Helgrind and DRD. */
     fxi_ann_own_words(&tid_wiped, sizeof tid_wiped);
+    fxi_ann_own_words(&tid_ns_unwiped, sizeof tid_ns_unwiped);
     long size = sysconf(_SC_PAGESIZE);
     if (size <= 0 || size > FXI_TID_PAGE || (uintptr_t)fxi_tid_epoch % (uintptr_t)size != 0)
         return; /* cannot mark exactly the epoch's page: cache nothing */
@@ -186,6 +194,18 @@ static uint32_t tid_ns_bits(void)
     return st == 1 ? 0 : FXI_ID_LOCALNS;
 }
 
+
+/* The identity bits of process `pid` where nothing is cached (above). */
+static uint32_t tid_ns_bits_unwiped(pid_t pid)
+{
+    uint32_t v = __atomic_load_n(&tid_ns_unwiped, __ATOMIC_RELAXED);
+    if ((v & 3u) == 0 || (v >> 2) != (uint32_t)pid) {
+        v = (uint32_t)pid << 2 | (tid_initial_pidns() ? 1u : 2u);
+        __atomic_store_n(&tid_ns_unwiped, v, __ATOMIC_RELAXED);
+    }
+    return (v & 3u) == 1 ? 0 : FXI_ID_LOCALNS;
+}
+
 uint32_t fxi_tid_slow(void)
 {
     int saved = errno;
@@ -193,8 +213,12 @@ uint32_t fxi_tid_slow(void)
     pid_t t = (pid_t)syscall(SYS_gettid);
     pid_t pid = getpid();
     errno = saved;
-    if (!tid_wiped)
-        return (uint32_t)t | FXI_ID_LOCALNS; /* nothing learned per process */
+    if (!tid_wiped) {
+        /* Nothing cached: the namespace is learned once per PID. */
+        uint32_t bits = tid_ns_bits_unwiped(pid);
+        errno = saved;
+        return (uint32_t)t | bits;
+    }
     uint32_t id = (uint32_t)t | tid_ns_bits();
     /* The epoch is this process's PID. In a fork child the kernel hands the
      * page over zeroed, so no cache copied from the parent (whose PID it

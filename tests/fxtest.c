@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/futex.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
@@ -204,8 +205,45 @@ static int fxt_nofutex_child(void *p)
     return nf->fn(nf->arg);
 }
 
+/* The seccomp probe's child: an allow-all filter, installed or not. */
+static int fxt_seccomp_probe_child(void *arg)
+{
+    (void)arg;
+    struct sock_filter prog[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+    struct sock_fprog fprog = {.len = 1, .filter = prog};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return errno > 0 && errno < 255 ? errno : 255;
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) != 0)
+        return errno > 0 && errno < 255 ? errno : 255;
+    return 0;
+}
+
+/* 0 once probed and working, else the errno of the probe (-1 not probed). */
+static int fxt_seccomp_errno = -1;
+
+bool fxt_seccomp_works(void)
+{
+    int e = __atomic_load_n(&fxt_seccomp_errno, __ATOMIC_ACQUIRE);
+    if (e == -1) {
+        e = fxt_run_child(fxt_seccomp_probe_child, NULL);
+        __atomic_store_n(&fxt_seccomp_errno, e, __ATOMIC_RELEASE);
+    }
+    return e == 0;
+}
+
+void fxt_require_seccomp(void)
+{
+    if (fxt_seccomp_works())
+        return;
+    print_message("[  SKIP    ] seccomp filters unavailable here: seccomp(SECCOMP_SET_MODE_FILTER)"
+                  " fails (%s; an emulator such as qemu-user does not implement it)\n",
+                  strerror(__atomic_load_n(&fxt_seccomp_errno, __ATOMIC_ACQUIRE)));
+    skip();
+}
+
 int fxt_run_without_futex(const void *addr, size_t len, int (*fn)(void *), void *arg)
 {
+    fxt_require_seccomp();
     struct fxt_nofutex nf = {addr, len, fn, arg};
     return fxt_run_child(fxt_nofutex_child, &nf);
 }
@@ -246,6 +284,64 @@ static char fxt_task_state(pid_t tid)
     return p != NULL && p[1] == ' ' ? p[2] : 0;
 }
 
+/* The system call number that /proc/<tid>/syscall shows for a futex wait,
+ * learned once per process by a probe: a thread sleeps in futex(FUTEX_WAIT)
+ * on a word of ours, and whatever number /proc shows beside that word's
+ * address is it. Natively it is SYS_futex; under an emulator that runs the
+ * program's system calls as its host's (qemu-user), /proc shows the host's
+ * call, with another number. -1 until learned, -2 when the probe saw nothing
+ * (no /proc, or /proc shows other addresses than the program's). */
+static long fxt_futex_nr_seen = -1;
+static int32_t fxt_futex_probe_word;
+static pid_t fxt_futex_probe_tid;
+
+static void *fxt_futex_probe_main(void *arg)
+{
+    (void)arg;
+    __atomic_store_n(&fxt_futex_probe_tid, fxt_gettid(), __ATOMIC_RELEASE);
+    while (__atomic_load_n(&fxt_futex_probe_word, __ATOMIC_ACQUIRE) == 0)
+        syscall(SYS_futex, &fxt_futex_probe_word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    return NULL;
+}
+
+static long fxt_futex_nr_probe(void)
+{
+    long seen = __atomic_load_n(&fxt_futex_nr_seen, __ATOMIC_ACQUIRE);
+    if (seen != -1)
+        return seen;
+    seen = -2;
+    __atomic_store_n(&fxt_futex_probe_word, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&fxt_futex_probe_tid, 0, __ATOMIC_RELAXED);
+    pthread_t t;
+    if (pthread_create(&t, NULL, fxt_futex_probe_main, NULL) != 0)
+        return seen; /* not cached: the next call asks again */
+    int64_t limit = fxt_now_ns() + 10 * 1000000000LL;
+    pid_t tid;
+    while ((tid = __atomic_load_n(&fxt_futex_probe_tid, __ATOMIC_ACQUIRE)) == 0 &&
+           fxt_now_ns() < limit)
+        sched_yield();
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/syscall", (int)tid);
+    while (tid != 0 && fxt_now_ns() < limit) {
+        long nr;
+        unsigned long long arg0;
+        if (fxt_read_proc(path, buf, sizeof buf) <= 0)
+            break;
+        if (sscanf(buf, "%ld 0x%llx", &nr, &arg0) == 2 && nr >= 0 &&
+            arg0 == (unsigned long long)(uintptr_t)&fxt_futex_probe_word) {
+            seen = nr;
+            break;
+        }
+        struct timespec pause = {0, 100000};
+        nanosleep(&pause, NULL);
+    }
+    __atomic_store_n(&fxt_futex_probe_word, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &fxt_futex_probe_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    pthread_join(t, NULL);
+    __atomic_store_n(&fxt_futex_nr_seen, seen, __ATOMIC_RELEASE);
+    return seen;
+}
+
 /* 1: tid sleeps in a futex wait on addr; 0: not (yet). */
 bool fxt_is_futex_call(long nr)
 {
@@ -257,7 +353,8 @@ bool fxt_is_futex_call(long nr)
     if (nr == SYS_futex)
         return true;
 #endif
-    return false;
+    /* Any other number: the one /proc showed for the probe's wait. */
+    return nr >= 0 && nr == fxt_futex_nr_probe();
 }
 
 /* Whether the futex_waitv call of task tid, whose arguments are waiters

@@ -79,6 +79,15 @@ long fxt_storm_stop(struct fxt_storm *s);
  * when fn returned 0 and no futex call touched the object, 128 + SIGSYS when
  * one did. */
 int fxt_run_without_futex(const void *addr, size_t len, int (*fn)(void *), void *arg);
+/* fxt_run_without_futex (and every test that installs a seccomp filter) needs
+ * seccomp(): fxt_seccomp_works() probes once, in a forked child, whether this
+ * process may install a filter (an emulator such as qemu-user does not
+ * implement the call). fxt_require_seccomp() skips the calling test, with a
+ * message naming seccomp, where it may not; call it from the test function
+ * itself (cmocka's skip), never from a forked child. fxt_run_without_futex
+ * calls it. */
+bool fxt_seccomp_works(void);
+void fxt_require_seccomp(void);
 
 /* More helpers --------------------------------------------------------------- */
 

@@ -2276,6 +2276,7 @@ static int fallback_child(void *p)
 static void test_seccomp_eperm_on_io_uring_falls_back_to_thread(void **state)
 {
     (void)state;
+    fxt_require_seccomp();
     int err = EPERM;
     assert_int_equal(fxt_run_child(fallback_child, &err), 0);
 }
@@ -2283,6 +2284,7 @@ static void test_seccomp_eperm_on_io_uring_falls_back_to_thread(void **state)
 static void test_seccomp_enosys_on_io_uring_falls_back_to_thread(void **state)
 {
     (void)state;
+    fxt_require_seccomp();
     int err = ENOSYS;
     assert_int_equal(fxt_run_child(fallback_child, &err), 0);
 }

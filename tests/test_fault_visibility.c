@@ -404,24 +404,28 @@ static void once_nondumpable_initialiser_of_another_uid_is_not_run_twice(void **
 static void rmutex_owner_is_not_judged_dead_when_seccomp_refuses_vm_readv_eperm(void **state)
 {
     (void)state;
+    fxt_require_seccomp();
     rmutex_case(NULL, HERE, vm_readv_eperm, HERE);
 }
 
 static void rmutex_owner_is_not_judged_dead_when_seccomp_refuses_vm_readv_enosys(void **state)
 {
     (void)state;
+    fxt_require_seccomp();
     rmutex_case(NULL, HERE, vm_readv_enosys, HERE);
 }
 
 static void once_initialiser_is_not_run_twice_when_seccomp_refuses_vm_readv_eperm(void **state)
 {
     (void)state;
+    fxt_require_seccomp();
     once_case(NULL, HERE, vm_readv_eperm, HERE);
 }
 
 static void once_initialiser_is_not_run_twice_when_seccomp_refuses_vm_readv_enosys(void **state)
 {
     (void)state;
+    fxt_require_seccomp();
     once_case(NULL, HERE, vm_readv_enosys, HERE);
 }
 
@@ -586,6 +590,7 @@ static int waiter_recovers(void *p)
 static void rmutex_dead_owner_is_recovered_when_seccomp_refuses_vm_readv(void **state)
 {
     (void)state;
+    fxt_require_seccomp();
     struct vis *v = vis_new();
     assert_int_equal(fxt_run_child(lock_and_die, v), 128 + SIGKILL); /* reaped */
     assert_int_equal(fxt_run_child(waiter_recovers, v), 0);
@@ -701,6 +706,7 @@ static int cancel_child(void *p)
 static void rmutex_lock_calls_do_not_act_on_a_pending_cancel(void **state)
 {
     (void)state;
+    fxt_require_seccomp();
     struct vis *v = vis_new();
     assert_int_equal(fxt_run_child(cancel_child, v), 0);
     fxt_shared_free(v, sizeof *v);
@@ -789,6 +795,7 @@ static int cond_cancel_child(void *p)
 static void cond_wait_rmutex_relock_does_not_act_on_a_pending_cancel(void **state)
 {
     (void)state;
+    fxt_require_seccomp();
     struct vis *v = vis_new();
     assert_int_equal(fxt_run_child(cond_cancel_child, v), 0);
     fxt_shared_free(v, sizeof *v);
@@ -835,6 +842,7 @@ static int hold_then_die(void *p)
 static void rmutex_verdicts_do_not_change_without_file_descriptors(void **state)
 {
     (void)state;
+    fxt_require_seccomp();
     struct vis *v = vis_new();
     pid_t o = fxt_fork(hold_then_die, v);
     /* The waiter is the owner's sibling: the owner, reaped by us, is gone. */

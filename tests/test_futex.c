@@ -237,6 +237,7 @@ static void futex_wait_without_futex_time64_keeps_its_deadline(void **state)
 {
     (void)state;
 #ifdef SYS_futex_time64
+    fxt_require_seccomp();
     assert_int_equal(fxt_run_child(old_futex_child, NULL), 0);
 #else
     print_message("no futex_time64 on this architecture: its 64-bit futex is the only one\n");

@@ -281,6 +281,7 @@ static void assert_runs_sleeper(pid_t pid)
 static void test_worker_killed_holding_rmutex_is_released_to_a_blind_waiter_within_100ms(void **state)
 {
     (void)state;
+    fxt_require_seccomp();
     struct shared *sh = shared_new();
     fx_worker w;
     pid_t pid = start_worker(&w, 0, worker_lock_and_park, sh);
@@ -313,6 +314,7 @@ static void test_worker_killed_holding_rmutex_is_released_to_a_blind_waiter_with
 static void test_worker_thread_found_by_refresh_holding_rmutex_is_released_at_exit(void **state)
 {
     (void)state;
+    fxt_require_seccomp();
     struct shared *sh = shared_new();
     fx_worker w;
     pid_t pid = start_worker(&w, 0, worker_thread_locks, sh);
@@ -340,6 +342,7 @@ static void test_worker_thread_found_by_refresh_holding_rmutex_is_released_at_ex
 static void test_worker_killed_inside_once_initialiser_lets_a_blind_waiter_run_it(void **state)
 {
     (void)state;
+    fxt_require_seccomp();
     struct shared *sh = shared_new();
     fx_worker w;
     pid_t pid = start_worker(&w, 0, worker_runs_once_and_parks, sh);
@@ -425,6 +428,8 @@ static void test_worker_reaped_before_the_check_releases_nothing(void **state)
  * for good. */
 static void run_exec_case(int (*worker)(void *), bool blind)
 {
+    if (blind)
+        fxt_require_seccomp(); /* the blind waiter's filter */
     if (access(SLEEPER, X_OK) != 0) {
         print_message("skipped: no %s to exec\n", SLEEPER);
         skip();

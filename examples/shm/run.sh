@@ -18,6 +18,15 @@ bin=$1
 FX_BOARD="/futexsync-example-$$"
 export FX_BOARD
 dir=$(mktemp -d)
+# A cross build (FUTEXSYNC_EMULATOR, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu"):
+# the programs are started through wrappers that run them under the emulator.
+if [ -n "${FUTEXSYNC_EMULATOR:-}" ]; then
+    for p in shm_client shm_server; do
+        printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$FUTEXSYNC_EMULATOR" "$bin/$p" >"$dir/$p"
+        chmod +x "$dir/$p"
+    done
+    bin=$dir
+fi
 spid=""
 cleanup() {
     [ -n "$spid" ] && kill -9 "$spid" 2>/dev/null

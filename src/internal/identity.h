@@ -109,9 +109,13 @@ extern int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
 
 /* Fills the cache (setting the epoch page up first) and, when the cache can
  * be kept, empties the thread's records for the identity; returns the
- * identity word. Where nothing can be cached (no proven MADV_WIPEONFORK) FXI_ID_LOCALNS is
- * always set: the namespace is learned once per process, which needs the
- * epoch's page to tell a fork child. */
+ * identity word. Where nothing can be cached (no proven MADV_WIPEONFORK) the
+ * namespace is still learned once per process, kept with the PID that
+ * learned it (a fork child, whose PID differs, learns its own), so a dead
+ * owner is recognised there as anywhere. Limit: a child in a new PID
+ * namespace whose PID there equals the learner's (the learner the initial
+ * namespace's init, or a dead ancestor whose PID was reused, the processes
+ * in between never having called fxi_tid) takes the learner's answer. */
 uint32_t fxi_tid_slow(void);
 
 /* Marks [page, page + size) (whole pages of zero-initialised static

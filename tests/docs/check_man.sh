@@ -15,7 +15,8 @@
 #     installed user does not have, or prints a backquote;
 #   - each EXAMPLE program, docs/man/*.c, compiles with -Wall -Wextra -Werror
 #     and runs successfully against LIBRARY (CFLAGS: the library's
-#     sanitizer flags, for the examples too).
+#     sanitizer flags, for the examples too), through $FUTEXSYNC_EMULATOR
+#     in a cross build (qemu-user).
 set -eu
 man=$1 src=$2 cc=$3 lib=$4 cflags=${5:-}
 fail=0
@@ -98,7 +99,8 @@ for ex in "$src"/docs/man/*.c; do
         bad "$ex does not compile"
         continue
     fi
-    "$man/.example_$base" >"$man/.example_$base.out" 2>&1 || { cat "$man/.example_$base.out" >&2; bad "$ex failed"; }
+    # shellcheck disable=SC2086 # FUTEXSYNC_EMULATOR: a cross build's command words
+    ${FUTEXSYNC_EMULATOR:-} "$man/.example_$base" >"$man/.example_$base.out" 2>&1 || { cat "$man/.example_$base.out" >&2; bad "$ex failed"; }
 done
 rm -f "$man"/.public "$man"/.errnos "$man"/.example_*
 [ "$fail" -eq 0 ] || exit 1
