@@ -179,7 +179,10 @@ static void op_counter(struct slots *s, uint8_t op, uint32_t arg)
         d = deadline_of(arg, &bad);
         target = (int32_t)((uint32_t)v + (arg | 1));
         r = fx_counter_wait(&s->c, target, &d);
-        EXPECT("wait (other) result", r, (w < 0 || bad) ? EINVAL : ETIMEDOUT, w);
+        /* A waiters slot the library never writes (negative, or INT32_MAX,
+         * which the waiter's count would wrap) is refused before any wait. */
+        EXPECT("wait (other) result", r, (w < 0 || w == INT32_MAX || bad) ? EINVAL : ETIMEDOUT,
+               w);
         EXPECT("wait (other) value", s->c.value, v, v);
         break;
     default:
@@ -273,7 +276,14 @@ static void op_sem(struct slots *s, uint8_t op, uint32_t arg)
     case 2: /* timedwait: a token is taken whatever the deadline */
         d = deadline_of(arg, &bad);
         r = fx_sem_timedwait(&s->sem, &d);
-        EXPECT("sem timedwait result", r, ill ? EINVAL : v > 0 ? 0 : bad ? EINVAL : ETIMEDOUT, v);
+        /* Blocking would count the caller: a waiters slot of INT32_MAX,
+         * which that would wrap, is refused (EINVAL). */
+        EXPECT("sem timedwait result", r,
+               ill                               ? EINVAL
+               : v > 0                           ? 0
+               : (bad || w == INT32_MAX)         ? EINVAL
+                                                 : ETIMEDOUT,
+               v);
         EXPECT("sem timedwait value", s->sem.value, !ill && v > 0 ? v - 1 : v, v);
         break;
     case 3: /* wait, only where it returns at once */
