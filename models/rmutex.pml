@@ -120,7 +120,7 @@
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
 //@mirrors src/identity.c fxi_held_has fxi_held_add sha256=8799131a501282b766bcb81b1ae1c9ea339facecd27eba6567a67858b28ba542
-//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_busy rmutex_mine rmutex_lock_contended rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=02df8aa0953adcd9063a4a608ba00c5a1d06c6d22e4728b5664fbd2a00b44ffa
+//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_busy rmutex_mine rmutex_lock_contended rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=b4366fb38f54cf8810abe4f3e28a94f1b3caf35ca3ef2a91c194fd3a5291f607
 //@check safety
 //@check ltl progress
 //@check safety -DTIDREUSE=1

@@ -41,6 +41,10 @@ __attribute__((visibility("hidden"), aligned(FXI_TID_PAGE))) int32_t
 
 static pthread_once_t tid_once = PTHREAD_ONCE_INIT;
 static bool tid_wiped; /* the epoch's page is wiped at fork: proven once */
+/* TIDs are cached: the wipe is proven and no race detector is there. Under
+ * one, every fxi_id() is slow, so that fxi_tid_plain's yes also means "no
+ * detector" and fx_rmutex's fast paths need not look at its probe. */
+static bool tid_cached;
 /* Where the epoch's page is not proven wiped at fork (nothing is cached),
  * the namespace answer cannot live in that page: it is kept here with the
  * PID of the process that learned it, PID << 2 | answer (1 initial, 2 other
@@ -118,6 +122,7 @@ static void tid_setup(void)
     /* Written here once and read by every thread's fxi_tid_slow after
      * pthread_once: the library's own word, hidden from Helgrind and DRD. */
     fxi_ann_own_words(&tid_wiped, sizeof tid_wiped);
+    fxi_ann_own_words(&tid_cached, sizeof tid_cached);
     fxi_ann_own_words(&tid_ns_unwiped, sizeof tid_ns_unwiped);
     long size = sysconf(_SC_PAGESIZE);
     if (size <= 0 || size > FXI_TID_PAGE || (uintptr_t)fxi_tid_epoch % (uintptr_t)size != 0)
@@ -135,6 +140,7 @@ static void tid_setup(void)
     /* Accepted is not done: trust the page only once a fork child saw it
      * zeroed. Otherwise nothing is cached, as where madvise fails. */
     tid_wiped = tid_wipe_proven();
+    tid_cached = tid_wiped && !fxi_ann_detected();
 }
 
 bool fxi_wipe_at_fork(void *page, size_t size)
@@ -213,9 +219,10 @@ uint32_t fxi_tid_slow(void)
     pid_t t = (pid_t)syscall(SYS_gettid);
     pid_t pid = getpid();
     errno = saved;
-    if (!tid_wiped) {
-        /* Nothing cached: the namespace is learned once per PID. */
-        uint32_t bits = tid_ns_bits_unwiped(pid);
+    if (!tid_cached) {
+        /* Nothing cached: the namespace is learned once per PID (in the
+         * wiped page when there is one). */
+        uint32_t bits = tid_wiped ? tid_ns_bits() : tid_ns_bits_unwiped(pid);
         errno = saved;
         return (uint32_t)t | bits;
     }

@@ -531,7 +531,8 @@ rmutex_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bo
 }
 
 /* The lock calls when fxi_tid_plain says no: this thread's first call (or a
- * fork child's), or a race detector is there, whose hooks then run. */
+ * fork child's), no cache kept, or a race detector is there (no cache is
+ * kept under one), whose hooks then run. */
 __attribute__((noinline, cold)) static int rmutex_lock_announced(fx_rmutex *m,
                                                                const struct timespec *deadline,
                                                                unsigned try_flag, bool nowait)
@@ -539,13 +540,13 @@ __attribute__((noinline, cold)) static int rmutex_lock_announced(fx_rmutex *m,
     return rmutex_lock(m, deadline, try_flag, nowait, fxi_id(), 1);
 }
 
-/* The caller's TID from the cache when it is good (src/internal/identity.h),
- * and one look at the race-detector probe. */
+/* The caller's TID from the cache when it is good (src/internal/identity.h);
+ * a good cache also means that no race detector is there. */
 static inline __attribute__((always_inline)) int
 rmutex_lock_entry(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait)
 {
     uint32_t self;
-    if (__builtin_expect(fxi_tid_plain(&self) && !fxi_ann_on(), 1))
+    if (__builtin_expect(fxi_tid_plain(&self), 1))
         return rmutex_lock(m, deadline, try_flag, nowait, self, 0);
     return rmutex_lock_announced(m, deadline, try_flag, nowait);
 }
@@ -615,10 +616,10 @@ int fx_rmutex_unlock(fx_rmutex *m)
     if (fxi_bad_slot(m))
         return EINVAL;
     uint32_t self;
-    /* Under a race detector every unlock is checked before it releases,
-     * since the announcement must precede the release: the slow path does
-     * both (one look at the probe). */
-    if (!fxi_tid_plain(&self) || fxi_ann_on()) {
+    /* Under a race detector (no cache is kept: fxi_tid_plain says no) every
+     * unlock is checked before it releases, since the announcement must
+     * precede the release: the slow path does both. */
+    if (!fxi_tid_plain(&self)) {
         self = fxi_id();
     } else {
         /* Fast path: m is the record's first entry (the record is ours:

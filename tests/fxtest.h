@@ -37,6 +37,19 @@
 #error "tests/fxtest.h: FXT_AUDIT_ARCH unknown for this architecture"
 #endif
 
+/* 1 in a ThreadSanitizer build: the library then runs under a race detector,
+ * which changes what it may do (src/internal/identity.h: no TID cached). */
+#if defined(__SANITIZE_THREAD__)
+#define FXT_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FXT_UNDER_TSAN 1
+#endif
+#endif
+#ifndef FXT_UNDER_TSAN
+#define FXT_UNDER_TSAN 0
+#endif
+
 /* In a child function: return `code` unless cond holds. */
 #define FXT_CHILD_CHECK(cond, code) \
     do {                            \

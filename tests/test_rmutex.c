@@ -1199,8 +1199,12 @@ static int forbid_all_system_calls(void)
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FXT_AUDIT_ARCH, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 4, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit, 3, 0),
+        /* Under a race detector the library keeps no TID cache
+         * (src/internal/identity.h): each call asks gettid and getpid. */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FXT_UNDER_TSAN ? SYS_gettid : SYS_exit, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FXT_UNDER_TSAN ? SYS_getpid : SYS_exit, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };

@@ -27,14 +27,6 @@
 
 enum { SLEEPERS = 5, SETTLE_MS = 5000 };
 
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-
 /* Waits until, of the n tasks tids (of any process), exactly one sleeps as the
  * designated sleeper of word and the n-1 others untimed; its index, or -1
  * after SETTLE_MS (two recheck periods bring every sleeper there). */
@@ -402,7 +394,7 @@ static void test_fork_child_sleepers_designate_their_own(void **state)
 {
     (void)state;
     SKIP_WITHOUT_DESIGNATION();
-#ifdef UNDER_TSAN
+#if FXT_UNDER_TSAN
     /* Its parent forks with sleeper threads running, and the child starts
      * threads: ThreadSanitizer does not support that (it stops the child).
      * The other builds run it. */

@@ -28,7 +28,10 @@
  * emulator (qemu-user), a sandbox or a kernel that accepts the advice and
  * ignores it therefore gets no cache, never a child acting with its parent's
  * TID. Nothing is cached either -- every fxi_tid() makes the system call --
- * where madvise(MADV_WIPEONFORK) fails (Linux before 4.14, or a page larger
+ * under a race detector (src/annotate.c's probe: a cached TID then also means
+ * "no detector", so the fast paths that use fxi_tid_plain need not look at
+ * the probe, and every call takes the announced paths), where
+ * madvise(MADV_WIPEONFORK) fails (Linux before 4.14, or a page larger
  * than FXI_TID_PAGE) or the check cannot run (clone() refused by a seccomp
  * filter, EAGAIN under RLIMIT_NPROC, the probe child reaped by another
  * thread's wait with __WALL): fail safe. A seccomp filter that kills the
@@ -127,7 +130,8 @@ bool fxi_wipe_at_fork(void *page, size_t size);
 /* The calling thread's identity word (TID | FXI_ID_LOCALNS) in *self and
  * true, with one load of the cache and one of the epoch, when the cache is
  * good: the fast paths of fx_rmutex then also trust the record of held
- * rmutexes. False otherwise (*self then means nothing: call fxi_tid()). */
+ * rmutexes, and know that no race detector is there. False otherwise (*self
+ * then means nothing: call fxi_tid()). */
 static inline __attribute__((always_inline)) bool fxi_tid_plain(uint32_t *self)
 {
     uint64_t c = fxi_self.cache;
