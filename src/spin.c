@@ -39,8 +39,7 @@ __attribute__((noinline, cold)) static int32_t spin_measure(void)
     /* Helgrind and DRD would see the word, stored here and read by every
      * contended lock, as a race: it is the library's own word, read and
      * written only with the atomics below. Hidden from them before the first
-     * store; the first measurement of the process, so not behind the
-     * FUTEXSYNC_HELGRIND option. */
+     * store (the hook does nothing without them). */
     fxi_ann_own_words(&spin_per_us, sizeof spin_per_us);
     int64_t best = INT64_MAX;
     for (int r = 0; r < FX_SPIN_CAL_RUNS; r++) {
