@@ -466,11 +466,12 @@ FX_CANCEL_FRAME static int cond_wait_core(fx_cond *c, void *m,
         return r;
     int32_t token = ops->token(c, m);
 
-    /* W1, seq_cst; ordered before any notifier by W3's release (see the top).
-     * A count the increment would wrap is refused, nothing changed
-     * (internal/waiters.h). */
+    /* W1; ordered before any notifier by W3's release (see the top).
+     * Seq_cst: with cond_bind's load of the mutex slot, one half of the
+     * store-buffering test of W2 (see cond_bind). A count the increment
+     * would wrap is refused, nothing changed (internal/waiters.h). */
     /* @step cond.wait_core.W1 */
-    int32_t n = fxi_waiters_enter(&c->waiters);
+    int32_t n = fxi_waiters_enter(&c->waiters, __ATOMIC_SEQ_CST);
     if (n < 0)
         return EINVAL;
     bool first = n == 0;
