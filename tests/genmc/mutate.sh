@@ -82,7 +82,7 @@ mutation barrier-look-acquire     src/barrier.c '@step barrier.wait_round.look *
 
 # --- fx_once (src/once.c) ----------------------------------------------------
 mutation once-finish-release      src/once.c  'int32_t old = __atomic_exchange_n(&o->state, to,' RELEASE RELAXED '^once_2/rc11$'
-mutation once-fast-acquire        src/once.c  'if (__atomic_load_n(&o->state, __ATOMIC_ACQUIRE) != DONE)' ACQUIRE RELAXED '^once_2/rc11$'
+mutation once-fast-acquire        src/once.c  'if (__atomic_load_n(&o->state, __ATOMIC_ACQUIRE) == DONE &&' ACQUIRE RELAXED '^once_2/rc11$'
 mutation once-slow-load-acquire   src/once.c  'int32_t s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);' ACQUIRE RELAXED '^once_(2|3)/rc11$'
 mutation once-reload-acquire      src/once.c  '        s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);' ACQUIRE RELAXED '^once_(2|3)/rc11$'
 
