@@ -73,7 +73,8 @@
  * is there by coherence, so most accesses are relaxed. Two orders remain: W2's
  * arm is a release and W8's look at seq an acquire, so that a waiter counted
  * after W8's decrement but armed before the b it reads shows in W8's
- * re-check; and W1 and cond_bind's accesses of the mutex slot, a
+ * re-check (a waiter of another mutex, or while W6 failed: ours cannot
+ * register while W8 holds it); and W1 and cond_bind's accesses of the mutex slot, a
  * store-buffering test between waiters of different mutexes, are seq_cst.
  *
  * Why it works (no lost wake-up, the wrap-around bound, broadcast without
