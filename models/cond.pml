@@ -27,7 +27,7 @@
  * used otherwise; fx_rmutex waiters, which always use it, are
  * models/cond_rmutex.pml); the mutex's spin loop (mutex_spin,
  * mutex.c mutex_spin(): relaxed loads only, it only delays the try after it);
- * the W4a spin before W4 (@cond.wait_core.W4a: seq_cst loads of seq, at most a
+ * the W4a spin before W4 (@cond.wait_core.W4a: relaxed loads of seq, at most a
  * thread-local budget of them, struct fxi_spin of src/internal/spin.h; each
  * look that finds the counter advanced is W4 returning EAGAIN without the
  * system call followed by the re-check, which this model already has, and
@@ -40,7 +40,8 @@
  * later, and relock() stands for both; if it is flagged, its W6 is
  * relock_slept as for any flagged waiter;
  * memory order (the model is sequentially consistent; src/cond.c's atomics
- * are seq_cst and the mutex orders the predicate).
+ * are mostly relaxed, ordered by the mutex and the futex, and the mutex
+ * orders the predicate: GenMC checks the weak orders, tests/genmc/).
  *
  * The counter runs modulo M = 4 and starts at M-1: the first advance wraps it,
  * so every run crosses the wrap point (M is 2^30 in the source).
@@ -100,8 +101,8 @@
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw sha256=a31b3cdbb04d03574c563a9e263d9718204eafd061d03f04dcb91f7fe9aa5a4d
 //@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope fxi_futex_sleep_cancel sleep_enter sleep_leave watch_recheck sha256=6d5ea6063340449b43724e99727d2291860f0fe09bad3983a01e6e867af74467
-//@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_mutex_relock cond_mutex_relock_hot cond_mutex_relock_slept cond_signal_waiters fx_cond_signal cond_sleep cond_wait_core sha256=0956202b9292d67445261ac78c5dbddf5dc3432aa2951a453c82477c2bffc5fc
-//@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
+//@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_mutex_relock cond_mutex_relock_hot cond_mutex_relock_slept cond_signal_waiters fx_cond_signal cond_sleep cond_wait_core sha256=2731c821fe603ee979e0e6c77175f5e71a9a6380293a0fe28136c1f446c199f2
+//@mirrors src/internal/waiters.h fxi_waiters_enter sha256=2582b3ac04d5a0e1852235b9c2c5f146486ffc71992898b16d0c68fcc21c2356
 //@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=8f98ef7877132bee14bd021c59c13e9d493650a49b63e2380bffa2b457eff40e
 //@check safety -DSCENARIO_WRAP
 //@check safety -DSCENARIO_BCAST

@@ -34,7 +34,7 @@
  *    otherwise hide a waiter stranded on a queue from the checks).
  * Not modelled: W0's checks other than the inconsistent-mutex path (EPERM,
  * EINVAL: no wait happens; tested in tests/test_cond.c); the W4a spin before
- * W4 (@cond.wait_core.W4a: seq_cst loads of seq, at most a thread-local budget of
+ * W4 (@cond.wait_core.W4a: relaxed loads of seq, at most a thread-local budget of
  * them, struct fxi_spin of src/internal/spin.h; a look that finds the counter
  * advanced is W4 returning EAGAIN without the system call followed by the
  * re-check, which the model has, and one that finds it unchanged changes
@@ -42,8 +42,9 @@
  * as the others, cond.c cond_rmutex_ops); fx_rmutex_lock's fast-path CAS and spin
  * (@rmutex.lock.fast: they take only FREE, as the first step does,
  * or only read; see models/rmutex.pml); fx_rmutex_recover and trylock
- * (models/rmutex.pml); memory order (sequentially consistent; every cond
- * atomic is seq_cst, the rmutex's CASes acquire/release).
+ * (models/rmutex.pml); memory order (sequentially consistent; the cond's
+ * atomics are mostly relaxed, ordered by the mutex and the futex, the
+ * rmutex's CASes acquire/release; GenMC checks the weak orders, tests/genmc/).
  *
  * Scenarios:
  *  TOKENS (default, 3 processes): Waiter0 takes TAKE0 tokens (1 in the
@@ -153,9 +154,9 @@
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw sha256=a31b3cdbb04d03574c563a9e263d9718204eafd061d03f04dcb91f7fe9aa5a4d
 //@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=6c0a696f9920b49be04c8da6465cf00812ff7174f09e97858efe1b30ac6cb3fa
-//@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_rmutex_check cond_rmutex_ops cond_rmutex_relock cond_signal_waiters fx_cond_signal cond_sleep cond_wait_core sha256=2286b7d626b057144d26a8750831507cd1c4c1da57c64512b1c620b9c7a30cf0
-//@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
-//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_contended rmutex_reenter rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=bcaa69db74dd2a7af189363338fc17396693a3eeb2e8adaea9106ba66de903b9
+//@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_rmutex_check cond_rmutex_ops cond_rmutex_relock cond_signal_waiters fx_cond_signal cond_sleep cond_wait_core sha256=e3f979df07a6af60bfe4ef8e0572ffb3152c24078081775976f788794f7cf312
+//@mirrors src/internal/waiters.h fxi_waiters_enter sha256=2582b3ac04d5a0e1852235b9c2c5f146486ffc71992898b16d0c68fcc21c2356
+//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_contended rmutex_reenter rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=a69e44313fcc9f3163df203dd4881bad1a646bfad25e4add883e85c40b020854
 //@check safety -DSCENARIO_DEATH
 //@check safety
 //@check safety -DSCENARIO_CHAIN

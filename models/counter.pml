@@ -9,20 +9,23 @@
  * The protocol (the table at the top of src/counter.c):
  *
  *   writer (add / store)              waiter (wait for target)
- *   W1 value := new      (seq_cst)    R1 waiters += 1      (seq_cst)
- *   W2 if waiters != 0   (seq_cst)    R2 v := value        (seq_cst)
+ *   W1 value := new      (seq_cst)    R1 waiters += 1      (relaxed)
+ *   W2 if waiters != 0   (seq_cst)    R2 v := value        (acquire)
  *        wake all                     R3 if v == target: done
  *                                     R4 futex_wait(value, v)
  *                                     R5 waiters -= 1      (relaxed)
  *
- * It is correct because W1, W2, R1 and R2 are seq_cst: in their single total
- * order either W2 follows R1 (the writer sees the waiter and wakes it) or R2
- * follows W1 (the waiter sees the new value). The model executes every step
- * atomically in one interleaving, which is exactly what seq_cst guarantees
- * for these four; weaker orders allow the load of each thread to be
- * satisfied before its own earlier store is visible (store buffering), which
- * is what the mutations writer-checks-early and waiter-registers-late of
- * models/mutate.sh model, and spin then finds the lost wake-up.
+ * It is correct because W1 and W2 are seq_cst and the kernel compares the
+ * value in R4 after a full barrier that follows R1: either W2 follows R1 (the
+ * writer sees the waiter and wakes it) or R4's compare follows W1 (the wait
+ * returns at once and R2 sees the new value). The model executes every step
+ * atomically in one interleaving, which is what seq_cst (and the kernel's
+ * barrier on the waiter's side) guarantees for these; weaker orders allow the
+ * load of each thread to be satisfied before its own earlier store is
+ * visible (store buffering), which is what the mutations
+ * writer-checks-early and waiter-registers-late of models/mutate.sh model,
+ * and spin then finds the lost wake-up. The weak-memory argument itself is
+ * GenMC's (tests/genmc/, docs/verification.md).
  *
  * What is modelled: NWRITERS writers each doing fx_counter_add(c, 1) (W1 is
  * the fetch_add; fx_counter_store differs only in W1 being a store, which is
@@ -47,8 +50,8 @@
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
 //@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=1636f39688b5e58817b75fafb3a06937359c69e731f7f1b011c464e698e09e5a
 //@mirrors src/counter.c fx_counter_add counter_met counter_wait_until counter_wake_waiters sha256=89c2f4fe447207ce6ce46582aa54efb35c1654efbb40a035989d95089f236a66
-//@mirrors src/internal/counter_wait.h fxi_counter_waiter_enter fxi_counter_waiter_leave fxi_counter_waiter_look sha256=7fda7bd582bc3407551e97ed7cf02d4441e300ca153c69169e1bddda5964e0a7
-//@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
+//@mirrors src/internal/counter_wait.h fxi_counter_waiter_enter fxi_counter_waiter_leave fxi_counter_waiter_look sha256=9de81fee76a8c89e7dc4bb9a6c85ae7b41ae207540a8ccd3dc90ddebb9f69596
+//@mirrors src/internal/waiters.h fxi_waiters_enter sha256=2582b3ac04d5a0e1852235b9c2c5f146486ffc71992898b16d0c68fcc21c2356
 
 //@check safety
 //@check ltl all_return -DNFAIR=3 -DSPURIOUS=0

@@ -16,9 +16,12 @@
  * blocked and shows up as an invalid end state), both of which dequeue it
  * themselves. A wake dequeues one queued process,
  * chosen nondeterministically, or nobody. Memory is sequentially consistent:
- * the steps modelled are the seq_cst ones of the Dekker pattern (P1, P2, W1,
- * W2) and CASes; a relaxed load that only guesses a CAS operand is folded
- * into the CAS (a CAS loop is one atomic conditional update).
+ * the steps modelled are those of the Dekker pattern (P1, P2 seq_cst; W1, W2
+ * relaxed in the C, whose waiter's side is closed by the kernel's full barrier
+ * before its compare in W3, a step of its own here; the weak-memory argument
+ * is GenMC's, tests/genmc/) and CASes; a relaxed load that only guesses a CAS
+ * operand is folded into the CAS (a CAS loop is one atomic conditional
+ * update).
  *
  * The adaptive spin of the slow path (@sem.wait_slow.spin, a thread-local budget,
  * struct fxi_spin of src/internal/spin.h) runs before W1: relaxed loads of the
@@ -33,8 +36,8 @@
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
 //@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=6c0a696f9920b49be04c8da6465cf00812ff7174f09e97858efe1b30ac6cb3fa
-//@mirrors src/sem.c fx_sem_post sem_post_body sem_post_wake sem_sleep sem_take fx_sem_timedwait fx_sem_wait sem_wait_body sem_wait_slow sha256=b1e8985efd414ec1af9b5b43178665a242076bde959180c056933e72da9112c4
-//@mirrors src/internal/waiters.h fxi_waiters_enter sha256=69cbe7fce563953929de714df3b39e87f9084e5a9b441dc0e4ba33e9c6505a90
+//@mirrors src/sem.c fx_sem_post sem_post_body sem_post_wake sem_sleep sem_take fx_sem_timedwait fx_sem_wait sem_wait_body sem_wait_slow sha256=cae02bb1471b7116fcf22f7c7220ac7a5646bf561e13ba3786419aaae7f21807
+//@mirrors src/internal/waiters.h fxi_waiters_enter sha256=2582b3ac04d5a0e1852235b9c2c5f146486ffc71992898b16d0c68fcc21c2356
 //@check safety
 //@check ltl token_taken -DDEATHS=1
 

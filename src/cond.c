@@ -65,8 +65,17 @@
  * due within FX_RECHECK_NS. W1 runs under the mutex before W3, so a notifier
  * that holds the mutex to change the predicate sees the waiter counted and
  * armed. b is set before any waiter is moved and cleared only by the waiter
- * that brings n to 0, so every moved waiter sees it. Every access to seq and
- * waiters is seq_cst.
+ * that brings n to 0, so every moved waiter sees it. Memory order
+ * (docs/design/cond.md): a notifier is ordered after a waiter's W1..W2 by the
+ * mutex (W3's release, the notifier's lock), a released or moved waiter after
+ * the notifier's S2/B2 by the futex (the kernel's lock and barriers), and the
+ * predicate by the mutex; what is read of seq and waiters across those edges
+ * is there by coherence, so most accesses are relaxed. Two orders remain: W2's
+ * arm is a release and W8's look at seq an acquire, so that a waiter counted
+ * after W8's decrement but armed before the b it reads shows in W8's
+ * re-check (a waiter of another mutex, or while W6 failed: ours cannot
+ * register while W8 holds it); and W1 and cond_bind's accesses of the mutex slot, a
+ * store-buffering test between waiters of different mutexes, are seq_cst.
  *
  * Why it works (no lost wake-up, the wrap-around bound, broadcast without
  * pointers, b, the fx_rmutex waiters and their owner deaths, death in the
@@ -330,18 +339,26 @@ static void cond_bind(fx_cond *c, int32_t token, bool first)
         return;
     /* A first waiter alone replaces whatever a past population left. */
     if (!first || __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) > 1)
-        __atomic_store_n(&c->mutex, TOKEN_MIXED, __ATOMIC_SEQ_CST);
+        /* Relaxed: publishes nothing, and no load after it is in the test
+         * above; its place in the slot's order is what counts. */
+        __atomic_store_n(&c->mutex, TOKEN_MIXED, __ATOMIC_RELAXED);
 }
 
 /* W8: leaves the waiter count; the last one out clears b. */
 static void cond_depart(fx_cond *c)
 {
-    /* seq_cst: the count is what S1/B1 and the b clearing below read. */
+    /* Relaxed (see the top): only the count matters, which the
+     * read-modify-writes of waiters keep exact; S1/B1 and the re-check below
+     * read it by coherence. */
     /* @step cond.depart.W8 */
-    if (__atomic_fetch_sub(&c->waiters, 1, __ATOMIC_SEQ_CST) != 1)
+    if (__atomic_fetch_sub(&c->waiters, 1, __ATOMIC_RELAXED) != 1)
         return;
+    /* Acquire: a waiter's W2 (a release) that this value follows, through
+     * the read-modify-writes of seq (a broadcast's B2 among them), brings
+     * its W1, which the re-check below must then see: a waiter moved by
+     * that broadcast is counted. */
     /* @step cond.depart.load */
-    int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+    int32_t s = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
     /* @step cond.depart.no_bcast */
     if (!(s & BCAST))
         return;
@@ -350,8 +367,10 @@ static void cond_depart(fx_cond *c)
      * shows in the count, or its a makes the CAS fail, or its v holds b and
      * it only sleeps again, see W4). */
     /* @step cond.depart.clear_bcast */
-    if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) == 0)
-        __atomic_compare_exchange_n(&c->seq, &s, s & ~BCAST, false, __ATOMIC_SEQ_CST,
+    /* Relaxed, the re-check and the CAS: the acquire above ordered the
+     * count; the CAS publishes nothing, its atomicity is the point. */
+    if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) == 0)
+        __atomic_compare_exchange_n(&c->seq, &s, s & ~BCAST, false, __ATOMIC_RELAXED,
                                     __ATOMIC_RELAXED);
 }
 
@@ -396,9 +415,11 @@ FX_CANCEL_FRAME static int cond_sleep(fx_cond *c, int32_t v, const struct timesp
         /* @step cond.wait_core.woken */
         if (w == 0 && rc.woken)
             return 0; /* a wake: signal (S3), broadcast (B3) or a mutex unlock */
-        /* seq_cst: pairs with S2/B2 (and keeps the W5 load after it). */
+        /* Relaxed: reads seq after the kernel's compare, in coherence
+         * order (and the W5 load after it again); the data comes with the
+         * mutex in W6 (see the top). */
         /* @step cond.wait_core.reload */
-        int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+        int32_t s = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
         /* @step cond.wait_core.advanced */
         if (!cond_same_counter(s, v))
             return 0; /* the counter advanced after W1: released */
@@ -435,8 +456,8 @@ struct fx_cond_cancel {
 static void cond_cancelled(void *arg)
 {
     struct fx_cond_cancel *cc = arg;
-    /* seq_cst: as W5. */
-    int32_t s = __atomic_load_n(&cc->c->seq, __ATOMIC_SEQ_CST);
+    /* Relaxed: as W5. */
+    int32_t s = __atomic_load_n(&cc->c->seq, __ATOMIC_RELAXED);
     bool flagged = (s & BCAST) != 0;
     int r = flagged ? cc->ops->relock_slept(cc->m, cc->saved) : cc->ops->relock(cc->m, cc->saved);
     if (flagged)
@@ -466,16 +487,19 @@ FX_CANCEL_FRAME static int cond_wait_core(fx_cond *c, void *m,
         return r;
     int32_t token = ops->token(c, m);
 
-    /* W1, seq_cst; ordered before any notifier by W3's release (see the top).
-     * A count the increment would wrap is refused, nothing changed
-     * (internal/waiters.h). */
+    /* W1; ordered before any notifier by W3's release (see the top).
+     * Seq_cst: with cond_bind's load of the mutex slot, one half of the
+     * store-buffering test of W2 (see cond_bind). A count the increment
+     * would wrap is refused, nothing changed (internal/waiters.h). */
     /* @step cond.wait_core.W1 */
-    int32_t n = fxi_waiters_enter(&c->waiters);
+    int32_t n = fxi_waiters_enter(&c->waiters, __ATOMIC_SEQ_CST);
     if (n < 0)
         return EINVAL;
     bool first = n == 0;
+    /* W2's arm, release (see the top): it carries W1 to W8's clearing of b;
+     * the mutex orders it before any notifier. */
     /* @step cond.wait_core.W2 */
-    int32_t v = __atomic_fetch_or(&c->seq, ARMED, __ATOMIC_SEQ_CST) | ARMED;
+    int32_t v = __atomic_fetch_or(&c->seq, ARMED, __ATOMIC_RELEASE) | ARMED;
     cond_bind(c, token, first); /* W2 */
 
     int32_t saved = 0;
@@ -495,8 +519,8 @@ FX_CANCEL_FRAME static int cond_wait_core(fx_cond *c, void *m,
     bool hot = false;
     int budget = fxi_spin_start(&cond_spin, FX_COND_PROBE);
     for (int i = 0; i < budget && !hot; i++) {
-        /* seq_cst: as the re-check after W4 (pairs with S2/B2). */
-        hot = !cond_same_counter(__atomic_load_n(&c->seq, __ATOMIC_SEQ_CST), v);
+        /* Relaxed: only a poll, as the re-check after W4. */
+        hot = !cond_same_counter(__atomic_load_n(&c->seq, __ATOMIC_RELAXED), v);
         fxi_cpu_relax();
     }
     if (hot)
@@ -515,9 +539,11 @@ FX_CANCEL_FRAME static int cond_wait_core(fx_cond *c, void *m,
         pthread_cleanup_pop(0);
     }
 
-    /* W5, seq_cst: after the wake; b cannot be cleared while we are counted. */
+    /* W5, relaxed: after the wake, which the futex orders after the B2 that
+     * moved us (or after our own look at B2's advance), so b is seen by
+     * coherence; it cannot be cleared while we are counted. */
     /* @step cond.wait_core.W5 */
-    bool flagged = (__atomic_load_n(&c->seq, __ATOMIC_SEQ_CST) & BCAST) != 0;
+    bool flagged = (__atomic_load_n(&c->seq, __ATOMIC_RELAXED) & BCAST) != 0;
     /* @step cond.wait_core.W6 */
     r = flagged ? ops->relock_slept(m, saved)
         : hot   ? ops->relock_hot(m, saved)
@@ -584,12 +610,15 @@ __attribute__((noinline)) static int cond_signal_waiters(fx_cond *c)
      * the reads of S1 race with nothing they would report. */
     if (fxi_ann_on())
         fxi_ann_own_words(c, sizeof *c);
-    /* S2, seq_cst: advance only over an armed value; a CAS failure reloads s. */
+    /* S2, relaxed (see the top): advance only over an armed value, which
+     * the mutex makes visible here by coherence (a waiter's W2 precedes its
+     * W3); the advance reaches the waiter through the futex, the data
+     * through the mutex. A CAS failure reloads s. */
     /* @step cond.signal.advance */
-    int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+    int32_t s = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
     while ((s & ARMED) &&
            !__atomic_compare_exchange_n(&c->seq, &s, cond_advance(s), false,
-                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
     FX_FAULT("cond.signal.before_wake");
     /* @step cond.signal.S3 */
@@ -601,10 +630,10 @@ int fx_cond_signal(fx_cond *c)
 {
     if (fxi_bad_slot(c))
         return EINVAL;
-    /* S1, seq_cst: sees W1 of every waiter whose W3 preceded the caller's
-     * taking of the mutex (see the top of the file). */
+    /* S1, relaxed: sees W1 of every waiter whose W3 preceded the caller's
+     * taking of the mutex, by coherence (see the top of the file). */
     /* @step cond.signal.waiters */
-    int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
+    int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_RELAXED);
     if (n <= 0)
         return n == 0 ? 0 : EINVAL;
     return cond_signal_waiters(c);
@@ -621,22 +650,23 @@ int fx_cond_broadcast(fx_cond *c)
         return EINVAL;
     bool advanced = false;
     for (;;) {
-        /* B1, seq_cst as S1. */
+        /* B1, relaxed as S1. */
         /* @step cond.broadcast.waiters */
-        int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST);
+        int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_RELAXED);
         if (n <= 0)
             return n == 0 ? 0 : EINVAL;
-        /* B2, seq_cst as S2: b before the requeue (see the table). Only the
+        /* B2, relaxed as S2: b before the requeue (see the table), which
+         * the futex orders before every moved waiter's W5. Only the
          * first pass advances the counter, which releases every waiter that
          * registered before the call; a retry must not advance again, or a
          * waiter that keeps re-registering could make it advance forever. */
         /* @step cond.broadcast.advance */
-        int32_t s = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+        int32_t s = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
         int32_t ns;
         do {
             ns = (!advanced && (s & ARMED)) ? cond_advance(s) | BCAST : s | BCAST;
         } while (ns != s && !__atomic_compare_exchange_n(&c->seq, &s, ns, false,
-                                                         __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
+                                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED));
         advanced = true;
         FX_FAULT("cond.broadcast.before_wake");
         /* B3: fails only if seq changed since B2: a new waiter armed it (at

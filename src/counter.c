@@ -11,11 +11,11 @@
  *                                would wrap: never written -> EINVAL)
  *
  *   writer (add / store)                 waiter (wait for target)
- *   W1 value := new        (seq_cst)     R1 waiters += 1          (seq_cst)
+ *   W1 value := new        (seq_cst)     R1 waiters += 1          (relaxed)
  *                                           by CAS; EINVAL, nothing
  *                                           changed, from a count < 0
  *                                           or INT32_MAX
- *   W2 if waiters != 0     (seq_cst)     R2 v := value            (seq_cst)
+ *   W2 if waiters != 0     (seq_cst)     R2 v := value            (acquire)
  *        wake all                        R3 if v meets the target (==, >= or <=,
  *                                           by the call): done
  *                                        R4 futex_wait(value, v)  kernel re-checks;
@@ -31,8 +31,9 @@
  * shared memory one waiter per process rechecks, for all (src/sleep.c): an
  * idle counter costs one wake-up per FX_RECHECK_NS and process, in private
  * memory none (src/internal/futex.h); add, store and a wait
- * that finds its target are unchanged. W1, W2, R1 and R2 are seq_cst (the
- * Dekker pattern): why that loses no wake-up is in docs/design/counter.md.
+ * that finds its target are unchanged. W1 and W2 are seq_cst, and R1 is
+ * followed by the kernel's full barrier before its compare in R4 (the Dekker
+ * pattern): why that loses no wake-up is in docs/design/counter.md.
  */
 #include "futexsync/counter.h"
 
@@ -145,13 +146,13 @@ static int counter_wait_until(fx_counter *c, int32_t target, const struct timesp
         return EINVAL;
 
     /* @step counter.wait.R1 */
-    if (fxi_counter_waiter_enter(c) != 0) /* R1, seq_cst */
+    if (fxi_counter_waiter_enter(c) != 0) /* R1, relaxed */
         return EINVAL;
     struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     int r;
     for (;;) {
         /* @step counter.wait.R2 */
-        v = fxi_counter_waiter_look(c); /* R2, seq_cst */
+        v = fxi_counter_waiter_look(c); /* R2, acquire */
         /* @step counter.wait.R3 */
         if (counter_met(v, target, until)) {
             r = 0;
@@ -168,8 +169,8 @@ static int counter_wait_until(fx_counter *c, int32_t target, const struct timesp
         /* Woken, changed before we slept, a signal or a recheck: the
          * deadline is absolute, so simply look again. */
     }
-    /* R5, relaxed (see counter_wait.h). The seq_cst load R2 that saw the
-     * target already gave us its acquire. */
+    /* R5, relaxed (see counter_wait.h). The acquire load R2 that saw the
+     * target already synchronized with its writer. */
     /* @step counter.wait.R5 */
     fxi_counter_waiter_leave(c);
     if (on && r == 0)

@@ -733,7 +733,11 @@ int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t *
     if (r == EBUSY) {
         *word = &m->owner;
         *sleep_on = (int32_t)on;
-        *recheck_at = fxi_ns_ts(w->check_at);
+        /* Field by field: a struct stored through a pointer is a memcpy
+         * that GenMC 0.10 cannot model (tests/genmc/cond.c with RMUTEX). */
+        struct timespec t = fxi_ns_ts(w->check_at);
+        recheck_at->tv_sec = t.tv_sec;
+        recheck_at->tv_nsec = t.tv_nsec;
     }
     return r;
 }

@@ -35,9 +35,10 @@
  * Invariant (checked by models/sem.pml): while a waiter sleeps in W3 and a
  * token is there, some thread is responsible for taking it or waking a
  * sleeper (a poster between P1 and P2, a woken waiter before its W2), or a
- * recheck of every sleeper is due within FX_RECHECK_NS. P1, P2, W1 and W2
- * are seq_cst (the Dekker pattern), so a post sees the waiter or the waiter
- * sees the token.
+ * recheck of every sleeper is due within FX_RECHECK_NS. P1 and P2 are
+ * seq_cst and W1 is followed by the kernel's full barrier before its compare
+ * in W3 (the Dekker pattern), so a post sees the waiter or the waiter's
+ * futex wait sees the token; W1 and W2 themselves are relaxed.
  *
  * Why it works (the post at the maximum, no lost wake-up, one wake per post,
  * deaths in the wake window, cancellation) and the spin policy:
@@ -170,8 +171,12 @@ FX_CANCEL_FRAME static int sem_sleep(fx_sem *s, const struct timespec *deadline)
 {
     struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
     for (;;) {
+        /* W2, relaxed: it only chooses between T, whose CAS acquires the
+         * token, and W3, whose compare the kernel makes after a full barrier
+         * that follows W1 (the waiter's side of the Dekker pair, see
+         * internal/waiters.h). */
         /* @step sem.wait_slow.W2 */
-        int32_t v = __atomic_load_n(&s->value, __ATOMIC_SEQ_CST); /* W2 */
+        int32_t v = __atomic_load_n(&s->value, __ATOMIC_RELAXED); /* W2 */
         if (v < 0)
             return EINVAL;
         /* @step sem.wait_slow.take */
@@ -228,10 +233,11 @@ sem_wait_slow(fx_sem *s, const struct timespec *deadline)
     if (fxi_deadline_check(deadline))
         return EINVAL;
 
-    /* W1, seq_cst (the Dekker pair with P2); a count the increment would
-     * wrap is refused, nothing changed (internal/waiters.h). */
+    /* W1, relaxed: the kernel's barrier before W3's compare orders it (the
+     * Dekker pair with P2, internal/waiters.h); a count the increment would
+     * wrap is refused, nothing changed. */
     /* @step sem.wait_slow.W1 */
-    if (fxi_waiters_enter(&s->waiters) < 0)
+    if (fxi_waiters_enter(&s->waiters, __ATOMIC_RELAXED) < 0)
         return EINVAL;
     int r;
     pthread_cleanup_push(sem_cancelled, s);

@@ -249,7 +249,7 @@ static int kind_counter_step(fx_async *w, int last, struct fxi_sleep *s)
             return EINVAL; /* a count the library never writes */
         w->op.counter.counted = true;
     }
-    int32_t v = fxi_counter_waiter_look(c); /* R2, seq_cst: acquire on success */
+    int32_t v = fxi_counter_waiter_look(c); /* R2, acquire */
     if (v == w->op.counter.target || last == LAST_TIMEDOUT) {
         fxi_counter_waiter_leave(c); /* R5 */
         w->op.counter.counted = false;

@@ -12,19 +12,32 @@
  * never writes: negative, or INT32_MAX, which the increment would wrap
  * negative (every later post, signal or add would then refuse to wake, or
  * the waiter would sleep for ever). A CAS rather than a fetch_add, for that
- * check. Seq_cst, load and CAS alike: each caller's W1/R1 is one side of a
- * Dekker pair with its waker's look at the count (the waker publishes its
- * change, then reads the count; the waiter counts itself, then reads the
- * word), so both must be in the single total order. On failure n is
- * reloaded (seq_cst as the CAS). */
-static inline int32_t fxi_waiters_enter(int32_t *slot)
+ * check.
+ *
+ * `order` is the success order of the CAS, a constant chosen by the caller
+ * (the function is always inlined):
+ * - __ATOMIC_RELAXED (fx_sem W1, fx_counter R1): the count is one side of a
+ *   Dekker pair with the waker's look at it (the waker publishes its change,
+ *   seq_cst, then reads the count, seq_cst), but the waiter's other side is
+ *   the kernel's compare of the word in its futex wait, which the kernel
+ *   orders after a full barrier (smp_mb() in futex_wait's queueing, the
+ *   fence of tests/genmc/model.h): the count is then visible to the waker
+ *   or the kernel sees the change and the wait returns at once. A waiter
+ *   that does not sleep takes what it found by its own acquire. Only the
+ *   atomicity of the increment matters here.
+ * - __ATOMIC_SEQ_CST (fx_cond W1): there the count is also one half of a
+ *   store-buffering test in user space (cond_bind in src/cond.c), which
+ *   only seq_cst settles.
+ * The first load and the reload on failure are relaxed: only the guess the
+ * CAS checks. */
+static inline __attribute__((always_inline)) int32_t fxi_waiters_enter(int32_t *slot,
+                                                                       int order)
 {
-    int32_t n = __atomic_load_n(slot, __ATOMIC_SEQ_CST);
+    int32_t n = __atomic_load_n(slot, __ATOMIC_RELAXED);
     do {
         if (n < 0 || n == INT32_MAX)
             return -1;
-    } while (!__atomic_compare_exchange_n(slot, &n, n + 1, true, __ATOMIC_SEQ_CST,
-                                          __ATOMIC_SEQ_CST));
+    } while (!__atomic_compare_exchange_n(slot, &n, n + 1, true, order, __ATOMIC_RELAXED));
     return n;
 }
 

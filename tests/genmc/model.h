@@ -227,6 +227,12 @@ static pthread_mutex_t fxg_kernel = PTHREAD_MUTEX_INITIALIZER;
  * fxg_kernel. */
 static int fxg_woken_total;
 
+#ifdef FXG_COUNT_QUEUED
+/* How many futex waits were ever queued (release, when a wait is queued):
+ * for harnesses that must act once their threads are asleep. */
+static int fxg_queued;
+#endif
+
 /* The kernel's futex_wait, untimed: 0 when woken, EAGAIN when *word !=
  * expected. */
 static int fxg_wait(int32_t *word, int32_t expected, uint32_t bitset)
@@ -242,6 +248,9 @@ static int fxg_wait(int32_t *word, int32_t expected, uint32_t bitset)
     assert(i < FXG_QUEUE && "model: raise FXG_QUEUE");
     fxg_q[i].word = word;
     fxg_q[i].bitset = bitset;
+#ifdef FXG_COUNT_QUEUED
+    __atomic_fetch_add(&fxg_queued, 1, __ATOMIC_RELEASE);
+#endif
     pthread_mutex_unlock(&fxg_kernel);
     /* Blocked until a wake picks us: GenMC's explicit wait loop. Under
      * --check-liveness an execution in which nobody ever does is an error. */

@@ -46,11 +46,8 @@ mutation mutex-unlock-slow-release src/mutex.c '@step mutex.unlock_slow.cas */' 
 mutation sem-post-add-sc          src/sem.c   '@step sem.post.add */'               SEQ_CST ACQ_REL '^sem_1p1w/rc11$'
 mutation sem-post-waiters-sc      src/sem.c   '@step sem.post.wake */'              SEQ_CST ACQUIRE '^sem_1p1w/rc11$'
 mutation sem-post-waiters-relaxed src/sem.c   '@step sem.post.wake */'              SEQ_CST RELAXED '^sem_1p1w/rc11$'
-survives sem-W2-sc                src/sem.c   '@step sem.wait_slow.W2 */'           SEQ_CST ACQUIRE '^sem_1p1w/rc11$'
-survives sem-W1-load-sc           src/internal/waiters.h 'int32_t n = __atomic_load_n(slot' SEQ_CST ACQUIRE '^(sem_1p1w|counter_1w2a)/rc11$'
-survives sem-W1-cas-sc            src/internal/waiters.h '__atomic_compare_exchange_n(slot' SEQ_CST ACQ_REL '^(sem_1p1w|counter_1w2a)/rc11$'
-mutation sem-take-acquire         src/sem.c   'static inline int fx_sem_take'    ACQUIRE RELAXED '^sem_1p1w/rc11$'
-survives sem-slow-take-acquire    src/sem.c   '@step sem.wait_slow.take */'         ACQUIRE RELAXED '^sem_1p1w/rc11$'
+mutation sem-take-acquire         src/sem.c   'static inline int sem_take(fx_sem *s)'    ACQUIRE RELAXED '^sem_1p1w/rc11$'
+mutation sem-slow-take-acquire    src/sem.c   '@step sem.wait_slow.take */'         ACQUIRE RELAXED '^sem_1p1w/rc11$'
 
 # --- fx_rwlock (src/rwlock.c) ------------------------------------------------
 mutation rw-rd-fast-acquire       src/rwlock.c '@step rwlock.rdlock.cas */'          ACQUIRE RELAXED '^rwlock_1r1w/rc11$'
@@ -64,17 +61,17 @@ mutation rw-wake-writer-seq       src/rwlock.c '@step rwlock.wake_writer.seq */'
 mutation rw-wr-seq-acquire        src/rwlock.c '@step rwlock.wrlock_slow.seq */'     ACQUIRE RELAXED '^rwlock_(1r1w|2w)/rc11$'
 
 # --- fx_cond (src/cond.c) ----------------------------------------------------
-survives cond-S1-waiters-sc       src/cond.c  '@step cond.signal.waiters */'        SEQ_CST ACQUIRE '^cond_(signal|signal_out)/rc11$'
-survives cond-S2-load-sc          src/cond.c  '@step cond.signal.advance */'        SEQ_CST ACQUIRE '^cond_signal/rc11$'
-survives cond-S2-cas-sc           src/cond.c  'fx_cond_advance(s), false,'       SEQ_CST ACQ_REL '^cond_(signal|signal_out)/rc11$'
-survives cond-W2-arm-sc           src/cond.c  '@step cond.wait_core.W2 */'          SEQ_CST ACQ_REL '^cond_(signal|signal_out)/rc11$'
-survives cond-W4-reload-sc        src/cond.c  '@step cond.wait_core.reload */'      SEQ_CST ACQUIRE '^cond_(signal|signal_out)/rc11$'
-survives cond-W8-depart-sc        src/cond.c  '@step cond.depart.W8 */'             SEQ_CST ACQ_REL '^cond_signal/rc11$'
+mutation cond-W1-sc               src/cond.c  '@step cond.wait_core.W1 */'          SEQ_CST ACQ_REL '^cond_bind/rc11$'
+mutation cond-bind-load-sc         src/cond.c  'int32_t t = __atomic_load_n(&c->mutex' SEQ_CST ACQUIRE '^cond_bind/rc11$'
+mutation cond-bind-xchg-sc         src/cond.c  't = __atomic_exchange_n(&c->mutex'  SEQ_CST ACQ_REL '^cond_bind/rc11$'
+mutation cond-bind-count-sc        src/cond.c  'if (!first || __atomic_load_n'    SEQ_CST ACQUIRE '^cond_bind/rc11$'
+survives cond-W2-arm-release       src/cond.c  '@step cond.wait_core.W2 */'          RELEASE RELAXED '^cond_(signal|signal_out|bcast|bcast_out)/rc11$'
+survives cond-W8-load-acquire      src/cond.c  '@step cond.depart.load */'           ACQUIRE RELAXED '^cond_(signal|signal_out|bcast|bcast_out)/rc11$'
 
 # --- fx_counter (src/counter.c, src/internal/counter_wait.h) --------------------
 mutation counter-W1-add-sc        src/counter.c '@step counter.add.W1 */'           SEQ_CST ACQ_REL '^counter_(1w2a|2w1a)/rc11$'
 mutation counter-W2-waiters-sc    src/counter.c '@step counter.wake_waiters.W2 */'  SEQ_CST ACQUIRE '^counter_(1w2a|2w1a)/rc11$'
-survives counter-R2-look-sc       src/internal/counter_wait.h '@step counter.waiter_look.load */' SEQ_CST ACQUIRE '^counter_(1w2a|2w1a)/rc11$'
+mutation counter-R2-look-acquire  src/internal/counter_wait.h '@step counter.waiter_look.load */' ACQUIRE RELAXED '^counter_(1w2a|2w1a)/rc11$'
 mutation counter-fast-acquire     src/counter.c '@step counter.wait.fast_load */'   ACQUIRE RELAXED '^counter_(1w2a|2w1a)/rc11$'
 
 # --- fx_barrier (src/barrier.c) ----------------------------------------------
@@ -85,7 +82,7 @@ mutation barrier-look-acquire     src/barrier.c '@step barrier.wait_round.look *
 
 # --- fx_once (src/once.c) ----------------------------------------------------
 mutation once-finish-release      src/once.c  'int32_t old = __atomic_exchange_n(&o->state, to,' RELEASE RELAXED '^once_2/rc11$'
-mutation once-fast-acquire        src/once.c  'if (__atomic_load_n(&o->state, __ATOMIC_ACQUIRE) != DONE)' ACQUIRE RELAXED '^once_2/rc11$'
+mutation once-fast-acquire        src/once.c  'if (__atomic_load_n(&o->state, __ATOMIC_ACQUIRE) == DONE &&' ACQUIRE RELAXED '^once_2/rc11$'
 mutation once-slow-load-acquire   src/once.c  'int32_t s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);' ACQUIRE RELAXED '^once_(2|3)/rc11$'
 mutation once-reload-acquire      src/once.c  '        s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);' ACQUIRE RELAXED '^once_(2|3)/rc11$'
 

@@ -51,6 +51,12 @@ rwlock_1r1w       rwlock  rc11      -DNR=1 -DNWR=1 -DITER=1
 rwlock_2w         rwlock  rc11      -DNR=0 -DNWR=2 -DITER=1
 cond_signal       cond    rc11      -DNW=1
 cond_signal_out   cond    rc11,imm  -DNW=1 -DOUTSIDE
+cond_bcast        cond    rc11,imm  -DNW=1 -DBROADCAST
+cond_bcast_out    cond    rc11,imm  -DNW=1 -DBROADCAST -DOUTSIDE
+cond_bind         cond_bind rc11
+cond_rm_signal    cond    rc11      -DNW=1 -DRMUTEX
+cond_rm_signal_out cond   rc11,imm  -DNW=1 -DRMUTEX -DOUTSIDE
+cond_rm_bcast     cond    rc11      -DNW=1 -DRMUTEX -DBROADCAST
 barrier_2x2       barrier rc11      -DNT=2 -DROUNDS=2
 barrier_2x1       barrier imm       -DNT=2 -DROUNDS=1
 once_2            once    rc11,imm  -DNT=2
@@ -66,7 +72,7 @@ runs() {
         [ -z "$name" ] && continue
         for mm in ${models//,/ }; do
             if [ -z "$only" ] || [[ "$name" =~ $only ]] || [[ "$name/$mm" =~ $only ]]; then
-                echo "$name $mm $h $flags"
+                echo "$name $mm $h${flags:+ $flags}" # no trailing blank: xargs -L would join the next line
             fi
         done
     done
