@@ -17,6 +17,11 @@
 // it not recoverable: every later lock throws futexsync::not_recoverable,
 // so nobody could go on with a half-updated board.
 //
+// The parent reaps each worker as it ends, from a thread blocked in wait():
+// a dead worker left a zombie would keep the mutex where the library's
+// liveness check cannot tell a zombie from a live process (where
+// process_vm_readv is refused: some sandboxes, qemu-user; see rmutex.h).
+//
 // The zero-filled mapping is already an unlocked mutex, two condition
 // variables nobody waits on and an empty board: the C++ types have the C
 // objects' layout, so a C program could share the same board.
@@ -30,6 +35,7 @@
 #include <new>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -111,6 +117,18 @@ int main()
     for (int i = 0; i < kWorkers; i++)
         if (fork() == 0)
             _exit(worker(b));
+    int exited = 0, killed = 0;
+    std::thread reaper([&exited, &killed] {
+        for (int i = 0; i < kWorkers; i++) {
+            int status;
+            if (wait(&status) < 0)
+                break;
+            if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+                exited++;
+            else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+                killed++;
+        }
+    });
     for (std::int64_t i = 0; i < kJobs; i++) {
         std::lock_guard<futexsync::robust_mutex> g(b.lock);
         repair_if_needed(b);
@@ -133,16 +151,7 @@ int main()
         total = b.total;
         repairs = b.repairs;
     }
-    int exited = 0, killed = 0;
-    for (int i = 0; i < kWorkers; i++) {
-        int status;
-        if (wait(&status) < 0)
-            break;
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-            exited++;
-        else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-            killed++;
-    }
+    reaper.join();
     const std::int64_t want = (kJobs - 1) * kJobs * (2 * kJobs - 1) / 6;
     bool ok = all && exited == kWorkers - 1 && killed == 1 && repairs == 1 && total == want;
     std::printf("cxx_job_board: %d workers (%d killed mid-update, %d repair) ran %lld jobs, "

@@ -47,8 +47,35 @@ pid_t fxt_fork(int (*fn)(void *), void *arg)
     return pid;
 }
 
+/* Children reaped early by fxt_reap_where_zombies_look_alive: their
+ * statuses, for fxt_wait_child. */
+static pthread_mutex_t fxt_reaped_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    pid_t pid;
+    int status;
+} fxt_reaped[16];
+
+static bool fxt_reaped_take(pid_t pid, int *status)
+{
+    bool found = false;
+    pthread_mutex_lock(&fxt_reaped_lock);
+    for (size_t i = 0; i < sizeof fxt_reaped / sizeof fxt_reaped[0]; i++) {
+        if (fxt_reaped[i].pid == pid && pid > 0) {
+            *status = fxt_reaped[i].status;
+            fxt_reaped[i].pid = 0;
+            found = true;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&fxt_reaped_lock);
+    return found;
+}
+
 int fxt_wait_child(pid_t pid, int timeout_ms)
 {
+    int reaped;
+    if (fxt_reaped_take(pid, &reaped))
+        return reaped;
     int64_t limit = fxt_now_ns() + (int64_t)timeout_ms * 1000000;
     for (;;) {
         int st;
@@ -246,6 +273,61 @@ int fxt_run_without_futex(const void *addr, size_t len, int (*fn)(void *), void 
     fxt_require_seccomp();
     struct fxt_nofutex nf = {addr, len, fn, arg};
     return fxt_run_child(fxt_nofutex_child, &nf);
+}
+
+/* Zombies and the liveness probe ---------------------------------------------- */
+
+/* 0 once probed: process_vm_readv works; else its errno (-1 not probed). */
+static int fxt_vm_readv_errno = -1;
+
+bool fxt_zombies_look_dead(void)
+{
+    int e = __atomic_load_n(&fxt_vm_readv_errno, __ATOMIC_ACQUIRE);
+    if (e == -1) {
+        char byte = 1, copy = 0;
+        struct iovec local = {&copy, 1}, remote = {&byte, 1};
+        e = process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1 ? 0 : errno;
+        __atomic_store_n(&fxt_vm_readv_errno, e, __ATOMIC_RELEASE);
+    }
+    return e == 0;
+}
+
+static void fxt_zombie_note(const char *tag, const char *what)
+{
+    static int told; /* the reason, once per process */
+    if (__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED)) {
+        print_message("[  %-8s] %s (zombies look alive here: see above)\n", tag, what);
+        return;
+    }
+    print_message("[  %-8s] %s: process_vm_readv fails here (%s; an emulator such as"
+                  " qemu-user does not implement it), so the library's liveness probe"
+                  " falls back to kill(tid, 0), which sees a zombie alive until reaped\n",
+                  tag, what, strerror(__atomic_load_n(&fxt_vm_readv_errno, __ATOMIC_ACQUIRE)));
+}
+
+void fxt_require_zombies_look_dead(void)
+{
+    if (fxt_zombies_look_dead())
+        return;
+    fxt_zombie_note("SKIP", "an unreaped zombie cannot look dead");
+    skip();
+}
+
+void fxt_reap_where_zombies_look_alive(pid_t pid)
+{
+    if (fxt_zombies_look_dead())
+        return;
+    fxt_zombie_note("NOTE", "the killed owner is reaped at once");
+    int st = fxt_wait_child(pid, 10000);
+    pthread_mutex_lock(&fxt_reaped_lock);
+    for (size_t i = 0; i < sizeof fxt_reaped / sizeof fxt_reaped[0]; i++) {
+        if (fxt_reaped[i].pid == 0) {
+            fxt_reaped[i].pid = pid;
+            fxt_reaped[i].status = st;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&fxt_reaped_lock);
 }
 
 /* More helpers --------------------------------------------------------------- */

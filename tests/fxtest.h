@@ -102,6 +102,25 @@ int fxt_run_without_futex(const void *addr, size_t len, int (*fn)(void *), void 
 bool fxt_seccomp_works(void);
 void fxt_require_seccomp(void);
 
+/* Owner death seen by the library's liveness probe (src/identity.c): through
+ * process_vm_readv, an unreaped zombie (and a kernel thread) is dead; where
+ * that call is refused (qemu-user does not implement it, nor does a kernel
+ * without CONFIG_CROSS_MEMORY_ATTACH; a seccomp filter may refuse it) the
+ * fallback kill(tid, 0) sees every task with that number alive, a zombie
+ * until it is reaped (include/futexsync/rmutex.h). fxt_zombies_look_dead()
+ * probes which, once per process: process_vm_readv of a byte of this
+ * process. fxt_require_zombies_look_dead() skips the calling test, with a
+ * message, where they look alive (call it from the test function). */
+bool fxt_zombies_look_dead(void);
+void fxt_require_zombies_look_dead(void);
+/* For a test that SIGKILLs an owner process (a child of this one) and leaves
+ * it a zombie for the library to find dead: where zombies look alive, reaps
+ * pid at once (waiting for its death, at most 10 s) and says so, so that the
+ * rest of the test asserts what the fallback guarantees; fxt_wait_child(pid)
+ * later returns the status reaped here. Nothing where zombies look dead.
+ * Callable from any thread of the test process. */
+void fxt_reap_where_zombies_look_alive(pid_t pid);
+
 /* More helpers --------------------------------------------------------------- */
 
 /* The calling thread's kernel thread ID (gettid(2)). */

@@ -21,6 +21,7 @@
 #include "fxtest.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <futexsync.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -46,6 +47,8 @@ static struct page *map_page(int fd)
 /* The new image, after execve(): the same TID as the holder before it. */
 static int exec_child(const char *mode, int fd)
 {
+    if (strcmp(mode, "probe") == 0)
+        return 0;
     struct page *pg = map_page(fd);
     if (pg == NULL)
         return 90;
@@ -63,6 +66,43 @@ static int exec_child(const char *mode, int fd)
         return 92;
     struct timespec d = fx_deadline_in(30 * FX_NSEC_PER_SEC);
     return fx_counter_wait(&pg->release, 1, &d) == 0 ? 0 : 93;
+}
+
+/* Whether a child may exec this test program: "--exec-child probe" exits 0.
+ * qemu-user without binfmt_misc cannot: the kernel refuses the target's
+ * program (ENOEXEC). Probed once; every test here execs, so each skips with
+ * a message where it cannot. */
+static void require_exec(void)
+{
+    static int probed = -1; /* 0 works, else the errno of execv, or EINVAL */
+    if (probed == -1) {
+        int pipefd[2];
+        assert_int_equal(pipe2(pipefd, O_CLOEXEC), 0);
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            char *argv[] = {"test_fault_exec", "--exec-child", "probe", "-1", NULL};
+            execv("/proc/self/exe", argv);
+            int e = errno;
+            if (write(pipefd[1], &e, sizeof e) != (ssize_t)sizeof e)
+                _exit(126);
+            _exit(127);
+        }
+        close(pipefd[1]);
+        int e = 0;
+        ssize_t n = read(pipefd[0], &e, sizeof e);
+        close(pipefd[0]);
+        int st = fxt_wait_child(pid, 30000);
+        probed = n == (ssize_t)sizeof e ? e : st == 0 ? 0 : EINVAL;
+    }
+    if (probed == 0)
+        return;
+    print_message("[  SKIP    ] this test program cannot be exec'd here: execv(/proc/self/exe)"
+                  " fails (%s; an emulator such as qemu-user without binfmt_misc cannot"
+                  " exec a program of its target)\n",
+                  strerror(probed));
+    skip();
 }
 
 /* Forks a child that takes the mutex and then execs this binary in `mode`. */
@@ -94,6 +134,7 @@ static int make_page(struct page **pg)
 static void rmutex_exec_image_locking_its_predecessors_mutex_gets_eownerdead(void **state)
 {
     (void)state;
+    require_exec();
     struct page *pg;
     int fd = make_page(&pg);
     pid_t pid = lock_then_exec(pg, fd, "lock");
@@ -110,6 +151,7 @@ static void rmutex_exec_image_locking_its_predecessors_mutex_gets_eownerdead(voi
 static void rmutex_exec_holder_is_not_recovered_by_a_waiter_but_by_recover(void **state)
 {
     (void)state;
+    require_exec();
     struct page *pg;
     int fd = make_page(&pg);
     pid_t pid = lock_then_exec(pg, fd, "hold");
@@ -204,6 +246,7 @@ static pid_t fork_exec_case(struct exec_arg *a, void *(*thread)(void *), bool ma
 
 static void exec_case_recovered(void *(*thread)(void *), bool main_execs)
 {
+    require_exec();
     struct page *pg;
     int fd = make_page(&pg);
     struct exec_arg *a = fxt_shared_alloc(sizeof *a);
@@ -248,6 +291,7 @@ static void count_call(void *p)
 static void once_non_main_initialiser_that_execs_is_run_again(void **state)
 {
     (void)state;
+    require_exec();
     struct page *pg;
     int fd = make_page(&pg);
     struct exec_arg *a = fxt_shared_alloc(sizeof *a);

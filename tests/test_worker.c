@@ -570,10 +570,30 @@ static pid_t fork_newpid(int (*fn)(void *), void *arg)
     return (pid_t)pid;
 }
 
+static int newpid_probe_child(void *unused)
+{
+    (void)unused;
+    return getpid() == 1 ? 0 : 1;
+}
+
+/* Whether this process may start a child in a new PID namespace: root, and
+ * a clone(CLONE_NEWPID) that works (qemu-user refuses the flag with
+ * EINVAL), probed once. */
 static bool skip_unless_newpid(void)
 {
+    static int probed = -1; /* 0 works, else the errno of the refusal */
     if (geteuid() != 0) {
         print_message("skipped: a new PID namespace needs root\n");
+        return true;
+    }
+    if (probed == -1) {
+        pid_t pid = fork_newpid(newpid_probe_child, NULL);
+        probed = pid < 0 ? errno : fxt_wait_child(pid, 10000) == 0 ? 0 : EINVAL;
+    }
+    if (probed != 0) {
+        print_message("[  SKIP    ] a new PID namespace cannot be made here: clone(CLONE_NEWPID)"
+                      " fails (%s; an emulator such as qemu-user refuses the flag)\n",
+                      strerror(probed));
         return true;
     }
     return false;

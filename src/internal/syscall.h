@@ -26,6 +26,30 @@ static inline bool fxi_syscall_failed(long r)
 
 static inline long fxi_syscall(long nr, long a, long b, long c, long d, long e, long f)
 {
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__linux__)
+    /* The system call instruction itself, not libc's syscall(): a futex
+     * sleep runs with asynchronous cancellation enabled (src/sleep.c), so
+     * the unwinder must be able to leave the instruction a SIGCANCEL
+     * interrupts, and glibc's syscall() has no unwind tables on riscv64
+     * (those of x86-64, i386, aarch64 and arm are assembly with CFI): the
+     * unwinding stopped there, and the library's cleanup handlers (the
+     * cond's mutex retaken, the sem's waiter uncounted) never ran. Here
+     * the instruction lies in the caller's frame, which has unwind tables
+     * (-fexceptions -fasynchronous-unwind-tables). The kernel's result:
+     * -errno in [-4095, -1] on failure; errno is not touched. */
+    register long a7_ __asm__("a7") = nr;
+    register long a0_ __asm__("a0") = a;
+    register long a1_ __asm__("a1") = b;
+    register long a2_ __asm__("a2") = c;
+    register long a3_ __asm__("a3") = d;
+    register long a4_ __asm__("a4") = e;
+    register long a5_ __asm__("a5") = f;
+    __asm__ volatile("ecall"
+                     : "+r"(a0_)
+                     : "r"(a7_), "r"(a1_), "r"(a2_), "r"(a3_), "r"(a4_), "r"(a5_)
+                     : "memory");
+    return a0_;
+#else
     int saved = errno;
     long r = syscall(nr, a, b, c, d, e, f);
     /* syscall() reports the kernel's [-4095, -1] as -1 with errno set; no
@@ -35,6 +59,7 @@ static inline long fxi_syscall(long nr, long a, long b, long c, long d, long e, 
         errno = saved;
     }
     return r;
+#endif
 }
 
 #endif
