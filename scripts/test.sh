@@ -10,12 +10,12 @@
 #   tsan     ThreadSanitizer, the whole suite (plus the TSan annotation tests)
 #   stats    -DFUTEXSYNC_STATS=ON: test_stats and the bench smoke
 #   fuzz     clang, -DFUTEXSYNC_FUZZ=ON: the libFuzzer targets (tests/fuzz)
-#   i686     gcc -m32 (cmake/i686-linux-gnu.cmake), run natively on the x86-64
-#            kernel with a 64-bit time_t: the ctest suite but stress and models;
-#            i686-time32: the futex, time and syscall tests with a 32-bit time_t
-#   aarch64, riscv64  only with FUTEXSYNC_CROSS=1 (not yet in CI): cross-built
-#            (cmake/<arch>-linux-gnu.cmake), the ctest suite but stress and
-#            models run under qemu-user
+#   i686     Debian's i686 cross compiler (cmake/i686-linux-gnu.cmake), run
+#            natively on the x86-64 kernel with a 64-bit time_t: the ctest suite
+#            but stress and models; i686-time32: the futex, time and syscall
+#            tests with a 32-bit time_t
+#   aarch64, riscv64  cross-built (cmake/<arch>-linux-gnu.cmake): the ctest
+#            suite but stress and models, run under qemu-user
 #   install  cmake --install, then a separate CMake project (find_package) and
 #            a plain pkg-config build, in C and C++; a user's program built with
 #            -fsanitize=thread (and one under Helgrind) against the installed
@@ -88,12 +88,17 @@ build_and_test fuzz -L fuzz -- -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=cla
 # timespec the kernel's 32-bit calls do not take. The stress runs and the
 # models are the same code as on x86-64, which runs them. Then a 32-bit
 # time_t build of the tests of the time conversions alone (the rest of the
-# library does not depend on time_t's width).
-fx_require_packages gcc-multilib g++-multilib libcmocka-dev:i386
+# library does not depend on time_t's width). Built by Debian's i686 cross
+# compiler, which installs beside the aarch64 and riscv64 ones (gcc-multilib
+# conflicts with them all), with cmocka cross-built as for those; the
+# programs run on Debian's 32-bit runtime for amd64 (libc6-i386 and co.).
+fx_require_packages gcc-i686-linux-gnu g++-i686-linux-gnu libc6-i386 lib32gcc-s1 lib32stdc++6
+stage "i686: cmocka for i686-linux-gnu"
+cmocka=$(fx_cross_cmocka i686-linux-gnu)
 build_and_test i686 -LE 'stress|model' -- -DCMAKE_TOOLCHAIN_FILE=cmake/i686-linux-gnu.cmake \
-    -DFUTEXSYNC_TIME_BITS=64 -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    -DFUTEXSYNC_CMOCKA_PREFIX="$cmocka" -DFUTEXSYNC_TIME_BITS=64 -DCMAKE_BUILD_TYPE=RelWithDebInfo
 stage "i686-time32: configure and build (32-bit time_t)"
-cmake -S . -B build/i686-time32 -DFUTEXSYNC_WERROR=ON \
+cmake -S . -B build/i686-time32 -DFUTEXSYNC_WERROR=ON -DFUTEXSYNC_CMOCKA_PREFIX="$cmocka" \
     -DCMAKE_TOOLCHAIN_FILE=cmake/i686-linux-gnu.cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 if ! cmake --build build/i686-time32 -j "$jobs" --target test_futex test_time test_syscall \
         >build/i686-time32/build.log 2>&1; then
