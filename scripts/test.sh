@@ -35,20 +35,27 @@ jobs=$(fx_jobs)
 start=$(date +%s)
 stage() { echo; echo "==== $* ($(( $(date +%s) - start )) s)"; }
 
-# build_and_test NAME CTEST_ARGS... -- CMAKE_ARGS...
+# build_and_test NAME CTEST_ARGS... -- CMAKE_ARGS... [-- TARGETS...]
+# Builds TARGETS (by default all) in build/NAME, then runs ctest there with
+# $ctest_jobs (by default $jobs) tests at a time.
 build_and_test() {
     local name=$1; shift
-    local ctest_args=()
+    local ctest_args=() cmake_args=() targets=()
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do ctest_args+=("$1"); shift; done
     [ $# -gt 0 ] && shift
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do cmake_args+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    [ $# -gt 0 ] && targets=(--target "$@")
     stage "$name: configure and build"
-    cmake -S . -B "build/$name" -DFUTEXSYNC_WERROR=ON "$@" >/dev/null
-    if ! cmake --build "build/$name" -j "$jobs" >"build/$name/build.log" 2>&1; then
+    cmake -S . -B "build/$name" -DFUTEXSYNC_WERROR=ON ${cmake_args[@]+"${cmake_args[@]}"} >/dev/null
+    if ! cmake --build "build/$name" -j "$jobs" ${targets[@]+"${targets[@]}"} \
+            >"build/$name/build.log" 2>&1; then
         cat "build/$name/build.log"
         return 1
     fi
     stage "$name: ctest"
-    ctest --test-dir "build/$name" --output-on-failure -j "$jobs" ${ctest_args[@]+"${ctest_args[@]}"}
+    ctest --test-dir "build/$name" --output-on-failure -j "${ctest_jobs:-$jobs}" \
+        ${ctest_args[@]+"${ctest_args[@]}"}
     # cmocka's own verdict of every test binary that passed (ctest shows the
     # output of failed tests only): one line per binary, from ctest's log.
     echo "cmocka results ($name):"
@@ -76,11 +83,14 @@ build_and_test asan -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
 build_and_test tsan -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUTEXSYNC_SANITIZE=thread
 # The stats build (FUTEXSYNC_STATS=ON): its own tests and the bench's fx_* columns.
+# Only the programs these tests run are built.
 build_and_test stats -R 'test_stats|bench_smoke' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DFUTEXSYNC_STATS=ON
-# The libFuzzer targets, a fixed number of executions each (label fuzz).
+    -DFUTEXSYNC_STATS=ON -- test_stats futexsync-bench
+# The libFuzzer targets, a fixed number of executions each (label fuzz): only
+# they are built (tests/fuzz/fuzz_<name>.c is the target fuzz_<name>).
+mapfile -t fuzz_targets < <(cd tests/fuzz && for f in fuzz_*.c; do echo "${f%.c}"; done)
 build_and_test fuzz -L fuzz -- -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUTEXSYNC_FUZZ=ON
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUTEXSYNC_FUZZ=ON -- "${fuzz_targets[@]}"
 
 # i686 (IA-32), natively on this x86-64 kernel: the 32-bit ABI (addresses
 # above 2 GiB are negative longs, other system call numbers, futex_time64)
