@@ -72,11 +72,13 @@ fx_jobs() {
 }
 
 # fx_cross_cmocka TRIPLE   cmocka 1.1.5 built for TRIPLE (aarch64-linux-gnu,
-# riscv64-linux-gnu) with the cross compiler and the project's toolchain file
-# cmake/TRIPLE.cmake, once, into a cache outside the clone; prints its install
-# prefix, ${XDG_CACHE_HOME:-$HOME/.cache}/futexsync/cmocka-1.1.5-TRIPLE (the
-# toolchain file's default). Debian 12 has no riscv64 architecture to take
-# libcmocka-dev from, so both targets build it from Debian's source tarball:
+# riscv64-linux-gnu, i686-linux-gnu) with the cross compiler and the project's
+# toolchain file cmake/TRIPLE.cmake, once, into a cache outside the clone;
+# prints its install prefix,
+# ${XDG_CACHE_HOME:-$HOME/.cache}/futexsync/cmocka-1.1.5-TRIPLE (the toolchain
+# file's default). Debian 12 has no riscv64 architecture to take libcmocka-dev
+# from, and libcmocka-dev:i386 would need the i386 architecture's package
+# index, so every target builds it from Debian's source tarball:
 # $FUTEXSYNC_CMOCKA_SRC, or ../shared/tools/cmocka_1.1.5.orig.tar.xz beside
 # the clone (the same file as https://cmocka.org/files/1.1/cmocka-1.1.5.tar.xz).
 fx_cross_cmocka() {

@@ -10,12 +10,12 @@
 #   tsan     ThreadSanitizer, the whole suite (plus the TSan annotation tests)
 #   stats    -DFUTEXSYNC_STATS=ON: test_stats and the bench smoke
 #   fuzz     clang, -DFUTEXSYNC_FUZZ=ON: the libFuzzer targets (tests/fuzz)
-#   i686     gcc -m32 (cmake/i686-linux-gnu.cmake), run natively on the x86-64
-#            kernel with a 64-bit time_t: the ctest suite but stress and models;
-#            i686-time32: the futex, time and syscall tests with a 32-bit time_t
-#   aarch64, riscv64  only with FUTEXSYNC_CROSS=1 (not yet in CI): cross-built
-#            (cmake/<arch>-linux-gnu.cmake), the ctest suite but stress and
-#            models run under qemu-user
+#   i686     Debian's i686 cross compiler (cmake/i686-linux-gnu.cmake), run
+#            natively on the x86-64 kernel with a 64-bit time_t: the ctest suite
+#            but stress and models; i686-time32: the futex, time and syscall
+#            tests with a 32-bit time_t
+#   aarch64, riscv64  cross-built (cmake/<arch>-linux-gnu.cmake): the ctest
+#            suite but stress and models, run under qemu-user
 #   install  cmake --install, then a separate CMake project (find_package) and
 #            a plain pkg-config build, in C and C++; a user's program built with
 #            -fsanitize=thread (and one under Helgrind) against the installed
@@ -35,20 +35,27 @@ jobs=$(fx_jobs)
 start=$(date +%s)
 stage() { echo; echo "==== $* ($(( $(date +%s) - start )) s)"; }
 
-# build_and_test NAME CTEST_ARGS... -- CMAKE_ARGS...
+# build_and_test NAME CTEST_ARGS... -- CMAKE_ARGS... [-- TARGETS...]
+# Builds TARGETS (by default all) in build/NAME, then runs ctest there with
+# $ctest_jobs (by default $jobs) tests at a time.
 build_and_test() {
     local name=$1; shift
-    local ctest_args=()
+    local ctest_args=() cmake_args=() targets=()
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do ctest_args+=("$1"); shift; done
     [ $# -gt 0 ] && shift
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do cmake_args+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    [ $# -gt 0 ] && targets=(--target "$@")
     stage "$name: configure and build"
-    cmake -S . -B "build/$name" -DFUTEXSYNC_WERROR=ON "$@" >/dev/null
-    if ! cmake --build "build/$name" -j "$jobs" >"build/$name/build.log" 2>&1; then
+    cmake -S . -B "build/$name" -DFUTEXSYNC_WERROR=ON ${cmake_args[@]+"${cmake_args[@]}"} >/dev/null
+    if ! cmake --build "build/$name" -j "$jobs" ${targets[@]+"${targets[@]}"} \
+            >"build/$name/build.log" 2>&1; then
         cat "build/$name/build.log"
         return 1
     fi
     stage "$name: ctest"
-    ctest --test-dir "build/$name" --output-on-failure -j "$jobs" ${ctest_args[@]+"${ctest_args[@]}"}
+    ctest --test-dir "build/$name" --output-on-failure -j "${ctest_jobs:-$jobs}" \
+        ${ctest_args[@]+"${ctest_args[@]}"}
     # cmocka's own verdict of every test binary that passed (ctest shows the
     # output of failed tests only): one line per binary, from ctest's log.
     echo "cmocka results ($name):"
@@ -76,11 +83,14 @@ build_and_test asan -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
 build_and_test tsan -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUTEXSYNC_SANITIZE=thread
 # The stats build (FUTEXSYNC_STATS=ON): its own tests and the bench's fx_* columns.
+# Only the programs these tests run are built.
 build_and_test stats -R 'test_stats|bench_smoke' -- -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DFUTEXSYNC_STATS=ON
-# The libFuzzer targets, a fixed number of executions each (label fuzz).
+    -DFUTEXSYNC_STATS=ON -- test_stats futexsync-bench
+# The libFuzzer targets, a fixed number of executions each (label fuzz): only
+# they are built (tests/fuzz/fuzz_<name>.c is the target fuzz_<name>).
+mapfile -t fuzz_targets < <(cd tests/fuzz && for f in fuzz_*.c; do echo "${f%.c}"; done)
 build_and_test fuzz -L fuzz -- -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUTEXSYNC_FUZZ=ON
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUTEXSYNC_FUZZ=ON -- "${fuzz_targets[@]}"
 
 # i686 (IA-32), natively on this x86-64 kernel: the 32-bit ABI (addresses
 # above 2 GiB are negative longs, other system call numbers, futex_time64)
@@ -88,12 +98,17 @@ build_and_test fuzz -L fuzz -- -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=cla
 # timespec the kernel's 32-bit calls do not take. The stress runs and the
 # models are the same code as on x86-64, which runs them. Then a 32-bit
 # time_t build of the tests of the time conversions alone (the rest of the
-# library does not depend on time_t's width).
-fx_require_packages gcc-multilib g++-multilib libcmocka-dev:i386
+# library does not depend on time_t's width). Built by Debian's i686 cross
+# compiler, which installs beside the aarch64 and riscv64 ones (gcc-multilib
+# conflicts with them all), with cmocka cross-built as for those; the
+# programs run on Debian's 32-bit runtime for amd64 (libc6-i386 and co.).
+fx_require_packages gcc-i686-linux-gnu g++-i686-linux-gnu libc6-i386 lib32gcc-s1 lib32stdc++6
+stage "i686: cmocka for i686-linux-gnu"
+cmocka=$(fx_cross_cmocka i686-linux-gnu)
 build_and_test i686 -LE 'stress|model' -- -DCMAKE_TOOLCHAIN_FILE=cmake/i686-linux-gnu.cmake \
-    -DFUTEXSYNC_TIME_BITS=64 -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    -DFUTEXSYNC_CMOCKA_PREFIX="$cmocka" -DFUTEXSYNC_TIME_BITS=64 -DCMAKE_BUILD_TYPE=RelWithDebInfo
 stage "i686-time32: configure and build (32-bit time_t)"
-cmake -S . -B build/i686-time32 -DFUTEXSYNC_WERROR=ON \
+cmake -S . -B build/i686-time32 -DFUTEXSYNC_WERROR=ON -DFUTEXSYNC_CMOCKA_PREFIX="$cmocka" \
     -DCMAKE_TOOLCHAIN_FILE=cmake/i686-linux-gnu.cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 if ! cmake --build build/i686-time32 -j "$jobs" --target test_futex test_time test_syscall \
         >build/i686-time32/build.log 2>&1; then
@@ -107,25 +122,26 @@ ctest --test-dir build/i686-time32 --output-on-failure -j "$jobs" -R '^(test_fut
 # cross compilers, ctest runs each program through qemu-<arch> -L the cross
 # sysroot; cmocka cross-built once into ~/.cache/futexsync by deps.sh). What
 # qemu-user cannot do (seccomp, process_vm_readv, exec of a target program
-# without binfmt_misc, new PID namespaces) a test finds out by a probe and
-# skips with a message. Not run here: the stress runs, since qemu-user on
-# this x86-64 host executes the target's loads and stores with the host's
-# TSO ordering (no weak-memory reordering that the native stress runs do not
-# see), and the models, the same files as in the gcc stage.
-# Every test binary runs; what qemu-user cannot do (also zombies that look
-# alive: no process_vm_readv) each test finds out at run time and skips or
-# adapts with a message (tests/fxtest.h), never by a list of names.
-# Opt-in (FUTEXSYNC_CROSS=1), not part of CI: Debian 12's cross compilers
-# conflict with gcc-multilib, which the i686 stage needs, so each run would
-# swap them (an i686 stage on gcc-i686-linux-gnu would end that).
+# without binfmt_misc, new PID namespaces, zombies that look alive) a test
+# finds out by a probe at run time and skips or adapts with a message
+# (tests/fxtest.h): every test binary runs, no list of names. Not run here:
+# the stress runs, since qemu-user on this x86-64 host executes the target's
+# loads and stores with the host's TSO ordering (no weak-memory reordering
+# that the native stress runs do not see), and the models, the same files as
+# in the gcc stage. Part of every run, and so of CI; FUTEXSYNC_CROSS=0 leaves
+# them out (a quick native run by hand).
 
 # qemu-user, or qemu-user-static where that is installed instead (no
 # binfmt_misc registration is needed: the toolchain file names qemu).
-if [ "${FUTEXSYNC_CROSS:-0}" = 1 ]; then
+# ctest runs one test more at a time than there are cores: the emulated
+# tests spend much of their time blocked (waits, sleeps, forks), so this
+# shortens the stages (docs/verification.md, "Architectures").
+if [ "${FUTEXSYNC_CROSS:-1}" = 1 ]; then
     qemu_pkg=qemu-user
     [ -z "$(fx_missing_packages qemu-user-static)" ] && qemu_pkg=qemu-user-static
     fx_require_packages "$qemu_pkg" gcc-aarch64-linux-gnu g++-aarch64-linux-gnu \
                         gcc-riscv64-linux-gnu g++-riscv64-linux-gnu
+    ctest_jobs=$(( jobs + 1 ))
     for arch in aarch64 riscv64; do
         stage "$arch: cmocka for $arch-linux-gnu"
         cmocka=$(fx_cross_cmocka "$arch-linux-gnu")
@@ -133,9 +149,10 @@ if [ "${FUTEXSYNC_CROSS:-0}" = 1 ]; then
             -DCMAKE_TOOLCHAIN_FILE="cmake/$arch-linux-gnu.cmake" -DFUTEXSYNC_CMOCKA_PREFIX="$cmocka" \
             -DCMAKE_BUILD_TYPE=RelWithDebInfo
     done
+    unset ctest_jobs
 
 else
-    stage "aarch64, riscv64: skipped (FUTEXSYNC_CROSS=1 runs them; not yet in CI)"
+    stage "aarch64, riscv64: skipped (FUTEXSYNC_CROSS=0)"
 fi
 
 stage "install: cmake --install, find_package and pkg-config consumers"
