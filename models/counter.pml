@@ -51,7 +51,7 @@
 //@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=1636f39688b5e58817b75fafb3a06937359c69e731f7f1b011c464e698e09e5a
 //@mirrors src/counter.c fx_counter_add counter_met counter_wait_until counter_wake_waiters sha256=89c2f4fe447207ce6ce46582aa54efb35c1654efbb40a035989d95089f236a66
 //@mirrors src/internal/counter_wait.h fxi_counter_waiter_enter fxi_counter_waiter_leave fxi_counter_waiter_look sha256=9de81fee76a8c89e7dc4bb9a6c85ae7b41ae207540a8ccd3dc90ddebb9f69596
-//@mirrors src/internal/waiters.h fxi_waiters_enter sha256=2582b3ac04d5a0e1852235b9c2c5f146486ffc71992898b16d0c68fcc21c2356
+//@mirrors src/internal/waiters.h fxi_waiters_enter sha256=e6b4574e505576255a4046e49cf89e45b47840b48b8c6fb909045516b5fd4ad1
 
 //@check safety
 //@check ltl all_return -DNFAIR=3 -DSPURIOUS=0

@@ -15,7 +15,11 @@
  * check.
  *
  * `order` is the success order of the CAS, a constant chosen by the caller
- * (the function is always inlined):
+ * (where the call is not inlined, at -O0, the compilers take a variable
+ * order as seq_cst, or pick it at run time: never weaker). Not
+ * always_inline: forced inline at -O0, gcc 12's ASan reported a
+ * stack-use-after-scope in the frame that ran next on the caller's stack
+ * (test_cxx_std20, asan build), gone without the attribute:
  * - __ATOMIC_RELAXED (fx_sem W1, fx_counter R1): the count is one side of a
  *   Dekker pair with the waker's look at it (the waker publishes its change,
  *   seq_cst, then reads the count, seq_cst), but the waiter's other side is
@@ -30,8 +34,7 @@
  *   only seq_cst settles.
  * The first load and the reload on failure are relaxed: only the guess the
  * CAS checks. */
-static inline __attribute__((always_inline)) int32_t fxi_waiters_enter(int32_t *slot,
-                                                                       int order)
+static inline int32_t fxi_waiters_enter(int32_t *slot, int order)
 {
     int32_t n = __atomic_load_n(slot, __ATOMIC_RELAXED);
     do {
