@@ -45,16 +45,16 @@ checks() {
     cat <<'EOF'
 mutex_2           mutex   rc11,imm  -DNT=2 -DITER=1
 mutex_try         mutex   rc11,imm  -DNT=2 -DITER=1 -DTRY
-rmutex_2          rmutex  rc11      -DNT=2 -DITER=1 -DDEPTH=1
+rmutex_2          rmutex  rc11,imm  -DNT=2 -DITER=1 -DDEPTH=1
 sem_1p1w          sem     rc11,imm  -DNP=1 -DNW=1
-rwlock_1r1w       rwlock  rc11      -DNR=1 -DNWR=1 -DITER=1
-rwlock_2w         rwlock  rc11      -DNR=0 -DNWR=2 -DITER=1
+rwlock_1r1w       rwlock  rc11,imm  -DNR=1 -DNWR=1 -DITER=1
+rwlock_2w         rwlock  rc11,imm  -DNR=0 -DNWR=2 -DITER=1
 cond_signal       cond    rc11      -DNW=1
 cond_signal_out   cond    rc11,imm  -DNW=1 -DOUTSIDE
 cond_bcast        cond    rc11,imm  -DNW=1 -DBROADCAST
 cond_bcast_out    cond    rc11,imm  -DNW=1 -DBROADCAST -DOUTSIDE
 cond_bind         cond_bind rc11
-cond_rm_signal    cond    rc11      -DNW=1 -DRMUTEX
+cond_rm_signal    cond    rc11,imm  -DNW=1 -DRMUTEX
 cond_rm_signal_out cond   rc11,imm  -DNW=1 -DRMUTEX -DOUTSIDE
 cond_rm_bcast     cond    rc11      -DNW=1 -DRMUTEX -DBROADCAST
 barrier_2x2       barrier rc11      -DNT=2 -DROUNDS=2
