@@ -61,6 +61,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -261,16 +262,18 @@ void fxi_recheck_end_slow(struct fxi_recheck *s)
  * keys by (mm, address) for a futex without FUTEX_PRIVATE_FLAG; false for
  * anything else or when in doubt (no /proc, no file descriptor, a page not
  * present or swapped out, a file page of a MAP_PRIVATE mapping not yet
- * copied, shared anonymous memory, a 32-bit build). One entry of the
- * pagemap file: bit 63 present, bit 62 swapped, bit 61 a file page or
- * shared anonymous memory. The descriptor is opened, read and closed here,
+ * copied, shared anonymous memory). One entry of the pagemap file: bit 63
+ * present, bit 62 swapped, bit 61 a file page or shared anonymous memory.
+ * It is read with preadv, whose offset is passed as two longs (low, high)
+ * in the same registers on every architecture, 32-bit ones included (pread64
+ * splits and aligns it differently on each). The descriptor is opened, read and closed here,
  * with raw system calls (not cancellation points, errno kept) and
  * O_CLOEXEC, so nothing is cached that a fork, an exec or the caller's
  * close() could make wrong. docs/design/futex.md, "Private memory sleeps
  * untimed", tells why pagemap and why only at the first recheck. */
 static bool word_private(const int32_t *word)
 {
-#if defined(__LP64__) && defined(SYS_openat) && defined(SYS_pread64)
+#if defined(SYS_openat) && defined(SYS_preadv)
     long page = sysconf(_SC_PAGESIZE);
     if (page <= 0)
         return false;
@@ -284,8 +287,11 @@ static bool word_private(const int32_t *word)
     if (fd < 0)
         return false;
     uint64_t entry = 0;
+    struct iovec iov = {&entry, sizeof entry};
+    /* The offset fits a long: 8 bytes per page of the address space (at
+     * most 8 MiB for a 32-bit one), so its high half is 0. */
     long off = (long)((uintptr_t)word / (uintptr_t)page * sizeof entry);
-    long n = fxi_syscall(SYS_pread64, fd, (long)(uintptr_t)&entry, (long)sizeof entry, off, 0, 0);
+    long n = fxi_syscall(SYS_preadv, fd, (long)(uintptr_t)&iov, 1, off, 0, 0);
     fxi_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
     const uint64_t present = 1ull << 63, swapped = 1ull << 62, file_or_shared = 1ull << 61;
     return n == (long)sizeof entry && (entry & (present | swapped | file_or_shared)) == present;

@@ -644,25 +644,10 @@ static long idle_locker_sleeps(fx_mutex *m, int32_t *seen)
     return after - before;
 }
 
-/* Whether the library tells private memory from shared here: it reads the
- * pagemap entry on 64-bit targets only (src/futex.c; a 32-bit target keeps
- * the recheck everywhere, the behaviour it falls back to when unsure). */
-static bool private_scope_known(void)
-{
-#if defined(__LP64__)
-    return true;
-#else
-    print_message("skipped: a 32-bit target does not tell private memory (src/futex.c)\n");
-    return false;
-#endif
-}
-
 /* An idle waiter in private memory pays nothing, as with pthread. */
 static void private_mutex_waiter_sleeps_without_rechecks(void **state)
 {
     (void)state;
-    if (!private_scope_known())
-        return;
     struct scope_probe *p = probe_new();
     fx_mutex *m = fxt_arena(sizeof *m);
     assert_int_equal(idle_locker_sleeps(m, &p->private_seen), 0);
@@ -685,8 +670,6 @@ static void shared_mutex_waiter_keeps_rechecking(void **state)
 static void private_timed_wait_ends_at_its_deadline(void **state)
 {
     (void)state;
-    if (!private_scope_known())
-        return;
     struct scope_probe *p = probe_new();
     fx_sem *s = fxt_arena(sizeof *s);
     int64_t t0 = fxt_now_ns();
@@ -781,16 +764,12 @@ static void run_hand_on(bool use_sem)
 static void private_cond_waiter_cancelled_after_its_wake_hands_the_signal_on(void **state)
 {
     (void)state;
-    if (!private_scope_known())
-        return;
     run_hand_on(false);
 }
 
 static void private_sem_waiter_cancelled_after_its_wake_hands_the_token_on(void **state)
 {
     (void)state;
-    if (!private_scope_known())
-        return;
     run_hand_on(true);
 }
 
