@@ -17,12 +17,23 @@ static const char *fxf_armed;
  * shared memory, set by another process); set before fxf_armed. */
 static const int32_t *fxf_gate;
 
+/* The counted step of this process and how often it was reached since
+ * fxf_count_at; only touched with __atomic builtins. */
+static const char *fxf_counting;
+static long fxf_hits;
+
 /* The library's weak reference (src/internal/fault.h) resolves to this. */
 void fxi_fault_point(const char *step);
 void fxi_fault_point(const char *step)
 {
     /* Acquire: pairs with the release of fxf_kill_at in another thread (and
      * so makes fxf_gate, stored before it, visible). */
+    /* Acquire: pairs with fxf_count_at's release (the zeroed count). The
+     * count is seq_cst: the step comes before what its thread does next, so
+     * a test that saw that sees the count. */
+    const char *counting = __atomic_load_n(&fxf_counting, __ATOMIC_ACQUIRE);
+    if (counting != NULL && strcmp(counting, step) == 0)
+        __atomic_fetch_add(&fxf_hits, 1, __ATOMIC_SEQ_CST);
     const char *armed = __atomic_load_n(&fxf_armed, __ATOMIC_ACQUIRE);
     if (armed == NULL || strcmp(armed, step) != 0)
         return;
@@ -34,6 +45,17 @@ void fxi_fault_point(const char *step)
 void fxf_kill_at(const char *step)
 {
     __atomic_store_n(&fxf_armed, step, __ATOMIC_RELEASE);
+}
+
+void fxf_count_at(const char *step)
+{
+    __atomic_store_n(&fxf_hits, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&fxf_counting, step, __ATOMIC_RELEASE);
+}
+
+long fxf_counted(void)
+{
+    return __atomic_load_n(&fxf_hits, __ATOMIC_SEQ_CST);
 }
 
 int fxf_first_cpu(void)

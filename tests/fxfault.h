@@ -36,6 +36,12 @@
  * with SIGKILL when it is reached. NULL disarms. */
 void fxf_kill_at(const char *step);
 
+/* In the calling process: counts, from 0, the FX_FAULT points named `step`
+ * that any thread reaches from now on (NULL stops counting); fxf_counted
+ * returns the count. */
+void fxf_count_at(const char *step);
+long fxf_counted(void);
+
 /* A CPU the calling thread may run on (the first of its affinity set), or -1. */
 int fxf_first_cpu(void);
 /* Pins the calling thread to `cpu`; 0 or an errno value. */
