@@ -27,9 +27,13 @@
  * A timed wait that times out withdraws its arrival, so the round still needs
  * `parties` arrivals; if the round ends at the same moment, the wait returns 0
  * instead. A process that dies inside a wait leaves its arrival counted.
- * A sleeper re-reads the word at least every quarter second, so a last
- * arrival killed between ending the round and its wake leaves no sleeper
- * asleep for longer; an idle sleeper costs one wake-up per period.
+ * In memory that other processes can reach, a sleeper re-reads the word at
+ * least every half second, so a last arrival killed between ending the round
+ * and its wake leaves no sleeper asleep for longer; the idle sleepers of one
+ * barrier cost one wake-up per period and process, together.
+ * In private memory no other process can lose a wake: there a sleeper
+ * rechecks once and then sleeps until woken, as with pthread
+ * (docs/reliability.md).
  *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is

@@ -49,12 +49,14 @@
  *       at that moment between releasing the mutex and going to sleep (so a
  *       signal may release more than one waiter, but never a thread that
  *       started waiting after it returned, and never none while one waits);
- *   (b) a signal handler interrupts a sleeping waiter, or its periodic
- *       recheck comes (a sleeping waiter re-reads the sequence at least every
- *       quarter second, so that a wake lost to a process killed in the wake
- *       window strands nobody), after a signal or broadcast made the sequence
- *       move on since it started waiting (another waiter was signalled: such
- *       waiters return within that period); or
+ *   (b) a signal handler interrupts a sleeping waiter, or its recheck comes
+ *       (in memory that other processes can reach, a sleeping waiter re-reads
+ *       the sequence at least every half second, so that a wake lost to a
+ *       process killed in the wake window strands nobody; in private memory
+ *       once, within half a second of falling asleep), after a signal or
+ *       broadcast made the sequence move on since it started waiting
+ *       (another waiter was signalled: such waiters return within that
+ *       period); or
  *   (c) something outside futexsync calls a futex wake on &c->seq.
  * Otherwise they keep waiting: signal handlers are absorbed and EINTR never
  * returns. As always, call them in a loop that re-checks the predicate.

@@ -14,10 +14,14 @@
  * turns the counter into a latch or wait group: N workers each add(-1), the
  * coordinator waits for 0 (fx_counter_wait_le(c, 0, ...) also when a worker
  * may count down twice). All-zero bytes are a counter holding 0; the counter
- * works across processes in MAP_SHARED memory. A sleeping waiter re-reads
- * the value at least every quarter second, so a writer killed between its
- * change and its wake leaves no waiter asleep for longer while the value
- * meets its target; an idle waiter costs one wake-up per period.
+ * works across processes in MAP_SHARED memory. There a sleeping waiter
+ * re-reads the value at least every half second, so a writer killed between
+ * its change and its wake leaves no waiter asleep for longer while the value
+ * meets its target; the idle waiters of one counter cost one wake-up per
+ * period and process, together.
+ * In private memory no other process can lose a wake: there a sleeper
+ * rechecks once and then sleeps until woken, as with pthread
+ * (docs/reliability.md).
  *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is

@@ -16,10 +16,14 @@
  * MAP_SHARED memory. It does not track its owner: any thread may unlock it (use
  * fx_rmutex for ownership, recursion and owner-death recovery). An uncontended
  * lock, trylock and unlock make no system call.
- * A sleeper re-reads the word at least every quarter second, so a
- * process killed between an unlock and its wake, or killed after a wake
- * picked it but before it returned, leaves no sleeper asleep for longer while
- * the mutex is free; an idle sleeper costs one wake-up per period.
+ * In memory that other processes can reach, a sleeper re-reads the word at
+ * least every half second, so a process killed between an unlock and its
+ * wake, or killed after a wake picked it but before it returned, leaves no
+ * sleeper asleep for longer while the mutex is free; the idle sleepers of
+ * one mutex cost one wake-up per period and process, together.
+ * In private memory no other process can lose a wake: there a sleeper
+ * rechecks once and then sleeps until woken, as with pthread
+ * (docs/reliability.md).
  *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is

@@ -47,8 +47,10 @@
  *
  * Processes that die: a process that dies inside a lock call before it holds
  * the lock (on its fast path, or while it waits, also after a release woke
- * it, before it returned from the kernel) strands nobody: every sleeper re-reads the word at least every 250 ms, and the
- * intent of a writer that died waiting (FX_RWLOCK_WRITER_PENDING,
+ * it, before it returned from the kernel) strands nobody: in memory that
+ * other processes can reach, every sleeper re-reads the word at least every
+ * half second (a waiting writer every quarter second), and the intent of a
+ * writer that died waiting (FX_RWLOCK_WRITER_PENDING,
  * FX_RWLOCK_WRITERS_WAITING) stops keeping blocked readers out within about
  * one second (fx_rwlock_tryrdlock keeps giving EBUSY until a blocking reader
  * has cleared it). A process that dies HOLDING the lock leaves it held for

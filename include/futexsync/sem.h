@@ -25,10 +25,14 @@
  * thread arriving while a woken one is on its way may take the token first
  * (the woken one then sleeps again). A process killed inside a wait leaves
  * waiters one too high, which only costs later posts one futex wake each.
- * A sleeper re-reads the word at least every quarter second, so a
- * process killed between a post and its wake, or killed after a wake
- * picked it but before it returned, leaves no sleeper asleep for longer while
- * a token is there; an idle sleeper costs one wake-up per period.
+ * In memory that other processes can reach, a sleeper re-reads the word at
+ * least every half second, so a process killed between a post and its wake,
+ * or killed after a wake picked it but before it returned, leaves no sleeper
+ * asleep for longer while a token is there; the idle sleepers of one
+ * semaphore cost one wake-up per period and process, together.
+ * In private memory no other process can lose a wake: there a sleeper
+ * rechecks once and then sleeps until woken, as with pthread
+ * (docs/reliability.md).
  *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is

@@ -9,6 +9,10 @@
 #  4. Every public header that declares a function states the return rule in
 #     the words of the README's Conventions table (its "returns" row, up to
 #     "errno is never set"; backquotes and comment layout aside).
+#  5. The recheck periods the headers promise ("at least every half second",
+#     "a waiting writer every quarter second") are the source's:
+#     FX_RECHECK_NS (src/internal/futex.h), FX_RWLOCK_WRITER_RECHECK_NS
+#     (src/rwlock.c).
 # Prints one line per problem and exits 1 if there is any. POSIX sh, grep, sed,
 # awk and find only.
 set -u
@@ -122,7 +126,43 @@ else
     done
 fi
 
+# 5. Recheck periods: a period in the source, in the words the headers use.
+period_words() {
+    case "$1" in
+    250) echo "quarter second" ;;
+    500) echo "half second" ;;
+    1000) echo "second" ;;
+    *) echo "$1 ms" ;;
+    esac
+}
+period_ms() { # NAME FILE: the N of "#define NAME (N * 1000000LL)"
+    sed -n "s/^#define $1 (\([0-9]*\) \* 1000000LL).*/\1/p" "$2"
+}
+recheck_ms=$(period_ms FX_RECHECK_NS src/internal/futex.h)
+writer_ms=$(period_ms FX_RWLOCK_WRITER_RECHECK_NS src/rwlock.c)
+nperiod=0
+if [ -z "$recheck_ms" ] || [ -z "$writer_ms" ]; then
+    problem "cannot read FX_RECHECK_NS or FX_RWLOCK_WRITER_RECHECK_NS as (N * 1000000LL)"
+else
+    want_all="at least every $(period_words "$recheck_ms")"
+    want_writer="waiting writer every $(period_words "$writer_ms")"
+    for h in include/futexsync/*.h; do
+        said=$(sed -e 's/^ *\*\/\{0,1\} \{0,1\}//' -e 's/^\/\* \{0,1\}//' "$h" | tr '\n' ' ' | tr -s ' ' |
+               grep -o 'at least every [a-z0-9]* [a-z]*\|waiting writer every [a-z0-9]* [a-z]*')
+        [ -n "$said" ] || continue
+        while IFS= read -r phrase; do
+            case "$phrase" in
+            "$want_all" | "$want_writer") nperiod=$((nperiod + 1)) ;;
+            *) problem "$h says \"$phrase\"; the source's periods are $recheck_ms ms (\"$want_all\") and $writer_ms ms for writers (\"$want_writer\")" ;;
+            esac
+        done <<EOF_PHRASES
+$said
+EOF_PHRASES
+    done
+    [ "$nperiod" -gt 0 ] || problem "no header states the recheck period (\"$want_all\")"
+fi
+
 if [ "$fail" -eq 0 ]; then
-    echo "docs_check: ok (README.md $lines lines, $nfun public functions, $nlinks relative links, the return rule in $nrule headers)"
+    echo "docs_check: ok (README.md $lines lines, $nfun public functions, $nlinks relative links, the return rule in $nrule headers, $nperiod recheck periods)"
 fi
 exit "$fail"
