@@ -229,8 +229,11 @@ static int fxg_woken_total;
 
 #ifdef FXG_COUNT_QUEUED
 /* How many futex waits were ever queued (release, when a wait is queued):
- * for harnesses that must act once their threads are asleep. */
+ * for harnesses that must act once their threads are asleep. If the
+ * harness sets fxg_queued_on (before it creates its threads), only the
+ * waits on that word count. */
 static int fxg_queued;
+static int32_t *fxg_queued_on;
 #endif
 
 /* The kernel's futex_wait, untimed: 0 when woken, EAGAIN when *word !=
@@ -249,7 +252,8 @@ static int fxg_wait(int32_t *word, int32_t expected, uint32_t bitset)
     fxg_q[i].word = word;
     fxg_q[i].bitset = bitset;
 #ifdef FXG_COUNT_QUEUED
-    __atomic_fetch_add(&fxg_queued, 1, __ATOMIC_RELEASE);
+    if (fxg_queued_on == NULL || word == fxg_queued_on)
+        __atomic_fetch_add(&fxg_queued, 1, __ATOMIC_RELEASE);
 #endif
     pthread_mutex_unlock(&fxg_kernel);
     /* Blocked until a wake picks us: GenMC's explicit wait loop. Under

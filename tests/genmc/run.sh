@@ -54,6 +54,7 @@ cond_signal_out   cond    rc11,imm  -DNW=1 -DOUTSIDE
 cond_bcast        cond    rc11,imm  -DNW=1 -DBROADCAST
 cond_bcast_out    cond    rc11,imm  -DNW=1 -DBROADCAST -DOUTSIDE
 cond_bind         cond_bind rc11
+cond_depart       cond_depart rc11
 cond_rm_signal    cond    rc11,imm  -DNW=1 -DRMUTEX
 cond_rm_signal_out cond   rc11,imm  -DNW=1 -DRMUTEX -DOUTSIDE
 cond_rm_bcast     cond    rc11      -DNW=1 -DRMUTEX -DBROADCAST
