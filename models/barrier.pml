@@ -30,7 +30,7 @@
  * "@barrier.<step>" (an "@step barrier.<step>" comment in the C).
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
-//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=1636f39688b5e58817b75fafb3a06937359c69e731f7f1b011c464e698e09e5a
+//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=10db938727fcf9736574783bfbc253fb3b01897e8563ffd07e6b61effdbab854
 //@mirrors src/barrier.c barrier_wait wait_round sha256=fc4586193bc19173c66896c5ef9601ac425bf885035349610caafc3bc8fd2e11
 //@check safety
 //@check ltl late_pass -DDEATHS=1

@@ -100,7 +100,7 @@
  *                           only guards waiters with different mutexes)
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw sha256=a31b3cdbb04d03574c563a9e263d9718204eafd061d03f04dcb91f7fe9aa5a4d
-//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope fxi_futex_sleep_cancel sleep_enter sleep_leave watch_recheck sha256=6d5ea6063340449b43724e99727d2291860f0fe09bad3983a01e6e867af74467
+//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope fxi_futex_sleep_cancel sleep_enter sleep_leave watch_recheck sha256=f80876883453e319e7e5d2bee0663ca0a52cc6301e4778c0a9e7317cec839214
 //@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_mutex_relock cond_mutex_relock_hot cond_mutex_relock_slept cond_signal_waiters fx_cond_signal cond_sleep cond_wait_core sha256=2731c821fe603ee979e0e6c77175f5e71a9a6380293a0fe28136c1f446c199f2
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=e6b4574e505576255a4046e49cf89e45b47840b48b8c6fb909045516b5fd4ad1
 //@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=8f98ef7877132bee14bd021c59c13e9d493650a49b63e2380bffa2b457eff40e

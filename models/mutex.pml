@@ -65,7 +65,7 @@
  */
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
-//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=1636f39688b5e58817b75fafb3a06937359c69e731f7f1b011c464e698e09e5a
+//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=10db938727fcf9736574783bfbc253fb3b01897e8563ffd07e6b61effdbab854
 //@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin fx_mutex_timedlock mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=19091e0d68a0815c70c48baa79a157807593674ddff4c6f98caf3306779c881d
 
 //@check safety

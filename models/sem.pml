@@ -35,7 +35,7 @@
  * step tag it mirrors as "@sem.<step>".
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
-//@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=6c0a696f9920b49be04c8da6465cf00812ff7174f09e97858efe1b30ac6cb3fa
+//@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=082394764e8e8b2aba68094677ddf292b4b0973c01a91d12986c86fbdc6a98a8
 //@mirrors src/sem.c fx_sem_post sem_post_body sem_post_wake sem_sleep sem_take fx_sem_timedwait fx_sem_wait sem_wait_body sem_wait_slow sha256=cae02bb1471b7116fcf22f7c7220ac7a5646bf561e13ba3786419aaae7f21807
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=e6b4574e505576255a4046e49cf89e45b47840b48b8c6fb909045516b5fd4ad1
 //@check safety

@@ -372,10 +372,44 @@ static void sleep_leave(const int32_t *word, struct fxi_recheck *s, bool recheck
         recheck_scope(word, s);
 }
 
-/* The sleep itself, the part a cancellation may interrupt. *recheck: true
- * when it ended at a recheck (what follows is done outside any
- * asynchronous-cancellation region: asking the scope opens a descriptor,
- * the designated sleeper's recheck takes the table's lock). */
+/* Before a bounded sleep: the time of its next recheck. Done outside any
+ * asynchronous-cancellation region, as everything that reads the clock:
+ * clock_gettime may run where the unwinder cannot go (the vDSO, a libc
+ * built without unwind tables, as Debian's riscv64 one), so a cancellation
+ * acting inside it would skip the callers' cleanup. */
+static void sleep_tick(struct fxi_recheck *s)
+{
+    if (s->scope == FXI_SCOPE_PRIVATE || s->untimed_in != NULL)
+        return; /* no timer of its own */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (s->tick.tv_nsec < 0 || !fxi_ts_before(&now, &s->tick)) {
+        /* The first sleep of this call, or the recheck is due: the caller has
+         * re-read its word since the last tick. The next tick is set from now
+         * only here, once the previous one has passed, on the recheck grid
+         * (internal/futex.h). */
+        s->tick = fxi_ns_ts(fxi_recheck_grid(fxi_ts_ns(&now), s->period_ns));
+    }
+}
+
+/* After a sleep that ended at its recheck tick (*recheck): ETIMEDOUT if the
+ * caller's deadline has passed too (then no recheck is done), else 0. Outside
+ * any asynchronous-cancellation region (it reads the clock, see above). */
+static int sleep_tick_passed(const struct timespec *deadline, bool *recheck)
+{
+    if (*recheck && fxi_deadline_passed(deadline)) {
+        *recheck = false;
+        return ETIMEDOUT;
+    }
+    return 0;
+}
+
+/* The sleep itself, the part a cancellation may interrupt: nothing here but
+ * the futex system calls. *recheck: true when it ended at the recheck tick
+ * set by sleep_tick (what follows is done outside any
+ * asynchronous-cancellation region: the clock, asking the scope, which opens
+ * a descriptor, the designated sleeper's recheck, which takes the table's
+ * lock). */
 FX_CANCEL_FRAME static int sleep_once(int32_t *word, int32_t expected,
                                                const struct timespec *deadline,
                                                struct fxi_recheck *s, bool *recheck)
@@ -399,30 +433,24 @@ FX_CANCEL_FRAME static int sleep_once(int32_t *word, int32_t expected,
         if (r != ENOSYS)
             return r == ETIMEDOUT ? ETIMEDOUT : 0;
         /* Refused after the probe accepted it (a seccomp filter installed
-         * since): nobody sleeps untimed from now on, and this sleep is
-         * bounded. Relaxed: a hint; a thread that misses it gets the same
-         * refusal. */
+         * since): nobody sleeps untimed from now on. Relaxed: a hint; a
+         * thread that misses it gets the same refusal. This call returns as
+         * for a recheck: its caller re-reads the word and sleeps again,
+         * bounded (no tick was set for this sleep). */
         __atomic_store_n(&watch_usable, false, __ATOMIC_RELAXED);
-    }
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (s->tick.tv_nsec < 0 || !fxi_ts_before(&now, &s->tick)) {
-        /* The first sleep of this call, or the recheck is due: the caller has
-         * re-read its word since the last tick. The next tick is set from now
-         * only here, once the previous one has passed, on the recheck grid
-         * (internal/futex.h). */
-        s->tick = fxi_ns_ts(fxi_recheck_grid(fxi_ts_ns(&now), s->period_ns));
+        s->woken = false;
+        return 0;
     }
     bool mine = deadline != NULL && fxi_ts_before(deadline, &s->tick);
     int r = fxi_futex_wait_raw(word, expected, mine ? deadline : &s->tick, FX_BITSET_ANY);
     s->woken = r == 0;
     if (r != ETIMEDOUT)
         return 0; /* woken, EAGAIN (the word changed) or EINTR */
-    if (mine || fxi_deadline_passed(deadline))
+    if (mine)
         return ETIMEDOUT;
     *recheck = true;
     /* @step futex.sleep.recheck */
-    return 0; /* the recheck is due */
+    return 0; /* the recheck is due (unless the deadline passed too) */
 }
 
 FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected,
@@ -430,7 +458,10 @@ FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected,
 {
     bool recheck;
     sleep_enter(word, expected, s);
+    sleep_tick(s);
     int r = sleep_once(word, expected, deadline, s, &recheck);
+    if (r == 0)
+        r = sleep_tick_passed(deadline, &recheck);
     sleep_leave(word, s, recheck);
     return r;
 }
@@ -442,6 +473,7 @@ FX_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected,
     int type;
     bool recheck;
     sleep_enter(word, expected, s);
+    sleep_tick(s);
     /* Acts at once on a pending cancellation (glibc); otherwise a
      * pthread_cancel during the sleep interrupts it with SIGCANCEL. The
      * unwinding runs the call's fxi_recheck_end (FXI_RECHECK_CALL), which
@@ -454,6 +486,8 @@ FX_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected,
     if (s->woken)
         FX_FAULT("futex.sleep_cancel.woken");
     pthread_setcanceltype(type, &type);
+    if (r == 0)
+        r = sleep_tick_passed(deadline, &recheck);
     sleep_leave(word, s, recheck);
     return r;
 }
