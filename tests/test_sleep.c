@@ -14,6 +14,7 @@
 #include "fxfault.h"
 #include "fxtest.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <futexsync.h>
 #include <pthread.h>
@@ -65,6 +66,34 @@ static long wakeups(pid_t pid, pid_t tid)
             break;
     fclose(f);
     return v;
+}
+
+/* Whether every thread of process pid is stopped (state T in
+ * /proc/<pid>/task/<tid>/stat): a SIGSTOP has taken effect, which kill()
+ * does not wait for. */
+static bool all_stopped(pid_t pid)
+{
+    char path[96], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return false;
+    bool stopped = true;
+    struct dirent *e;
+    while (stopped && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "/proc/%d/task/%.16s/stat", (int)pid, e->d_name);
+        FILE *f = fopen(path, "r");
+        size_t n = f != NULL ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f != NULL)
+            fclose(f);
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        stopped = p != NULL && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+    }
+    closedir(d);
+    return stopped;
 }
 
 /* Whether the library can designate sleepers here (it asks the same, once
@@ -421,6 +450,13 @@ static void test_fork_child_sleepers_designate_their_own(void **state)
     /* Only the child's recheck can now make up for a lost wake: stop the
      * parent's sleepers (the parent waits for the child in the kernel). */
     assert_int_equal(kill(parent, SIGSTOP), 0);
+    /* Stopped for real before the tokens come: a parent's sleeper still
+     * running (at its recheck) could take one, and a child's would then
+     * wait for good. */
+    int64_t stop_limit = fxt_now_ns() + 10 * 1000000000LL;
+    while (!all_stopped(parent) && fxt_now_ns() < stop_limit)
+        sched_yield();
+    assert_true(all_stopped(parent));
     int64_t t0 = fxt_now_ns();
     post_without_wake(&f->s);
     post_without_wake(&f->s);
