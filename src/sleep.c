@@ -265,11 +265,11 @@ void fxi_recheck_end_slow(struct fxi_recheck *s)
  * copied, shared anonymous memory). One entry of the pagemap file: bit 63
  * present, bit 62 swapped, bit 61 a file page or shared anonymous memory.
  * It is read with preadv, whose offset is passed as two longs (low, high)
- * in the same registers on every architecture, 32-bit ones included (pread64
- * splits and aligns it differently on each). The descriptor is opened, read and closed here,
- * with raw system calls (not cancellation points, errno kept) and
- * O_CLOEXEC, so nothing is cached that a fork, an exec or the caller's
- * close() could make wrong. docs/design/futex.md, "Private memory sleeps
+ * in the same registers on every architecture, 32-bit ones included
+ * (pread64 splits and aligns it differently on each). The descriptor is
+ * opened, read and closed here, with raw system calls (not cancellation
+ * points, errno kept) and O_CLOEXEC, so nothing is cached that a fork, an
+ * exec or the caller's close() could make wrong. docs/design/futex.md, "Private memory sleeps
  * untimed", tells why pagemap and why only at the first recheck. */
 static bool word_private(const int32_t *word)
 {
