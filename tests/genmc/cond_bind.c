@@ -46,11 +46,7 @@ static void *notifier(void *arg)
     fxg_thread_start(3);
     /* Both waiters are asleep on seq: each has passed W2 (the mutexes are
      * uncontended, so these are the only futex waits so far). */
-    int q;
-    for (__VERIFIER_loop_begin();
-         __VERIFIER_spin_start(), q = __atomic_load_n(&fxg_queued, __ATOMIC_ACQUIRE),
-         __VERIFIER_spin_end(q == 2), q != 2;)
-        ;
+    fxg_await_queued(2);
     assert(__atomic_load_n(&c.mutex, __ATOMIC_RELAXED) == TOKEN_MIXED);
     assert(fx_cond_broadcast(&c) == 0);
     return NULL;

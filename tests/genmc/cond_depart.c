@@ -61,11 +61,7 @@ static void *broadcaster(void *arg)
     fxg_thread_start(3);
     /* Both waiters are asleep on seq (fxg_queued_on): both wait, in the
      * contract's sense, so the broadcast must release both. */
-    int q;
-    for (__VERIFIER_loop_begin();
-         __VERIFIER_spin_start(), q = __atomic_load_n(&fxg_queued, __ATOMIC_ACQUIRE),
-         __VERIFIER_spin_end(q == 2), q != 2;)
-        ;
+    fxg_await_queued(2);
     assert(fx_cond_broadcast(&c) == 0);
     return NULL;
 }

@@ -234,6 +234,17 @@ static int fxg_woken_total;
  * waits on that word count. */
 static int fxg_queued;
 static int32_t *fxg_queued_on;
+
+/* Returns once n futex waits were queued (acquire: what their threads did
+ * before is visible; GenMC's explicit wait loop). */
+static inline void fxg_await_queued(int n)
+{
+    int q;
+    for (__VERIFIER_loop_begin();
+         __VERIFIER_spin_start(), q = __atomic_load_n(&fxg_queued, __ATOMIC_ACQUIRE),
+         __VERIFIER_spin_end(q == n), q != n;)
+        ;
+}
 #endif
 
 /* The kernel's futex_wait, untimed: 0 when woken, EAGAIN when *word !=
