@@ -53,15 +53,14 @@ cond_signal       cond    rc11      -DNW=1
 cond_signal_out   cond    rc11,imm  -DNW=1 -DOUTSIDE
 cond_bcast        cond    rc11,imm  -DNW=1 -DBROADCAST
 cond_bcast_out    cond    rc11,imm  -DNW=1 -DBROADCAST -DOUTSIDE
-cond_bind         cond_bind rc11
+cond_bind         cond_bind rc11,imm
 cond_depart       cond_depart rc11
 cond_rm_signal    cond    rc11,imm  -DNW=1 -DRMUTEX
 cond_rm_signal_out cond   rc11,imm  -DNW=1 -DRMUTEX -DOUTSIDE
-cond_rm_bcast     cond    rc11      -DNW=1 -DRMUTEX -DBROADCAST
-barrier_2x2       barrier rc11      -DNT=2 -DROUNDS=2
-barrier_2x1       barrier imm       -DNT=2 -DROUNDS=1
+cond_rm_bcast     cond    rc11,imm  -DNW=1 -DRMUTEX -DBROADCAST
+barrier_2x2       barrier rc11,imm  -DNT=2 -DROUNDS=2
 once_2            once    rc11,imm  -DNT=2
-once_3            once    rc11      -DNT=3
+once_3            once    rc11,imm  -DNT=3
 counter_1w2a      counter rc11,imm  -DNW=1 -DNA=2
 counter_2w1a      counter rc11,imm  -DNW=2 -DNA=1
 EOF
