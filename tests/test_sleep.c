@@ -16,12 +16,16 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <futexsync.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -359,6 +363,101 @@ static void test_designated_recheck_wakes_an_untimed_waiter_whose_target_came(vo
     fxt_shared_free(c, sizeof *c);
 }
 
+/* --- futex_waitv refused after the probe ------------------------------------ */
+
+/* futex_waitv answers ENOSYS to every thread of this process from now on
+ * (SECCOMP_FILTER_FLAG_TSYNC): a filter installed after the library's probe
+ * accepted the call. 0, or a code. */
+static int refuse_futex_waitv(void)
+{
+#ifdef SYS_futex_waitv
+    struct sock_filter prog[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FXT_AUDIT_ARCH, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex_waitv, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog fprog = {.len = sizeof prog / sizeof prog[0], .filter = prog};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return 1;
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fprog) != 0)
+        return 2;
+    return 0;
+#else
+    return 3;
+#endif
+}
+
+/* The child of the test below (its own process: the filter stays for its
+ * life). A waits for 100 and holds the recheck, B waits for 10 untimed;
+ * then futex_waitv is refused, a store of 5 wakes both, and B's next
+ * untimed sleep is refused: B must fall back to a bounded sleep of its own
+ * (not spin on the refusal) and get a target whose wake is lost. */
+static int refused_waitv_child(void *p)
+{
+    fx_counter *c = p;
+    struct target_waiter a = {c, 100, 0, 0, -1}, b = {c, 10, 0, 0, -1};
+    pthread_t ta, tb;
+    if (pthread_create(&ta, NULL, target_main, &a) != 0)
+        return 10;
+    while (__atomic_load_n(&a.tid, __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
+    if (!fxt_wait_asleep(a.tid, &c->value, 10000))
+        return 11;
+    long w0 = wakeups(getpid(), a.tid);
+    int64_t limit = fxt_now_ns() + 10 * 1000000000LL;
+    while (wakeups(getpid(), a.tid) < w0 + 2 && fxt_now_ns() < limit)
+        sched_yield(); /* its first recheck came and went */
+    if (pthread_create(&tb, NULL, target_main, &b) != 0)
+        return 12;
+    while (__atomic_load_n(&b.tid, __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
+    pid_t tids[2] = {a.tid, b.tid};
+    if (wait_settled(tids, 2, &c->value) != 0)
+        return 13; /* A designated, B untimed in futex_waitv */
+    int r = refuse_futex_waitv();
+    if (r != 0)
+        return 20 + r;
+    if (fx_counter_store(c, 5) != 0)
+        return 14;
+    /* B sleeps again in futex(2) on the word, bounded, not in futex_waitv. */
+    limit = fxt_now_ns() + 10 * 1000000000LL;
+    while (fxt_futex_sleep_how(b.tid, &c->value) != 1 && fxt_now_ns() < limit)
+        sched_yield();
+    if (fxt_futex_sleep_how(b.tid, &c->value) != 1)
+        return 15;
+    /* No spinning on the refusal: a bounded sleeper wakes a few times a
+     * second at most. */
+    long wb = wakeups(getpid(), b.tid);
+    struct timespec second = {1, 0};
+    nanosleep(&second, NULL); /* the window observed, not a synchronization */
+    if (wakeups(getpid(), b.tid) - wb > 6)
+        return 16;
+    /* B's target from a writer killed before its wake: B's own recheck. */
+    __atomic_store_n(&c->value, 10, __ATOMIC_SEQ_CST);
+    if (!fxt_flag_wait(&b.done, 1, 2000))
+        return 17;
+    if (b.result != 0 || __atomic_load_n(&a.done, __ATOMIC_ACQUIRE) != 0)
+        return 18;
+    if (fx_counter_store(c, 100) != 0 || pthread_join(ta, NULL) != 0 ||
+        pthread_join(tb, NULL) != 0 || a.result != 0)
+        return 19;
+    return 0;
+}
+
+static void test_untimed_sleeper_refused_futex_waitv_later_sleeps_bounded(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_DESIGNATION();
+    fx_counter *c = fxt_shared_alloc(sizeof *c);
+    pid_t child = fxt_fork(refused_waitv_child, c);
+    assert_int_equal(fxt_wait_child(child, 60000), 0);
+    fxt_shared_free(c, sizeof *c);
+}
+
 /* --- a fork child's sleepers designate their own ---------------------------- */
 
 struct family {
@@ -479,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_designated_sleeper_cancelled_hands_the_recheck_on),
         cmocka_unit_test(test_untimed_sleeper_cancelled_leaves_the_designated_in_place),
         cmocka_unit_test(test_designated_recheck_wakes_an_untimed_waiter_whose_target_came),
+        cmocka_unit_test(test_untimed_sleeper_refused_futex_waitv_later_sleeps_bounded),
         cmocka_unit_test(test_fork_child_sleepers_designate_their_own),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
