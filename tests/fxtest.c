@@ -232,6 +232,23 @@ static int fxt_nofutex_child(void *p)
     return nf->fn(nf->arg);
 }
 
+int fxt_refuse_syscall(long nr, int err, unsigned flags)
+{
+    struct sock_filter prog[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FXT_AUDIT_ARCH, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((uint32_t)err & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog fprog = {.len = sizeof prog / sizeof prog[0], .filter = prog};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return -1;
+    return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &fprog) == 0 ? 0 : -1;
+}
+
 /* The seccomp probe's child: an allow-all filter, installed or not. */
 static int fxt_seccomp_probe_child(void *arg)
 {

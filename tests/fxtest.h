@@ -101,6 +101,12 @@ int fxt_run_without_futex(const void *addr, size_t len, int (*fn)(void *), void 
  * calls it. */
 bool fxt_seccomp_works(void);
 void fxt_require_seccomp(void);
+/* In a forked child: system call nr answers -err from now on, every other
+ * call is allowed, and a call made in another ABI kills the process. flags:
+ * 0 (the calling thread and the threads it creates later) or
+ * SECCOMP_FILTER_FLAG_TSYNC (every thread of the process). 0, or -1 when the
+ * filter could not be installed. */
+int fxt_refuse_syscall(long nr, int err, unsigned flags);
 
 /* Owner death seen by the library's liveness probe (src/identity.c): through
  * process_vm_readv, an unreaped zombie (and a kernel thread) is dead; where

@@ -14,9 +14,7 @@
 #include <errno.h>
 #include <futexsync.h>
 #include <linux/audit.h>
-#include <linux/filter.h>
 #include <linux/io_uring.h>
-#include <linux/seccomp.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -24,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -2238,19 +2235,7 @@ static void test_unknown_backend_is_einval(void **state)
 /* In a child: a seccomp filter makes io_uring_setup fail with `err`. */
 static int refuse_io_uring(int err)
 {
-    struct sock_filter prog[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FXT_AUDIT_ARCH, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)err),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog fprog = {.len = sizeof prog / sizeof prog[0], .filter = prog};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return -1;
-    return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog);
+    return fxt_refuse_syscall(SYS_io_uring_setup, err, 0);
 }
 
 static int fallback_child(void *p)

@@ -27,8 +27,6 @@
 #include <futexsync.h>
 #include <grp.h>
 #include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -104,21 +102,7 @@ static int as_owner_uid_nodump(void)
 /* process_vm_readv answers `err` to this process and its children. */
 static int refuse_vm_readv(int err)
 {
-    struct sock_filter prog[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FXT_AUDIT_ARCH, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog fprog = {.len = sizeof prog / sizeof prog[0], .filter = prog};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return 62;
-    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) != 0)
-        return 63;
-    return 0;
+    return fxt_refuse_syscall(SYS_process_vm_readv, err, 0) == 0 ? 0 : 63;
 }
 
 static int vm_readv_eperm(void)

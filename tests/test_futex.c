@@ -11,10 +11,7 @@
 
 #include <errno.h>
 #include <futexsync.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <stdint.h>
@@ -179,19 +176,7 @@ static void futex_wait_with_deadline_beyond_32_bit_seconds_sleeps_until_woken(vo
 /* In a child: futex_time64 fails with ENOSYS, as on a kernel before 5.1. */
 static int refuse_futex_time64(void)
 {
-    struct sock_filter prog[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FXT_AUDIT_ARCH, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex_time64, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog fprog = {.len = sizeof prog / sizeof prog[0], .filter = prog};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return -1;
-    return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog);
+    return fxt_refuse_syscall(SYS_futex_time64, ENOSYS, 0);
 }
 
 static void on_alarm(int sig)

@@ -16,16 +16,13 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <stddef.h>
 #include <futexsync.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -365,32 +362,6 @@ static void test_designated_recheck_wakes_an_untimed_waiter_whose_target_came(vo
 
 /* --- futex_waitv refused after the probe ------------------------------------ */
 
-/* futex_waitv answers ENOSYS to every thread of this process from now on
- * (SECCOMP_FILTER_FLAG_TSYNC): a filter installed after the library's probe
- * accepted the call. 0, or a code. */
-static int refuse_futex_waitv(void)
-{
-#ifdef SYS_futex_waitv
-    struct sock_filter prog[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FXT_AUDIT_ARCH, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex_waitv, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog fprog = {.len = sizeof prog / sizeof prog[0], .filter = prog};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return 1;
-    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fprog) != 0)
-        return 2;
-    return 0;
-#else
-    return 3;
-#endif
-}
-
 /* The child of the test below (its own process: the filter stays for its
  * life). A waits for 100 and holds the recheck, B waits for 10 untimed;
  * then futex_waitv is refused, a store of 5 wakes both, and B's next
@@ -418,9 +389,12 @@ static int refused_waitv_child(void *p)
     pid_t tids[2] = {a.tid, b.tid};
     if (wait_settled(tids, 2, &c->value) != 0)
         return 13; /* A designated, B untimed in futex_waitv */
-    int r = refuse_futex_waitv();
-    if (r != 0)
-        return 20 + r;
+    /* futex_waitv refused to every thread from now on: a filter installed
+     * after the library's probe accepted the call. */
+#ifdef SYS_futex_waitv
+    if (fxt_refuse_syscall(SYS_futex_waitv, ENOSYS, SECCOMP_FILTER_FLAG_TSYNC) != 0)
+        return 20;
+#endif
     if (fx_counter_store(c, 5) != 0)
         return 14;
     /* B sleeps again in futex(2) on the word, bounded, not in futex_waitv. */
