@@ -269,8 +269,9 @@ void fxi_recheck_end_slow(struct fxi_recheck *s)
  * (pread64 splits and aligns it differently on each). The descriptor is
  * opened, read and closed here, with raw system calls (not cancellation
  * points, errno kept) and O_CLOEXEC, so nothing is cached that a fork, an
- * exec or the caller's close() could make wrong. docs/design/futex.md, "Private memory sleeps
- * untimed", tells why pagemap and why only at the first recheck. */
+ * exec or the caller's close() could make wrong. docs/design/futex.md,
+ * "Private memory sleeps untimed", tells why pagemap and why only at the
+ * first recheck. */
 static bool word_private(const int32_t *word)
 {
 #if defined(SYS_openat) && defined(SYS_preadv)

@@ -26,14 +26,14 @@ static long fxf_hits;
 void fxi_fault_point(const char *step);
 void fxi_fault_point(const char *step)
 {
-    /* Acquire: pairs with the release of fxf_kill_at in another thread (and
-     * so makes fxf_gate, stored before it, visible). */
     /* Acquire: pairs with fxf_count_at's release (the zeroed count). The
      * count is seq_cst: the step comes before what its thread does next, so
      * a test that saw that sees the count. */
     const char *counting = __atomic_load_n(&fxf_counting, __ATOMIC_ACQUIRE);
     if (counting != NULL && strcmp(counting, step) == 0)
         __atomic_fetch_add(&fxf_hits, 1, __ATOMIC_SEQ_CST);
+    /* Acquire: pairs with the release of fxf_kill_at in another thread (and
+     * so makes fxf_gate, stored before it, visible). */
     const char *armed = __atomic_load_n(&fxf_armed, __ATOMIC_ACQUIRE);
     if (armed == NULL || strcmp(armed, step) != 0)
         return;
