@@ -371,9 +371,7 @@ static ssize_t fxt_read_proc(const char *path, char *buf, size_t size)
     return n;
 }
 
-/* The one-letter state of /proc/<tid>/stat, or 0 when it cannot be read. The
- * command name in parentheses may hold anything: the state follows the last ')'. */
-static char fxt_task_state(pid_t tid)
+char fxt_task_state(pid_t tid)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)tid);

@@ -145,6 +145,10 @@ pid_t fxt_gettid(void);
  * way to know that a sleeper has reached the kernel before waking it or
  * asserting on the state it leaves; it never replaces a wake. */
 bool fxt_wait_asleep(pid_t tid, const void *addr, int timeout_ms);
+/* The one-letter state of task tid (any process's) in /proc/<tid>/stat, or 0
+ * when it cannot be read. The command name in parentheses may hold
+ * anything: the state follows the last ')'. */
+char fxt_task_state(pid_t tid);
 
 /* True when the system call number `nr` (as /proc/<tid>/syscall shows it) is
  * a futex wait's: futex, or futex_time64 on 32-bit architectures, which the

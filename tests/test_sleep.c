@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -74,7 +75,7 @@ static long wakeups(pid_t pid, pid_t tid)
  * does not wait for. */
 static bool all_stopped(pid_t pid)
 {
-    char path[96], buf[512];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
     DIR *d = opendir(path);
     if (d == NULL)
@@ -84,14 +85,8 @@ static bool all_stopped(pid_t pid)
     while (stopped && (e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
             continue;
-        snprintf(path, sizeof path, "/proc/%d/task/%.16s/stat", (int)pid, e->d_name);
-        FILE *f = fopen(path, "r");
-        size_t n = f != NULL ? fread(buf, 1, sizeof buf - 1, f) : 0;
-        if (f != NULL)
-            fclose(f);
-        buf[n] = '\0';
-        const char *p = strrchr(buf, ')');
-        stopped = p != NULL && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+        char state = fxt_task_state((pid_t)atoi(e->d_name));
+        stopped = state == 'T' || state == 't';
     }
     closedir(d);
     return stopped;
@@ -322,6 +317,33 @@ static void *target_main(void *p)
     return NULL;
 }
 
+/* Starts waiter a, lets it sleep past its first recheck (so that it holds
+ * the recheck), then starts waiter b, and waits until a sleeps designated
+ * and b untimed in futex_waitv, both on their counter's word. 0, or a code
+ * (10..13: which step failed); no cmocka assert, so that a forked child can
+ * call it too. */
+static int start_designated_and_untimed(struct target_waiter *a, struct target_waiter *b,
+                                        pthread_t *ta, pthread_t *tb)
+{
+    const int32_t *word = &a->c->value;
+    if (pthread_create(ta, NULL, target_main, a) != 0)
+        return 10;
+    while (__atomic_load_n(&a->tid, __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
+    if (!fxt_wait_asleep(a->tid, word, 10000))
+        return 11;
+    long w0 = wakeups(getpid(), a->tid);
+    int64_t limit = fxt_now_ns() + 10 * 1000000000LL;
+    while (wakeups(getpid(), a->tid) < w0 + 2 && fxt_now_ns() < limit)
+        sched_yield(); /* its first recheck came and went */
+    if (pthread_create(tb, NULL, target_main, b) != 0)
+        return 12;
+    while (__atomic_load_n(&b->tid, __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
+    pid_t tids[2] = {a->tid, b->tid};
+    return wait_settled(tids, 2, word) == 0 ? 0 : 13;
+}
+
 static void test_designated_recheck_wakes_an_untimed_waiter_whose_target_came(void **state)
 {
     (void)state;
@@ -330,19 +352,8 @@ static void test_designated_recheck_wakes_an_untimed_waiter_whose_target_came(vo
     /* A waits for 100 and holds the recheck (it slept past its first one
      * before B came); B waits for 10, untimed. */
     struct target_waiter a = {c, 100, 0, 0, -1}, b = {c, 10, 0, 0, -1};
-    pthread_t ta = fxt_thread(target_main, &a);
-    while (__atomic_load_n(&a.tid, __ATOMIC_ACQUIRE) == 0)
-        sched_yield();
-    assert_true(fxt_wait_asleep(a.tid, &c->value, 10000));
-    long w0 = wakeups(getpid(), a.tid);
-    int64_t limit = fxt_now_ns() + 10 * 1000000000LL;
-    while (wakeups(getpid(), a.tid) < w0 + 2 && fxt_now_ns() < limit)
-        sched_yield(); /* its first recheck came and went */
-    pthread_t tb = fxt_thread(target_main, &b);
-    while (__atomic_load_n(&b.tid, __ATOMIC_ACQUIRE) == 0)
-        sched_yield();
-    pid_t tids[2] = {a.tid, b.tid};
-    assert_int_equal(wait_settled(tids, 2, &c->value), 0);
+    pthread_t ta, tb;
+    assert_int_equal(start_designated_and_untimed(&a, &b, &ta, &tb), 0);
     /* B's target comes from a writer killed before its wake: only A's
      * recheck, not A's own target, can get B out. */
     int64_t t0 = fxt_now_ns();
@@ -372,23 +383,9 @@ static int refused_waitv_child(void *p)
     fx_counter *c = p;
     struct target_waiter a = {c, 100, 0, 0, -1}, b = {c, 10, 0, 0, -1};
     pthread_t ta, tb;
-    if (pthread_create(&ta, NULL, target_main, &a) != 0)
-        return 10;
-    while (__atomic_load_n(&a.tid, __ATOMIC_ACQUIRE) == 0)
-        sched_yield();
-    if (!fxt_wait_asleep(a.tid, &c->value, 10000))
-        return 11;
-    long w0 = wakeups(getpid(), a.tid);
-    int64_t limit = fxt_now_ns() + 10 * 1000000000LL;
-    while (wakeups(getpid(), a.tid) < w0 + 2 && fxt_now_ns() < limit)
-        sched_yield(); /* its first recheck came and went */
-    if (pthread_create(&tb, NULL, target_main, &b) != 0)
-        return 12;
-    while (__atomic_load_n(&b.tid, __ATOMIC_ACQUIRE) == 0)
-        sched_yield();
-    pid_t tids[2] = {a.tid, b.tid};
-    if (wait_settled(tids, 2, &c->value) != 0)
-        return 13; /* A designated, B untimed in futex_waitv */
+    int r = start_designated_and_untimed(&a, &b, &ta, &tb);
+    if (r != 0)
+        return r;
     /* futex_waitv refused to every thread from now on: a filter installed
      * after the library's probe accepted the call. */
 #ifdef SYS_futex_waitv
@@ -398,7 +395,7 @@ static int refused_waitv_child(void *p)
     if (fx_counter_store(c, 5) != 0)
         return 14;
     /* B sleeps again in futex(2) on the word, bounded, not in futex_waitv. */
-    limit = fxt_now_ns() + 10 * 1000000000LL;
+    int64_t limit = fxt_now_ns() + 10 * 1000000000LL;
     while (fxt_futex_sleep_how(b.tid, &c->value) != 1 && fxt_now_ns() < limit)
         sched_yield();
     if (fxt_futex_sleep_how(b.tid, &c->value) != 1)
