@@ -114,6 +114,8 @@ enum {
     FXB_FX = 4u,        /* a futexsync lock: the stats build counts it */
     FXB_PROC_DEFAULT = 8u, /* in the default set of the processes workload */
     FXB_QUICK = 16u,    /* in the --quick set */
+    FXB_NOLOCK = 32u,   /* no lock at all: the machine's own capacity and spread;
+                           only when named in --locks */
 };
 
 struct fxb_lock {
@@ -280,6 +282,11 @@ void fxb_start_progress(bool on);
 
 void fxb_note_progress(const char *w, const char *lock, int workers, int round, int rounds);
 void fxb_end_progress(void);
+
+/* --- the machine's cache-line round trip (handoff.c) ---------------------- */
+/* Prints each round's ns per round trip between the first two allowed CPUs,
+ * their median and spread; false when a round broke its check. */
+bool fxb_handoff(int rounds, int64_t duration_ms);
 
 /* --- the toolbox workloads (toolbox.c) ------------------------------------ */
 

@@ -59,8 +59,11 @@ fxb_pairs_body(void *l, uint64_t n, int (*lock)(void *), int (*unlock)(void *))
     return errors;
 }
 
+/* `guarded` is a constant of each instantiation: false only for the `none`
+ * row, whose workers share no counter since nothing excludes them. */
 static inline __attribute__((always_inline)) void
-fxb_loop_body(void *l, struct fxb_loop *w, int (*lock)(void *), int (*unlock)(void *))
+fxb_loop_body(void *l, struct fxb_loop *w, int (*lock)(void *), int (*unlock)(void *),
+              bool guarded)
 {
     uint64_t n = 0, errors = 0, max_wait = 0;
     uint64_t *counter = w->counter;
@@ -84,7 +87,8 @@ fxb_loop_body(void *l, struct fxb_loop *w, int (*lock)(void *), int (*unlock)(vo
         }
         /* A plain increment: a lock that lets two threads in loses updates,
          * and the run's check (counter == acquisitions) catches it. */
-        (*counter)++;
+        if (guarded)
+            (*counter)++;
         fxb_work(cs);
         errors += unlock(l) != 0;
         n++;
@@ -103,7 +107,7 @@ fxb_loop_body(void *l, struct fxb_loop *w, int (*lock)(void *), int (*unlock)(vo
     }                                                                          \
     static void id##_loop(void *l, struct fxb_loop *w)                         \
     {                                                                          \
-        fxb_loop_body(l, w, id##_lock, id##_unlock);                           \
+        fxb_loop_body(l, w, id##_lock, id##_unlock, true);                     \
     }
 
 static void fxb_nothing(void *l)
@@ -311,6 +315,37 @@ static int ckm_unlock(void *l)
 FXB_LOOPS(ckm)
 #endif
 
+/* --- no lock: the reference of the machine ------------------------------- */
+
+/* Every worker runs the same loop with nothing to wait for, so a round measures
+ * what the machine's CPUs give this work right then: a lock can do no better,
+ * and the row's spread over rounds is the machine's own (bench/README.md,
+ * "Reading the tables"). */
+static int none_init(void *l, bool pshared)
+{
+    (void)l;
+    (void)pshared;
+    return 0;
+}
+static int none_lock(void *l)
+{
+    (void)l;
+    return 0;
+}
+static int none_unlock(void *l)
+{
+    (void)l;
+    return 0;
+}
+static uint64_t none_pairs(void *l, uint64_t n)
+{
+    return fxb_pairs_body(l, n, none_lock, none_unlock);
+}
+static void none_loop(void *l, struct fxb_loop *w)
+{
+    fxb_loop_body(l, w, none_lock, none_unlock, false);
+}
+
 /* --- the table ------------------------------------------------------------ */
 
 #define FXB_ADAPTER(id) .lock = id##_lock, .unlock = id##_unlock, .pairs = id##_pairs, \
@@ -359,6 +394,9 @@ const struct fxb_lock fxb_locks[] = {
       .size = sizeof(ck_spinlock_mcs_t), .flags = 0,
       .init = ckm_init, .destroy = fxb_nothing, FXB_ADAPTER(ckm) },
 #endif
+    { .name = "none", .what = "no lock: every worker runs freely (the machine's capacity)",
+      .size = sizeof(int), .flags = FXB_NOLOCK, .init = none_init, .destroy = fxb_nothing,
+      FXB_ADAPTER(none) },
 };
 
 const size_t fxb_nlocks = sizeof fxb_locks / sizeof fxb_locks[0];

@@ -38,11 +38,11 @@
 #endif
 
 enum { W_UNCONTENDED, W_THREADS, W_PROCESSES, W_FAIRNESS, W_SYSCALLS, W_IDLE,
-       W_UNC_TOOLBOX, W_PINGPONG, W_RWLOCK, W_BARRIER, W_COUNT };
+       W_UNC_TOOLBOX, W_PINGPONG, W_RWLOCK, W_BARRIER, W_HANDOFF, W_COUNT };
 static const char *const fxb_wname[W_COUNT] = { "uncontended", "threads", "processes",
                                                 "fairness", "syscalls", "idle",
                                                 "uncontended-toolbox", "pingpong", "rwlock",
-                                                "barrier" };
+                                                "barrier", "handoff" };
 
 #define FXB_MAXL 64
 #define FXB_MAXN 32
@@ -94,6 +94,8 @@ static void fxb_usage(FILE *f)
           "               pthread mutex + cond, two fx_sem vs two sem_t\n"
           "  rwlock       read-mostly throughput, fx_rwlock vs pthread_rwlock_t (4,8)\n"
           "  barrier      rounds/s of N parties, fx_barrier vs pthread_barrier_t (2,4)\n"
+          "  handoff      the machine, not a lock: ns for a cache line to go from one CPU\n"
+          "               to another and back, round by round (two pinned threads)\n"
           "  all          every workload above\n"
           "\n"
           "Options:\n"
@@ -430,6 +432,12 @@ static int fxb_select(const struct fxb_opts *o, int w, const struct fxb_lock **o
     if (o->nlocks > 0) {
         for (int i = 0; i < o->nlocks; i++) {
             const struct fxb_lock *lk = o->locks[i];
+            if ((lk->flags & FXB_NOLOCK) && w != W_THREADS && w != W_FAIRNESS &&
+                w != W_SYSCALLS) {
+                fprintf(stderr, "futexsync-bench: %s: skipping %s (a reference for threads, "
+                        "fairness and syscalls)\n", fxb_wname[w], lk->name);
+                continue;
+            }
             if (w == W_PROCESSES && (lk->flags & FXB_PSHARED) == 0) {
                 fprintf(stderr, "futexsync-bench: processes: skipping %s (threads only)\n",
                         lk->name);
@@ -442,7 +450,9 @@ static int fxb_select(const struct fxb_opts *o, int w, const struct fxb_lock **o
     for (size_t i = 0; i < fxb_nlocks; i++) {
         const struct fxb_lock *lk = &fxb_locks[i];
         bool want;
-        if (w == W_PROCESSES)
+        if (lk->flags & FXB_NOLOCK)
+            want = false; /* a reference, not a lock: only when named */
+        else if (w == W_PROCESSES)
             want = (lk->flags & (o->smoke ? FXB_PSHARED : FXB_PROC_DEFAULT)) != 0;
         else
             want = o->quick ? (lk->flags & FXB_QUICK) != 0 : true;
@@ -865,6 +875,8 @@ int main(int argc, char **argv)
     if (o.work[W_RWLOCK] && !fxb_tb_rwlock(&rep, &tb))
         fxb_failed = true;
     if (o.work[W_BARRIER] && !fxb_tb_barrier(&rep, &tb))
+        fxb_failed = true;
+    if (o.work[W_HANDOFF] && !fxb_handoff(o.rounds, o.smoke ? 10 : o.duration_ms))
         fxb_failed = true;
 
     int status = fxb_failed ? 1 : 0;
