@@ -68,8 +68,17 @@ static double fxb_handoff_round(int cpu_a, int cpu_b, int64_t duration_ns, bool 
     cpu_set_t saved;
     pthread_getaffinity_np(pthread_self(), sizeof saved, &saved);
     pthread_t b;
-    if (fxb_pin_self(cpu_a) != 0 || pthread_create(&b, NULL, fxb_handoff_b, h) != 0) {
+    int e = fxb_pin_self(cpu_a);
+    const char *what = "pin to CPU";
+    if (e == 0) {
+        e = pthread_create(&b, NULL, fxb_handoff_b, h);
+        what = "pthread_create";
+    }
+    if (e != 0) {
         pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
+        fxb_end_progress();
+        fprintf(stderr, "futexsync-bench: FAILED (handoff): %s: %s\n", what, strerror(e));
+        *ok = false;
         free(h);
         return NAN;
     }
