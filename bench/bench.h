@@ -195,6 +195,12 @@ void fxb_span_result(const struct fxb_span_sum *sum, struct fxb_res *r);
 
 /* Zeroed memory on cache lines of its own (exits when out of memory). */
 void *fxb_alloc64(size_t size);
+/* The i-th CPU (mod their number) of those the calling thread may use, or a
+ * negative errno. */
+int fxb_allowed_cpu(int i);
+/* Pins the calling thread to `cpu` (a negative errno from fxb_allowed_cpu is
+ * passed through). 0 or an errno. */
+int fxb_pin_self(int cpu);
 /* Marks r failed with the reason, keeping the first one. */
 void fxb_fail(struct fxb_res *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

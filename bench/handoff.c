@@ -32,14 +32,6 @@ struct fxb_handoff {
     int pin_err;
 };
 
-static int fxb_pin_self(int cpu)
-{
-    cpu_set_t s;
-    CPU_ZERO(&s);
-    CPU_SET(cpu, &s);
-    return pthread_setaffinity_np(pthread_self(), sizeof s, &s);
-}
-
 static void *fxb_handoff_b(void *arg)
 {
     struct fxb_handoff *h = arg;
@@ -63,7 +55,6 @@ out:
 static double fxb_handoff_round(int cpu_a, int cpu_b, int64_t duration_ns, bool *ok)
 {
     struct fxb_handoff *h = fxb_alloc64(sizeof *h);
-    memset(h, 0, sizeof *h);
     h->cpu_b = cpu_b;
     cpu_set_t saved;
     pthread_getaffinity_np(pthread_self(), sizeof saved, &saved);
@@ -110,15 +101,10 @@ static double fxb_handoff_round(int cpu_a, int cpu_b, int64_t duration_ns, bool 
 
 bool fxb_handoff(int rounds, int64_t duration_ms)
 {
-    cpu_set_t allowed;
-    int cpus[2], n = 0;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
-        for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-            if (CPU_ISSET(c, &allowed))
-                cpus[n++] = c;
+    int cpus[2] = { fxb_allowed_cpu(0), fxb_allowed_cpu(1) };
     printf("\n== handoff: one cache line from CPU to CPU and back (the least a lock pays "
            "each time it changes CPUs) ==\n");
-    if (n < 2) {
+    if (cpus[0] < 0 || cpus[0] == cpus[1]) {
         printf("   needs two CPUs; this process may run on one\n");
         return true;
     }

@@ -100,15 +100,16 @@ fxb_loop_body(void *l, struct fxb_loop *w, int (*lock)(void *), int (*unlock)(vo
     w->max_wait_ns = max_wait;
 }
 
-#define FXB_LOOPS(id)                                                          \
+#define FXB_LOOPS_OF(id, guarded)                                              \
     static uint64_t id##_pairs(void *l, uint64_t n)                            \
     {                                                                          \
         return fxb_pairs_body(l, n, id##_lock, id##_unlock);                   \
     }                                                                          \
     static void id##_loop(void *l, struct fxb_loop *w)                         \
     {                                                                          \
-        fxb_loop_body(l, w, id##_lock, id##_unlock, true);                     \
+        fxb_loop_body(l, w, id##_lock, id##_unlock, guarded);                  \
     }
+#define FXB_LOOPS(id) FXB_LOOPS_OF(id, true)
 
 static void fxb_nothing(void *l)
 {
@@ -337,14 +338,7 @@ static int none_unlock(void *l)
     (void)l;
     return 0;
 }
-static uint64_t none_pairs(void *l, uint64_t n)
-{
-    return fxb_pairs_body(l, n, none_lock, none_unlock);
-}
-static void none_loop(void *l, struct fxb_loop *w)
-{
-    fxb_loop_body(l, w, none_lock, none_unlock, false);
-}
+FXB_LOOPS_OF(none, false)
 
 /* --- the table ------------------------------------------------------------ */
 

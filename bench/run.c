@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,6 +42,31 @@ void *fxb_alloc64(size_t size)
     }
     memset(p, 0, size);
     return p;
+}
+
+int fxb_allowed_cpu(int i)
+{
+    cpu_set_t all;
+    if (sched_getaffinity(0, sizeof all, &all) != 0)
+        return -errno;
+    int n = CPU_COUNT(&all);
+    if (n == 0)
+        return -EINVAL;
+    int want = i % n;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all) && want-- == 0)
+            return c;
+    return -EINVAL;
+}
+
+int fxb_pin_self(int cpu)
+{
+    if (cpu < 0)
+        return -cpu;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return pthread_setaffinity_np(pthread_self(), sizeof one, &one);
 }
 
 void fxb_fail(struct fxb_res *r, const char *fmt, ...)

@@ -920,32 +920,12 @@ static const struct tb_family tb_barrier = {
 
 /* --- the threaded run ------------------------------------------------------ */
 
-/* Pins the calling thread to the i-th CPU (mod their number) of those the
- * process may use. 0 or an errno. */
-static int tb_pin(int i)
-{
-    cpu_set_t all, one;
-    if (sched_getaffinity(0, sizeof all, &all) != 0)
-        return errno;
-    int n = CPU_COUNT(&all);
-    if (n == 0)
-        return EINVAL;
-    int want = i % n;
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &all) && want-- == 0) {
-            CPU_ZERO(&one);
-            CPU_SET(c, &one);
-            return pthread_setaffinity_np(pthread_self(), sizeof one, &one);
-        }
-    return EINVAL;
-}
-
 static void *tb_worker(void *arg)
 {
     struct tb_thr *t = arg;
     struct tb_run *r = t->run;
     struct fxb_counter cnt;
-    t->pin_err = r->pin ? tb_pin(t->self) : 0;
+    t->pin_err = r->pin ? fxb_pin_self(fxb_allowed_cpu(t->self)) : 0;
     t->span.count_err = fxb_counter_open(&cnt, r->count);
     pthread_barrier_wait(r->start);
     fxb_span_begin(&t->span, &cnt);
