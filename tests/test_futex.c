@@ -10,7 +10,9 @@
 #include "fxtest.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <futexsync.h>
+#include <linux/seccomp.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -594,6 +596,7 @@ struct locker {
     fx_mutex *m;
     pid_t tid;
     int32_t ready;
+    int32_t gate; /* gated_locker_main: 1 lets it lock */
     int result;
 };
 
@@ -608,7 +611,7 @@ static void *locker_main(void *p)
     return NULL;
 }
 
-/* A waiter blocked on a held mutex for a second (four recheck periods) after
+/* A waiter blocked on a held mutex for a second (two recheck periods) after
  * its scope is known: how many times it slept again meanwhile. */
 static long idle_locker_sleeps(fx_mutex *m, int32_t *seen)
 {
@@ -649,6 +652,93 @@ static void shared_mutex_waiter_keeps_rechecking(void **state)
     assert_true(idle_locker_sleeps(m, &p->shared_seen) >= 2);
     assert_int_equal(__atomic_load_n(&p->private_seen, __ATOMIC_ACQUIRE), 0);
     fxt_shared_free(m, sizeof *m);
+}
+
+/* voluntary_ctxt_switches from a thread's status file opened earlier: its
+ * sleeps, read where /proc can no longer be opened. */
+static long sleeps_in(int status_fd)
+{
+    char buf[4096];
+    ssize_t n = pread(status_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *line = strstr(buf, "\nvoluntary_ctxt_switches:");
+    long v = -1;
+    if (line == NULL || sscanf(line, "\nvoluntary_ctxt_switches: %ld", &v) != 1)
+        return -1;
+    return v;
+}
+
+static void *gated_locker_main(void *p)
+{
+    struct locker *l = p;
+    l->tid = fxt_gettid();
+    fxt_flag_set(&l->ready, 1);
+    if (!fxt_flag_wait(&l->gate, 1, ASLEEP_MS)) {
+        l->result = -1;
+        return NULL;
+    }
+    l->result = fx_mutex_lock(l->m);
+    if (l->result == 0)
+        fx_mutex_unlock(l->m);
+    return NULL;
+}
+
+/* The child of private_waiter_without_pagemap_keeps_rechecking: 0, or the
+ * number of the check that failed. Everything here is the child's own
+ * private memory. */
+static int waiter_without_pagemap(void *arg)
+{
+    (void)arg;
+    struct scope_probe *p = probe_new();
+    fx_mutex *m = fxt_arena(sizeof *m);
+    struct locker *l = fxt_arena(sizeof *l);
+    l->m = m;
+    if (fx_mutex_lock(m) != 0)
+        return 1;
+    pthread_t t;
+    if (pthread_create(&t, NULL, gated_locker_main, l) != 0)
+        return 2;
+    if (!fxt_flag_wait(&l->ready, 1, ASLEEP_MS))
+        return 3;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)l->tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || sleeps_in(fd) < 0)
+        return 4;
+    /* From now on no thread of this process can open a file, /proc
+     * included, as under a sandbox that refuses it. */
+    if (fxt_refuse_syscall(SYS_openat, EACCES, SECCOMP_FILTER_FLAG_TSYNC) != 0)
+        return 5;
+    if (open("/proc/self/status", O_RDONLY | O_CLOEXEC) >= 0 || errno != EACCES)
+        return 6;
+    fxt_flag_set(&l->gate, 1);
+    /* Its first recheck could not tell, and says so. */
+    if (!fxt_flag_wait(&p->shared_seen, 1, ASLEEP_MS))
+        return 7;
+    if (__atomic_load_n(&p->private_seen, __ATOMIC_ACQUIRE) != 0)
+        return 8;
+    long before = sleeps_in(fd);
+    struct timespec window = {2, 0}; /* four recheck periods */
+    nanosleep(&window, NULL); /* the window observed, not a synchronization */
+    long after = sleeps_in(fd);
+    if (before < 0 || after - before < 2)
+        return 9; /* it slept untimed: a lost wake would strand it */
+    if (fx_mutex_unlock(m) != 0 || pthread_join(t, NULL) != 0 || l->result != 0)
+        return 10;
+    close(fd);
+    return 0;
+}
+
+/* Private memory, but /proc cannot be opened (hidepid, no /proc, a sandbox):
+ * the waiter cannot prove its memory private, so it keeps its rechecks
+ * (in doubt, towards safety) and says "shared". */
+static void private_waiter_without_pagemap_keeps_rechecking(void **state)
+{
+    (void)state;
+    fxt_require_seccomp();
+    assert_int_equal(fxt_run_child(waiter_without_pagemap, NULL), 0);
 }
 
 /* Without rechecks, a private timed wait still ends at its own deadline. */
@@ -772,6 +862,7 @@ int main(void)
         cmocka_unit_test(futex_wait_keeps_the_nanoseconds_of_its_deadline),
         cmocka_unit_test(futex_wait_with_deadline_beyond_32_bit_seconds_sleeps_until_woken),
         cmocka_unit_test(futex_wait_without_futex_time64_keeps_its_deadline),
+        cmocka_unit_test(private_waiter_without_pagemap_keeps_rechecking),
         cmocka_unit_test(futex_wait_null_slot_is_einval),
         cmocka_unit_test(futex_wait_misaligned_slot_is_einval),
         cmocka_unit_test(futex_wait_negative_tv_nsec_is_einval),
