@@ -291,8 +291,9 @@ void fxb_end_progress(void);
 
 /* --- the machine's cache-line round trip (handoff.c) ---------------------- */
 /* Prints each round's ns per round trip between the first two allowed CPUs,
- * their median and spread; false when a round broke its check. */
-bool fxb_handoff(int rounds, int64_t duration_ms);
+ * their median and spread, and adds them to rep as a row of workload
+ * "handoff" (for --csv); false when a round broke its check. */
+bool fxb_handoff(struct fxb_report *rep, int rounds, int64_t duration_ms);
 
 /* --- the toolbox workloads (toolbox.c) ------------------------------------ */
 

@@ -99,7 +99,7 @@ static double fxb_handoff_round(int cpu_a, int cpu_b, int64_t duration_ns, bool 
     return ns;
 }
 
-bool fxb_handoff(int rounds, int64_t duration_ms)
+bool fxb_handoff(struct fxb_report *rep, int rounds, int64_t duration_ms)
 {
     int cpus[2] = { fxb_allowed_cpu(0), fxb_allowed_cpu(1) };
     printf("\n== handoff: one cache line from CPU to CPU and back (the least a lock pays "
@@ -111,6 +111,10 @@ bool fxb_handoff(int rounds, int64_t duration_ms)
     printf("   threads pinned to CPUs %d and %d; ns per round trip, each round %lld ms\n",
            cpus[0], cpus[1], (long long)duration_ms);
     double *ns = calloc((size_t)rounds, sizeof *ns);
+    if (ns == NULL) {
+        fprintf(stderr, "futexsync-bench: out of memory\n");
+        return false;
+    }
     bool ok = true;
     for (int r = 0; r < rounds; r++) {
         fxb_note_progress("handoff", "cache line", 2, r + 1, rounds);
@@ -125,5 +129,12 @@ bool fxb_handoff(int rounds, int64_t duration_ms)
     double med = fxb_median(ns, rounds);
     printf("\nmedian %.0f (%.0f-%.0f)\n", med, lo, hi);
     free(ns);
+    /* In --csv: the round trip as ns_per_pair, its spread as the pair's. */
+    struct fxb_row *row = fxb_row_add(rep, "handoff", "cache-line", 2);
+    row->rounds = rounds;
+    row->ns_per_pair = med;
+    row->pair_min = lo;
+    row->pair_max = hi;
+    row->correct = ok;
     return ok;
 }

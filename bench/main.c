@@ -876,7 +876,7 @@ int main(int argc, char **argv)
         fxb_failed = true;
     if (o.work[W_BARRIER] && !fxb_tb_barrier(&rep, &tb))
         fxb_failed = true;
-    if (o.work[W_HANDOFF] && !fxb_handoff(o.rounds, o.smoke ? 10 : o.duration_ms))
+    if (o.work[W_HANDOFF] && !fxb_handoff(&rep, o.rounds, o.smoke ? 10 : o.duration_ms))
         fxb_failed = true;
 
     int status = fxb_failed ? 1 : 0;
