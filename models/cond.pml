@@ -26,7 +26,9 @@
  * requeues parked waiters onto it (-DFALLBACK models the wake-one hand-off
  * used otherwise; fx_rmutex waiters, which always use it, are
  * models/cond_rmutex.pml); the mutex's spin loop (mutex_spin,
- * mutex.c mutex_spin(): relaxed loads only, it only delays the try after it);
+ * mutex.c mutex_spin(): relaxed loads only, it only delays the try after it)
+ * and the poll that replaces it when handoffs are far (mutex_poll: the same
+ * loads, with sleeps on a thread-private word between them);
  * the W4a spin before W4 (@cond.wait_core.W4a: relaxed loads of seq, at most a
  * thread-local budget of them, struct fxi_spin of src/internal/spin.h; each
  * look that finds the counter advanced is W4 returning EAGAIN without the
@@ -103,7 +105,7 @@
 //@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope fxi_futex_sleep_cancel sleep_enter sleep_leave watch_recheck sha256=f80876883453e319e7e5d2bee0663ca0a52cc6301e4778c0a9e7317cec839214
 //@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_mutex_relock cond_mutex_relock_hot cond_mutex_relock_slept cond_signal_waiters fx_cond_signal cond_sleep cond_wait_core sha256=2731c821fe603ee979e0e6c77175f5e71a9a6380293a0fe28136c1f446c199f2
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=e6b4574e505576255a4046e49cf89e45b47840b48b8c6fb909045516b5fd4ad1
-//@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=8f98ef7877132bee14bd021c59c13e9d493650a49b63e2380bffa2b457eff40e
+//@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin mutex_poll mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=715947d848f55e41dd29569848e118a61540deaf3b1bef5413b3def8a52911de
 //@check safety -DSCENARIO_WRAP
 //@check safety -DSCENARIO_BCAST
 //@check safety

@@ -40,7 +40,7 @@
  * re-check, which the model has, and one that finds it unchanged changes
  * nothing; for an fx_rmutex the "hot" W6 is the same cond_rmutex_relock
  * as the others, cond.c cond_rmutex_ops); fx_rmutex_lock's fast-path CAS and spin
- * (@rmutex.lock.fast: they take only FREE, as the first step does,
+ * or far poll (@rmutex.lock.fast: they take only FREE, as the first step does,
  * or only read; see models/rmutex.pml); fx_rmutex_recover and trylock
  * (models/rmutex.pml); memory order (sequentially consistent; the cond's
  * atomics are mostly relaxed, ordered by the mutex and the futex, the
@@ -156,7 +156,7 @@
 //@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=082394764e8e8b2aba68094677ddf292b4b0973c01a91d12986c86fbdc6a98a8
 //@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_rmutex_check cond_rmutex_ops cond_rmutex_relock cond_signal_waiters fx_cond_signal cond_sleep cond_wait_core sha256=e3f979df07a6af60bfe4ef8e0572ffb3152c24078081775976f788794f7cf312
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=e6b4574e505576255a4046e49cf89e45b47840b48b8c6fb909045516b5fd4ad1
-//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_contended rmutex_reenter rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=a69e44313fcc9f3163df203dd4881bad1a646bfad25e4add883e85c40b020854
+//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_contended rmutex_reenter rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=13d56233684ee31410d8ff455e1bd5b803bda25e8610f9d4adeefa1dcd65f1fd
 //@check safety -DSCENARIO_DEATH
 //@check safety
 //@check safety -DSCENARIO_CHAIN

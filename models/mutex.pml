@@ -15,7 +15,12 @@
  *   - the bounded spin of mutex_spin as any number of relaxed loads
  *     (leaving nondeterministically after each, at once when the value is not
  *     LOCKED). Loads change nothing, so this covers every run of the real
- *     loop of at most fxi_spin_iterations(FX_MUTEX_SPIN_NS) loads;
+ *     loop of at most fxi_spin_iterations(FX_MUTEX_SPIN_NS) loads, and every
+ *     run of mutex_poll, which replaces the spin when handoffs are far: at
+ *     most FX_POLL_LOOKS + 1 such loads (@mutex.poll.load, leaving at
+ *     @mutex.poll.not_locked) with sleeps between them on a word of the
+ *     thread's own, which no other thread touches and no wake can reach, so
+ *     to the model they are only time passing;
  *   - the futex (src/futex.c, fxi_futex_wait_raw / fxi_futex_wake_raw) as the
  *     kernel implements it: FUTEX_WAIT compares the word and queues the caller
  *     in one step (EAGAIN when the word differs); a queued thread leaves only
@@ -66,7 +71,7 @@
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
 //@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=10db938727fcf9736574783bfbc253fb3b01897e8563ffd07e6b61effdbab854
-//@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin fx_mutex_timedlock mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=19091e0d68a0815c70c48baa79a157807593674ddff4c6f98caf3306779c881d
+//@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin mutex_poll fx_mutex_timedlock mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=249cbf91253c82eed0e6525dba8588abb5450cbc2194fb172ac82b073c3d6cd3
 
 //@check safety
 //@check safety -DITER=0 -m2000000

@@ -23,7 +23,9 @@
  * a CAS succeeds only if (own, W) still equal the values read before, else it
  * reloads them, exactly as __atomic_compare_exchange_n does.
  *
- * Spinning and fast paths. rmutex_lock_contended's spin (@rmutex.lock_contended.spin)
+ * Spinning and fast paths. rmutex_lock_contended's spin (@rmutex.lock_contended.spin),
+ * or the poll that replaces it when handoffs are far (the same loads with
+ * short sleeps on a thread-private word between them: src/internal/spin.h),
  * is relaxed loads only, while the word is HELD without W; it changes nothing
  * and only delays the next step, so it is left out. The lock's fast-path CAS
  * 0 -> S (@rmutex.lock.fast) and the one try after the spin (@rmutex.lock_contended.cas)
@@ -120,7 +122,7 @@
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
 //@mirrors src/identity.c fxi_held_has fxi_held_add sha256=8799131a501282b766bcb81b1ae1c9ea339facecd27eba6567a67858b28ba542
-//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_busy rmutex_mine rmutex_lock_contended rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=b4366fb38f54cf8810abe4f3e28a94f1b3caf35ca3ef2a91c194fd3a5291f607
+//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_busy rmutex_mine rmutex_lock_contended rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=5928e2720d35a33cadf4ac8057ec179fc2e41fcaa2806fee7a32041105d2853d
 //@check safety
 //@check ltl progress
 //@check safety -DTIDREUSE=1

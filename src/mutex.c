@@ -44,9 +44,12 @@
  * the remaining sleepers.
  *
  * Spin policy: a thread that finds the lock held spins at most FX_MUTEX_SPIN_NS
- * nanoseconds (a count of iterations measured once per process) while the lock is LOCKED (and stops at once when it sees
- * CONTENDED: sleepers are queued ahead, spinning would only starve them), then
- * sleeps.
+ * nanoseconds (a count of iterations measured once per process) while the
+ * lock is LOCKED (and stops at once when it sees CONTENDED: sleepers are
+ * queued ahead, spinning would only starve them), then sleeps. A thread whose
+ * handoffs are far (src/internal/spin.h) polls instead: it looks at the word
+ * a few times between short sleeps on a word of its own, then sleeps. To the
+ * word a poll is a spin with time between its loads: the same transitions.
  */
 #include "futexsync/mutex.h"
 
@@ -89,23 +92,45 @@ int fx_mutex_init(fx_mutex *m)
     return 0;
 }
 
-/* Spins while the lock is LOCKED; returns the last value seen. */
-static int32_t mutex_spin(fx_mutex *m)
+/* Spins while the lock is LOCKED; returns the last value seen. `timed`:
+ * times the load that sees the release (src/internal/spin.h). */
+static int32_t mutex_spin(fx_mutex *m, bool timed)
 {
     int32_t v = 0;
     int n = fxi_spin_iterations(FX_MUTEX_SPIN_NS);
     for (int i = 0; i < n; i++) {
+        uint64_t t0 = timed ? fxi_ticks() : 0;
         /* Relaxed: only a hint for when to try the CAS, which synchronizes. */
         /* @step mutex.spin.load */
         v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
         /* @step mutex.spin.not_locked */
-        if (v != LOCKED)
+        if (v != LOCKED) {
+            if (timed)
+                fxi_handoff_seen(t0); /* the line came from the releaser's CPU */
             break;
+        }
         /* @step mutex.spin.pause */
         fxi_cpu_relax();
         FX_STAT_SPIN(&m->state);
     }
     return v;
+}
+
+/* Polls while the lock is LOCKED, for a waiter whose handoffs are far
+ * (src/internal/spin.h): looks at the word between short sleeps on a word of
+ * its own; returns the last value seen. It never sleeps on m, so no unlock
+ * wakes it and it spends no wake meant for a sleeper; it leaves the word
+ * LOCKED, so the holder's unlock makes no system call. */
+static int32_t mutex_poll(fx_mutex *m, const struct timespec *deadline)
+{
+    for (int k = 0;; k++) {
+        /* Relaxed: only a hint for when to try the CAS, which synchronizes. */
+        /* @step mutex.poll.load */
+        int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
+        /* @step mutex.poll.not_locked */
+        if (v != LOCKED || !fxi_poll_wait(k, deadline))
+            return v;
+    }
 }
 
 int fxi_mutex_acquire_step(fx_mutex *m, int32_t *sleep_on)
@@ -197,11 +222,14 @@ __attribute__((noinline, cold)) static int mutex_lock_contended(fx_mutex *m,
                                                                 const struct timespec *deadline)
 {
     FX_STAT_CONTENDED(&m->state);
-    int32_t v = mutex_spin(m);
+    const int mode = fxi_handoff_mode();
+    int32_t v = mode == FXI_HANDOFF_POLL ? mutex_poll(m, deadline)
+                                         : mutex_spin(m, mode == FXI_HANDOFF_TIMED);
 
     /* Before sleeping, one try as an ordinary locker: a free lock seen right
-     * after spinning is taken as LOCKED, since we never slept. Acquire: the
-     * critical section must see what the previous holder wrote. */
+     * after spinning or polling is taken as LOCKED, since we never slept.
+     * Acquire: the critical section must see what the previous holder
+     * wrote. */
     /* @step mutex.lock_contended.cas */
     if (v == UNLOCKED &&
         __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,

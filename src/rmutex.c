@@ -436,10 +436,22 @@ __attribute__((noinline, cold)) static int rmutex_lock_contended(fx_rmutex *m, u
     /* Relaxed loads: only hints for when to try the CAS, which synchronizes. */
     /* @step rmutex.lock_contended.spin */
     uint32_t v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
-    int n = fxi_spin_iterations(FX_RMUTEX_SPIN_NS);
-    for (int i = 0; i < n && rmutex_held_tid(v) != 0 && !(v & WAITERS); i++) {
-        fxi_cpu_relax();
-        v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
+    const int mode = fxi_handoff_mode();
+    if (mode == FXI_HANDOFF_POLL) {
+        /* Handoffs are far (src/internal/spin.h): look a few times between
+         * short sleeps on a word of our own, as fx_mutex's poll does. */
+        for (int k = 0; rmutex_held_tid(v) != 0 && !(v & WAITERS) && fxi_poll_wait(k, deadline);
+             k++)
+            v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
+    } else {
+        int n = fxi_spin_iterations(FX_RMUTEX_SPIN_NS);
+        for (int i = 0; i < n && rmutex_held_tid(v) != 0 && !(v & WAITERS); i++) {
+            fxi_cpu_relax();
+            uint64_t t0 = mode == FXI_HANDOFF_TIMED ? fxi_ticks() : 0;
+            v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
+            if (v == 0 && mode == FXI_HANDOFF_TIMED)
+                fxi_handoff_seen(t0); /* the line came from the releaser's CPU */
+        }
     }
     /* One try as an ordinary locker before sleeping (we never slept: no W).
      * Acquire: the critical section sees the previous owner's writes. */

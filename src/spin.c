@@ -3,13 +3,25 @@
  * CPU: measured once per process, so that every spin is a length of time
  * (src/internal/spin.h), whatever a pause instruction costs here.
  *
- * The one word: 0 before the first measurement, then the loop's iterations
- * per microsecond (1..FX_SPIN_PER_US_MAX). Threads that race to measure first
- * all store a value measured on this CPU; any of them serves.
+ * The two words: 0 before the first measurement, then the loop's iterations
+ * per microsecond (1..FX_SPIN_PER_US_MAX), and the CPU counter's ticks per
+ * microsecond (0: no usable counter, else FX_HANDOFF_MIN_TICKS_PER_US..
+ * FX_TICKS_PER_US_MAX). Threads that race to measure first all store values
+ * measured on this CPU; any of them serves.
+ *
+ * The thread's handoff estimate (src/internal/spin.h, "Near and far
+ * handoffs"), _Thread_local:
+ *
+ *   avg_ns    average of the capped load times; > FX_HANDOFF_FAR_NS: far
+ *   calls     contended acquisitions; every FX_HANDOFF_SAMPLE_EVERY-th
+ *             spins timed, whatever the estimate
  */
 #include "internal/spin.h"
 
 #include "internal/annotate.h"
+#include "internal/deadline.h"
+#include "internal/fault.h"
+#include "internal/futex.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -24,8 +36,17 @@
  * that costs nothing still leaves a load) and 1 us at the most. */
 #define FX_SPIN_PER_US_MAX 4096
 #define FX_SPIN_PER_US_MIN 1
+/* A counter faster than 64 GHz is a wrong reading: none is used. */
+#define FX_TICKS_PER_US_MAX 65536
 
 static int32_t spin_per_us;
+static int32_t ticks_per_us;
+
+static _Thread_local struct {
+    int32_t avg_ns;
+    uint32_t calls;
+} handoff;
+_Thread_local uint32_t fxi_handoff_pending;
 
 static int64_t spin_now_ns(void)
 {
@@ -41,7 +62,12 @@ __attribute__((noinline, cold)) static int32_t spin_measure(void)
      * written only with the atomics below. Hidden from them before the first
      * store (the hook does nothing without them). */
     fxi_ann_own_words(&spin_per_us, sizeof spin_per_us);
+    fxi_ann_own_words(&ticks_per_us, sizeof ticks_per_us);
     int64_t best = INT64_MAX;
+    /* The counter's rate, over the whole measurement (tens of microseconds:
+     * the clock's own granularity is far smaller). */
+    int64_t start_ns = spin_now_ns();
+    uint64_t start_ticks = fxi_ticks();
     for (int r = 0; r < FX_SPIN_CAL_RUNS; r++) {
         int64_t t0 = spin_now_ns();
         for (int i = 0; i < FX_SPIN_CAL_ITERS; i++) {
@@ -59,8 +85,16 @@ __attribute__((noinline, cold)) static int32_t spin_measure(void)
         per_us = FX_SPIN_PER_US_MAX;
     if (per_us < FX_SPIN_PER_US_MIN)
         per_us = FX_SPIN_PER_US_MIN;
-    /* Relaxed: a hint read on its own; a thread that still sees 0 measures
-     * again and stores a value as good. */
+    uint64_t ticks = fxi_ticks() - start_ticks;
+    int64_t elapsed = spin_now_ns() - start_ns;
+    int64_t tpu = elapsed > 0 ? (int64_t)(ticks * 1000 / (uint64_t)elapsed) : 0;
+    if (tpu < FX_HANDOFF_MIN_TICKS_PER_US || tpu > FX_TICKS_PER_US_MAX)
+        tpu = 0;
+    /* Relaxed, both: hints read on their own; a thread that still sees 0
+     * measures again and stores values as good. The rate is stored first,
+     * so a thread that sees spin_per_us also sees a measured rate (or
+     * measures again: either serves). */
+    __atomic_store_n(&ticks_per_us, (int32_t)tpu, __ATOMIC_RELAXED);
     __atomic_store_n(&spin_per_us, (int32_t)per_us, __ATOMIC_RELAXED);
     return (int32_t)per_us;
 }
@@ -73,4 +107,47 @@ int fxi_spin_iterations(int32_t ns)
         per_us = spin_measure();
     int64_t n = ((int64_t)ns * per_us + 999) / 1000;
     return n < 1 ? 1 : n > INT_MAX ? INT_MAX : (int)n;
+}
+
+int fxi_handoff_mode(void)
+{
+    uint32_t d = fxi_handoff_pending;
+    if (d != 0) {
+        fxi_handoff_pending = 0;
+        /* Relaxed: a hint; 0 means not measured yet, or no usable counter. */
+        int32_t tpu = __atomic_load_n(&ticks_per_us, __ATOMIC_RELAXED);
+        if (tpu != 0) {
+            uint64_t ns = (uint64_t)d * 1000 / (uint64_t)tpu;
+            if (ns > 2 * FX_HANDOFF_FAR_NS)
+                ns = 2 * FX_HANDOFF_FAR_NS;
+            /* An exponential average, weight 1/16: a few loads do not flip it. */
+            handoff.avg_ns += ((int32_t)ns - handoff.avg_ns) / 16;
+        }
+    }
+    /* Relaxed: as above. */
+    if (++handoff.calls % FX_HANDOFF_SAMPLE_EVERY == 0 &&
+        __atomic_load_n(&ticks_per_us, __ATOMIC_RELAXED) != 0)
+        return FXI_HANDOFF_TIMED;
+    /* Tests force a verdict: a far waiter's poll on any machine. */
+    if (FX_FAULT_VERDICT("spin.handoff_far", handoff.avg_ns > FX_HANDOFF_FAR_NS))
+        return FXI_HANDOFF_POLL;
+    return FXI_HANDOFF_SPIN;
+}
+
+bool fxi_poll_wait(int k, const struct timespec *deadline)
+{
+    if (k >= FX_POLL_LOOKS || fxi_deadline_check(deadline))
+        return false;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    struct timespec until = fxi_ts_add_ns(now, (int64_t)FX_POLL_FIRST_NS << k);
+    if (deadline != NULL && fxi_ts_before(deadline, &until))
+        return false;
+    /* A word of this thread's own, always 0, whose address no other thread
+     * knows: only the timeout (or a signal) ends the sleep, and no wake
+     * meant for a sleeper of the caller's object is ever spent here. */
+    static _Thread_local int32_t nobody;
+    FX_FAULT("spin.poll");
+    (void)fxi_futex_wait_raw(&nobody, 0, &until, FX_BITSET_ANY);
+    return true;
 }

@@ -23,6 +23,8 @@
 #ifndef FX_INTERNAL_FAULT_H
 #define FX_INTERNAL_FAULT_H
 
+#include <stdbool.h>
+
 #ifdef FUTEXSYNC_TESTING
 extern void fxi_fault_point(const char *step) __attribute__((weak));
 
@@ -31,10 +33,16 @@ extern void fxi_fault_point(const char *step) __attribute__((weak));
         if (fxi_fault_point != 0)                                                        \
             fxi_fault_point(step);                                                       \
     } while (0)
+
+/* A decision the library made (a bool) that a test may overwrite: a test that
+ * defines fxi_fault_verdict(step, v) returns v, or the verdict to force. */
+extern bool fxi_fault_verdict(const char *step, bool verdict) __attribute__((weak));
+#define FX_FAULT_VERDICT(step, v) (fxi_fault_verdict != 0 ? fxi_fault_verdict(step, v) : (v))
 #else
 #define FX_FAULT(step)                                                                   \
     do {                                                                                 \
     } while (0)
+#define FX_FAULT_VERDICT(step, v) (v)
 #endif
 
 #endif /* FX_INTERNAL_FAULT_H */

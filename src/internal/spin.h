@@ -4,7 +4,9 @@
 #ifndef FX_INTERNAL_SPIN_H
 #define FX_INTERNAL_SPIN_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 /* Tells the CPU this is a spin-wait loop: saves power, yields the core to a
  * hyper-thread sibling and avoids a memory-order mis-speculation on exit. */
@@ -26,6 +28,85 @@ static inline void fxi_cpu_relax(void)
  * of time on every CPU; one given in time is not. The loop's speed is measured
  * at the first call of the process (tens of microseconds, once) and cached. */
 int fxi_spin_iterations(int32_t ns);
+
+/*
+ * Near and far handoffs. A spinner can time the load that finds the word
+ * released by another CPU: about the time a cache line takes to come over
+ * from that CPU. Near (cores that share a cache: tens of nanoseconds) the
+ * spin pays: the waiter takes the lock while the holder's CPU does the work
+ * between two acquisitions. Far (another socket or core complex, or vCPUs
+ * the host has placed apart: hundreds) every handoff costs more than the
+ * work it lets run in parallel, and a spinner pulls the line away from the
+ * holder's CPU at every look. There the waiter leaves the lock to the CPU
+ * that has it: it looks again only after short sleeps on a word of its own
+ * (fxi_poll_wait), a few times, and then waits as any sleeper does.
+ * docs/design/mutex.md, "Near and far handoffs".
+ *
+ * Each thread keeps its own estimate in _Thread_local memory (no shared
+ * write): an average of its timed loads, each capped at twice
+ * FX_HANDOFF_FAR_NS so that one load the scheduler interrupted cannot decide
+ * alone. Timing is not free, and whatever lies between a spinner's seeing
+ * the release and its CAS delays every handoff; so only every
+ * FX_HANDOFF_SAMPLE_EVERY-th contended acquisition of a thread spins timed
+ * (also when it judges far: that is how the estimate follows the machine
+ * back), the time is only stored then (fxi_handoff_seen), and the arithmetic
+ * waits for the thread's next contended acquisition, out of the critical
+ * section. Where the CPU has no cheap ordered counter (it is read on x86 and
+ * aarch64 only) or the counter is coarser than FX_HANDOFF_MIN_TICKS_PER_US,
+ * nothing is timed: every handoff counts as near, the spin of before. A
+ * fork() child inherits the estimate: a hint.
+ */
+#define FX_HANDOFF_FAR_NS 120
+#define FX_HANDOFF_SAMPLE_EVERY 16u
+#define FX_HANDOFF_MIN_TICKS_PER_US 20
+/* The poll of a far waiter: FX_POLL_LOOKS sleeps, the first FX_POLL_FIRST_NS
+ * long, each next one twice as long. */
+#define FX_POLL_LOOKS 3
+#define FX_POLL_FIRST_NS 10000
+
+/* The CPU's cycle or tick counter, read in program order (the fences keep
+ * the timed instruction between two reads); 0 where none is read (a 32-bit
+ * x86 build without SSE2 may run on a CPU without lfence). */
+static inline uint64_t fxi_ticks(void)
+{
+#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
+    uint32_t lo, hi;
+    __asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi)::"memory");
+    return (uint64_t)hi << 32 | lo;
+#elif defined(__aarch64__)
+    uint64_t t;
+    __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(t)::"memory");
+    return t;
+#else
+    return 0;
+#endif
+}
+
+/* The last timed load of this thread not yet counted, in ticks (0: none). */
+extern _Thread_local uint32_t fxi_handoff_pending;
+
+/* How this contended acquisition waits before it sleeps (after counting the
+ * pending sample): a plain spin, a timed spin (the sample), or a poll (the
+ * thread's handoffs are far). */
+enum { FXI_HANDOFF_SPIN, FXI_HANDOFF_TIMED, FXI_HANDOFF_POLL };
+int fxi_handoff_mode(void);
+
+/* A spin's load, begun at fxi_ticks() == t0, found the word released:
+ * keeps its time for the next fxi_handoff_mode. */
+static inline void fxi_handoff_seen(uint64_t t0)
+{
+    uint64_t d = fxi_ticks() - t0;
+    fxi_handoff_pending = d > UINT32_MAX ? UINT32_MAX : (d == 0 ? 1 : (uint32_t)d);
+}
+
+/* The poll of a far waiter, before its look number k (from 0): sleeps
+ * FX_POLL_FIRST_NS << k on a word of the thread's own, which nothing wakes,
+ * and returns true; returns false at once when the poll is over: k reached
+ * FX_POLL_LOOKS, or the sleep would end past the caller's absolute
+ * CLOCK_MONOTONIC deadline (NULL: none; a bad tv_nsec also ends the poll,
+ * for the caller's wait to report). A signal ends a sleep early and counts as
+ * one. Not a cancellation point. */
+bool fxi_poll_wait(int k, const struct timespec *deadline);
 
 /*
  * An adaptive spin budget: how long a waiter watches for its condition before

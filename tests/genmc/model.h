@@ -38,7 +38,8 @@
  *   one does at its first recheck in private memory.
  *
  * - src/internal/spin.h (the adaptive spin budget, a _Thread_local record,
- *   and the pause instruction): a budget of 0, no state. Spinning only
+ *   the pause instruction, the handoff estimate and the far waiter's poll):
+ *   a budget of 0, always near, no state. Spinning only
  *   delays a sleep and multiplies GenMC's executions; every spin loop of
  *   the library is a relaxed look before an atomic step it would take
  *   anyway.
@@ -116,6 +117,28 @@ static inline int fxi_spin_iterations(int64_t ns)
 {
     (void)ns;
     return 0;
+}
+/* Their handoff estimate: always near, so the spin (of no iterations) runs;
+ * a far waiter's poll makes the same relaxed looks with sleeps between, so it
+ * adds no other order of the word's operations (models/mutex.pml). */
+static inline uint64_t fxi_ticks(void)
+{
+    return 0;
+}
+enum { FXI_HANDOFF_SPIN, FXI_HANDOFF_TIMED, FXI_HANDOFF_POLL };
+static inline int fxi_handoff_mode(void)
+{
+    return FXI_HANDOFF_SPIN;
+}
+static inline void fxi_handoff_seen(uint64_t t0)
+{
+    (void)t0;
+}
+static inline bool fxi_poll_wait(int k, const struct timespec *deadline)
+{
+    (void)k;
+    (void)deadline;
+    return false;
 }
 
 /* fx_rmutex arms a thread-exit handler only when a race detector is there
