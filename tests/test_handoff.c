@@ -126,6 +126,19 @@ static struct waiter *waiter_start(enum op op, bool far, fx_mutex *m, fx_rmutex 
     return w;
 }
 
+/* A far waiter in fx_mutex_timedlock(m, deadline), started. */
+static struct waiter *far_timedlock_start(fx_mutex *m, struct timespec deadline)
+{
+    struct waiter *w = fxt_arena(sizeof *w);
+    w->op = MUTEX_TIMEDLOCK;
+    w->far = true;
+    w->m = m;
+    w->deadline = deadline;
+    w->result = -1;
+    w->thread = fxt_thread(waiter_main, w);
+    return w;
+}
+
 static int waiter_join(struct waiter *w)
 {
     assert_true(fxt_join_timed(w->thread, LIMIT_MS, NULL));
@@ -181,13 +194,8 @@ static void far_mutex_timedlock_keeps_its_deadline(void **state)
     fx_mutex *m = fxt_arena(sizeof *m);
     gate_reset(false);
     assert_int_equal(fx_mutex_lock(m), 0);
-    struct waiter *w = fxt_arena(sizeof *w);
-    w->op = MUTEX_TIMEDLOCK;
-    w->far = true;
-    w->m = m;
-    w->result = -1;
-    w->deadline = fx_deadline_in(2000); /* 2 us: less than one poll sleep */
-    w->thread = fxt_thread(waiter_main, w);
+    /* 2 us: less than one poll sleep. */
+    struct waiter *w = far_timedlock_start(m, fx_deadline_in(2000));
     assert_int_equal(waiter_join(w), ETIMEDOUT);
     assert_int_equal(__atomic_load_n(&polls, __ATOMIC_SEQ_CST), 0);
 
@@ -198,13 +206,7 @@ static void far_mutex_timedlock_keeps_its_deadline(void **state)
     m = fxt_arena(sizeof *m);
     assert_int_equal(fx_mutex_lock(m), 0);
     gate_reset(false);
-    w = fxt_arena(sizeof *w);
-    w->op = MUTEX_TIMEDLOCK;
-    w->far = true;
-    w->m = m;
-    w->result = -1;
-    w->deadline = fx_deadline_in(50 * FX_NSEC_PER_MSEC);
-    w->thread = fxt_thread(waiter_main, w);
+    w = far_timedlock_start(m, fx_deadline_in(50 * FX_NSEC_PER_MSEC));
     assert_int_equal(waiter_join(w), ETIMEDOUT);
     assert_true(w->returned_ns >= fxt_ts_ns(&w->deadline));
     assert_true(__atomic_load_n(&polls, __ATOMIC_SEQ_CST) >= 1);
@@ -218,14 +220,9 @@ static void far_mutex_timedlock_with_bad_tv_nsec_is_einval_without_polling(void 
     fx_mutex *m = fxt_arena(sizeof *m);
     gate_reset(false);
     assert_int_equal(fx_mutex_lock(m), 0);
-    struct waiter *w = fxt_arena(sizeof *w);
-    w->op = MUTEX_TIMEDLOCK;
-    w->far = true;
-    w->m = m;
-    w->result = -1;
-    w->deadline = fx_deadline_in(FX_NSEC_PER_SEC);
-    w->deadline.tv_nsec = 1000000000;
-    w->thread = fxt_thread(waiter_main, w);
+    struct timespec bad = fx_deadline_in(FX_NSEC_PER_SEC);
+    bad.tv_nsec = 1000000000;
+    struct waiter *w = far_timedlock_start(m, bad);
     assert_int_equal(waiter_join(w), EINVAL);
     assert_int_equal(__atomic_load_n(&polls, __ATOMIC_SEQ_CST), 0);
     assert_int_equal(fx_mutex_unlock(m), 0);
