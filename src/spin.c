@@ -18,6 +18,7 @@
  */
 #include "internal/spin.h"
 
+#include "futexsync/time.h"
 #include "internal/annotate.h"
 #include "internal/deadline.h"
 #include "internal/fault.h"
@@ -111,11 +112,11 @@ int fxi_spin_iterations(int32_t ns)
 
 int fxi_handoff_mode(void)
 {
+    /* Relaxed: a hint; 0 means not measured yet, or no usable counter. */
+    int32_t tpu = __atomic_load_n(&ticks_per_us, __ATOMIC_RELAXED);
     uint32_t d = fxi_handoff_pending;
     if (d != 0) {
         fxi_handoff_pending = 0;
-        /* Relaxed: a hint; 0 means not measured yet, or no usable counter. */
-        int32_t tpu = __atomic_load_n(&ticks_per_us, __ATOMIC_RELAXED);
         if (tpu != 0) {
             uint64_t ns = (uint64_t)d * 1000 / (uint64_t)tpu;
             if (ns > 2 * FX_HANDOFF_FAR_NS)
@@ -124,9 +125,7 @@ int fxi_handoff_mode(void)
             handoff.avg_ns += ((int32_t)ns - handoff.avg_ns) / 16;
         }
     }
-    /* Relaxed: as above. */
-    if (++handoff.calls % FX_HANDOFF_SAMPLE_EVERY == 0 &&
-        __atomic_load_n(&ticks_per_us, __ATOMIC_RELAXED) != 0)
+    if (++handoff.calls % FX_HANDOFF_SAMPLE_EVERY == 0 && tpu != 0)
         return FXI_HANDOFF_TIMED;
     /* Tests force a verdict: a far waiter's poll on any machine. */
     if (FX_FAULT_VERDICT("spin.handoff_far", handoff.avg_ns > FX_HANDOFF_FAR_NS))
@@ -138,9 +137,7 @@ bool fxi_poll_wait(int k, const struct timespec *deadline)
 {
     if (k >= FX_POLL_LOOKS || fxi_deadline_check(deadline))
         return false;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    struct timespec until = fxi_ts_add_ns(now, (int64_t)FX_POLL_FIRST_NS << k);
+    struct timespec until = fx_deadline_in((int64_t)FX_POLL_FIRST_NS << k);
     if (deadline != NULL && fxi_ts_before(deadline, &until))
         return false;
     /* A word of this thread's own, always 0, whose address no other thread
