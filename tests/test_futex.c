@@ -576,18 +576,32 @@ FXF_CANCELLED_FRAME void fxi_fault_point(const char *step)
     }
 }
 
+/* voluntary_ctxt_switches from a thread's open status file: its sleeps
+ * (-1 if unreadable). The file may have been opened before /proc became
+ * unreachable. */
+static long sleeps_in(int status_fd)
+{
+    char buf[4096];
+    ssize_t n = pread(status_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *line = strstr(buf, "\nvoluntary_ctxt_switches:");
+    long v = -1;
+    if (line == NULL || sscanf(line, "\nvoluntary_ctxt_switches: %ld", &v) != 1)
+        return -1;
+    return v;
+}
+
 /* Voluntary context switches of thread tid of this process: its sleeps. */
 static long thread_sleeps(pid_t tid)
 {
-    char path[64], line[128];
+    char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    long n = -1;
-    while (fgets(line, sizeof line, f) != NULL)
-        if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
-            break;
-    fclose(f);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    long n = sleeps_in(fd);
+    close(fd);
     assert_true(n >= 0);
     return n;
 }
@@ -596,7 +610,8 @@ struct locker {
     fx_mutex *m;
     pid_t tid;
     int32_t ready;
-    int32_t gate; /* gated_locker_main: 1 lets it lock */
+    bool gated;   /* waits for gate == 1 before it locks */
+    int32_t gate;
     int result;
 };
 
@@ -605,6 +620,10 @@ static void *locker_main(void *p)
     struct locker *l = p;
     l->tid = fxt_gettid();
     fxt_flag_set(&l->ready, 1);
+    if (l->gated && !fxt_flag_wait(&l->gate, 1, ASLEEP_MS)) {
+        l->result = -1;
+        return NULL;
+    }
     l->result = fx_mutex_lock(l->m);
     if (l->result == 0)
         fx_mutex_unlock(l->m);
@@ -654,37 +673,6 @@ static void shared_mutex_waiter_keeps_rechecking(void **state)
     fxt_shared_free(m, sizeof *m);
 }
 
-/* voluntary_ctxt_switches from a thread's status file opened earlier: its
- * sleeps, read where /proc can no longer be opened. */
-static long sleeps_in(int status_fd)
-{
-    char buf[4096];
-    ssize_t n = pread(status_fd, buf, sizeof buf - 1, 0);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    const char *line = strstr(buf, "\nvoluntary_ctxt_switches:");
-    long v = -1;
-    if (line == NULL || sscanf(line, "\nvoluntary_ctxt_switches: %ld", &v) != 1)
-        return -1;
-    return v;
-}
-
-static void *gated_locker_main(void *p)
-{
-    struct locker *l = p;
-    l->tid = fxt_gettid();
-    fxt_flag_set(&l->ready, 1);
-    if (!fxt_flag_wait(&l->gate, 1, ASLEEP_MS)) {
-        l->result = -1;
-        return NULL;
-    }
-    l->result = fx_mutex_lock(l->m);
-    if (l->result == 0)
-        fx_mutex_unlock(l->m);
-    return NULL;
-}
-
 /* The child of private_waiter_without_pagemap_keeps_rechecking: 0, or the
  * number of the check that failed. Everything here is the child's own
  * private memory. */
@@ -695,10 +683,11 @@ static int waiter_without_pagemap(void *arg)
     fx_mutex *m = fxt_arena(sizeof *m);
     struct locker *l = fxt_arena(sizeof *l);
     l->m = m;
+    l->gated = true;
     if (fx_mutex_lock(m) != 0)
         return 1;
     pthread_t t;
-    if (pthread_create(&t, NULL, gated_locker_main, l) != 0)
+    if (pthread_create(&t, NULL, locker_main, l) != 0)
         return 2;
     if (!fxt_flag_wait(&l->ready, 1, ASLEEP_MS))
         return 3;

@@ -54,18 +54,6 @@ static void gate_reset(bool closed)
     __atomic_store_n(&gate_closed, closed, __ATOMIC_RELEASE);
 }
 
-/* Waits until a poller stands at the gate (or has passed it n times). */
-static bool polls_reach(int32_t n)
-{
-    int64_t limit = fxt_now_ns() + (int64_t)LIMIT_MS * FX_NSEC_PER_MSEC;
-    while (__atomic_load_n(&polls, __ATOMIC_SEQ_CST) < n)
-        if (fxt_now_ns() > limit)
-            return false;
-        else
-            sched_yield();
-    return true;
-}
-
 enum op { MUTEX_LOCK, MUTEX_TIMEDLOCK, RMUTEX_LOCK };
 
 struct waiter {
@@ -114,29 +102,21 @@ static void *waiter_main(void *p)
     return NULL;
 }
 
-static struct waiter *waiter_start(enum op op, bool far, fx_mutex *m, fx_rmutex *r)
+/* Starts a waiter (deadline: MUTEX_TIMEDLOCK's, else NULL) and returns once
+ * it runs. */
+static struct waiter *waiter_start(enum op op, bool far, fx_mutex *m, fx_rmutex *r,
+                                   const struct timespec *deadline)
 {
     struct waiter *w = fxt_arena(sizeof *w);
     w->op = op;
     w->far = far;
     w->m = m;
     w->r = r;
+    if (deadline != NULL)
+        w->deadline = *deadline;
     w->result = -1;
     w->thread = fxt_thread(waiter_main, w);
     assert_true(fxt_flag_wait(&w->ready, 1, LIMIT_MS));
-    return w;
-}
-
-/* A far waiter in fx_mutex_timedlock(m, deadline), started. */
-static struct waiter *far_timedlock_start(fx_mutex *m, struct timespec deadline)
-{
-    struct waiter *w = fxt_arena(sizeof *w);
-    w->op = MUTEX_TIMEDLOCK;
-    w->far = true;
-    w->m = m;
-    w->deadline = deadline;
-    w->result = -1;
-    w->thread = fxt_thread(waiter_main, w);
     return w;
 }
 
@@ -146,6 +126,17 @@ static int waiter_join(struct waiter *w)
     return w->result;
 }
 
+/* Locks m, then starts a far waiter on it and returns once the waiter
+ * stands at the gate, before the first sleep of its poll. */
+static struct waiter *poller_at_gate(fx_mutex *m)
+{
+    gate_reset(true);
+    assert_int_equal(fx_mutex_lock(m), 0);
+    struct waiter *w = waiter_start(MUTEX_LOCK, true, m, NULL, NULL);
+    assert_true(fxt_flag_wait(&polls, 1, LIMIT_MS));
+    return w;
+}
+
 /* A far waiter leaves the word LOCKED while it polls, so the holder's
  * unlock makes no wake; its next look finds the lock free and takes it as
  * LOCKED, as a spinner would, not as CONTENDED, as a sleeper must. */
@@ -153,10 +144,7 @@ static void far_mutex_waiter_takes_a_lock_released_without_a_wake(void **state)
 {
     (void)state;
     fx_mutex *m = fxt_arena(sizeof *m);
-    gate_reset(true);
-    assert_int_equal(fx_mutex_lock(m), 0);
-    struct waiter *w = waiter_start(MUTEX_LOCK, true, m, NULL);
-    assert_true(polls_reach(1));
+    struct waiter *w = poller_at_gate(m);
     assert_int_equal(__atomic_load_n(&m->state, __ATOMIC_RELAXED), FX_MUTEX_LOCKED);
     assert_int_equal(fx_mutex_unlock(m), 0);
     fxt_flag_set(&gate_open, 1);
@@ -172,11 +160,8 @@ static void far_mutex_poller_spends_no_wake_of_a_sleeper(void **state)
 {
     (void)state;
     fx_mutex *m = fxt_arena(sizeof *m);
-    gate_reset(true);
-    assert_int_equal(fx_mutex_lock(m), 0);
-    struct waiter *poller = waiter_start(MUTEX_LOCK, true, m, NULL);
-    assert_true(polls_reach(1));
-    struct waiter *sleeper = waiter_start(MUTEX_LOCK, false, m, NULL);
+    struct waiter *poller = poller_at_gate(m);
+    struct waiter *sleeper = waiter_start(MUTEX_LOCK, false, m, NULL, NULL);
     assert_true(fxt_wait_asleep(sleeper->tid, &m->state, LIMIT_MS));
     assert_int_equal(fx_mutex_unlock(m), 0);
     /* The sleeper gets through while the poller still stands at the gate. */
@@ -196,7 +181,8 @@ static void far_mutex_timedlock_keeps_its_deadline(void **state)
     gate_reset(false);
     assert_int_equal(fx_mutex_lock(m), 0);
     /* 2 us: less than one poll sleep. */
-    struct waiter *w = far_timedlock_start(m, fx_deadline_in(2000));
+    struct timespec soon = fx_deadline_in(2000);
+    struct waiter *w = waiter_start(MUTEX_TIMEDLOCK, true, m, NULL, &soon);
     assert_int_equal(waiter_join(w), ETIMEDOUT);
     assert_int_equal(__atomic_load_n(&polls, __ATOMIC_SEQ_CST), 0);
 
@@ -207,7 +193,8 @@ static void far_mutex_timedlock_keeps_its_deadline(void **state)
     m = fxt_arena(sizeof *m);
     assert_int_equal(fx_mutex_lock(m), 0);
     gate_reset(false);
-    w = far_timedlock_start(m, fx_deadline_in(50 * FX_NSEC_PER_MSEC));
+    struct timespec later = fx_deadline_in(50 * FX_NSEC_PER_MSEC);
+    w = waiter_start(MUTEX_TIMEDLOCK, true, m, NULL, &later);
     assert_int_equal(waiter_join(w), ETIMEDOUT);
     assert_true(w->returned_ns >= fxt_ts_ns(&w->deadline));
     assert_true(__atomic_load_n(&polls, __ATOMIC_SEQ_CST) >= 1);
@@ -223,7 +210,7 @@ static void far_mutex_timedlock_with_bad_tv_nsec_is_einval_without_polling(void 
     assert_int_equal(fx_mutex_lock(m), 0);
     struct timespec bad = fx_deadline_in(FX_NSEC_PER_SEC);
     bad.tv_nsec = 1000000000;
-    struct waiter *w = far_timedlock_start(m, bad);
+    struct waiter *w = waiter_start(MUTEX_TIMEDLOCK, true, m, NULL, &bad);
     assert_int_equal(waiter_join(w), EINVAL);
     assert_int_equal(__atomic_load_n(&polls, __ATOMIC_SEQ_CST), 0);
     assert_int_equal(fx_mutex_unlock(m), 0);
@@ -237,10 +224,7 @@ static void far_mutex_poll_under_signal_storm_acquires_on_unlock(void **state)
 {
     (void)state;
     fx_mutex *m = fxt_arena(sizeof *m);
-    gate_reset(true);
-    assert_int_equal(fx_mutex_lock(m), 0);
-    struct waiter *w = waiter_start(MUTEX_LOCK, true, m, NULL);
-    assert_true(polls_reach(1));
+    struct waiter *w = poller_at_gate(m);
     struct fxt_storm *s = fxt_storm_start(w->thread);
     int64_t limit = fxt_now_ns() + (int64_t)LIMIT_MS * FX_NSEC_PER_MSEC;
     while (fxt_signal_count() == 0 && fxt_now_ns() < limit)
@@ -266,8 +250,9 @@ static void far_rmutex_waiter_takes_a_lock_released_without_a_wake(void **state)
     gate_reset(true);
     assert_int_equal(fx_rmutex_lock(r), 0);
     int32_t mine = __atomic_load_n(&r->owner, __ATOMIC_RELAXED);
-    struct waiter *w = waiter_start(RMUTEX_LOCK, true, NULL, r);
-    assert_true(polls_reach(1));
+    struct waiter *w = waiter_start(RMUTEX_LOCK, true, NULL, r, NULL);
+    /* At the gate, before its first sleep. */
+    assert_true(fxt_flag_wait(&polls, 1, LIMIT_MS));
     assert_int_equal(__atomic_load_n(&r->owner, __ATOMIC_RELAXED), mine); /* no W */
     assert_int_equal(fx_rmutex_unlock(r), 0);
     fxt_flag_set(&gate_open, 1);
