@@ -416,7 +416,7 @@ class FX_CAPABILITY("mutex") robust_mutex {
 public:
     using native_handle_type = fx_rmutex *;
 
-    constexpr robust_mutex() noexcept : m_{0, 0} {}
+    constexpr robust_mutex() noexcept : m_{0, 0, {0}, {nullptr}} {}
     robust_mutex(const robust_mutex &) = delete;
     robust_mutex &operator=(const robust_mutex &) = delete;
 

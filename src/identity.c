@@ -8,13 +8,18 @@
 #include "internal/identity.h"
 
 #include "internal/annotate.h"
+#include "internal/robust.h"
 #include "internal/syscall.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -53,67 +58,56 @@ static bool tid_cached;
  * thread of a process stores the same value, and reads only its process's. */
 static uint32_t tid_ns_unwiped;
 
-/* The probe's marker in the epoch while it runs: not a PID (at most 2^22),
- * so no thread's cache matches it (no thread of
- * this process has cached anything before tid_setup returns). */
-#define FX_TID_PROBE_MARK 0x40000000
-
-#if defined(__has_attribute)
-#if __has_attribute(no_sanitize)
-#define FX_TID_NO_SANITIZE __attribute__((no_sanitize("address", "thread")))
-#endif
-#endif
-#ifndef FX_TID_NO_SANITIZE
-#define FX_TID_NO_SANITIZE
-#endif
-
-/* The probe child's whole life: a copy of its parent's memory, one thread,
- * no libc state it may trust. It reads the epoch word (plainly: a sanitizer's
- * runtime may hold locks of threads the child does not have) and leaves by the
- * raw exit_group: no atexit handler, no stdio flush. Exit status 0: the kernel
- * handed the page over zeroed. */
-static FX_TID_NO_SANITIZE __attribute__((noinline, noreturn)) void tid_probe_child(void)
-{
-    int32_t w = *(volatile int32_t *)&fxi_tid_epoch[0];
-    for (;;)
-        syscall(SYS_exit_group, w == 0 ? 0L : 1L);
-}
-
-/* Whether the kernel really wipes the epoch's page at fork, asked of a child
- * after madvise(MADV_WIPEONFORK) accepted the page: an emulator (qemu-user),
- * a sandbox or a seccomp filter may accept the advice and ignore it. The
- * epoch holds FX_TID_PROBE_MARK while a raw clone() without CLONE_VM (a
- * fork: a new address space) whose exit signal is 0 reads it: no SIGCHLD for
- * the program's handler, and no wait() or waitpid(-1) of the program's reaps
- * it (only __WALL or __WCLONE see such a child), so the waitid below does.
- * Raw system calls: no cancellation point, no atfork handler, no file
- * descriptor. Any failure (clone refused by seccomp, EAGAIN under
- * RLIMIT_NPROC, the child reaped by someone else's __WALL wait) answers
- * false: cache nothing. The epoch is 0 again when it returns. */
+/* Whether the kernel marked the epoch's page MADV_WIPEONFORK, asked of the
+ * kernel's own account of the mapping: the VmFlags line of the mapping that
+ * holds the page in /proc/self/smaps shows `wf` only when the kernel set
+ * VM_WIPEONFORK there. An emulator (qemu-user), a sandbox or a kernel that
+ * accepted the advice and ignored it shows no `wf` (or no such mapping, or
+ * no /proc): false, cache nothing. Raw system calls: no cancellation point,
+ * no stdio; the file is read only up to that mapping (the kernel makes each
+ * mapping's record when it is read). */
 static bool tid_wipe_proven(void)
 {
-    __atomic_store_n(&fxi_tid_epoch[0], FX_TID_PROBE_MARK, __ATOMIC_RELAXED);
-    /* flags 0: exit signal 0, nothing shared; no new stack (the child runs on
-     * its copy of ours). The argument order of clone differs between
-     * architectures only in the arguments left 0 here. */
-    long pid = fxi_syscall(SYS_clone, 0L, 0L, 0L, 0L, 0L, 0L);
-    if (pid == 0)
-        tid_probe_child();
-    bool wiped = false;
-    if (pid > 0) {
-        siginfo_t info;
-        long r;
-        do {
-            info.si_pid = 0;
-            r = fxi_syscall(SYS_waitid, (long)P_PID, pid, (long)&info, (long)(WEXITED | __WALL),
-                            0L, 0L);
-        } while (r == -EINTR);
-        wiped = r == 0 && info.si_pid == (pid_t)pid && info.si_code == CLD_EXITED &&
-                info.si_status == 0;
+    long fd = fxi_syscall(SYS_openat, (long)AT_FDCWD, (long)"/proc/self/smaps",
+                          (long)(O_RDONLY | O_CLOEXEC), 0L, 0L, 0L);
+    if (fxi_syscall_failed(fd))
+        return false;
+    const uintptr_t page = (uintptr_t)fxi_tid_epoch;
+    char buf[4096];
+    size_t have = 0;
+    bool inside = false, wiped = false, done = false;
+    while (!done) {
+        long n = fxi_syscall(SYS_read, fd, (long)(buf + have), (long)(sizeof buf - 1 - have), 0L,
+                             0L, 0L);
+        if (n == -EINTR)
+            continue;
+        if (fxi_syscall_failed(n) || n == 0)
+            break;
+        have += (size_t)n;
+        buf[have] = '\0';
+        char *line = buf, *nl;
+        while (!done && (nl = strchr(line, '\n')) != NULL) {
+            *nl = '\0';
+            char *end;
+            uintptr_t lo = (uintptr_t)strtoull(line, &end, 16);
+            if (*end == '-' && end != line) {
+                /* A mapping's first line: "lo-hi perms ...". */
+                uintptr_t hi = (uintptr_t)strtoull(end + 1, NULL, 16);
+                if (inside || lo > page)
+                    done = true; /* past the page: its record had no VmFlags */
+                inside = lo <= page && page < hi;
+            } else if (inside && strncmp(line, "VmFlags:", 8) == 0) {
+                wiped = strstr(line + 8, " wf") != NULL;
+                done = true;
+            }
+            line = nl + 1;
+        }
+        have -= (size_t)(line - buf);
+        memmove(buf, line, have);
+        if (have == sizeof buf - 1)
+            have = 0; /* a line longer than the buffer: no line we look for */
     }
-    /* Relaxed: no thread reads the epoch for anything but its own cache, and
-     * none has one in this process yet (pthread_once holds them back). */
-    __atomic_store_n(&fxi_tid_epoch[0], 0, __ATOMIC_RELAXED);
+    fxi_syscall(SYS_close, fd, 0L, 0L, 0L, 0L, 0L);
     return wiped;
 }
 
@@ -137,8 +131,8 @@ static void tid_setup(void)
      * library's own word, ordered as the comments say. Once per process:
      * the hook looks at the probe itself. */
     fxi_ann_own_words(fxi_tid_epoch, 2 * sizeof fxi_tid_epoch[0]); /* + namespace */
-    /* Accepted is not done: trust the page only once a fork child saw it
-     * zeroed. Otherwise nothing is cached, as where madvise fails. */
+    /* Accepted is not done: trust the page only once the kernel shows it
+     * marked. Otherwise nothing is cached, as where madvise fails. */
     tid_wiped = tid_wipe_proven();
     tid_cached = tid_wiped && !fxi_ann_detected();
 }
@@ -212,43 +206,77 @@ static uint32_t tid_ns_bits_unwiped(pid_t pid)
     return (v & 3u) == 1 ? 0 : FXI_ID_LOCALNS;
 }
 
+/* The namespace bits of the calling process (above), by whichever store
+ * this process can trust. */
+static uint32_t tid_process_ns(void)
+{
+    pthread_once(&tid_once, tid_setup);
+    int saved = errno;
+    uint32_t bits = tid_wiped ? tid_ns_bits() : tid_ns_bits_unwiped(getpid());
+    errno = saved;
+    return bits;
+}
+
+/* The robust list of the calling thread (TID t) when fx_rmutex may join it:
+ * asked of the kernel once per thread and TID (a fork child's thread has
+ * another TID, and glibc registers its list anew there). ENOSYS (qemu-user,
+ * a seccomp filter), no head (a thread made by a raw clone()) or another
+ * futex_offset: NULL, and the thread's words say PROBED. */
+static struct robust_list_head *tid_robust_list(uint32_t t)
+{
+    if (fxi_self.rl_tid == t)
+        return fxi_self.rl;
+    struct robust_list_head *head = NULL;
+    size_t len = 0;
+    long r = fxi_syscall(SYS_get_robust_list, 0L, (long)&head, (long)&len, 0L, 0L, 0L);
+    if (fxi_syscall_failed(r) || len != sizeof *head || !fxi_rl_usable(head))
+        head = NULL;
+    fxi_self.rl = head;
+    fxi_self.rl_tid = t;
+    return head;
+}
+
 uint32_t fxi_tid_slow(void)
 {
     int saved = errno;
     pthread_once(&tid_once, tid_setup);
-    pid_t t = (pid_t)syscall(SYS_gettid);
-    pid_t pid = getpid();
+    uint32_t t = (uint32_t)syscall(SYS_gettid);
     errno = saved;
-    if (!tid_cached) {
-        /* Nothing cached: the namespace is learned once per PID (in the
-         * wiped page when there is one). */
-        uint32_t bits = tid_wiped ? tid_ns_bits() : tid_ns_bits_unwiped(pid);
-        errno = saved;
-        return (uint32_t)t | bits;
-    }
-    uint32_t id = (uint32_t)t | tid_ns_bits();
+    /* A thread whose death the kernel reports is named by its TID alone
+     * (the kernel compares the word's low 30 bits with it); any other
+     * carries PROBED, and LOCALNS unless its process proved it runs in the
+     * initial PID namespace. */
+    uint32_t id = tid_robust_list(t) != NULL ? t : t | FXI_ID_PROBED | tid_process_ns();
+    if (!tid_cached)
+        return id; /* nothing cached: every call asks */
     /* The epoch is this process's PID. In a fork child the kernel hands the
      * page over zeroed, so no cache copied from the parent (whose PID it
      * holds) is trusted, before or after the child's first thread stores the
      * child's PID here. Relaxed: every thread of a process stores the same
      * value; it guards only each thread's own cache. */
-    uint32_t epoch = (uint32_t)pid;
+    uint32_t epoch = (uint32_t)getpid();
+    errno = saved;
     /* The records are emptied for id first: once the cache is good,
      * fx_rmutex's fast paths trust the record of held rmutexes. */
     fxi_held_reset(id);
-    fxi_self.once.tid = id;
+    fxi_self.once.tid = 0; /* no identity: the record of initialisers is empty */
     fxi_self.once.n = 0;
     fxi_self.cache = (uint64_t)epoch << 32 | id;
     __atomic_store_n(&fxi_tid_epoch[0], (int32_t)epoch, __ATOMIC_RELAXED);
     return id;
 }
 
-int fxi_id_probe(uint32_t owner, uint32_t self)
+uint32_t fxi_once_id(void)
+{
+    return (fxi_id() & FXI_ID_TID_MASK) | tid_process_ns();
+}
+
+int fxi_id_probe(uint32_t owner)
 {
     /* ESRCH means "no such task in the caller's PID namespace": trusted only
      * when both the owner and the caller proved they run in the initial one,
      * where the number names the same task for both. */
-    if ((owner | self) & FXI_ID_LOCALNS)
+    if ((owner & FXI_ID_LOCALNS) || tid_process_ns() != 0)
         return FXI_TID_UNKNOWN;
     return fxi_tid_probe((pid_t)(owner & FXI_ID_TID_MASK));
 }

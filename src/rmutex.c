@@ -2,26 +2,31 @@
  * src/rmutex.c - the re-entrant, owner-tracked mutex with owner-death recovery.
  *
  * The owner word (the design; keep it true). T is a thread's identity: its
- * TID in 1..TID_MAX (PID_MAX_LIMIT - 1 = 2^22 - 1), | L (bit 28) unless its
- * process proved it runs in the initial PID namespace; S the calling
- * thread's identity, W bit 31.
+ * TID in 1..TID_MAX (PID_MAX_LIMIT - 1 = 2^22 - 1) alone when the kernel
+ * reports its death (its robust list carries the mutex: src/internal/robust.h),
+ * else TID | P (bit 27) | L (bit 28) unless its process proved it runs in the
+ * initial PID namespace; S the calling thread's identity, W bit 31, D bit 30.
  *
  *   value        name       meaning
  *   0            FREE       free
  *   T            HELD       owned by T; nobody sleeps in the kernel
  *   T|W          HELD+W     owned by T; threads may sleep on the word
- *   0x40000000   ORPHANED   free; the owner died and fx_rmutex_recover released
- *                           it: the next acquirer gets EOWNERDEAD
+ *   D, D|W       ORPHANED   free; the owner died (the kernel's robust-list
+ *                           walk, or fx_rmutex_recover): the next acquirer
+ *                           gets EOWNERDEAD; W kept as it was
  *   0x20000000   NOTREC     not recoverable: every acquire -> ENOTRECOVERABLE
  *   other        -          never written -> EINVAL from every operation
- *                           (L without a TID, any bit of 22..27)
+ *                           (L without P, P or L without a TID, bits 22..26)
  *
  * The depth slot is read and written only by the owner: count (1..DEPTH_MAX)
  * | INC (bit 30, "inconsistent": acquired with EOWNERDEAD, not yet
- * consistent()). While the word is not HELD the slot means nothing (a former
- * owner's last depth, 1 after a plain unlock, 0 after zero-fill): every
+ * consistent()). While the word is not HELD the slot means nothing; every
  * acquisition overwrites it. An owner that finds another value in it
  * (no count, or an unknown bit) gets EINVAL from re-entry, unlock, consistent.
+ * The link slots are the owner's robust-list entry: linked after the CAS
+ * that makes the word name S, unlinked before the CAS that releases it, each
+ * CAS under list_op_pending (robust.h); while it sleeps, an acquirer leaves
+ * list_op_pending on m, so that its death passes a consumed wake on.
  *
  *   transition            by                               system call
  *   0 -> S                lock fast path / non-sleeper      none
@@ -30,14 +35,16 @@
  *   S -> 0                final unlock                      none
  *   S|W -> 0              final unlock                      FUTEX_WAKE(1)
  *   S(|W) -> NOTREC       final unlock while INC            FUTEX_WAKE(all), always
+ *   T(|W) -> D(|W)        the kernel, at T's exit or exec   FUTEX_WAKE(1) if W
+ *                         (T without P)
+ *   T(|W) -> D            fx_rmutex_recover(T)              FUTEX_WAKE(1) if W
  *   T(|W) -> S(|W)        an acquirer that found T dead     none (W kept: the
- *                         (CAS from that exact value), or   sleepers now wait for S)
- *                         found T == S without a record
- *                         of having acquired m (its record);
- *                         neither when T or S has L: the
- *                         probe then answers "unknown"
- *   T(|W) -> ORPHANED     fx_rmutex_recover(T)              FUTEX_WAKE(1) if W
- *   ORPHANED -> S(|W)     next acquirer: EOWNERDEAD         none
+ *                         (T with P, CAS from that exact    sleepers now wait for S)
+ *                         value), or found T == S (with P)
+ *                         without a record of having
+ *                         acquired m; never when T or the
+ *                         caller's process has L
+ *   D(|W) -> S(|W)        next acquirer: EOWNERDEAD         none (W kept)
  *   depth := 1            acquisition of FREE (after the CAS)
  *   depth := 1|INC        acquisition with EOWNERDEAD (after the CAS)
  *   depth d -> d+1        re-entry by the owner (EAGAIN at DEPTH_MAX)
@@ -46,13 +53,16 @@
  *
  * Invariant (checked by models/rmutex.pml): while threads sleep on the word,
  * W is set in it, or a woken thread is on its way back and is responsible for
- * them (it acquires with W kept, or re-marks W before it sleeps or times out);
- * NOTREC wakes everyone, W or not, since a woken thread leaves with
- * ENOTRECOVERABLE without passing the duty on. Every sleep is bounded
- * (FIRST_CHECK after first seeing T, then RECHECK, LONG_RECHECK once T has
- * been watched for LONG_AFTER) and ends in a liveness check of T. A verdict
- * "T is dead" serves only the one CAS from the exact value it was made for;
- * a word naming S is the caller's only together with its record (identity.h).
+ * them (it acquires with W kept, or re-marks W before it sleeps or times out;
+ * the kernel passes the duty on when that thread dies on its way, through its
+ * list_op_pending); NOTREC wakes everyone, W or not, since a woken thread
+ * leaves with ENOTRECOVERABLE without passing the duty on. A sleep on a word
+ * naming T without P is untimed (the kernel will report T's death); one on T
+ * with P is bounded (FIRST_CHECK after first seeing T, then RECHECK,
+ * LONG_RECHECK once T has been watched for LONG_AFTER) and ends in a liveness
+ * check of T. A verdict "T is dead" serves only the one CAS from the exact
+ * value it was made for; a word naming S is the caller's only together with
+ * its record (identity.h).
  *
  * The fast paths, the sleepers' argument, owner-death detection, the caller's
  * identity, the spin policy, the memory orders and the race-detector hooks:
@@ -73,6 +83,7 @@
 #include "internal/rmutex.h"
 #include "internal/spin.h"
 #include "internal/identity.h"
+#include "internal/robust.h"
 
 /* The owner word, as uint32_t (bit operations on the sign bit). */
 #define WAITERS  0x80000000u
@@ -80,8 +91,13 @@
 #define ORPHANED ((uint32_t)FX_RMUTEX_ORPHANED)
 #define NOTREC   ((uint32_t)FX_RMUTEX_NOTRECOVERABLE)
 #define LOCALNS  ((uint32_t)FX_RMUTEX_LOCALNS)
-_Static_assert(LOCALNS == FXI_ID_LOCALNS && TID_MAX == FXI_ID_TID_MASK,
+#define PROBED   ((uint32_t)FX_RMUTEX_PROBED)
+_Static_assert(LOCALNS == FXI_ID_LOCALNS && PROBED == FXI_ID_PROBED &&
+                   TID_MAX == FXI_ID_TID_MASK,
                "the owner word holds the identity word of src/internal/identity.h");
+_Static_assert(ORPHANED == FUTEX_OWNER_DIED && WAITERS == FUTEX_WAITERS &&
+                   TID_MAX < FUTEX_TID_MASK,
+               "the kernel's robust-list walk marks the owner word");
 
 /* The depth slot. */
 #define DEPTH_MASK ((int32_t)FX_RMUTEX_DEPTH_MASK)
@@ -101,13 +117,37 @@ _Static_assert(LOCALNS == FXI_ID_LOCALNS && TID_MAX == FXI_ID_TID_MASK,
 /* The owner TID of a HELD or HELD+W value, 0 for any other value. */
 static inline uint32_t rmutex_held_tid(uint32_t v)
 {
-    uint32_t t = v & ~(WAITERS | LOCALNS);
+    uint32_t t = v & ~(WAITERS | LOCALNS | PROBED);
+    if ((v & (LOCALNS | PROBED)) == LOCALNS)
+        return 0; /* L without P */
     return t - 1u < TID_MAX ? t : 0;
 }
 
 static inline bool rmutex_valid(uint32_t v)
 {
-    return v == 0 || v == ORPHANED || v == NOTREC || rmutex_held_tid(v) != 0;
+    return v == 0 || (v & ~WAITERS) == ORPHANED || v == NOTREC || rmutex_held_tid(v) != 0;
+}
+
+/* The robust list an acquisition or release by self uses: the thread's,
+ * when its identity says the kernel reports its death (src/identity.c
+ * learned both together), else none. */
+static inline struct robust_list_head *rmutex_list(uint32_t self)
+{
+    return (self & PROBED) ? NULL : fxi_self.rl;
+}
+
+/* Puts m in list_op_pending, or takes it out (e NULL), when self has a list. */
+static inline void rmutex_pending(uint32_t self, struct robust_list *e)
+{
+    struct robust_list_head *h = rmutex_list(self);
+    if (h != NULL)
+        fxi_rl_pending(h, e);
+}
+
+/* A NULL m, or one not aligned as its type (the link slots are pointers). */
+static inline bool rmutex_bad(const fx_rmutex *m)
+{
+    return m == NULL || ((uintptr_t)m & (_Alignof(fx_rmutex) - 1)) != 0;
 }
 
 /* A depth slot the owner may hold: count 1..DEPTH_MAX, INC the only flag. */
@@ -194,6 +234,12 @@ static inline __attribute__((always_inline)) int
 rmutex_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t depth, int on,
                 bool trusted)
 {
+    struct robust_list_head *h = rmutex_list(self);
+    if (h != NULL) {
+        if (r == 0 || r == EOWNERDEAD)
+            fxi_rl_link(h, m); /* the word names self: the kernel may now mark it */
+        fxi_rl_pending(h, NULL);
+    }
     if (r == 0 || r == EOWNERDEAD) {
         if (on) {
             fxi_ann_post_lock(m, FX_ANN_RECURSIVE | try_flag, 0);
@@ -213,13 +259,14 @@ rmutex_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t d
 
 /* Release ------------------------------------------------------------------- */
 
-/* Gives up ownership of the word (S or S|W) for `to` (FREE or NOTREC) and wakes
- * the sleepers that need it. Returns 0, or EPERM if the word no longer names the caller (someone called
+/* Gives up ownership of the word (S or S|W, expected to be `v`) for `to`
+ * (FREE or NOTREC) and wakes the sleepers that need it. m is no longer in
+ * self's robust list (the caller's list_op_pending covers it). Returns 0, or
+ * EPERM if the word no longer names the caller (someone called
  * fx_rmutex_recover on a live owner: nothing is released then). */
-static int rmutex_release(fx_rmutex *m, uint32_t self, uint32_t to)
+static int rmutex_release_word(fx_rmutex *m, uint32_t self, uint32_t v, uint32_t to)
 {
     /* @step rmutex.release.cas */
-    uint32_t v = self;
     /* Release: the critical section's writes happen-before the next owner's
      * acquiring CAS. On failure v is reloaded (relaxed: only
      * the W bit can have changed while we own the word). */
@@ -247,6 +294,20 @@ static int rmutex_release(fx_rmutex *m, uint32_t self, uint32_t to)
     return 0;
 }
 
+/* The final release by self: out of its robust list, then the word. */
+static int rmutex_release(fx_rmutex *m, uint32_t self, uint32_t to)
+{
+    struct robust_list_head *h = rmutex_list(self);
+    if (h != NULL) {
+        fxi_rl_pending(h, fxi_rl_entry(m));
+        fxi_rl_unlink(h, m);
+    }
+    int r = rmutex_release_word(m, self, self, to);
+    if (h != NULL)
+        fxi_rl_pending(h, NULL);
+    return r;
+}
+
 /* Acquisition --------------------------------------------------------------- */
 
 /* Re-entry by the owner. */
@@ -263,7 +324,8 @@ static int rmutex_reenter(fx_rmutex *m)
 }
 
 /* Thread-local memo of the last liveness check made by a non-waiting attempt,
- * so that a trylock loop on a live owner reads /proc at most once per RECHECK. */
+ * so that a trylock loop on a live PROBED owner probes it at most once per
+ * RECHECK. */
 static _Thread_local struct {
     const fx_rmutex *m;
     uint32_t tid;
@@ -272,12 +334,12 @@ static _Thread_local struct {
 
 /* Whether the owner t (an identity word) of m is dead, for a non-waiting
  * attempt by self. */
-static bool rmutex_dead_now(const fx_rmutex *m, uint32_t t, uint32_t self)
+static bool rmutex_dead_now(const fx_rmutex *m, uint32_t t)
 {
     int64_t now = rmutex_now();
     if (rmutex_memo.m == m && rmutex_memo.tid == t && now < rmutex_memo.until)
         return false;
-    if (fxi_id_probe(t, self) == FXI_TID_DEAD)
+    if (fxi_id_probe(t) == FXI_TID_DEAD)
         return true;
     rmutex_memo.m = m;
     rmutex_memo.tid = t;
@@ -305,11 +367,12 @@ static int rmutex_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
     for (;;) {
         uint32_t keep = w->slept ? WAITERS : 0;
         /* @step rmutex.step.take */
-        if (v == 0 || v == ORPHANED) {
+        if (v == 0 || (v & ~WAITERS) == ORPHANED) {
             /* Acquire: see the previous owner's writes. A thread that has
-             * slept keeps W: sleepers it cannot see may remain (mutex3). */
-            if (__atomic_compare_exchange_n(rmutex_word(m), &v, self | keep, false,
-                                            __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+             * slept keeps W: sleepers it cannot see may remain (mutex3); so
+             * does ORPHANED's W, which the kernel left for the sleepers. */
+            if (__atomic_compare_exchange_n(rmutex_word(m), &v, self | (v & WAITERS) | keep,
+                                            false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
                 return v == 0 ? 0 : EOWNERDEAD;
             continue; /* v reloaded */
         }
@@ -324,7 +387,15 @@ static int rmutex_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
          * CAS from v that follows; a lost CAS drops it. */
         bool dead;
         /* @step rmutex.step.check_now */
-        if (t == self && !(self & LOCALNS)) {
+        if (!(t & PROBED)) {
+            /* The kernel reports this owner's death (it marks the word
+             * ORPHANED and wakes a sleeper): no verdict of ours, even when
+             * t is our own TID, which a thread of another PID namespace may
+             * have too. */
+            dead = false;
+            w->seen = (int32_t)t;
+            w->check_at = INT64_MAX;
+        } else if (t == self && !(self & LOCALNS)) {
             /* Our own TID, and the caller found no acquisition of m in our
              * record: the thread that had this TID before us held m and is
              * gone (no two live threads share a TID) -- when our TID names
@@ -336,9 +407,9 @@ static int rmutex_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
             /* The take-over CAS for t was just lost (W set, or a new value
              * naming t again: the TID may have been reused by a new owner):
              * judge the value read now, at once. */
-            dead = fxi_id_probe(t, self) == FXI_TID_DEAD;
+            dead = fxi_id_probe(t) == FXI_TID_DEAD;
         } else if (nowait) {
-            dead = rmutex_dead_now(m, t, self);
+            dead = rmutex_dead_now(m, t);
         } else {
             dead = false;
             /* @step rmutex.step.now */
@@ -350,7 +421,7 @@ static int rmutex_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
                 w->check_at = now + FIRST_CHECK_NS;
             /* @step rmutex.step.check_due */
             } else if (now >= w->check_at) {
-                dead = fxi_id_probe(t, self) == FXI_TID_DEAD;
+                dead = fxi_id_probe(t) == FXI_TID_DEAD;
                 /* A waiter that has watched the same live owner for long
                  * checks less often, on the recheck grid (internal/futex.h):
                  * many idle waiters cost little. */
@@ -410,12 +481,16 @@ static int rmutex_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
         if (r != EBUSY)
             return r;
         /* @step rmutex.wait.sleep */
-        /* Sleep no longer than the owner's liveness re-check, nor past the
-         * caller's deadline. */
+        /* Sleep no longer than the owner's liveness re-check (none when the
+         * kernel reports its death), nor past the caller's deadline. */
         struct timespec until = fxi_ns_ts(w->check_at);
-        bool caller_deadline = deadline != NULL && !fxi_ts_before(&until, deadline);
-        r = fxi_futex_wait_raw(&m->owner, (int32_t)sleep_on, caller_deadline ? deadline : &until,
-                              FX_BITSET_ANY);
+        bool caller_deadline =
+            deadline != NULL && (w->check_at == INT64_MAX || !fxi_ts_before(&until, deadline));
+        r = fxi_futex_wait_raw(&m->owner, (int32_t)sleep_on,
+                               caller_deadline           ? deadline
+                               : w->check_at == INT64_MAX ? NULL
+                                                          : &until,
+                               FX_BITSET_ANY);
         /* @step rmutex.wait.timed_out */
         if (r == ETIMEDOUT && caller_deadline) {
             /* Not woken (a wake makes the wait return 0), so no wake is lost
@@ -468,11 +543,15 @@ __attribute__((noinline, cold)) static int rmutex_lock_contended(fx_rmutex *m, u
 
 int fx_rmutex_init(fx_rmutex *m)
 {
-    if (fxi_bad_slot(m))
+    if (rmutex_bad(m))
         return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&m->owner, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&m->depth, 0, __ATOMIC_RELAXED);
+    for (int i = 0; i < FX_RMUTEX_RESERVED; i++)
+        m->reserved[i] = 0;
+    for (int i = 0; i < FX_RMUTEX_LINKS; i++)
+        m->link[i] = NULL;
     return 0;
 }
 
@@ -490,6 +569,7 @@ __attribute__((noinline)) static int rmutex_lock_busy(fx_rmutex *m, uint32_t sel
          * the acquisition, so the CAS's view of it means we own the mutex.
          * (Our TID without a record: its former thread died holding m; the
          * step takes it over.) */
+        rmutex_pending(self, NULL);
         if (fxi_ann_on())
             fxi_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
         return rmutex_reenter(m);
@@ -512,7 +592,7 @@ static inline __attribute__((always_inline)) int
 rmutex_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait,
             uint32_t self, int on)
 {
-    if (fxi_bad_slot(m))
+    if (rmutex_bad(m))
         return EINVAL;
     /* A re-entry, probably, when m is the record's first entry: the word
      * confirms it (relaxed: only we write our TID there; coherence shows us
@@ -528,6 +608,9 @@ rmutex_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bo
     if (on)
         fxi_ann_pre_lock(m, FX_ANN_RECURSIVE | try_flag);
     uint32_t v = 0;
+    /* A death from here until the entry is linked (or the attempt ends) is
+     * told by list_op_pending; it stays set while the slow path sleeps. */
+    rmutex_pending(self, fxi_rl_entry(m));
     /* Fast path, acquire on success: pairs with the release of the unlock.
      * The CAS comes first, with no load before it: a plain load of a word
      * that a locked instruction has just written costs more than the CAS
@@ -625,7 +708,7 @@ __attribute__((noinline)) static int rmutex_unlock_slow(fx_rmutex *m, uint32_t s
 
 int fx_rmutex_unlock(fx_rmutex *m)
 {
-    if (fxi_bad_slot(m))
+    if (rmutex_bad(m))
         return EINVAL;
     uint32_t self;
     /* Under a race detector (no cache is kept: fxi_tid_plain says no) every
@@ -647,13 +730,28 @@ int fx_rmutex_unlock(fx_rmutex *m)
         if (__builtin_expect(fxi_self.held.first == m &&
                                  __atomic_load_n(&m->depth, __ATOMIC_RELAXED) == 1,
                              1)) {
-            uint32_t v = self;
-            if (__builtin_expect(__atomic_compare_exchange_n(rmutex_word(m), &v, 0, false,
-                                                             __ATOMIC_RELEASE, __ATOMIC_RELAXED),
-                                 1)) {
-                fxi_self.held.first = NULL; /* forget the acquisition */
-                return 0;
+            /* Out of the robust list before the word is released (its next
+             * owner may free m at once), under list_op_pending. */
+            struct robust_list_head *h = rmutex_list(self);
+            if (h != NULL) {
+                fxi_rl_pending(h, fxi_rl_entry(m));
+                fxi_rl_unlink(h, m);
             }
+            uint32_t v = self;
+            int r = 0;
+            if (!__builtin_expect(__atomic_compare_exchange_n(rmutex_word(m), &v, 0, false,
+                                                              __ATOMIC_RELEASE, __ATOMIC_RELAXED),
+                                  1)) {
+                /* W set (wake a sleeper), or not ours any more (recovered
+                 * by force: EPERM), or a value never written (EINVAL). */
+                r = (v & ~WAITERS) == self ? rmutex_release_word(m, self, v, 0)
+                    : rmutex_valid(v)      ? EPERM
+                                           : EINVAL;
+            }
+            if (h != NULL)
+                fxi_rl_pending(h, NULL);
+            fxi_self.held.first = NULL; /* forget the acquisition */
+            return r;
         }
     }
     return rmutex_unlock_slow(m, self);
@@ -661,7 +759,7 @@ int fx_rmutex_unlock(fx_rmutex *m)
 
 int fx_rmutex_consistent(fx_rmutex *m)
 {
-    if (fxi_bad_slot(m))
+    if (rmutex_bad(m))
         return EINVAL;
     int32_t d;
     int r = rmutex_owned(m, fxi_id(), &d);
@@ -677,7 +775,7 @@ int fx_rmutex_consistent(fx_rmutex *m)
 
 int fx_rmutex_recover(fx_rmutex *m, pid_t dead_tid)
 {
-    if (fxi_bad_slot(m))
+    if (rmutex_bad(m))
         return EINVAL;
     /* Relaxed: a guess for the CAS, which synchronizes. */
     /* @step rmutex.recover.load */
@@ -706,7 +804,7 @@ int fx_rmutex_recover(fx_rmutex *m, pid_t dead_tid)
 
 pid_t fx_rmutex_owner(const fx_rmutex *m)
 {
-    if (fxi_bad_slot(m))
+    if (rmutex_bad(m))
         return -EINVAL;
     /* Relaxed: a snapshot; it orders nothing. */
     uint32_t v = (uint32_t)__atomic_load_n(&m->owner, __ATOMIC_RELAXED);
@@ -729,7 +827,7 @@ void fxi_rmutex_waiter_init(struct fxi_rmutex_waiter *w, int32_t depth)
 int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t **word,
                            int32_t *sleep_on, struct timespec *recheck_at)
 {
-    if (fxi_bad_slot(m) || w == NULL || w->depth < 0 || w->depth > DEPTH_MAX)
+    if (rmutex_bad(m) || w == NULL || w->depth < 0 || w->depth > DEPTH_MAX)
         return EINVAL;
     uint32_t self = fxi_id();
     /* Relaxed: picks the path, as in rmutex_lock. */
@@ -740,9 +838,13 @@ int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t *
     if (ann)
         fxi_ann_pre_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY);
     uint32_t on = 0;
+    rmutex_pending(self, fxi_rl_entry(m));
     int r = rmutex_acquired(m, self, FX_ANN_TRY, rmutex_step(m, self, w, false, &on),
                             w->depth > 0 ? w->depth : 1, ann, false);
     if (r == EBUSY) {
+        /* The caller sleeps on the word next: its death passes a consumed
+         * wake on (until its next step, or fxi_rmutex_abandon_wait). */
+        rmutex_pending(self, fxi_rl_entry(m));
         *word = &m->owner;
         *sleep_on = (int32_t)on;
         /* Field by field: a struct stored through a pointer is a memcpy
@@ -756,8 +858,11 @@ int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t *
 
 void fxi_rmutex_abandon_wait(fx_rmutex *m)
 {
-    if (fxi_bad_slot(m))
+    if (rmutex_bad(m))
         return;
+    struct robust_list_head *h = rmutex_list(fxi_id());
+    if (h != NULL && h->list_op_pending == fxi_rl_entry(m))
+        fxi_rl_pending(h, NULL);
     /* The wake we may have consumed was meant to make someone take the mutex
      * (after an unlock or a recover) or re-mark W; hand it on. */
     /* @step rmutex.abandon_wait.wake */
@@ -766,7 +871,7 @@ void fxi_rmutex_abandon_wait(fx_rmutex *m)
 
 int fxi_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
 {
-    if (fxi_bad_slot(m) || saved_depth == NULL)
+    if (rmutex_bad(m) || saved_depth == NULL)
         return EINVAL;
     uint32_t self = fxi_id();
     int32_t d;
@@ -781,7 +886,7 @@ int fxi_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
 
 int fxi_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
 {
-    if (fxi_bad_slot(m) || saved_depth < 1 || saved_depth > DEPTH_MAX)
+    if (rmutex_bad(m) || saved_depth < 1 || saved_depth > DEPTH_MAX)
         return EINVAL;
     uint32_t self = fxi_id();
     /* Relaxed: picks the path, as in rmutex_lock. */
@@ -796,5 +901,6 @@ int fxi_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
     /* As a thread that may have slept on the word (a condition variable may
      * have requeued it there): acquire with W kept. */
     w.slept = 1;
+    rmutex_pending(self, fxi_rl_entry(m));
     return rmutex_acquired(m, self, 0, rmutex_wait(m, self, &w, NULL), saved_depth, on, false);
 }

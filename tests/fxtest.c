@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <futexsync/rmutex.h>
+
 #include "fxfault.h" /* FXF_CANCELLED_FRAME */
 
 #ifndef SYS_futex_waitv
@@ -296,6 +298,16 @@ int fxt_run_without_futex(const void *addr, size_t len, int (*fn)(void *), void 
 
 /* 0 once probed: process_vm_readv works; else its errno (-1 not probed). */
 static int fxt_vm_readv_errno = -1;
+
+bool fxt_rmutex_robust(void)
+{
+    fx_rmutex m = FX_RMUTEX_INIT;
+    if (fx_rmutex_trylock(&m) != 0)
+        return false;
+    bool robust = !(m.owner & FX_RMUTEX_PROBED);
+    fx_rmutex_unlock(&m);
+    return robust;
+}
 
 bool fxt_zombies_look_dead(void)
 {

@@ -118,6 +118,12 @@ int fxt_refuse_syscall(long nr, int err, unsigned flags);
  * process. fxt_require_zombies_look_dead() skips the calling test, with a
  * message, where they look alive (call it from the test function). */
 bool fxt_zombies_look_dead(void);
+
+/* Whether the calling thread's fx_rmutex words are reported by the kernel at
+ * its death (it joins the robust futex list: glibc on a real kernel), asked
+ * of the library's own state: the owner word of an rmutex the thread holds
+ * has no FX_RMUTEX_PROBED. False under qemu-user (no get_robust_list). */
+bool fxt_rmutex_robust(void);
 void fxt_require_zombies_look_dead(void);
 /* For a test that SIGKILLs an owner process (a child of this one) and leaves
  * it a zombie for the library to find dead: where zombies look alive, reaps

@@ -10,7 +10,7 @@
 
 static_assert(sizeof(fx_mutex) == 4, "fx_mutex is 4 bytes");
 static_assert(sizeof(fx_counter) == 8, "fx_counter is 8 bytes");
-static_assert(sizeof(fx_rmutex) == 8, "fx_rmutex is 8 bytes");
+static_assert(sizeof(fx_rmutex) == (sizeof(void *) == 8 ? 40 : 24), "fx_rmutex: glibc's robust-list geometry");
 static_assert(sizeof(fx_sem) == 8, "fx_sem is 8 bytes");
 static_assert(sizeof(fx_rwlock) == 8, "fx_rwlock is 8 bytes");
 static_assert(sizeof(fx_barrier) == 8, "fx_barrier is 8 bytes");

@@ -2,96 +2,76 @@
  * futexsync/rmutex.h - a re-entrant, owner-tracked, process-shared mutex that
  * recovers when its owner dies (POSIX robust-mutex semantics).
  *
- * Layout: two int32_t slots, 8 bytes.
+ * Layout: FX_RMUTEX_SIZE bytes (40 on 64-bit targets, 24 on 32-bit ones),
+ * aligned as a pointer; FUTEXSYNC_LAYOUT 2.
  *
  *   owner   who holds the mutex:
  *             0                          free
- *             tid                        held by thread tid (1..FX_RMUTEX_TID_MAX),
- *                                        nobody sleeps in the kernel
- *             | FX_RMUTEX_LOCALNS        with tid: the owner's process could not
- *                                        prove it runs in the initial PID
- *                                        namespace (its TID may name another
- *                                        task, or none, in other namespaces)
- *             tid | FX_RMUTEX_WAITERS    held; threads may sleep on the word
- *             FX_RMUTEX_ORPHANED         free; its owner died and was released by
- *                                        fx_rmutex_recover: the next acquirer
- *                                        gets EOWNERDEAD
+ *             tid                        held by thread tid (1..FX_RMUTEX_TID_MAX,
+ *                                        its gettid() in its own PID namespace);
+ *                                        the kernel reports its death
+ *             tid | FX_RMUTEX_PROBED     held by a thread that has no usable
+ *                                        robust list (see Owner death)
+ *               | FX_RMUTEX_LOCALNS      with PROBED: its process could not prove
+ *                                        it runs in the initial PID namespace
+ *             | FX_RMUTEX_WAITERS        with any of the above: threads may
+ *                                        sleep on the word
+ *             FX_RMUTEX_ORPHANED         free; its owner died (the kernel or
+ *               (| FX_RMUTEX_WAITERS)    fx_rmutex_recover marked it): the next
+ *                                        acquirer gets EOWNERDEAD
  *             FX_RMUTEX_NOTRECOVERABLE   unusable forever: every acquire gives
  *                                        ENOTRECOVERABLE
  *           any other value is never written: operations give EINVAL.
  *   depth   written only by the owner: the recursion depth (1..FX_RMUTEX_DEPTH_MAX)
  *           in the low 30 bits, plus FX_RMUTEX_INCONSISTENT while the owner has
  *           acquired it with EOWNERDEAD and not yet called fx_rmutex_consistent.
- *           Meaningful only while a thread owns m: when m is free it may hold
- *           anything (0 when all-zero, the 1 an unlock leaves behind) and the
- *           next acquirer overwrites it. Other values while owned: EINVAL (see
- *           the functions).
+ *           Meaningful only while a thread owns m; every acquisition overwrites it.
+ *   reserved, link   the owner's entry in its thread's robust futex list
+ *           (written by the owner and read by the kernel only; zero when free).
  *
  * All-zero bytes (FX_RMUTEX_INIT) are a free mutex; it works across processes in
- * MAP_SHARED memory with no init call. The owner is the kernel TID (gettid()),
- * cached per thread and never trusted in a fork child (the cache is checked
- * against a per-process epoch the kernel wipes at fork). An uncontended lock,
- * trylock, timedlock, unlock, re-entry and consistent make no system call.
+ * MAP_SHARED memory with no init call, mapped at any address in each. The owner
+ * is the kernel TID (gettid()), cached per thread and never trusted in a fork
+ * child. An uncontended lock, trylock, timedlock, unlock, re-entry and
+ * consistent make no system call.
  *
- * Owner death is detected by the threads that want the mutex (no robust list,
- * no PI futex): a blocked acquirer sleeps at most FX_RMUTEX_RECHECK_MS at a
- * time (FX_RMUTEX_LONG_RECHECK_MS once it has watched the same owner for
- * FX_RMUTEX_LONG_AFTER_MS) and then checks whether the owner's TID is alive, without a file
- * descriptor and without a cancellation point (process_vm_readv: ESRCH for
- * no such thread or a zombie; where a filter refuses that call, kill(tid, 0),
- * which cannot see zombies). Where liveness cannot be decided the owner is
- * taken for alive: never two owners. A blocked acquirer, or one arriving later, therefore gets the
- * mutex with EOWNERDEAD within about FX_RMUTEX_RECHECK_MS of the death
- * (FX_RMUTEX_LONG_RECHECK_MS when it had waited for that owner longer than
- * FX_RMUTEX_LONG_AFTER_MS; an arriving one within FX_RMUTEX_FIRST_CHECK_MS).
+ * Owner death. The owning thread links m into its robust futex list, the
+ * list the kernel walks when a thread exits, is killed or execs (glibc's
+ * robust pthread mutexes use the same list): the kernel marks the word
+ * ORPHANED and wakes one sleeper, which acquires with EOWNERDEAD. So a waiter
+ * sleeps until it is woken, with no periodic check, and recovery works in
+ * any PID namespace, across namespaces, and at exec, wherever a robust
+ * process-shared pthread_mutex_t is recovered: like it, an owner killed by
+ * its own exec from a non-main thread (the thread takes the main thread's
+ * TID) is not reported. A thread without a usable list (another libc than
+ * glibc, a thread made by a raw clone(), a kernel or emulator that refuses
+ * get_robust_list) writes FX_RMUTEX_PROBED: its waiters check whether its
+ * TID is alive, after FX_RMUTEX_FIRST_CHECK_MS and then every
+ * FX_RMUTEX_RECHECK_MS (FX_RMUTEX_LONG_RECHECK_MS after FX_RMUTEX_LONG_AFTER_MS),
+ * without a file descriptor (process_vm_readv, else kill(tid, 0)), and judge
+ * it dead only when both they and it proved they run in the initial PID
+ * namespace; where they cannot tell, the owner counts as alive: never two
+ * owners. Limits: the memory of a held mutex must stay mapped in its owner
+ * (as for glibc's robust mutexes, the kernel walks the list in the owner's
+ * address space); and a thread without a list that dies between being
+ * woken and acquiring can leave sleepers with a list asleep on a free mutex.
  *
- * TID reuse. The word names its owner by TID, and the kernel reuses the TID
- * of a dead thread. Each thread records the rmutexes it acquired (the first 8
- * it holds at once; beyond that the word alone is trusted), so a thread
- * whose TID equals a dead owner's does not take the mutex for its own: lock,
+ * TID reuse. Each thread also records the rmutexes it acquired (the first 8
+ * it holds at once; beyond that the word alone is trusted), so a thread whose
+ * TID equals a PROBED dead owner's does not take the mutex for its own: lock,
  * trylock and timedlock take it over with EOWNERDEAD, unlock and consistent
- * give EPERM. A waiter's verdict "the owner is dead" holds only for the word
- * value it read: when its take-over fails the new value is judged afresh.
- * Limits: a dead owner whose TID a new, unrelated thread got before any
- * waiter looked is taken for alive until that thread exits (the word has no
- * generation to tell the two apart), and the few instructions between a
- * waiter's liveness read and its take-over CAS remain a window in which the
- * TID would have to be freed, the mutex recovered and released by another
- * thread, and the TID handed to a new thread that locks the mutex.
+ * give EPERM. A word naming a TID without PROBED is never judged by its TID.
  *
  * Signals. As pthread_mutex_lock, the calls are not async-signal-safe: a
  * signal handler must not call them while the thread it interrupted is inside
- * one of them (the thread's record of held rmutexes is updated around the
+ * one of them (the thread's robust list and record are updated around the
  * word's CAS, outside any atomic step).
  *
- * exec. A thread that calls execve() while it owns an fx_rmutex keeps its
- * TID, and the new program runs with it: waiters see a live owner for as
- * long as that program runs. glibc's robust mutex is handed on with
- * EOWNERDEAD at exec because the kernel walks the thread's robust list then;
- * that list needs a `next` pointer inside every mutex and has one head per
- * thread, which glibc owns, so this 8-byte mutex cannot join it. The new
- * program itself is not taken for the owner (its record is empty): its own
- * lock of the mutex takes it over with EOWNERDEAD. Otherwise recovery is
- * explicit: whoever knows the owner exec'd (its parent or launcher) calls
- * fx_rmutex_recover(m, tid). Unlock before exec, or exec from a thread that
- * holds no fx_rmutex.
- *
- * exec by another thread. A non-main thread's TID is freed when it execs or
- * when another thread's exec kills it: that owner is recovered as a dead one.
- * The main thread's TID survives its own exec and is handed to the thread
- * that execs when another does: those owners look alive. The way out is a
- * supervisor that learns of the exec: fx_worker_bind_rmutex
- * (futexsync/worker.h) releases the mutex when its worker exits or execs.
- *
- * Where liveness cannot be decided the owner counts as alive: never two
- * owners. A TID means something only in its own PID namespace, so the owner
- * word carries FX_RMUTEX_LOCALNS unless the owner's process proved it runs in
- * the initial PID namespace, and a waiter judges an owner dead only when
- * neither it nor the owner has that bit. Inside a container (a nested PID
- * namespace) a dead owner is therefore never recovered by the waiters, even
- * within one namespace: whoever learns of the death (a supervisor) calls
- * fx_rmutex_recover. Guarantees and limits: docs/reliability.md, section
- * "Owner death: fx_rmutex".
+ * exec. The kernel walks the exec'ing thread's list: a mutex held by the
+ * main thread across its exec, or by any thread killed by another thread's
+ * exec, is handed on with EOWNERDEAD. fx_rmutex_recover(m, tid) remains for
+ * a supervisor that knows more (futexsync/worker.h). Guarantees and limits:
+ * docs/reliability.md, section "Owner death: fx_rmutex".
  *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is
@@ -109,28 +89,43 @@
 extern "C" {
 #endif
 
+/* The robust-list entry's geometry: glibc's (its futex_offset is the offset
+ * from `link[FX_RMUTEX_LINKS - 1]` back to `owner`). */
+#if UINTPTR_MAX > 0xffffffffu
+#define FX_RMUTEX_RESERVED 4
+#define FX_RMUTEX_LINKS    2 /* prev, next */
+#else
+#define FX_RMUTEX_RESERVED 3
+#define FX_RMUTEX_LINKS    1 /* next */
+#endif
+
 typedef struct FX_CAPABILITY("mutex") fx_rmutex {
     int32_t owner; /* TID | FX_RMUTEX_WAITERS, or a special value (above) */
     int32_t depth; /* recursion depth | FX_RMUTEX_INCONSISTENT; owner-only */
+    int32_t reserved[FX_RMUTEX_RESERVED]; /* zero */
+    void *link[FX_RMUTEX_LINKS]; /* the owner's robust-list entry; owner-only */
 } fx_rmutex;
 
-#define FX_RMUTEX_INIT { 0, 0 }
+#define FX_RMUTEX_SIZE sizeof(fx_rmutex)
+#define FX_RMUTEX_INIT { 0, 0, { 0 }, { 0 } }
 
 /* The owner slot. */
 #define FX_RMUTEX_TID_MAX          0x003fffff      /* PID_MAX_LIMIT - 1 = 2^22 - 1 */
 #define FX_RMUTEX_WAITERS          (-0x7fffffff - 1) /* bit 31: sleepers may exist */
 #define FX_RMUTEX_ORPHANED         0x40000000      /* free; next acquirer: EOWNERDEAD */
 #define FX_RMUTEX_NOTRECOVERABLE   0x20000000      /* unusable forever */
-#define FX_RMUTEX_LOCALNS          0x10000000      /* bit 28, with a TID: owner not
+#define FX_RMUTEX_LOCALNS          0x10000000      /* bit 28, with PROBED: owner not
                                                       proven in the initial PID ns */
+#define FX_RMUTEX_PROBED           0x08000000      /* bit 27, with a TID: the kernel
+                                                      will not report the owner's death */
 
 /* The depth slot. */
 #define FX_RMUTEX_DEPTH_MASK       0x3fffffff      /* bits 0-29: the depth */
 #define FX_RMUTEX_DEPTH_MAX        0x3fffffff      /* one more lock gives EAGAIN */
 #define FX_RMUTEX_INCONSISTENT     0x40000000      /* bit 30: EOWNERDEAD, not repaired */
 
-/* Owner-death detection intervals: an acquirer that finds the mutex held
- * checks the owner's liveness after FX_RMUTEX_FIRST_CHECK_MS of waiting, then
+/* Owner-death detection intervals, for an owner with FX_RMUTEX_PROBED only:
+ * an acquirer that finds the mutex held checks the owner's liveness after FX_RMUTEX_FIRST_CHECK_MS of waiting, then
  * every FX_RMUTEX_RECHECK_MS. */
 #define FX_RMUTEX_FIRST_CHECK_MS   1
 #define FX_RMUTEX_RECHECK_MS       50

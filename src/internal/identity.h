@@ -21,22 +21,18 @@
  * child of fork(), vfork()+exec, _Fork() or a raw clone() without CLONE_VM
  * zeroed; the first fxi_tid_slow in the child stores the child's PID there.
  * An accepted advice is not trusted: once per process (the setup, run by the
- * first fxi_tid_slow under pthread_once, inherited by fork children) a marker
- * is written into the epoch and a throw-away fork child (a raw clone() without
- * CLONE_VM and with exit signal 0: no SIGCHLD, invisible to the program's
- * wait()) reads it; only a child that finds it zeroed proves the wipe. An
+ * first fxi_tid_slow under pthread_once, inherited by fork children) the
+ * kernel's own account of the page is read, the VmFlags of its mapping in
+ * /proc/self/smaps, which shows `wf` only where the kernel marked it. An
  * emulator (qemu-user), a sandbox or a kernel that accepts the advice and
- * ignores it therefore gets no cache, never a child acting with its parent's
- * TID. Nothing is cached either -- every fxi_tid() makes the system call --
+ * ignores it therefore gets no cache, never a child acting with its
+ * parent's TID; so does a process without /proc. No process or thread is
+ * created. Nothing is cached either -- every fxi_tid() makes the system call --
  * under a race detector (src/annotate.c's probe: a cached TID then also means
  * "no detector", so the fast paths that use fxi_tid_plain need not look at
- * the probe, and every call takes the announced paths), where
+ * the probe, and every call takes the announced paths), or where
  * madvise(MADV_WIPEONFORK) fails (Linux before 4.14, or a page larger
- * than FXI_TID_PAGE) or the check cannot run (clone() refused by a seccomp
- * filter, EAGAIN under RLIMIT_NPROC, the probe child reaped by another
- * thread's wait with __WALL): fail safe. A seccomp filter that kills the
- * process on clone() instead of refusing it kills it at this check, as it
- * would at any fork(). Limits, by construction:
+ * than FXI_TID_PAGE): fail safe. Limits, by construction:
  *   - a vfork() child that calls anything but exec/_exit shares the parent's
  *     memory, cache and page, and would act with the parent thread's TID;
  *   - a child whose PID equals the PID of the ancestor that filled a copied
@@ -68,10 +64,15 @@ struct fx_rmutex;
  * its parent thread's records). */
 #define FXI_HELD_MAX 8 /* rmutexes recorded; beyond them only counted */
 #define FXI_ONCE_MAX 8 /* nested initialisers recorded; deeper ones counted */
+struct robust_list_head;
 struct fxi_self {
     /* The cache: epoch << 32 | identity word (the epoch below: the PID);
      * UINT64_MAX until the thread's first fxi_id(). */
     uint64_t cache;
+    /* The thread's robust futex list when fx_rmutex may join it
+     * (src/internal/robust.h), else NULL; learned for the TID rl_tid. */
+    struct robust_list_head *rl;
+    uint32_t rl_tid;
     struct {                      /* the rmutexes this thread holds (outermost) */
         uint32_t tid;             /* the identity the record is for */
         uint32_t k;               /* rmutexes recorded in more[0..k) */
@@ -102,13 +103,16 @@ extern _Thread_local struct fxi_self fxi_self __attribute__((tls_model("initial-
 extern int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
     __attribute__((visibility("hidden"), aligned(FXI_TID_PAGE)));
 
-/* The identity word of a thread, as fx_rmutex and fx_once write it into
- * their words: its TID (bits 0-21) | FXI_ID_LOCALNS (bit 28) unless its
- * process proved that it runs in the initial PID namespace (then a TID names
- * the same task for every process that proved it too). The cache's low half
- * holds it, so the fast paths' CAS costs nothing more. */
+/* The identity word of a thread, as fx_rmutex writes it into its owner word:
+ * its TID (bits 0-21) alone when the thread has a robust list fx_rmutex can
+ * join (fxi_self.rl: the kernel reports its death), else the TID |
+ * FXI_ID_PROBED (bit 27) | FXI_ID_LOCALNS (bit 28) unless its process proved
+ * that it runs in the initial PID namespace (then a TID names the same task
+ * for every process that proved it too). The cache's low half holds it, so
+ * the fast paths' CAS costs nothing more. fx_once writes fxi_once_id(). */
 #define FXI_ID_TID_MASK 0x003fffffu
 #define FXI_ID_LOCALNS  0x10000000u
+#define FXI_ID_PROBED   0x08000000u
 
 /* Fills the cache (setting the epoch page up first) and, when the cache can
  * be kept, empties the thread's records for the identity; returns the
@@ -150,6 +154,11 @@ static inline uint32_t fxi_id(void)
     return __builtin_expect((int32_t)(c >> 32) == epoch, 1) ? (uint32_t)c : fxi_tid_slow();
 }
 
+/* The identity word fx_once writes: the TID | FXI_ID_LOCALNS unless the
+ * process proved it runs in the initial PID namespace (learned once per
+ * process, the first time it is asked). */
+uint32_t fxi_once_id(void);
+
 /* The calling thread's kernel TID, > 0. No system call after the first. */
 static inline pid_t fxi_tid(void)
 {
@@ -177,11 +186,12 @@ enum { FXI_TID_ALIVE = 0, FXI_TID_DEAD = 1, FXI_TID_UNKNOWN = 2 };
  * preserved. */
 int fxi_tid_probe(pid_t tid);
 
-/* The probe of an owner's identity word by a caller of identity `self`:
- * UNKNOWN unless both proved they run in the initial PID namespace (ESRCH is
- * relative to the caller's namespace, and a TID written in another names
+/* The probe of an owner's identity word (an fx_rmutex PROBED word, an
+ * fx_once word) by the calling process: UNKNOWN unless both the owner and
+ * the caller's process proved they run in the initial PID namespace (ESRCH
+ * is relative to the caller's namespace, and a TID written in another names
  * nothing, or another task, here); else fxi_tid_probe of the TID. */
-int fxi_id_probe(uint32_t owner, uint32_t self);
+int fxi_id_probe(uint32_t owner);
 
 /* fxi_tid_probe(tid) == FXI_TID_DEAD. */
 static inline bool fxi_tid_dead(pid_t tid)

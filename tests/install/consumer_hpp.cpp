@@ -10,7 +10,7 @@
 #include <thread>
 
 static_assert(sizeof(futexsync::mutex) == sizeof(fx_mutex) && sizeof(fx_mutex) == 4);
-static_assert(sizeof(futexsync::robust_mutex) == sizeof(fx_rmutex) && sizeof(fx_rmutex) == 8);
+static_assert(sizeof(futexsync::robust_mutex) == sizeof(fx_rmutex) && sizeof(fx_rmutex) == FX_RMUTEX_SIZE);
 static_assert(sizeof(futexsync::shared_mutex) == sizeof(fx_rwlock) && sizeof(fx_rwlock) == 8);
 static_assert(sizeof(futexsync::condition_variable) == sizeof(fx_cond) && sizeof(fx_cond) == 16);
 static_assert(sizeof(futexsync::counting_semaphore<>) == sizeof(fx_sem) && sizeof(fx_sem) == 8);
