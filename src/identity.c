@@ -271,12 +271,17 @@ uint32_t fxi_once_id(void)
     return (fxi_id() & FXI_ID_TID_MASK) | tid_process_ns();
 }
 
+bool fxi_id_comparable(uint32_t owner)
+{
+    return !(owner & FXI_ID_LOCALNS) && tid_process_ns() == 0;
+}
+
 int fxi_id_probe(uint32_t owner)
 {
     /* ESRCH means "no such task in the caller's PID namespace": trusted only
      * when both the owner and the caller proved they run in the initial one,
      * where the number names the same task for both. */
-    if ((owner & FXI_ID_LOCALNS) || tid_process_ns() != 0)
+    if (!fxi_id_comparable(owner))
         return FXI_TID_UNKNOWN;
     return fxi_tid_probe((pid_t)(owner & FXI_ID_TID_MASK));
 }

@@ -395,13 +395,13 @@ static int rmutex_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
             dead = false;
             w->seen = (int32_t)t;
             w->check_at = INT64_MAX;
-        } else if (t == self && !(self & LOCALNS)) {
+        } else if ((t & TID_MAX) == (self & TID_MAX) && fxi_id_comparable(t)) {
             /* Our own TID, and the caller found no acquisition of m in our
              * record: the thread that had this TID before us held m and is
              * gone (no two live threads share a TID) -- when our TID names
-             * the same task for every writer: in the initial PID namespace
-             * (no L). With L, an owner like any other, whom the probe
-             * cannot judge. */
+             * the same task for every writer: the owner and our process in
+             * the initial PID namespace. Otherwise an owner like any other,
+             * whom the probe cannot judge. */
             dead = true;
         } else if (judge_now == t) {
             /* The take-over CAS for t was just lost (W set, or a new value

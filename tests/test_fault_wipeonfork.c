@@ -323,13 +323,13 @@ static void race_detector_keeps_no_identity_cache(void **state)
     fxt_shared_free(sh, sizeof *sh);
 }
 
-/* Where the check cannot run (its clone refused: flags 0 is the probe's,
- * glibc's fork passes SIGCHLD), nothing is cached: every call asks gettid,
- * which the second filter then kills. */
+/* Where the check cannot read the kernel's account of the page (no /proc:
+ * every openat refused), nothing is cached: every call asks gettid, which
+ * the second filter then kills. */
 static int refused_case(void *arg)
 {
     struct shared *sh = arg;
-    FXT_CHILD_CHECK(install_filter(SYS_clone, 0, 0, SECCOMP_RET_ERRNO | EPERM) == 0, 10);
+    FXT_CHILD_CHECK(install_filter(SYS_openat, -1, 0, SECCOMP_RET_ERRNO | ENOENT) == 0, 10);
     FXT_CHILD_CHECK(fx_rmutex_lock(&sh->m) == 0, 11);
     FXT_CHILD_CHECK(fx_rmutex_unlock(&sh->m) == 0, 12);
     FXT_CHILD_CHECK(install_filter(SYS_gettid, -1, 0, SECCOMP_RET_KILL_PROCESS) == 0, 13);
@@ -338,13 +338,46 @@ static int refused_case(void *arg)
     return r == 0 ? 14 : 15;
 }
 
-static void wipe_check_refused_by_seccomp_caches_nothing(void **state)
+static void wipe_check_without_proc_caches_nothing(void **state)
 {
     (void)state;
     fxt_require_seccomp();
     struct shared *sh = fxt_shared_alloc(sizeof *sh);
     assert_int_equal(fxt_run_child(refused_case, sh), 128 + SIGSYS);
     assert_int_equal(sh->trylock, 1);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+/* The first use of the identity cache creates no process or thread: a
+ * filter that kills on clone and clone3 (a sandbox that forbids them) lets
+ * the process lock, unlock and run an initialiser. */
+static void count_run(void *p)
+{
+    (*(int *)p)++;
+}
+
+static int no_clone_case(void *arg)
+{
+    struct shared *sh = arg;
+    FXT_CHILD_CHECK(install_filter(SYS_clone, -1, 0, SECCOMP_RET_KILL_PROCESS) == 0, 10);
+#ifdef SYS_clone3
+    FXT_CHILD_CHECK(install_filter(SYS_clone3, -1, 0, SECCOMP_RET_KILL_PROCESS) == 0, 11);
+#endif
+    FXT_CHILD_CHECK(fx_rmutex_lock(&sh->m) == 0, 12);
+    FXT_CHILD_CHECK(fx_rmutex_lock(&sh->m) == 0, 13); /* re-entry: the cache */
+    FXT_CHILD_CHECK(fx_rmutex_unlock(&sh->m) == 0 && fx_rmutex_unlock(&sh->m) == 0, 14);
+    fx_once o = FX_ONCE_INIT;
+    int runs = 0;
+    FXT_CHILD_CHECK(fx_once_call(&o, count_run, &runs) == 0 && runs == 1, 15);
+    return 0;
+}
+
+static void first_use_creates_no_process(void **state)
+{
+    (void)state;
+    fxt_require_seccomp();
+    struct shared *sh = fxt_shared_alloc(sizeof *sh);
+    assert_int_equal(fxt_run_child(no_clone_case, sh), 0);
     fxt_shared_free(sh, sizeof *sh);
 }
 
@@ -357,7 +390,8 @@ int main(void)
         cmocka_unit_test(ignored_wipeonfork_dead_owner_gives_eownerdead),
         cmocka_unit_test(wiping_kernel_keeps_the_identity_cached),
         cmocka_unit_test(race_detector_keeps_no_identity_cache),
-        cmocka_unit_test(wipe_check_refused_by_seccomp_caches_nothing),
+        cmocka_unit_test(wipe_check_without_proc_caches_nothing),
+        cmocka_unit_test(first_use_creates_no_process),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -193,6 +193,10 @@ int fxi_tid_probe(pid_t tid);
  * nothing, or another task, here); else fxi_tid_probe of the TID. */
 int fxi_id_probe(uint32_t owner);
 
+/* Whether a TID in the owner's identity word names the same task for the
+ * calling process: both proved they run in the initial PID namespace. */
+bool fxi_id_comparable(uint32_t owner);
+
 /* fxi_tid_probe(tid) == FXI_TID_DEAD. */
 static inline bool fxi_tid_dead(pid_t tid)
 {
