@@ -335,7 +335,7 @@ static int event_of(fx_worker *w)
             clock_gettime(CLOCK_MONOTONIC, &now);
             if (!fxi_ts_before(&now, &end))
                 return FX_WORKER_EXECED;
-            struct timespec left = fxi_ns_ts(fxi_ts_ns(&end) - fxi_ts_ns(&now));
+            struct timespec left = fxi_ts_sub(end, now);
             if (ppoll(&p, 1, &left, NULL) > 0)
                 return FX_WORKER_EXITED;
         }
@@ -559,8 +559,9 @@ int fx_worker_wait(fx_worker *w, const struct timespec *deadline, fx_worker_repo
                 r = ETIMEDOUT;
                 break;
             }
-            int64_t ns = fxi_ts_ns(deadline) - fxi_ts_ns(&now);
-            left = fxi_ns_ts(ns);
+            /* Saturating: a deadline near the largest time_t has more
+             * nanoseconds than an int64_t holds (ppoll takes any tv_sec). */
+            left = fxi_ts_sub(*deadline, now);
             tmo = &left;
         }
         /* Both descriptors: readable at exit, or at the exec pipe's EOF. A

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <futexsync.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -782,6 +783,63 @@ static void test_worker_wait_times_out_under_signals_while_the_worker_runs(void 
     fxt_shared_free(sh, sizeof *sh);
 }
 
+/* A wait whose deadline is as far as fx_deadline_from(CLOCK_REALTIME,
+ * {LONG_MAX, 0}) makes it (tv_sec near the largest time_t, beyond what
+ * nanoseconds in an int64_t hold). */
+struct far_wait {
+    fx_worker *w;
+    fx_worker_report rep;
+    int r;
+    pid_t tid;
+};
+
+static void *far_waiter(void *p)
+{
+    struct far_wait *f = p;
+    struct timespec abs = {LONG_MAX, 0}, d;
+    f->r = fx_deadline_from(CLOCK_REALTIME, &abs, &d) == 0 ? EINPROGRESS : -1;
+    __atomic_store_n(&f->tid, fxt_gettid(), __ATOMIC_RELEASE);
+    if (f->r == EINPROGRESS)
+        f->r = fx_worker_wait(f->w, &d, &f->rep);
+    return NULL;
+}
+
+static int64_t cpu_ns(clockid_t c)
+{
+    struct timespec t;
+    assert_int_equal(clock_gettime(c, &t), 0);
+    return fxt_ts_ns(&t);
+}
+
+/* It sleeps in ppoll, using no CPU, until the worker's exit wakes it; the
+ * remaining time must not wrap into a negative timeout (a busy loop). */
+static void test_worker_wait_with_a_far_deadline_sleeps_until_the_worker_exits(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    fx_worker w;
+    pid_t pid = start_worker(&w, 0, worker_exits_when_told, sh);
+    struct far_wait *f = fxt_arena(sizeof *f);
+    f->w = &w;
+    pthread_t t = fxt_thread(far_waiter, f);
+    while (__atomic_load_n(&f->tid, __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
+    clockid_t c;
+    assert_int_equal(pthread_getcpuclockid(t, &c), 0);
+    assert_true(fxt_wait_in_syscall(f->tid, SYS_ppoll, "poll", 5000));
+    int64_t cpu = cpu_ns(c);
+    assert_true(cpu < 50 * FX_NSEC_PER_MSEC); /* one check, then asleep */
+    assert_true(fxt_wait_in_syscall(f->tid, SYS_ppoll, "poll", 5000));
+    assert_true(cpu_ns(c) - cpu < 10 * FX_NSEC_PER_MSEC);
+    fxt_flag_set(&sh->go, 1);
+    assert_true(fxt_join_timed(t, 10000, NULL));
+    assert_int_equal(f->r, 0);
+    assert_int_equal(f->rep.event, FX_WORKER_EXITED);
+    assert_int_equal(fxt_wait_child(pid, 10000), 0);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
 /* --- bad input -------------------------------------------------------------------- */
 
 static void test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_echild(void **state)
@@ -857,6 +915,7 @@ int main(void)
         cmocka_unit_test(test_two_live_workers_with_the_same_namespace_tid_make_the_release_fail_safe),
         cmocka_unit_test(test_event_loop_hears_the_worker_fd_and_an_async_waiter_gets_eownerdead),
         cmocka_unit_test(test_worker_wait_times_out_under_signals_while_the_worker_runs),
+        cmocka_unit_test(test_worker_wait_with_a_far_deadline_sleeps_until_the_worker_exits),
         cmocka_unit_test(test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_echild),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

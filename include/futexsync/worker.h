@@ -195,7 +195,9 @@ int fx_worker_fd(const fx_worker *w);
 int fx_worker_check(fx_worker *w, fx_worker_report *report);
 
 /* As fx_worker_check, blocking until the worker is gone or the absolute
- * CLOCK_MONOTONIC deadline (NULL: none) passes. Returns 0 (gone: released,
+ * CLOCK_MONOTONIC deadline (NULL: none) passes; it sleeps in the kernel
+ * until then, whatever the deadline (one as far as the largest time_t, as
+ * fx_deadline_from makes of a huge CLOCK_REALTIME time, included). Returns 0 (gone: released,
  * *report filled); ETIMEDOUT; EINVAL (w not attached, or tv_nsec outside
  * [0, 999999999] when it would wait). Never EINTR. */
 int fx_worker_wait(fx_worker *w, const struct timespec *deadline, fx_worker_report *report);
