@@ -110,6 +110,23 @@ static void close_fd(int32_t *fd)
     *fd = -1;
 }
 
+/* fd itself if it is above the standard descriptors, else a close-on-exec
+ * copy of it at 3 or above (fd is closed): -1 and errno when there is none.
+ * Every descriptor the supervisor keeps goes through it, so that one started
+ * with 0-2 closed does not get its exec pipe there, which the worker's
+ * redirection of its stdout (dup2, freopen) would close: an "exec" while it
+ * runs. */
+static int high_fd(int fd)
+{
+    if (fd < 0 || fd > STDERR_FILENO)
+        return fd;
+    int h = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return h;
+}
+
 /* /proc ---------------------------------------------------------------------- */
 
 /* The last field of the NSpid line of /proc/<pid>/task/<tid>/status: the
@@ -386,6 +403,9 @@ int fx_worker_prepare(fx_worker *w, int flags)
         int p[2];
         if (pipe2(p, O_CLOEXEC) != 0) {
             r = errno;
+        } else if ((p[0] = high_fd(p[0])) < 0 || (p[1] = high_fd(p[1])) < 0) {
+            r = errno;
+            close(p[0] < 0 ? p[1] : p[0]); /* the one still open */
         } else {
             w->fx_pipe[0] = p[0];
             w->fx_pipe[1] = p[1];
@@ -417,6 +437,10 @@ int fx_worker_attach(fx_worker *w, pid_t pid)
         r = errno == EINVAL ? ESRCH : errno;
         goto out;
     }
+    if ((pidfd = high_fd(pidfd)) < 0) {
+        r = errno;
+        goto out;
+    }
     siginfo_t si;
     memset(&si, 0, sizeof si);
     if (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si, WEXITED | WNOHANG | WNOWAIT) != 0 &&
@@ -425,7 +449,7 @@ int fx_worker_attach(fx_worker *w, pid_t pid)
         r = ECHILD;
         goto out;
     }
-    epfd = epoll_create1(EPOLL_CLOEXEC);
+    epfd = high_fd(epoll_create1(EPOLL_CLOEXEC));
     if (epfd < 0) {
         r = errno;
         goto out;

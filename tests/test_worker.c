@@ -558,6 +558,62 @@ static void test_worker_detaching_its_copy_of_the_handle_is_not_taken_for_an_exe
     fxt_shared_free(sh, sizeof *sh);
 }
 
+/* Locks m, then points its standard descriptors at /dev/null (a worker's
+ * usual redirection), and waits to be killed. */
+static int worker_lock_redirect_stdio_and_park(void *p)
+{
+    struct shared *sh = p;
+    if (fx_rmutex_lock(&sh->m) != 0)
+        return 10;
+    int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return 14;
+    for (int i = 0; i <= 2; i++)
+        if (fd != i && dup2(fd, i) != i)
+            return 15;
+    fxt_flag_set(&sh->held, 1);
+    park();
+    return 11;
+}
+
+/* The supervisor, in a child started with descriptors 0-2 closed: none of
+ * its own descriptors may land there, and the worker's redirection of its
+ * standard descriptors is neither an exec nor a release. */
+static int supervise_with_std_fds_closed(void *p)
+{
+    struct shared *sh = p;
+    for (int i = 0; i <= 2; i++)
+        close(i);
+    fx_worker w;
+    FXT_CHILD_CHECK(fx_worker_prepare(&w, 0) == 0, 60);
+    pid_t pid = fxt_fork(worker_lock_redirect_stdio_and_park, sh);
+    FXT_CHILD_CHECK(pid > 0, 61);
+    FXT_CHILD_CHECK(fx_worker_attach(&w, pid) == 0, 62);
+    for (int i = 0; i <= 2; i++)
+        FXT_CHILD_CHECK(fcntl(i, F_GETFD) == -1 && errno == EBADF, 63);
+    FXT_CHILD_CHECK(fx_worker_bind_rmutex(&w, &sh->m) == 0, 64);
+    FXT_CHILD_CHECK(fxt_flag_wait(&sh->held, 1, 10000), 65);
+    fx_worker_report rep;
+    FXT_CHILD_CHECK(fx_worker_check(&w, &rep) == EINPROGRESS, 66);
+    FXT_CHILD_CHECK(rep.event == FX_WORKER_RUNNING && rep.released == 0, 67);
+    FXT_CHILD_CHECK(fx_rmutex_owner(&sh->m) == pid, 68);
+    FXT_CHILD_CHECK(kill(pid, SIGKILL) == 0, 69);
+    FXT_CHILD_CHECK(fx_worker_wait(&w, NULL, &rep) == 0, 70);
+    FXT_CHILD_CHECK(rep.event == FX_WORKER_EXITED && rep.released == 1, 71);
+    FXT_CHILD_CHECK(fxt_wait_child(pid, 10000) == 128 + SIGKILL, 72);
+    FXT_CHILD_CHECK(fx_worker_detach(&w) == 0, 73);
+    return 0;
+}
+
+static void test_worker_that_redirects_stdio_of_a_supervisor_without_std_fds_is_not_execed(
+    void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    assert_int_equal(fxt_run_child(supervise_with_std_fds_closed, sh), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
 /* --- PID namespaces (root) ------------------------------------------------------ */
 
 /* Like fxt_fork, but the child is the first process (PID 1) of a new PID
@@ -911,6 +967,7 @@ int main(void)
         cmocka_unit_test(test_worker_owner_thread_that_execs_is_released_within_100ms),
         cmocka_unit_test(test_worker_exit_is_seen_while_its_forked_child_keeps_the_exec_pipe),
         cmocka_unit_test(test_worker_detaching_its_copy_of_the_handle_is_not_taken_for_an_exec),
+        cmocka_unit_test(test_worker_that_redirects_stdio_of_a_supervisor_without_std_fds_is_not_execed),
         cmocka_unit_test(test_worker_in_new_pid_namespace_holding_rmutex_is_released_within_100ms),
         cmocka_unit_test(test_two_live_workers_with_the_same_namespace_tid_make_the_release_fail_safe),
         cmocka_unit_test(test_event_loop_hears_the_worker_fd_and_an_async_waiter_gets_eownerdead),

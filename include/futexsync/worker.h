@@ -141,7 +141,10 @@ typedef struct fx_worker {
 } fx_worker;
 
 /* Sets *w up for one worker, before the fork that starts it: makes the exec
- * pipe (close-on-exec) unless flags has FX_WORKER_NOEXEC. flags: 0 or
+ * pipe (close-on-exec) unless flags has FX_WORKER_NOEXEC. Like every
+ * descriptor a handle keeps (the pidfd and fx_worker_fd's too), the pipe's
+ * ends are above 2 even in a process started with 0-2 closed, so a worker
+ * that redirects its standard descriptors keeps the write end. flags: 0 or
  * FX_WORKER_NOEXEC | FX_WORKER_NEWPID. Returns 0; EINVAL (NULL w, unknown
  * flags); EBUSY (w is attached: detach it first); EMFILE or ENFILE (no
  * descriptor for the pipe). A prepared handle that is never attached is
