@@ -55,6 +55,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -108,6 +109,33 @@ static void close_fd(int32_t *fd)
     if (*fd >= 0)
         close(*fd);
     *fd = -1;
+}
+
+/* What a call saves on entry and gives back on return: errno, and the
+ * caller's cancelability. Every call that takes the list's lock or makes a
+ * descriptor runs with cancellation disabled: a cancellation point acting
+ * inside (poll, read, open, waitid, close) would end the thread holding the
+ * lock, every later call of the process blocking for good, or leak a
+ * descriptor. A pending cancellation acts at the caller's next cancellation
+ * point; fx_worker_wait's is its own sleep, where it holds nothing. */
+struct call {
+    int saved_errno;
+    int cancel_state;
+};
+
+static struct call call_begin(void)
+{
+    struct call c = {errno, PTHREAD_CANCEL_ENABLE};
+    (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &c.cancel_state);
+    return c;
+}
+
+static int call_end(struct call c, int r)
+{
+    int ignored;
+    (void)pthread_setcancelstate(c.cancel_state, &ignored);
+    errno = c.saved_errno;
+    return r;
 }
 
 /* fd itself if it is above the standard descriptors, else a close-on-exec
@@ -382,6 +410,7 @@ int fx_worker_prepare(fx_worker *w, int flags)
 {
     if (w == NULL || (flags & ~(FX_WORKER_NOEXEC | FX_WORKER_NEWPID)) != 0)
         return EINVAL;
+    struct call c = call_begin();
     /* An attached handle is linked into the list: wiping it would cut the
      * list (the handles after it would escape the ambiguity check). */
     workers_lock();
@@ -390,8 +419,7 @@ int fx_worker_prepare(fx_worker *w, int flags)
         linked = o == w;
     workers_unlock();
     if (linked)
-        return EBUSY;
-    int saved = errno;
+        return call_end(c, EBUSY);
     memset(w, 0, sizeof *w);
     w->fx_flags = flags;
     w->fx_pidfd = -1;
@@ -415,15 +443,14 @@ int fx_worker_prepare(fx_worker *w, int flags)
     }
     if (r == 0)
         w->fx_magic = PREPARED;
-    errno = saved;
-    return r;
+    return call_end(c, r);
 }
 
 int fx_worker_attach(fx_worker *w, pid_t pid)
 {
     if (w == NULL || w->fx_magic != PREPARED || pid <= 0 || pid > FX_RMUTEX_TID_MAX)
         return EINVAL;
-    int saved = errno;
+    struct call c = call_begin();
     int r = 0;
     struct sigaction sa;
     int pidfd = -1, epfd = -1;
@@ -493,20 +520,18 @@ out:
         close(pidfd);
     if (epfd >= 0)
         close(epfd);
-    errno = saved;
-    return r;
+    return call_end(c, r);
 }
 
 int fx_worker_refresh(fx_worker *w)
 {
     if (!attached(w))
         return EINVAL;
-    int saved = errno;
+    struct call c = call_begin();
     workers_lock();
     int r = w->fx_report.event != FX_WORKER_RUNNING ? ESRCH : learn_tids(w);
     workers_unlock();
-    errno = saved;
-    return r;
+    return call_end(c, r);
 }
 
 static int bind_obj(fx_worker *w, int kind, void *obj)
@@ -553,15 +578,15 @@ int fx_worker_check(fx_worker *w, fx_worker_report *report)
 {
     if (!attached(w))
         return EINVAL;
-    int saved = errno;
+    struct call c = call_begin();
     workers_lock();
     int r = check_locked(w, report);
     workers_unlock();
-    errno = saved;
-    return r;
+    return call_end(c, r);
 }
 
-int fx_worker_wait(fx_worker *w, const struct timespec *deadline, fx_worker_report *report)
+FX_CANCEL_FRAME int fx_worker_wait(fx_worker *w, const struct timespec *deadline,
+                                   fx_worker_report *report)
 {
     if (!attached(w))
         return EINVAL;
@@ -590,7 +615,9 @@ int fx_worker_wait(fx_worker *w, const struct timespec *deadline, fx_worker_repo
         }
         /* Both descriptors: readable at exit, or at the exec pipe's EOF. A
          * signal (EINTR) or a byte the worker wrote ends the poll early:
-         * check again, with the same deadline. */
+         * check again, with the same deadline. The one cancellation point
+         * of the calls (with the caller's cancelability): nothing is held
+         * here, the handle stays attached. */
         struct pollfd p[2] = {{w->fx_pidfd, POLLIN, 0}, {w->fx_pipe[0], POLLIN, 0}};
         (void)ppoll(p, w->fx_pipe[0] >= 0 ? 2 : 1, tmo, NULL);
     }
@@ -602,7 +629,7 @@ int fx_worker_detach(fx_worker *w)
 {
     if (w == NULL || (w->fx_magic != PREPARED && w->fx_magic != ATTACHED))
         return EINVAL;
-    int saved = errno;
+    struct call c = call_begin();
     if (w->fx_magic == ATTACHED) {
         workers_lock();
         for (fx_worker **p = &workers; *p != NULL; p = &(*p)->fx_next) {
@@ -623,6 +650,5 @@ int fx_worker_detach(fx_worker *w)
     close_fd(&w->fx_epfd);
     w->fx_nbound = 0;
     w->fx_magic = 0;
-    errno = saved;
-    return 0;
+    return call_end(c, 0);
 }

@@ -5,6 +5,7 @@
  * program, another PID namespace); never an object a live process holds;
  * the fd for event loops and fx_async; bad input. */
 #define _GNU_SOURCE
+#include "fxfault.h"
 #include "fxtest.h"
 
 #include <errno.h>
@@ -896,6 +897,120 @@ static void test_worker_wait_with_a_far_deadline_sleeps_until_the_worker_exits(v
     fxt_shared_free(sh, sizeof *sh);
 }
 
+/* --- cancellation ------------------------------------------------------------------ */
+
+enum { CALL_ATTACH, CALL_REFRESH, CALL_CHECK, CALL_WAIT, CALLS };
+
+struct cancelled_call {
+    fx_worker *w;
+    pid_t pid;
+    int which; /* CALL_* */
+    int r;     /* what the call returned; -1 while it has not */
+};
+
+/* Calls c->which with a deferred cancellation pending: attach, refresh and
+ * check are no cancellation points (they return, the next one acts); wait
+ * is one, and acts on it while it sleeps. */
+FXF_CANCELLED_FRAME static void *cancelled_call_main(void *p)
+{
+    struct cancelled_call *c = p;
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    pthread_cancel(pthread_self());
+    pthread_setcancelstate(old, &old);
+    fx_worker_report rep;
+    switch (c->which) {
+    case CALL_ATTACH:
+        c->r = fx_worker_attach(c->w, c->pid);
+        break;
+    case CALL_REFRESH:
+        c->r = fx_worker_refresh(c->w);
+        break;
+    case CALL_CHECK:
+        c->r = fx_worker_check(c->w, &rep);
+        break;
+    default:
+        c->r = fx_worker_wait(c->w, NULL, &rep);
+        break;
+    }
+    pthread_testcancel();
+    return NULL;
+}
+
+static void *park_thread(void *p)
+{
+    fxt_flag_set(p, 1);
+    park();
+    return NULL;
+}
+
+/* Starts a second thread when told (go 1), for refresh to find; exits when
+ * told again (go 2). */
+static int worker_starts_a_thread_then_exits(void *p)
+{
+    struct shared *sh = p;
+    pthread_t t;
+    if (!fxt_flag_wait(&sh->go, 1, 60000) || pthread_create(&t, NULL, park_thread, &sh->held) != 0)
+        return 13;
+    return fxt_flag_wait(&sh->go, 2, 60000) ? 0 : 14;
+}
+
+/* The descriptors open in this process (0 to 1023). */
+static int open_fds(void)
+{
+    int n = 0;
+    for (int fd = 0; fd < 1024; fd++)
+        n += fcntl(fd, F_GETFD) != -1;
+    return n;
+}
+
+/* The supervisor, in a child (a lock left held would stop the test process
+ * for good): for each call, a thread cancelled as above; then the list's
+ * lock is free (the next call returns), the handle works and, once
+ * detached, no descriptor is left open. */
+static int supervise_cancelled_calls(void *p)
+{
+    struct shared *sh = p;
+    for (int which = 0; which < CALLS; which++) {
+        int code = 80 + 8 * which;
+        int fds = open_fds();
+        fx_worker w;
+        FXT_CHILD_CHECK(fx_worker_prepare(&w, 0) == 0, code);
+        __atomic_store_n(&sh->go, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&sh->held, 0, __ATOMIC_RELAXED);
+        pid_t pid = fxt_fork(worker_starts_a_thread_then_exits, sh);
+        FXT_CHILD_CHECK(pid > 0, code + 1);
+        FXT_CHILD_CHECK(which == CALL_ATTACH || fx_worker_attach(&w, pid) == 0, code + 2);
+        fxt_flag_set(&sh->go, 1);
+        FXT_CHILD_CHECK(fxt_flag_wait(&sh->held, 1, 10000), code + 2);
+        struct cancelled_call c = {&w, pid, which, -1};
+        pthread_t t;
+        FXT_CHILD_CHECK(pthread_create(&t, NULL, cancelled_call_main, &c) == 0, code + 3);
+        void *ret = NULL;
+        pthread_join(t, &ret);
+        static const int want[CALLS] = {0, 0, EINPROGRESS, -1};
+        FXT_CHILD_CHECK(ret == PTHREAD_CANCELED && c.r == want[which], code + 4);
+        fx_worker_report rep;
+        FXT_CHILD_CHECK(fx_worker_check(&w, &rep) == EINPROGRESS, code + 5);
+        fxt_flag_set(&sh->go, 2);
+        FXT_CHILD_CHECK(fx_worker_wait(&w, NULL, &rep) == 0 && rep.event == FX_WORKER_EXITED,
+                        code + 6);
+        FXT_CHILD_CHECK(fxt_wait_child(pid, 10000) == 0 && fx_worker_detach(&w) == 0, code + 7);
+        FXT_CHILD_CHECK(open_fds() == fds, code + 7);
+    }
+    return 0;
+}
+
+static void test_worker_calls_cancelled_leave_no_lock_held_and_no_descriptor_open(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    pid_t pid = fxt_fork(supervise_cancelled_calls, sh);
+    assert_true(pid > 0);
+    assert_int_equal(fxt_wait_child(pid, 30000), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
 /* --- bad input -------------------------------------------------------------------- */
 
 static void test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_echild(void **state)
@@ -973,6 +1088,7 @@ int main(void)
         cmocka_unit_test(test_event_loop_hears_the_worker_fd_and_an_async_waiter_gets_eownerdead),
         cmocka_unit_test(test_worker_wait_times_out_under_signals_while_the_worker_runs),
         cmocka_unit_test(test_worker_wait_with_a_far_deadline_sleeps_until_the_worker_exits),
+        cmocka_unit_test(test_worker_calls_cancelled_leave_no_lock_held_and_no_descriptor_open),
         cmocka_unit_test(test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_echild),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
