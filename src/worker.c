@@ -62,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -153,6 +154,64 @@ static int high_fd(int fd)
     close(fd);
     errno = e;
     return h;
+}
+
+/* Who prepared a handle ------------------------------------------------------ */
+
+/* The worker's fork copy of a prepared handle must not close the exec pipe's
+ * write end (an "exec"); the supervisor's must. PIDs cannot tell them apart:
+ * a supervisor that is the first process of a PID namespace and a worker it
+ * starts as the first of a new one both have PID 1. A page that fork wipes
+ * (MADV_WIPEONFORK: every child without CLONE_VM gets it zeroed) holds the
+ * first stamp this process gave a handle; stamps come from a counter that
+ * fork copies, so a child's own stamps all exceed those of the handles it
+ * inherited, and a handle is this process's exactly when its stamp is at
+ * least the page's first (a child that never prepared one has a zero page).
+ * Where the page cannot be made (Linux before 4.14), or the wipe is
+ * accepted and ignored (an emulator), the PID alone decides. Written under
+ * the list's lock; read without it by detach, which a fork child may call
+ * while its copy of the lock is held by a thread it does not have. */
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18 /* Linux 4.14 */
+#endif
+static uint64_t *first_stamp; /* the page; NULL until made */
+static uint64_t last_stamp;   /* given by this process or its ancestors */
+
+static uint64_t stamp_new(void)
+{
+    /* Relaxed: the list's lock orders this with the other writers. */
+    uint64_t *page = __atomic_load_n(&first_stamp, __ATOMIC_RELAXED);
+    if (page == NULL) {
+        size_t size = (size_t)sysconf(_SC_PAGESIZE);
+        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED && madvise(p, size, MADV_WIPEONFORK) == 0) {
+            page = p;
+            /* Release: the mapping before the pointer, for detach's read. */
+            __atomic_store_n(&first_stamp, page, __ATOMIC_RELEASE);
+        } else if (p != MAP_FAILED) {
+            munmap(p, size);
+        }
+    }
+    uint64_t s = ++last_stamp;
+    /* Relaxed: only this process reads its page, in a detach that the
+     * caller orders after this prepare (a handle has one user at a time). */
+    if (page != NULL && __atomic_load_n(page, __ATOMIC_RELAXED) == 0)
+        __atomic_store_n(page, s, __ATOMIC_RELAXED);
+    return s;
+}
+
+/* Whether this process prepared w (not a fork child holding a copy). */
+static bool prepared_here(const fx_worker *w)
+{
+    if (w->fx_pid != (int32_t)getpid())
+        return false;
+    /* Acquire: the page's mapping before its word (paired with the release
+     * above); relaxed for the word, as in stamp_new. */
+    const uint64_t *page = __atomic_load_n(&first_stamp, __ATOMIC_ACQUIRE);
+    if (page == NULL)
+        return true;
+    uint64_t first = __atomic_load_n(page, __ATOMIC_RELAXED);
+    return first != 0 && w->fx_stamp >= first;
 }
 
 /* /proc ---------------------------------------------------------------------- */
@@ -426,6 +485,9 @@ int fx_worker_prepare(fx_worker *w, int flags)
     w->fx_epfd = -1;
     w->fx_pipe[0] = w->fx_pipe[1] = -1;
     w->fx_pid = (int32_t)getpid(); /* the supervisor, until attach */
+    workers_lock();
+    w->fx_stamp = stamp_new();
+    workers_unlock();
     int r = 0;
     if (!(flags & FX_WORKER_NOEXEC)) {
         int p[2];
@@ -641,10 +703,9 @@ int fx_worker_detach(fx_worker *w)
         workers_unlock();
     }
     close_fd(&w->fx_pipe[0]);
-    /* The worker's copy of the prepared handle (a fork child: its PID is not
-     * the supervisor's) keeps the write end: closing it would look like an
-     * exec. It closes with the worker's exec or exit. */
-    if (w->fx_magic == ATTACHED || w->fx_pid == (int32_t)getpid())
+    /* The worker's copy of the prepared handle keeps the write end: closing
+     * it would look like an exec. It closes with the worker's exec or exit. */
+    if (w->fx_magic == ATTACHED || prepared_here(w))
         close_fd(&w->fx_pipe[1]);
     close_fd(&w->fx_pidfd);
     close_fd(&w->fx_epfd);

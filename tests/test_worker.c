@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/syscall.h>
@@ -696,6 +697,46 @@ static void test_worker_in_new_pid_namespace_holding_rmutex_is_released_within_1
     }
 }
 
+/* The supervisor, itself the first process (PID 1) of a new PID namespace,
+ * starts a worker that is the first process of another one: both have PID 1,
+ * yet the worker's detach of its copy of the handle keeps the write end. */
+static int supervise_as_pid1_a_pid1_worker_that_detaches(void *p)
+{
+    struct shared *sh = p;
+    FXT_CHILD_CHECK(getpid() == 1, 60);
+    /* Its own namespace's /proc (unshare -pf --mount-proc), in a mount
+     * namespace of its own: /proc shows the worker as it is. */
+    FXT_CHILD_CHECK(unshare(CLONE_NEWNS) == 0, 70);
+    FXT_CHILD_CHECK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0, 71);
+    FXT_CHILD_CHECK(mount("proc", "/proc", "proc", 0, NULL) == 0, 72);
+    FXT_CHILD_CHECK(fx_worker_prepare(&g_copy, FX_WORKER_NEWPID) == 0, 61);
+    pid_t pid = fork_newpid(worker_detaches_its_copy, sh);
+    FXT_CHILD_CHECK(pid > 0, 62);
+    FXT_CHILD_CHECK(fx_worker_attach(&g_copy, pid) == 0, 63);
+    FXT_CHILD_CHECK(fxt_flag_wait(&sh->held, 1, 10000), 64);
+    fx_worker_report rep;
+    FXT_CHILD_CHECK(fx_worker_check(&g_copy, &rep) == EINPROGRESS, 65);
+    fxt_flag_set(&sh->go, 1);
+    FXT_CHILD_CHECK(fx_worker_wait(&g_copy, NULL, &rep) == 0, 66);
+    FXT_CHILD_CHECK(rep.event == FX_WORKER_EXITED, 67);
+    FXT_CHILD_CHECK(fxt_wait_child(pid, 10000) == 0, 68);
+    FXT_CHILD_CHECK(fx_worker_detach(&g_copy) == 0, 69);
+    return 0;
+}
+
+static void test_worker_with_pid_1_like_its_supervisor_detaching_its_copy_is_not_an_exec(
+    void **state)
+{
+    (void)state;
+    if (skip_unless_newpid())
+        skip();
+    struct shared *sh = shared_new();
+    pid_t pid = fork_newpid(supervise_as_pid1_a_pid1_worker_that_detaches, sh);
+    assert_true(pid > 0);
+    assert_int_equal(fxt_wait_child(pid, 30000), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
 static int park_only(void *p)
 {
     struct shared *sh = p;
@@ -1085,6 +1126,7 @@ int main(void)
         cmocka_unit_test(test_worker_that_redirects_stdio_of_a_supervisor_without_std_fds_is_not_execed),
         cmocka_unit_test(test_worker_in_new_pid_namespace_holding_rmutex_is_released_within_100ms),
         cmocka_unit_test(test_two_live_workers_with_the_same_namespace_tid_make_the_release_fail_safe),
+        cmocka_unit_test(test_worker_with_pid_1_like_its_supervisor_detaching_its_copy_is_not_an_exec),
         cmocka_unit_test(test_event_loop_hears_the_worker_fd_and_an_async_waiter_gets_eownerdead),
         cmocka_unit_test(test_worker_wait_times_out_under_signals_while_the_worker_runs),
         cmocka_unit_test(test_worker_wait_with_a_far_deadline_sleeps_until_the_worker_exits),

@@ -127,6 +127,7 @@ typedef struct fx_worker {
     int32_t fx_flags;
     int32_t fx_pid;
     int32_t fx_pidfd;
+    uint64_t fx_stamp; /* the process that prepared it, among its fork copies */
     int32_t fx_pipe[2];
     int32_t fx_epfd;
     int32_t fx_ntids;
@@ -216,9 +217,11 @@ int fx_worker_wait(fx_worker *w, const struct timespec *deadline, fx_worker_repo
 
 /* Unlinks w from the list of attached handles, closes its descriptors and
  * forgets its bindings; nothing is released and the worker is not reaped.
- * In the worker itself (a fork child's copy of the prepared handle) it
- * closes the read end only: the write end must stay open until the worker
- * execs or exits. Returns 0, or EINVAL (NULL, or w not prepared). Not a
+ * In the worker itself (a fork child's copy of the prepared handle, told
+ * from the supervisor's by a stamp that fork does not carry over, not by a
+ * PID, which is 1 for both when each is the first process of a PID
+ * namespace) it closes the read end only: the write end must stay open
+ * until the worker execs or exits. Returns 0, or EINVAL (NULL, or w not prepared). Not a
  * cancellation point. */
 int fx_worker_detach(fx_worker *w);
 
