@@ -15,7 +15,9 @@
  *   PREPARED -> RUNNING     attach(pid)        parent's write end closed,
  *                                              pidfd_open, waitid(WNOWAIT)
  *                                              proves a child, TIDs from
- *                                              /proc, epoll fd, linked in
+ *                                              /proc if it is this PID
+ *                                              namespace's, epoll fd,
+ *                                              linked in
  *   RUNNING -> RUNNING      refresh, bind      TIDs / objects added
  *   RUNNING -> RUNNING      check: pipe EOF,   an exit in progress (the pipe
  *                           no memory left     closes before the parent is
@@ -216,12 +218,13 @@ static bool prepared_here(const fx_worker *w)
 
 /* /proc ---------------------------------------------------------------------- */
 
-/* The last field of the NSpid line of /proc/<pid>/task/<tid>/status: the
- * TID in the thread's own PID namespace. 0 when it cannot be read. */
-static int32_t proc_nstid(pid_t pid, pid_t tid)
+/* The NSpid line of a /proc status file: the task's PID (or TID) in each
+ * PID namespace from that /proc's down to the task's own. Returns how many
+ * fields it has (0 when it cannot be read), the first in *first and the last
+ * in *last. */
+static int proc_nspid(const char *path, long *first, long *last)
 {
-    char path[64], buf[2048];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, (int)tid);
+    char buf[2048];
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         return 0;
@@ -234,16 +237,41 @@ static int32_t proc_nstid(pid_t pid, pid_t tid)
     if (p == NULL)
         return 0;
     p += strlen("\nNSpid:");
-    long last = 0;
+    int fields = 0;
     for (;;) {
         while (*p == ' ' || *p == '\t')
             p++;
         if (*p < '0' || *p > '9')
             break;
         char *end;
-        last = strtol(p, &end, 10);
+        *last = strtol(p, &end, 10);
+        if (fields++ == 0)
+            *first = *last;
         p = end;
     }
+    return fields;
+}
+
+/* Whether /proc is of the caller's PID namespace, so that /proc/<pid> is
+ * the process this one calls pid. A /proc of an ancestor namespace (a
+ * supervisor started by unshare -pf without --mount-proc) shows this
+ * process with more than one NSpid field, one of a namespace it is not in
+ * has no /proc/self: only exactly one field, equal to getpid(), is ours. */
+static bool proc_ours(void)
+{
+    long first = 0, last = 0;
+    return proc_nspid("/proc/self/status", &first, &last) == 1 && first == (long)getpid();
+}
+
+/* The last field of the NSpid line of /proc/<pid>/task/<tid>/status: the
+ * TID in the thread's own PID namespace. 0 when it cannot be read. */
+static int32_t proc_nstid(pid_t pid, pid_t tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, (int)tid);
+    long first = 0, last = 0;
+    if (proc_nspid(path, &first, &last) == 0)
+        return 0;
     return last > 0 && last <= FX_RMUTEX_TID_MAX ? (int32_t)last : 0;
 }
 
@@ -551,8 +579,9 @@ int fx_worker_attach(fx_worker *w, pid_t pid)
         r = errno;
         goto out;
     }
-    /* The main thread's TID as the worker writes it. */
-    int32_t nstid = proc_nstid(pid, pid);
+    /* The main thread's TID as the worker writes it, where /proc shows it. */
+    bool proc = proc_ours();
+    int32_t nstid = proc ? proc_nstid(pid, pid) : 0;
     if (nstid != 0 && (w->fx_flags & FX_WORKER_NEWPID) && nstid != 1) {
         r = EINVAL;
         goto out;
@@ -569,9 +598,10 @@ int fx_worker_attach(fx_worker *w, pid_t pid)
     w->fx_tid[0] = (int32_t)pid;
     w->fx_nstid[0] = nstid;
     w->fx_ntids = 1;
-    w->fx_ns = proc_ns(who);
+    w->fx_ns = proc ? proc_ns(who) : 0;
     workers_lock();
-    (void)learn_tids(w); /* the other threads, if /proc shows them */
+    if (proc)
+        (void)learn_tids(w); /* the other threads, if /proc shows them */
     w->fx_magic = ATTACHED;
     w->fx_next = workers;
     workers = w;
@@ -591,7 +621,9 @@ int fx_worker_refresh(fx_worker *w)
         return EINVAL;
     struct call c = call_begin();
     workers_lock();
-    int r = w->fx_report.event != FX_WORKER_RUNNING ? ESRCH : learn_tids(w);
+    int r = ESRCH;
+    if (w->fx_report.event == FX_WORKER_RUNNING)
+        r = proc_ours() ? learn_tids(w) : ENOENT; /* another namespace's /proc: blind */
     workers_unlock();
     return call_end(c, r);
 }

@@ -737,6 +737,71 @@ static void test_worker_with_pid_1_like_its_supervisor_detaching_its_copy_is_not
     fxt_shared_free(sh, sizeof *sh);
 }
 
+/* The supervisor runs in a new PID namespace under the /proc of the test's
+ * (unshare -pf without --mount-proc). Its worker, the first process of yet
+ * another namespace, gets here the PID that this /proc shows for the test
+ * process (sh->tid): /proc/<pid> is another process. 77: the PID could not
+ * be arranged (no writable ns_last_pid). */
+static int supervise_under_another_namespaces_proc(void *p)
+{
+    struct shared *sh = p;
+    int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 77;
+    char num[16];
+    int n = snprintf(num, sizeof num, "%d", (int)sh->tid - 1);
+    bool set = write(fd, num, (size_t)n) == n;
+    close(fd);
+    if (!set)
+        return 77;
+    fx_worker w;
+    FXT_CHILD_CHECK(fx_worker_prepare(&w, FX_WORKER_NEWPID) == 0, 60);
+    pid_t pid = fork_newpid(worker_lock_and_park, sh);
+    FXT_CHILD_CHECK(pid > 0, 61);
+    if (pid != sh->tid) {
+        kill(pid, SIGKILL);
+        fxt_wait_child(pid, 10000);
+        return 77;
+    }
+    FXT_CHILD_CHECK(fx_worker_attach(&w, pid) == 0, 62);
+    FXT_CHILD_CHECK(fx_worker_bind_rmutex(&w, &sh->m) == 0, 63);
+    FXT_CHILD_CHECK(fxt_flag_wait(&sh->held, 1, 10000) && fx_rmutex_owner(&sh->m) == 1, 64);
+    FXT_CHILD_CHECK(fx_worker_refresh(&w) == ENOENT, 65); /* /proc cannot show its threads */
+    FXT_CHILD_CHECK(kill(pid, SIGKILL) == 0, 66);
+    fx_worker_report rep;
+    FXT_CHILD_CHECK(fx_worker_wait(&w, NULL, &rep) == 0, 67);
+    FXT_CHILD_CHECK(rep.event == FX_WORKER_EXITED && rep.released == 1, 68);
+    FXT_CHILD_CHECK(fxt_wait_child(pid, 10000) == 128 + SIGKILL, 69);
+    FXT_CHILD_CHECK(fx_worker_detach(&w) == 0, 70);
+    return 0;
+}
+
+/* The first process of the supervisor's namespace: the supervisor is its
+ * child, not itself PID 1 (whose TID 1 would make the release ambiguous). */
+static int namespace_init_runs_supervisor(void *p)
+{
+    return fxt_run_child(supervise_under_another_namespaces_proc, p) & 0xff;
+}
+
+static void test_worker_newpid_is_attached_under_another_pid_namespaces_proc(void **state)
+{
+    (void)state;
+    if (skip_unless_newpid())
+        skip();
+    struct shared *sh = shared_new();
+    sh->tid = getpid(); /* a PID the supervisor's /proc shows: ours */
+    pid_t pid = fork_newpid(namespace_init_runs_supervisor, sh);
+    assert_true(pid > 0);
+    int status = fxt_wait_child(pid, 30000);
+    fxt_shared_free(sh, sizeof *sh);
+    if (status == 77) {
+        print_message("[  SKIP    ] the worker's PID could not be chosen: no writable"
+                      " /proc/sys/kernel/ns_last_pid in a new PID namespace\n");
+        skip();
+    }
+    assert_int_equal(status, 0);
+}
+
 static int park_only(void *p)
 {
     struct shared *sh = p;
@@ -1126,6 +1191,7 @@ int main(void)
         cmocka_unit_test(test_worker_that_redirects_stdio_of_a_supervisor_without_std_fds_is_not_execed),
         cmocka_unit_test(test_worker_in_new_pid_namespace_holding_rmutex_is_released_within_100ms),
         cmocka_unit_test(test_two_live_workers_with_the_same_namespace_tid_make_the_release_fail_safe),
+        cmocka_unit_test(test_worker_newpid_is_attached_under_another_pid_namespaces_proc),
         cmocka_unit_test(test_worker_with_pid_1_like_its_supervisor_detaching_its_copy_is_not_an_exec),
         cmocka_unit_test(test_event_loop_hears_the_worker_fd_and_an_async_waiter_gets_eownerdead),
         cmocka_unit_test(test_worker_wait_times_out_under_signals_while_the_worker_runs),

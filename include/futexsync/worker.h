@@ -48,9 +48,12 @@
  *     counted `unsure`); after an exec the new program has it (a non-main
  *     thread that execs takes the main thread's TID);
  *   - in another PID namespace, its TID there: the last field of the NSpid
- *     line of /proc/<pid>/status, read by attach while the worker lives; or,
- *     where /proc cannot show it, 1 for a worker started as the first process
- *     of a new PID namespace (CLONE_NEWPID) and prepared with FX_WORKER_NEWPID;
+ *     line of /proc/<pid>/status, read by attach while the worker lives,
+ *     only from a /proc of the supervisor's own PID namespace (attach checks
+ *     it: another namespace's /proc, as under unshare -pf without
+ *     --mount-proc, names other processes by those numbers); or, where /proc
+ *     cannot show it, 1 for a worker started as the first process of a new
+ *     PID namespace (CLONE_NEWPID) and prepared with FX_WORKER_NEWPID;
  *   - its other threads' (up to FX_WORKER_TIDS_MAX), as /proc/<pid>/task
  *     lists them when attach or fx_worker_refresh runs. Released only when
  *     no task has that TID any more (kill(tid, 0) gives ESRCH; in another PID
