@@ -560,6 +560,19 @@ static void test_worker_detaching_its_copy_of_the_handle_is_not_taken_for_an_exe
     fxt_shared_free(sh, sizeof *sh);
 }
 
+/* In a forked supervisor: kills the worker pid, which holds the bound
+ * rmutex, and requires its exit to release it; reaps it, detaches w. 0 or a
+ * code (90-93). */
+static int kill_and_release(fx_worker *w, pid_t pid)
+{
+    FXT_CHILD_CHECK(kill(pid, SIGKILL) == 0, 90);
+    fx_worker_report rep;
+    FXT_CHILD_CHECK(fx_worker_wait(w, NULL, &rep) == 0, 91);
+    FXT_CHILD_CHECK(rep.event == FX_WORKER_EXITED && rep.released == 1, 92);
+    FXT_CHILD_CHECK(fxt_wait_child(pid, 10000) == 128 + SIGKILL && fx_worker_detach(w) == 0, 93);
+    return 0;
+}
+
 /* Locks m, then points its standard descriptors at /dev/null (a worker's
  * usual redirection), and waits to be killed. */
 static int worker_lock_redirect_stdio_and_park(void *p)
@@ -599,12 +612,7 @@ static int supervise_with_std_fds_closed(void *p)
     FXT_CHILD_CHECK(fx_worker_check(&w, &rep) == EINPROGRESS, 66);
     FXT_CHILD_CHECK(rep.event == FX_WORKER_RUNNING && rep.released == 0, 67);
     FXT_CHILD_CHECK(fx_rmutex_owner(&sh->m) == pid, 68);
-    FXT_CHILD_CHECK(kill(pid, SIGKILL) == 0, 69);
-    FXT_CHILD_CHECK(fx_worker_wait(&w, NULL, &rep) == 0, 70);
-    FXT_CHILD_CHECK(rep.event == FX_WORKER_EXITED && rep.released == 1, 71);
-    FXT_CHILD_CHECK(fxt_wait_child(pid, 10000) == 128 + SIGKILL, 72);
-    FXT_CHILD_CHECK(fx_worker_detach(&w) == 0, 73);
-    return 0;
+    return kill_and_release(&w, pid);
 }
 
 static void test_worker_that_redirects_stdio_of_a_supervisor_without_std_fds_is_not_execed(
@@ -767,13 +775,7 @@ static int supervise_under_another_namespaces_proc(void *p)
     FXT_CHILD_CHECK(fx_worker_bind_rmutex(&w, &sh->m) == 0, 63);
     FXT_CHILD_CHECK(fxt_flag_wait(&sh->held, 1, 10000) && fx_rmutex_owner(&sh->m) == 1, 64);
     FXT_CHILD_CHECK(fx_worker_refresh(&w) == ENOENT, 65); /* /proc cannot show its threads */
-    FXT_CHILD_CHECK(kill(pid, SIGKILL) == 0, 66);
-    fx_worker_report rep;
-    FXT_CHILD_CHECK(fx_worker_wait(&w, NULL, &rep) == 0, 67);
-    FXT_CHILD_CHECK(rep.event == FX_WORKER_EXITED && rep.released == 1, 68);
-    FXT_CHILD_CHECK(fxt_wait_child(pid, 10000) == 128 + SIGKILL, 69);
-    FXT_CHILD_CHECK(fx_worker_detach(&w) == 0, 70);
-    return 0;
+    return kill_and_release(&w, pid);
 }
 
 /* The first process of the supervisor's namespace: the supervisor is its

@@ -81,6 +81,14 @@
  *     memory is reused (attached handles are linked into a list of this
  *     process, which the release consults for ambiguity).
  *
+ * What the supervisor sees to itself (no rule for the caller): its
+ * descriptors are above 2, so a worker's redirection of its standard ones
+ * never closes the exec pipe; no call but fx_worker_wait is a cancellation
+ * point, and wait's cancellation leaves nothing held; /proc is read only
+ * when it is of the caller's PID namespace; the worker's copy of a prepared
+ * handle is told from the supervisor's exactly, not by PID; any deadline,
+ * however far, is slept on.
+ *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is
  * never set. EINTR is never returned. Deadlines are absolute CLOCK_MONOTONIC
