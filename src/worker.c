@@ -181,9 +181,11 @@ static uint64_t last_stamp;   /* given by this process or its ancestors */
 
 static uint64_t stamp_new(void)
 {
-    /* Relaxed: the list's lock orders this with the other writers. */
+    /* Relaxed: the list's lock orders this with the other writers. Made
+     * with the first stamp or never, so that no handle of this process has
+     * a stamp below the page's first. */
     uint64_t *page = __atomic_load_n(&first_stamp, __ATOMIC_RELAXED);
-    if (page == NULL) {
+    if (page == NULL && last_stamp == 0) {
         size_t size = (size_t)sysconf(_SC_PAGESIZE);
         void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p != MAP_FAILED && madvise(p, size, MADV_WIPEONFORK) == 0) {
@@ -504,6 +506,7 @@ int fx_worker_prepare(fx_worker *w, int flags)
     bool linked = false;
     for (const fx_worker *o = workers; o != NULL && !linked; o = o->fx_next)
         linked = o == w;
+    uint64_t stamp = linked ? 0 : stamp_new();
     workers_unlock();
     if (linked)
         return call_end(c, EBUSY);
@@ -513,9 +516,7 @@ int fx_worker_prepare(fx_worker *w, int flags)
     w->fx_epfd = -1;
     w->fx_pipe[0] = w->fx_pipe[1] = -1;
     w->fx_pid = (int32_t)getpid(); /* the supervisor, until attach */
-    workers_lock();
-    w->fx_stamp = stamp_new();
-    workers_unlock();
+    w->fx_stamp = stamp;
     int r = 0;
     if (!(flags & FX_WORKER_NOEXEC)) {
         int p[2];
