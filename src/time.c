@@ -127,6 +127,36 @@ struct timespec fxi_ts_add_ns(struct timespec t, int64_t ns)
     return t;
 }
 
+struct timespec fxi_ts_sub(struct timespec a, struct timespec b)
+{
+    /* Seconds, then the nanoseconds' borrow; an overflow of either is the
+     * end of time_t it went past (a borrow can only pass the lower one). */
+    int64_t sec, nsec = (int64_t)a.tv_nsec - (int64_t)b.tv_nsec;
+    int end = 0; /* 1 above, -1 below */
+    if (__builtin_sub_overflow((int64_t)a.tv_sec, (int64_t)b.tv_sec, &sec))
+        end = (int64_t)b.tv_sec < 0 ? 1 : -1;
+    else if (nsec < 0 && __builtin_sub_overflow(sec, 1, &sec))
+        end = -1;
+    if (nsec < 0)
+        nsec += FX_NSEC_PER_SEC;
+    if (end == 0 && sec > (int64_t)FX_TIME_T_MAX)
+        end = 1;
+    else if (end == 0 && sec < (int64_t)FX_TIME_T_MIN)
+        end = -1;
+    struct timespec r;
+    if (end > 0) {
+        r.tv_sec = FX_TIME_T_MAX;
+        r.tv_nsec = 999999999L;
+    } else if (end < 0) {
+        r.tv_sec = FX_TIME_T_MIN;
+        r.tv_nsec = 0;
+    } else {
+        r.tv_sec = (time_t)sec;
+        r.tv_nsec = (long)nsec;
+    }
+    return r;
+}
+
 bool fxi_deadline_passed(const struct timespec *deadline)
 {
     if (deadline == NULL)

@@ -15,7 +15,9 @@
  *   PREPARED -> RUNNING     attach(pid)        parent's write end closed,
  *                                              pidfd_open, waitid(WNOWAIT)
  *                                              proves a child, TIDs from
- *                                              /proc, epoll fd, linked in
+ *                                              /proc if it is this PID
+ *                                              namespace's, epoll fd,
+ *                                              linked in
  *   RUNNING -> RUNNING      refresh, bind      TIDs / objects added
  *   RUNNING -> RUNNING      check: pipe EOF,   an exit in progress (the pipe
  *                           no memory left     closes before the parent is
@@ -55,12 +57,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -110,14 +114,119 @@ static void close_fd(int32_t *fd)
     *fd = -1;
 }
 
+/* What a call saves on entry and gives back on return: errno, and the
+ * caller's cancelability. Every call that takes the list's lock or makes a
+ * descriptor runs with cancellation disabled: a cancellation point acting
+ * inside (poll, read, open, waitid, close) would end the thread holding the
+ * lock, every later call of the process blocking for good, or leak a
+ * descriptor. A pending cancellation acts at the caller's next cancellation
+ * point; fx_worker_wait's is its own sleep, where it holds nothing. */
+struct call {
+    int saved_errno;
+    int cancel_state;
+};
+
+static struct call call_begin(void)
+{
+    struct call c = {errno, PTHREAD_CANCEL_ENABLE};
+    (void)pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &c.cancel_state);
+    return c;
+}
+
+static int call_end(struct call c, int r)
+{
+    int ignored;
+    (void)pthread_setcancelstate(c.cancel_state, &ignored);
+    errno = c.saved_errno;
+    return r;
+}
+
+/* fd itself if it is above the standard descriptors, else a close-on-exec
+ * copy of it at 3 or above (fd is closed): -1 and errno when there is none.
+ * Every descriptor the supervisor keeps goes through it, so that one started
+ * with 0-2 closed does not get its exec pipe there, which the worker's
+ * redirection of its stdout (dup2, freopen) would close: an "exec" while it
+ * runs. */
+static int high_fd(int fd)
+{
+    if (fd < 0 || fd > STDERR_FILENO)
+        return fd;
+    int h = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return h;
+}
+
+/* Who prepared a handle ------------------------------------------------------ */
+
+/* The worker's fork copy of a prepared handle must not close the exec pipe's
+ * write end (an "exec"); the supervisor's must. PIDs cannot tell them apart:
+ * a supervisor that is the first process of a PID namespace and a worker it
+ * starts as the first of a new one both have PID 1. A page that fork wipes
+ * (MADV_WIPEONFORK: every child without CLONE_VM gets it zeroed) holds the
+ * first stamp this process gave a handle; stamps come from a counter that
+ * fork copies, so a child's own stamps all exceed those of the handles it
+ * inherited, and a handle is this process's exactly when its stamp is at
+ * least the page's first (a child that never prepared one has a zero page).
+ * Where the page cannot be made (Linux before 4.14), or the wipe is
+ * accepted and ignored (an emulator), the PID alone decides. Written under
+ * the list's lock; read without it by detach, which a fork child may call
+ * while its copy of the lock is held by a thread it does not have. */
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18 /* Linux 4.14 */
+#endif
+static uint64_t *first_stamp; /* the page; NULL until made */
+static uint64_t last_stamp;   /* given by this process or its ancestors */
+
+static uint64_t stamp_new(void)
+{
+    /* Relaxed: the list's lock orders this with the other writers. Made
+     * with the first stamp or never, so that no handle of this process has
+     * a stamp below the page's first. */
+    uint64_t *page = __atomic_load_n(&first_stamp, __ATOMIC_RELAXED);
+    if (page == NULL && last_stamp == 0) {
+        size_t size = (size_t)sysconf(_SC_PAGESIZE);
+        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED && madvise(p, size, MADV_WIPEONFORK) == 0) {
+            page = p;
+            /* Release: the mapping before the pointer, for detach's read. */
+            __atomic_store_n(&first_stamp, page, __ATOMIC_RELEASE);
+        } else if (p != MAP_FAILED) {
+            munmap(p, size);
+        }
+    }
+    uint64_t s = ++last_stamp;
+    /* Relaxed: only this process reads its page, in a detach that the
+     * caller orders after this prepare (a handle has one user at a time). */
+    if (page != NULL && __atomic_load_n(page, __ATOMIC_RELAXED) == 0)
+        __atomic_store_n(page, s, __ATOMIC_RELAXED);
+    return s;
+}
+
+/* Whether this process prepared w (not a fork child holding a copy). */
+static bool prepared_here(const fx_worker *w)
+{
+    if (w->fx_pid != (int32_t)getpid())
+        return false;
+    /* Acquire: the page's mapping before its word (paired with the release
+     * above); relaxed for the word, as in stamp_new. */
+    const uint64_t *page = __atomic_load_n(&first_stamp, __ATOMIC_ACQUIRE);
+    if (page == NULL)
+        return true;
+    uint64_t first = __atomic_load_n(page, __ATOMIC_RELAXED);
+    return first != 0 && w->fx_stamp >= first;
+}
+
 /* /proc ---------------------------------------------------------------------- */
 
-/* The last field of the NSpid line of /proc/<pid>/task/<tid>/status: the
- * TID in the thread's own PID namespace. 0 when it cannot be read. */
-static int32_t proc_nstid(pid_t pid, pid_t tid)
+/* The NSpid line of a /proc status file: the task's PID (or TID) in each
+ * PID namespace from that /proc's down to the task's own. Returns how many
+ * fields it has (0 when it cannot be read), the first in *first and the last
+ * in *last. */
+static int proc_nspid(const char *path, long *first, long *last)
 {
-    char path[64], buf[2048];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, (int)tid);
+    char buf[2048];
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         return 0;
@@ -130,16 +239,41 @@ static int32_t proc_nstid(pid_t pid, pid_t tid)
     if (p == NULL)
         return 0;
     p += strlen("\nNSpid:");
-    long last = 0;
+    int fields = 0;
     for (;;) {
         while (*p == ' ' || *p == '\t')
             p++;
         if (*p < '0' || *p > '9')
             break;
         char *end;
-        last = strtol(p, &end, 10);
+        *last = strtol(p, &end, 10);
+        if (fields++ == 0)
+            *first = *last;
         p = end;
     }
+    return fields;
+}
+
+/* Whether /proc is of the caller's PID namespace, so that /proc/<pid> is
+ * the process this one calls pid. A /proc of an ancestor namespace (a
+ * supervisor started by unshare -pf without --mount-proc) shows this
+ * process with more than one NSpid field, one of a namespace it is not in
+ * has no /proc/self: only exactly one field, equal to getpid(), is ours. */
+static bool proc_ours(void)
+{
+    long first = 0, last = 0;
+    return proc_nspid("/proc/self/status", &first, &last) == 1 && first == (long)getpid();
+}
+
+/* The last field of the NSpid line of /proc/<pid>/task/<tid>/status: the
+ * TID in the thread's own PID namespace. 0 when it cannot be read. */
+static int32_t proc_nstid(pid_t pid, pid_t tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, (int)tid);
+    long first = 0, last = 0;
+    if (proc_nspid(path, &first, &last) == 0)
+        return 0;
     return last > 0 && last <= FX_RMUTEX_TID_MAX ? (int32_t)last : 0;
 }
 
@@ -335,7 +469,7 @@ static int event_of(fx_worker *w)
             clock_gettime(CLOCK_MONOTONIC, &now);
             if (!fxi_ts_before(&now, &end))
                 return FX_WORKER_EXECED;
-            struct timespec left = fxi_ns_ts(fxi_ts_ns(&end) - fxi_ts_ns(&now));
+            struct timespec left = fxi_ts_sub(end, now);
             if (ppoll(&p, 1, &left, NULL) > 0)
                 return FX_WORKER_EXITED;
         }
@@ -365,27 +499,32 @@ int fx_worker_prepare(fx_worker *w, int flags)
 {
     if (w == NULL || (flags & ~(FX_WORKER_NOEXEC | FX_WORKER_NEWPID)) != 0)
         return EINVAL;
+    struct call c = call_begin();
     /* An attached handle is linked into the list: wiping it would cut the
      * list (the handles after it would escape the ambiguity check). */
     workers_lock();
     bool linked = false;
     for (const fx_worker *o = workers; o != NULL && !linked; o = o->fx_next)
         linked = o == w;
+    uint64_t stamp = linked ? 0 : stamp_new();
     workers_unlock();
     if (linked)
-        return EBUSY;
-    int saved = errno;
+        return call_end(c, EBUSY);
     memset(w, 0, sizeof *w);
     w->fx_flags = flags;
     w->fx_pidfd = -1;
     w->fx_epfd = -1;
     w->fx_pipe[0] = w->fx_pipe[1] = -1;
     w->fx_pid = (int32_t)getpid(); /* the supervisor, until attach */
+    w->fx_stamp = stamp;
     int r = 0;
     if (!(flags & FX_WORKER_NOEXEC)) {
         int p[2];
         if (pipe2(p, O_CLOEXEC) != 0) {
             r = errno;
+        } else if ((p[0] = high_fd(p[0])) < 0 || (p[1] = high_fd(p[1])) < 0) {
+            r = errno;
+            close(p[0] < 0 ? p[1] : p[0]); /* the one still open */
         } else {
             w->fx_pipe[0] = p[0];
             w->fx_pipe[1] = p[1];
@@ -395,15 +534,14 @@ int fx_worker_prepare(fx_worker *w, int flags)
     }
     if (r == 0)
         w->fx_magic = PREPARED;
-    errno = saved;
-    return r;
+    return call_end(c, r);
 }
 
 int fx_worker_attach(fx_worker *w, pid_t pid)
 {
     if (w == NULL || w->fx_magic != PREPARED || pid <= 0 || pid > FX_RMUTEX_TID_MAX)
         return EINVAL;
-    int saved = errno;
+    struct call c = call_begin();
     int r = 0;
     struct sigaction sa;
     int pidfd = -1, epfd = -1;
@@ -417,6 +555,10 @@ int fx_worker_attach(fx_worker *w, pid_t pid)
         r = errno == EINVAL ? ESRCH : errno;
         goto out;
     }
+    if ((pidfd = high_fd(pidfd)) < 0) {
+        r = errno;
+        goto out;
+    }
     siginfo_t si;
     memset(&si, 0, sizeof si);
     if (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si, WEXITED | WNOHANG | WNOWAIT) != 0 &&
@@ -425,7 +567,7 @@ int fx_worker_attach(fx_worker *w, pid_t pid)
         r = ECHILD;
         goto out;
     }
-    epfd = epoll_create1(EPOLL_CLOEXEC);
+    epfd = high_fd(epoll_create1(EPOLL_CLOEXEC));
     if (epfd < 0) {
         r = errno;
         goto out;
@@ -438,8 +580,9 @@ int fx_worker_attach(fx_worker *w, pid_t pid)
         r = errno;
         goto out;
     }
-    /* The main thread's TID as the worker writes it. */
-    int32_t nstid = proc_nstid(pid, pid);
+    /* The main thread's TID as the worker writes it, where /proc shows it. */
+    bool proc = proc_ours();
+    int32_t nstid = proc ? proc_nstid(pid, pid) : 0;
     if (nstid != 0 && (w->fx_flags & FX_WORKER_NEWPID) && nstid != 1) {
         r = EINVAL;
         goto out;
@@ -456,9 +599,10 @@ int fx_worker_attach(fx_worker *w, pid_t pid)
     w->fx_tid[0] = (int32_t)pid;
     w->fx_nstid[0] = nstid;
     w->fx_ntids = 1;
-    w->fx_ns = proc_ns(who);
+    w->fx_ns = proc ? proc_ns(who) : 0;
     workers_lock();
-    (void)learn_tids(w); /* the other threads, if /proc shows them */
+    if (proc)
+        (void)learn_tids(w); /* the other threads, if /proc shows them */
     w->fx_magic = ATTACHED;
     w->fx_next = workers;
     workers = w;
@@ -469,20 +613,20 @@ out:
         close(pidfd);
     if (epfd >= 0)
         close(epfd);
-    errno = saved;
-    return r;
+    return call_end(c, r);
 }
 
 int fx_worker_refresh(fx_worker *w)
 {
     if (!attached(w))
         return EINVAL;
-    int saved = errno;
+    struct call c = call_begin();
     workers_lock();
-    int r = w->fx_report.event != FX_WORKER_RUNNING ? ESRCH : learn_tids(w);
+    int r = ESRCH;
+    if (w->fx_report.event == FX_WORKER_RUNNING)
+        r = proc_ours() ? learn_tids(w) : ENOENT; /* another namespace's /proc: blind */
     workers_unlock();
-    errno = saved;
-    return r;
+    return call_end(c, r);
 }
 
 static int bind_obj(fx_worker *w, int kind, void *obj)
@@ -529,15 +673,15 @@ int fx_worker_check(fx_worker *w, fx_worker_report *report)
 {
     if (!attached(w))
         return EINVAL;
-    int saved = errno;
+    struct call c = call_begin();
     workers_lock();
     int r = check_locked(w, report);
     workers_unlock();
-    errno = saved;
-    return r;
+    return call_end(c, r);
 }
 
-int fx_worker_wait(fx_worker *w, const struct timespec *deadline, fx_worker_report *report)
+FX_CANCEL_FRAME int fx_worker_wait(fx_worker *w, const struct timespec *deadline,
+                                   fx_worker_report *report)
 {
     if (!attached(w))
         return EINVAL;
@@ -559,13 +703,16 @@ int fx_worker_wait(fx_worker *w, const struct timespec *deadline, fx_worker_repo
                 r = ETIMEDOUT;
                 break;
             }
-            int64_t ns = fxi_ts_ns(deadline) - fxi_ts_ns(&now);
-            left = fxi_ns_ts(ns);
+            /* Saturating: a deadline near the largest time_t has more
+             * nanoseconds than an int64_t holds (ppoll takes any tv_sec). */
+            left = fxi_ts_sub(*deadline, now);
             tmo = &left;
         }
         /* Both descriptors: readable at exit, or at the exec pipe's EOF. A
          * signal (EINTR) or a byte the worker wrote ends the poll early:
-         * check again, with the same deadline. */
+         * check again, with the same deadline. The one cancellation point
+         * of the calls (with the caller's cancelability): nothing is held
+         * here, the handle stays attached. */
         struct pollfd p[2] = {{w->fx_pidfd, POLLIN, 0}, {w->fx_pipe[0], POLLIN, 0}};
         (void)ppoll(p, w->fx_pipe[0] >= 0 ? 2 : 1, tmo, NULL);
     }
@@ -577,7 +724,7 @@ int fx_worker_detach(fx_worker *w)
 {
     if (w == NULL || (w->fx_magic != PREPARED && w->fx_magic != ATTACHED))
         return EINVAL;
-    int saved = errno;
+    struct call c = call_begin();
     if (w->fx_magic == ATTACHED) {
         workers_lock();
         for (fx_worker **p = &workers; *p != NULL; p = &(*p)->fx_next) {
@@ -589,15 +736,13 @@ int fx_worker_detach(fx_worker *w)
         workers_unlock();
     }
     close_fd(&w->fx_pipe[0]);
-    /* The worker's copy of the prepared handle (a fork child: its PID is not
-     * the supervisor's) keeps the write end: closing it would look like an
-     * exec. It closes with the worker's exec or exit. */
-    if (w->fx_magic == ATTACHED || w->fx_pid == (int32_t)getpid())
+    /* The worker's copy of the prepared handle keeps the write end: closing
+     * it would look like an exec. It closes with the worker's exec or exit. */
+    if (w->fx_magic == ATTACHED || prepared_here(w))
         close_fd(&w->fx_pipe[1]);
     close_fd(&w->fx_pidfd);
     close_fd(&w->fx_epfd);
     w->fx_nbound = 0;
     w->fx_magic = 0;
-    errno = saved;
-    return 0;
+    return call_end(c, 0);
 }

@@ -506,28 +506,31 @@ int fxt_futex_sleep_how(pid_t tid, const void *addr)
     return fxt_is_futex_call(nr) && arg0 == (unsigned long long)(uintptr_t)addr ? 1 : 0;
 }
 
-static int fxt_asleep_once(pid_t tid, const void *addr)
+static bool fxt_asleep_once(pid_t tid, const void *addr, long unused)
 {
+    (void)unused;
     if (fxt_task_state(tid) != 'S')
-        return 0;
+        return false;
     int how = fxt_futex_sleep_how(tid, addr);
     if (how == 0)
-        return 0;
+        return false;
     if (how < 0) {
         char path[64], buf[512];
         snprintf(path, sizeof path, "/proc/%d/wchan", (int)tid);
         if (fxt_read_proc(path, buf, sizeof buf) <= 0 || strstr(buf, "futex") == NULL)
-            return 0;
+            return false;
     }
     /* Still sleeping after the system call was read: not a stale 'S'. */
     return fxt_task_state(tid) == 'S';
 }
 
-bool fxt_wait_asleep(pid_t tid, const void *addr, int timeout_ms)
+/* Polls once(tid, p, n) until it holds (true) or timeout_ms passed (false). */
+static bool fxt_poll_task(bool (*once)(pid_t, const void *, long), pid_t tid, const void *p,
+                          long n, int timeout_ms)
 {
     int64_t limit = fxt_now_ns() + (int64_t)timeout_ms * 1000000;
     for (;;) {
-        if (fxt_asleep_once(tid, addr))
+        if (once(tid, p, n))
             return true;
         if (fxt_now_ns() > limit)
             return false;
@@ -535,6 +538,33 @@ bool fxt_wait_asleep(pid_t tid, const void *addr, int timeout_ms)
         struct timespec pause = {0, 50000};
         nanosleep(&pause, NULL);
     }
+}
+
+bool fxt_wait_asleep(pid_t tid, const void *addr, int timeout_ms)
+{
+    return fxt_poll_task(fxt_asleep_once, tid, addr, 0, timeout_ms);
+}
+
+/* 1: tid sleeps in system call nr, or where /proc shows another number or
+ * none, in a wait channel naming wchan. */
+static bool fxt_in_syscall_once(pid_t tid, const void *wchan, long nr)
+{
+    if (fxt_task_state(tid) != 'S')
+        return false;
+    char path[64], buf[512];
+    long seen = -1;
+    snprintf(path, sizeof path, "/proc/%d/syscall", (int)tid);
+    if (fxt_read_proc(path, buf, sizeof buf) > 0 && sscanf(buf, "%ld", &seen) == 1 && seen == nr)
+        return fxt_task_state(tid) == 'S';
+    snprintf(path, sizeof path, "/proc/%d/wchan", (int)tid);
+    if (fxt_read_proc(path, buf, sizeof buf) <= 0 || strstr(buf, (const char *)wchan) == NULL)
+        return false;
+    return fxt_task_state(tid) == 'S';
+}
+
+bool fxt_wait_in_syscall(pid_t tid, long nr, const char *wchan, int timeout_ms)
+{
+    return fxt_poll_task(fxt_in_syscall_once, tid, wchan, nr, timeout_ms);
 }
 
 void fxt_signal_install(void)

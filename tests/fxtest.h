@@ -151,6 +151,13 @@ pid_t fxt_gettid(void);
  * way to know that a sleeper has reached the kernel before waking it or
  * asserting on the state it leaves; it never replaces a wake. */
 bool fxt_wait_asleep(pid_t tid, const void *addr, int timeout_ms);
+/* As fxt_wait_asleep for any blocking system call: waits until task tid
+ * sleeps (state 'S') in system call nr as /proc/<tid>/syscall shows it, or,
+ * where that file cannot be read or shows another number (an emulator such
+ * as qemu-user shows its host's calls), with a wait channel
+ * (/proc/<tid>/wchan) that contains wchan ("poll" for ppoll). true, or false
+ * after timeout_ms. */
+bool fxt_wait_in_syscall(pid_t tid, long nr, const char *wchan, int timeout_ms);
 /* The one-letter state of task tid (any process's) in /proc/<tid>/stat, or 0
  * when it cannot be read. The command name in parentheses may hold
  * anything: the state follows the last ')'. */

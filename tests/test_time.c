@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "../src/internal/deadline.h"
+
 #define NSEC 1000000000LL
 
 /* An exact (seconds, nanoseconds) pair with 0 <= ns < 1e9. */
@@ -329,6 +331,44 @@ static void deadline_from_realtime_times_out_a_timed_lock(void **state)
     assert_int_equal(fx_mutex_unlock(&m), 0);
 }
 
+/* fxi_ts_sub (src/internal/deadline.h), the time left until a deadline:
+ * exact, normalised, and saturating at the ends of time_t instead of
+ * wrapping, as the far deadline of fx_deadline_from(CLOCK_REALTIME,
+ * {LONG_MAX, 0}) needs (its nanoseconds do not fit in an int64_t). */
+static void ts_sub_is_exact_and_saturates_at_the_ends_of_time_t(void **state)
+{
+    (void)state;
+    const time_t tmax = (time_t)(sizeof(time_t) == 8 ? INT64_MAX : INT32_MAX);
+    const time_t tmin = (time_t)(sizeof(time_t) == 8 ? INT64_MIN : INT32_MIN);
+    static const struct {
+        struct timespec a, b, want;
+    } rows[] = {
+        {{5, 300}, {2, 100}, {3, 200}},
+        {{5, 100}, {2, 300}, {2, 999999800}}, /* a borrow */
+        {{2, 100}, {5, 300}, {-4, 999999800}},
+        {{7, 0}, {7, 0}, {0, 0}},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct timespec d = fxi_ts_sub(rows[i].a, rows[i].b);
+        assert_true(d.tv_sec == rows[i].want.tv_sec);
+        assert_int_equal(d.tv_nsec, rows[i].want.tv_nsec);
+    }
+    /* The farthest deadline minus a time since boot: exact, positive. */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    struct timespec far = {tmax, 999999999L}, d = fxi_ts_sub(far, now);
+    assert_true(d.tv_sec == tmax - now.tv_sec);
+    assert_int_equal(d.tv_nsec, 999999999L - now.tv_nsec);
+    /* Past either end: saturated. */
+    struct timespec below = {-1, 999999999L}, low = {tmin, 0};
+    d = fxi_ts_sub(far, below);
+    assert_true(d.tv_sec == tmax && d.tv_nsec == 999999999L);
+    d = fxi_ts_sub(low, (struct timespec){1, 0});
+    assert_true(d.tv_sec == tmin && d.tv_nsec == 0);
+    d = fxi_ts_sub(low, (struct timespec){0, 1}); /* only the borrow passes it */
+    assert_true(d.tv_sec == tmin && d.tv_nsec == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -349,6 +389,7 @@ int main(void)
         cmocka_unit_test(deadline_from_null_is_einval),
         cmocka_unit_test(deadline_from_cpu_or_unknown_clock_is_einval),
         cmocka_unit_test(deadline_from_realtime_times_out_a_timed_lock),
+        cmocka_unit_test(ts_sub_is_exact_and_saturates_at_the_ends_of_time_t),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

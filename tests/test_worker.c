@@ -5,10 +5,12 @@
  * program, another PID namespace); never an object a live process holds;
  * the fd for event loops and fx_async; bad input. */
 #define _GNU_SOURCE
+#include "fxfault.h"
 #include "fxtest.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <futexsync.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/syscall.h>
@@ -557,6 +560,70 @@ static void test_worker_detaching_its_copy_of_the_handle_is_not_taken_for_an_exe
     fxt_shared_free(sh, sizeof *sh);
 }
 
+/* In a forked supervisor: kills the worker pid, which holds the bound
+ * rmutex, and requires its exit to release it; reaps it, detaches w. 0 or a
+ * code (90-93). */
+static int kill_and_release(fx_worker *w, pid_t pid)
+{
+    FXT_CHILD_CHECK(kill(pid, SIGKILL) == 0, 90);
+    fx_worker_report rep;
+    FXT_CHILD_CHECK(fx_worker_wait(w, NULL, &rep) == 0, 91);
+    FXT_CHILD_CHECK(rep.event == FX_WORKER_EXITED && rep.released == 1, 92);
+    FXT_CHILD_CHECK(fxt_wait_child(pid, 10000) == 128 + SIGKILL && fx_worker_detach(w) == 0, 93);
+    return 0;
+}
+
+/* Locks m, then points its standard descriptors at /dev/null (a worker's
+ * usual redirection), and waits to be killed. */
+static int worker_lock_redirect_stdio_and_park(void *p)
+{
+    struct shared *sh = p;
+    if (fx_rmutex_lock(&sh->m) != 0)
+        return 10;
+    int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return 14;
+    for (int i = 0; i <= 2; i++)
+        if (fd != i && dup2(fd, i) != i)
+            return 15;
+    fxt_flag_set(&sh->held, 1);
+    park();
+    return 11;
+}
+
+/* The supervisor, in a child started with descriptors 0-2 closed: none of
+ * its own descriptors may land there, and the worker's redirection of its
+ * standard descriptors is neither an exec nor a release. */
+static int supervise_with_std_fds_closed(void *p)
+{
+    struct shared *sh = p;
+    for (int i = 0; i <= 2; i++)
+        close(i);
+    fx_worker w;
+    FXT_CHILD_CHECK(fx_worker_prepare(&w, 0) == 0, 60);
+    pid_t pid = fxt_fork(worker_lock_redirect_stdio_and_park, sh);
+    FXT_CHILD_CHECK(pid > 0, 61);
+    FXT_CHILD_CHECK(fx_worker_attach(&w, pid) == 0, 62);
+    for (int i = 0; i <= 2; i++)
+        FXT_CHILD_CHECK(fcntl(i, F_GETFD) == -1 && errno == EBADF, 63);
+    FXT_CHILD_CHECK(fx_worker_bind_rmutex(&w, &sh->m) == 0, 64);
+    FXT_CHILD_CHECK(fxt_flag_wait(&sh->held, 1, 10000), 65);
+    fx_worker_report rep;
+    FXT_CHILD_CHECK(fx_worker_check(&w, &rep) == EINPROGRESS, 66);
+    FXT_CHILD_CHECK(rep.event == FX_WORKER_RUNNING && rep.released == 0, 67);
+    FXT_CHILD_CHECK(fx_rmutex_owner(&sh->m) == pid, 68);
+    return kill_and_release(&w, pid);
+}
+
+static void test_worker_that_redirects_stdio_of_a_supervisor_without_std_fds_is_not_execed(
+    void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    assert_int_equal(fxt_run_child(supervise_with_std_fds_closed, sh), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
 /* --- PID namespaces (root) ------------------------------------------------------ */
 
 /* Like fxt_fork, but the child is the first process (PID 1) of a new PID
@@ -636,6 +703,105 @@ static void test_worker_in_new_pid_namespace_holding_rmutex_is_released_within_1
         assert_int_equal(fx_worker_detach(&w), 0);
         fxt_shared_free(sh, sizeof *sh);
     }
+}
+
+/* The supervisor, itself the first process (PID 1) of a new PID namespace,
+ * starts a worker that is the first process of another one: both have PID 1,
+ * yet the worker's detach of its copy of the handle keeps the write end. */
+static int supervise_as_pid1_a_pid1_worker_that_detaches(void *p)
+{
+    struct shared *sh = p;
+    FXT_CHILD_CHECK(getpid() == 1, 60);
+    /* Its own namespace's /proc (unshare -pf --mount-proc), in a mount
+     * namespace of its own: /proc shows the worker as it is. */
+    FXT_CHILD_CHECK(unshare(CLONE_NEWNS) == 0, 70);
+    FXT_CHILD_CHECK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0, 71);
+    FXT_CHILD_CHECK(mount("proc", "/proc", "proc", 0, NULL) == 0, 72);
+    FXT_CHILD_CHECK(fx_worker_prepare(&g_copy, FX_WORKER_NEWPID) == 0, 61);
+    pid_t pid = fork_newpid(worker_detaches_its_copy, sh);
+    FXT_CHILD_CHECK(pid > 0, 62);
+    FXT_CHILD_CHECK(fx_worker_attach(&g_copy, pid) == 0, 63);
+    FXT_CHILD_CHECK(fxt_flag_wait(&sh->held, 1, 10000), 64);
+    fx_worker_report rep;
+    FXT_CHILD_CHECK(fx_worker_check(&g_copy, &rep) == EINPROGRESS, 65);
+    fxt_flag_set(&sh->go, 1);
+    FXT_CHILD_CHECK(fx_worker_wait(&g_copy, NULL, &rep) == 0, 66);
+    FXT_CHILD_CHECK(rep.event == FX_WORKER_EXITED, 67);
+    FXT_CHILD_CHECK(fxt_wait_child(pid, 10000) == 0, 68);
+    FXT_CHILD_CHECK(fx_worker_detach(&g_copy) == 0, 69);
+    return 0;
+}
+
+static void test_worker_with_pid_1_like_its_supervisor_detaching_its_copy_is_not_an_exec(
+    void **state)
+{
+    (void)state;
+    if (skip_unless_newpid())
+        skip();
+    struct shared *sh = shared_new();
+    pid_t pid = fork_newpid(supervise_as_pid1_a_pid1_worker_that_detaches, sh);
+    assert_true(pid > 0);
+    assert_int_equal(fxt_wait_child(pid, 30000), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+/* The supervisor runs in a new PID namespace under the /proc of the test's
+ * (unshare -pf without --mount-proc). Its worker, the first process of yet
+ * another namespace, gets here the PID that this /proc shows for the test
+ * process (sh->tid): /proc/<pid> is another process. 77: the PID could not
+ * be arranged (no writable ns_last_pid). */
+static int supervise_under_another_namespaces_proc(void *p)
+{
+    struct shared *sh = p;
+    int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 77;
+    char num[16];
+    int n = snprintf(num, sizeof num, "%d", (int)sh->tid - 1);
+    bool set = write(fd, num, (size_t)n) == n;
+    close(fd);
+    if (!set)
+        return 77;
+    fx_worker w;
+    FXT_CHILD_CHECK(fx_worker_prepare(&w, FX_WORKER_NEWPID) == 0, 60);
+    pid_t pid = fork_newpid(worker_lock_and_park, sh);
+    FXT_CHILD_CHECK(pid > 0, 61);
+    if (pid != sh->tid) {
+        kill(pid, SIGKILL);
+        fxt_wait_child(pid, 10000);
+        return 77;
+    }
+    FXT_CHILD_CHECK(fx_worker_attach(&w, pid) == 0, 62);
+    FXT_CHILD_CHECK(fx_worker_bind_rmutex(&w, &sh->m) == 0, 63);
+    FXT_CHILD_CHECK(fxt_flag_wait(&sh->held, 1, 10000) && fx_rmutex_owner(&sh->m) == 1, 64);
+    FXT_CHILD_CHECK(fx_worker_refresh(&w) == ENOENT, 65); /* /proc cannot show its threads */
+    return kill_and_release(&w, pid);
+}
+
+/* The first process of the supervisor's namespace: the supervisor is its
+ * child, not itself PID 1 (whose TID 1 would make the release ambiguous). */
+static int namespace_init_runs_supervisor(void *p)
+{
+    return fxt_run_child(supervise_under_another_namespaces_proc, p) & 0xff;
+}
+
+static void test_worker_newpid_is_attached_under_another_pid_namespaces_proc(void **state)
+{
+    (void)state;
+    if (skip_unless_newpid())
+        skip();
+    struct shared *sh = shared_new();
+    sh->tid = getpid(); /* a PID the supervisor's /proc shows: ours */
+    pid_t pid = fork_newpid(namespace_init_runs_supervisor, sh);
+    assert_true(pid > 0);
+    int status = fxt_wait_child(pid, 30000);
+    fxt_shared_free(sh, sizeof *sh);
+    if (status == 77) {
+        print_message("[  SKIP    ] the worker's PID could not be chosen: no writable"
+                      " /proc/sys/kernel/ns_last_pid in a new PID namespace\n");
+        skip();
+    }
+    assert_int_equal(status, 0);
 }
 
 static int park_only(void *p)
@@ -782,6 +948,179 @@ static void test_worker_wait_times_out_under_signals_while_the_worker_runs(void 
     fxt_shared_free(sh, sizeof *sh);
 }
 
+/* A wait whose deadline is as far as fx_deadline_from(CLOCK_REALTIME,
+ * {LONG_MAX, 0}) makes it (tv_sec near the largest time_t, beyond what
+ * nanoseconds in an int64_t hold). */
+struct far_wait {
+    fx_worker *w;
+    fx_worker_report rep;
+    int r;
+    pid_t tid;
+};
+
+static void *far_waiter(void *p)
+{
+    struct far_wait *f = p;
+    struct timespec abs = {LONG_MAX, 0}, d;
+    f->r = fx_deadline_from(CLOCK_REALTIME, &abs, &d) == 0 ? EINPROGRESS : -1;
+    __atomic_store_n(&f->tid, fxt_gettid(), __ATOMIC_RELEASE);
+    if (f->r == EINPROGRESS)
+        f->r = fx_worker_wait(f->w, &d, &f->rep);
+    return NULL;
+}
+
+static int64_t cpu_ns(clockid_t c)
+{
+    struct timespec t;
+    assert_int_equal(clock_gettime(c, &t), 0);
+    return fxt_ts_ns(&t);
+}
+
+/* It sleeps in ppoll, using no CPU, until the worker's exit wakes it; the
+ * remaining time must not wrap into a negative timeout (a busy loop). */
+static void test_worker_wait_with_a_far_deadline_sleeps_until_the_worker_exits(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    fx_worker w;
+    pid_t pid = start_worker(&w, 0, worker_exits_when_told, sh);
+    struct far_wait *f = fxt_arena(sizeof *f);
+    f->w = &w;
+    pthread_t t = fxt_thread(far_waiter, f);
+    while (__atomic_load_n(&f->tid, __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
+    clockid_t c;
+    assert_int_equal(pthread_getcpuclockid(t, &c), 0);
+    assert_true(fxt_wait_in_syscall(f->tid, SYS_ppoll, "poll", 5000));
+    /* One check, then asleep: generous bounds (an emulator translates the
+     * code as it first runs it); a spinning wait never sleeps at all. */
+    int64_t cpu = cpu_ns(c);
+    assert_true(cpu < 250 * FX_NSEC_PER_MSEC);
+    assert_true(fxt_wait_in_syscall(f->tid, SYS_ppoll, "poll", 5000));
+    assert_true(cpu_ns(c) - cpu < 10 * FX_NSEC_PER_MSEC);
+    fxt_flag_set(&sh->go, 1);
+    assert_true(fxt_join_timed(t, 10000, NULL));
+    assert_int_equal(f->r, 0);
+    assert_int_equal(f->rep.event, FX_WORKER_EXITED);
+    assert_int_equal(fxt_wait_child(pid, 10000), 0);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+/* --- cancellation ------------------------------------------------------------------ */
+
+enum { CALL_ATTACH, CALL_REFRESH, CALL_CHECK, CALL_WAIT, CALLS };
+
+struct cancelled_call {
+    fx_worker *w;
+    pid_t pid;
+    int which; /* CALL_* */
+    int r;     /* what the call returned; -1 while it has not */
+};
+
+/* Calls c->which with a deferred cancellation pending: attach, refresh and
+ * check are no cancellation points (they return, the next one acts); wait
+ * is one, and acts on it while it sleeps. */
+FXF_CANCELLED_FRAME static void *cancelled_call_main(void *p)
+{
+    struct cancelled_call *c = p;
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+    pthread_cancel(pthread_self());
+    pthread_setcancelstate(old, &old);
+    fx_worker_report rep;
+    switch (c->which) {
+    case CALL_ATTACH:
+        c->r = fx_worker_attach(c->w, c->pid);
+        break;
+    case CALL_REFRESH:
+        c->r = fx_worker_refresh(c->w);
+        break;
+    case CALL_CHECK:
+        c->r = fx_worker_check(c->w, &rep);
+        break;
+    default:
+        c->r = fx_worker_wait(c->w, NULL, &rep);
+        break;
+    }
+    pthread_testcancel();
+    return NULL;
+}
+
+static void *park_thread(void *p)
+{
+    fxt_flag_set(p, 1);
+    park();
+    return NULL;
+}
+
+/* Starts a second thread when told (go 1), for refresh to find; exits when
+ * told again (go 2). */
+static int worker_starts_a_thread_then_exits(void *p)
+{
+    struct shared *sh = p;
+    pthread_t t;
+    if (!fxt_flag_wait(&sh->go, 1, 60000) || pthread_create(&t, NULL, park_thread, &sh->held) != 0)
+        return 13;
+    return fxt_flag_wait(&sh->go, 2, 60000) ? 0 : 14;
+}
+
+/* The descriptors open in this process (0 to 1023). */
+static int open_fds(void)
+{
+    int n = 0;
+    for (int fd = 0; fd < 1024; fd++)
+        n += fcntl(fd, F_GETFD) != -1;
+    return n;
+}
+
+/* The supervisor, in a child (a lock left held would stop the test process
+ * for good): for each call, a thread cancelled as above; then the list's
+ * lock is free (the next call returns), the handle works and, once
+ * detached, no descriptor is left open. */
+static int supervise_cancelled_calls(void *p)
+{
+    struct shared *sh = p;
+    for (int which = 0; which < CALLS; which++) {
+        int code = 80 + 8 * which;
+        int fds = open_fds();
+        fx_worker w;
+        FXT_CHILD_CHECK(fx_worker_prepare(&w, 0) == 0, code);
+        __atomic_store_n(&sh->go, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&sh->held, 0, __ATOMIC_RELAXED);
+        pid_t pid = fxt_fork(worker_starts_a_thread_then_exits, sh);
+        FXT_CHILD_CHECK(pid > 0, code + 1);
+        FXT_CHILD_CHECK(which == CALL_ATTACH || fx_worker_attach(&w, pid) == 0, code + 2);
+        fxt_flag_set(&sh->go, 1);
+        FXT_CHILD_CHECK(fxt_flag_wait(&sh->held, 1, 10000), code + 2);
+        struct cancelled_call c = {&w, pid, which, -1};
+        pthread_t t;
+        FXT_CHILD_CHECK(pthread_create(&t, NULL, cancelled_call_main, &c) == 0, code + 3);
+        void *ret = NULL;
+        pthread_join(t, &ret);
+        static const int want[CALLS] = {0, 0, EINPROGRESS, -1};
+        FXT_CHILD_CHECK(ret == PTHREAD_CANCELED && c.r == want[which], code + 4);
+        fx_worker_report rep;
+        FXT_CHILD_CHECK(fx_worker_check(&w, &rep) == EINPROGRESS, code + 5);
+        fxt_flag_set(&sh->go, 2);
+        FXT_CHILD_CHECK(fx_worker_wait(&w, NULL, &rep) == 0 && rep.event == FX_WORKER_EXITED,
+                        code + 6);
+        FXT_CHILD_CHECK(fxt_wait_child(pid, 10000) == 0 && fx_worker_detach(&w) == 0, code + 7);
+        FXT_CHILD_CHECK(open_fds() == fds, code + 7);
+    }
+    return 0;
+}
+
+static void test_worker_calls_cancelled_leave_no_lock_held_and_no_descriptor_open(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    pid_t pid = fxt_fork(supervise_cancelled_calls, sh);
+    assert_true(pid > 0);
+    assert_int_equal(fxt_wait_child(pid, 30000), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
 /* --- bad input -------------------------------------------------------------------- */
 
 static void test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_echild(void **state)
@@ -853,10 +1192,15 @@ int main(void)
         cmocka_unit_test(test_worker_owner_thread_that_execs_is_released_within_100ms),
         cmocka_unit_test(test_worker_exit_is_seen_while_its_forked_child_keeps_the_exec_pipe),
         cmocka_unit_test(test_worker_detaching_its_copy_of_the_handle_is_not_taken_for_an_exec),
+        cmocka_unit_test(test_worker_that_redirects_stdio_of_a_supervisor_without_std_fds_is_not_execed),
         cmocka_unit_test(test_worker_in_new_pid_namespace_holding_rmutex_is_released_within_100ms),
         cmocka_unit_test(test_two_live_workers_with_the_same_namespace_tid_make_the_release_fail_safe),
+        cmocka_unit_test(test_worker_newpid_is_attached_under_another_pid_namespaces_proc),
+        cmocka_unit_test(test_worker_with_pid_1_like_its_supervisor_detaching_its_copy_is_not_an_exec),
         cmocka_unit_test(test_event_loop_hears_the_worker_fd_and_an_async_waiter_gets_eownerdead),
         cmocka_unit_test(test_worker_wait_times_out_under_signals_while_the_worker_runs),
+        cmocka_unit_test(test_worker_wait_with_a_far_deadline_sleeps_until_the_worker_exits),
+        cmocka_unit_test(test_worker_calls_cancelled_leave_no_lock_held_and_no_descriptor_open),
         cmocka_unit_test(test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_echild),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

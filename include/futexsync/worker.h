@@ -48,9 +48,12 @@
  *     counted `unsure`); after an exec the new program has it (a non-main
  *     thread that execs takes the main thread's TID);
  *   - in another PID namespace, its TID there: the last field of the NSpid
- *     line of /proc/<pid>/status, read by attach while the worker lives; or,
- *     where /proc cannot show it, 1 for a worker started as the first process
- *     of a new PID namespace (CLONE_NEWPID) and prepared with FX_WORKER_NEWPID;
+ *     line of /proc/<pid>/status, read by attach while the worker lives,
+ *     only from a /proc of the supervisor's own PID namespace (attach checks
+ *     it: another namespace's /proc, as under unshare -pf without
+ *     --mount-proc, names other processes by those numbers); or, where /proc
+ *     cannot show it, 1 for a worker started as the first process of a new
+ *     PID namespace (CLONE_NEWPID) and prepared with FX_WORKER_NEWPID;
  *   - its other threads' (up to FX_WORKER_TIDS_MAX), as /proc/<pid>/task
  *     lists them when attach or fx_worker_refresh runs. Released only when
  *     no task has that TID any more (kill(tid, 0) gives ESRCH; in another PID
@@ -77,6 +80,14 @@
  *   - a handle is used by one thread at a time, and detached before its
  *     memory is reused (attached handles are linked into a list of this
  *     process, which the release consults for ambiguity).
+ *
+ * What the supervisor sees to itself (no rule for the caller): its
+ * descriptors are above 2, so a worker's redirection of its standard ones
+ * never closes the exec pipe; no call but fx_worker_wait is a cancellation
+ * point, and wait's cancellation leaves nothing held; /proc is read only
+ * when it is of the caller's PID namespace; the worker's copy of a prepared
+ * handle is told from the supervisor's exactly, not by PID; any deadline,
+ * however far, is slept on.
  *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is
@@ -127,6 +138,7 @@ typedef struct fx_worker {
     int32_t fx_flags;
     int32_t fx_pid;
     int32_t fx_pidfd;
+    uint64_t fx_stamp; /* the process that prepared it, among its fork copies */
     int32_t fx_pipe[2];
     int32_t fx_epfd;
     int32_t fx_ntids;
@@ -141,11 +153,14 @@ typedef struct fx_worker {
 } fx_worker;
 
 /* Sets *w up for one worker, before the fork that starts it: makes the exec
- * pipe (close-on-exec) unless flags has FX_WORKER_NOEXEC. flags: 0 or
+ * pipe (close-on-exec) unless flags has FX_WORKER_NOEXEC. Like every
+ * descriptor a handle keeps (the pidfd and fx_worker_fd's too), the pipe's
+ * ends are above 2 even in a process started with 0-2 closed, so a worker
+ * that redirects its standard descriptors keeps the write end. flags: 0 or
  * FX_WORKER_NOEXEC | FX_WORKER_NEWPID. Returns 0; EINVAL (NULL w, unknown
  * flags); EBUSY (w is attached: detach it first); EMFILE or ENFILE (no
  * descriptor for the pipe). A prepared handle that is never attached is
- * freed with fx_worker_detach. */
+ * freed with fx_worker_detach. Not a cancellation point. */
 int fx_worker_prepare(fx_worker *w, int flags) FX_WARN_UNUSED;
 
 /* Attaches the prepared *w to its worker pid, right after the fork (or
@@ -157,24 +172,29 @@ int fx_worker_prepare(fx_worker *w, int flags) FX_WARN_UNUSED;
  * of this process, or SIGCHLD is ignored or has SA_NOCLDWAIT: its exit would
  * leave no zombie to pin its TID); ESRCH (no such process); ENOSYS (no
  * pidfd_open: Linux before 5.3); EMFILE, ENFILE, ENOMEM. On error w stays
- * prepared (detach frees it). */
+ * prepared (detach frees it). Not a cancellation point: a cancellation
+ * pending or arriving meanwhile acts at the caller's next one, after attach
+ * has returned with its descriptors in w. */
 int fx_worker_attach(fx_worker *w, pid_t pid) FX_WARN_UNUSED;
 
 /* Adds the worker's threads started since attach to its TIDs, as
  * /proc/<pid>/task lists them (call it once the worker has started them).
  * Returns 0; EINVAL (w not attached); ESRCH (already reported gone); ENOENT
  * (/proc cannot show them: no /proc, hidepid, another PID namespace's /proc);
- * ENOSPC (more than FX_WORKER_TIDS_MAX TIDs: the first ones are kept). */
+ * ENOSPC (more than FX_WORKER_TIDS_MAX TIDs: the first ones are kept). Not
+ * a cancellation point, though it opens and reads /proc files. */
 int fx_worker_refresh(fx_worker *w);
 
 /* Binds m to the worker: released if one of the worker's TIDs owns it when
  * the worker is gone. Binding an object already bound is a no-op. Returns 0;
  * EINVAL (w not attached, NULL or misaligned m); ENOSPC (FX_WORKER_BIND_MAX
- * objects bound already); ESRCH (the worker was already reported gone). */
+ * objects bound already); ESRCH (the worker was already reported gone).
+ * Not a cancellation point. */
 int fx_worker_bind_rmutex(fx_worker *w, fx_rmutex *m);
 
 /* As fx_worker_bind_rmutex for an fx_once: reset to "not run" if one of the
- * worker's TIDs is running its initialiser when the worker is gone. */
+ * worker's TIDs is running its initialiser when the worker is gone. Not a
+ * cancellation point. */
 int fx_worker_bind_once(fx_worker *w, fx_once *o);
 
 /* The file descriptor to poll for reading (epoll, poll, an event loop next to
@@ -182,7 +202,7 @@ int fx_worker_bind_once(fx_worker *w, fx_once *o);
  * fx_worker_check. Once the worker has exited it stays readable (remove it
  * from the loop); after an exec it is readable again when the exec'd
  * process exits, and check repeats its report. -EINVAL when w is not
- * attached. Do not read or close it yourself. */
+ * attached. Do not read or close it yourself. Not a cancellation point. */
 int fx_worker_fd(const fx_worker *w);
 
 /* Looks, without waiting for the worker, whether it is gone; the first time
@@ -191,20 +211,29 @@ int fx_worker_fd(const fx_worker *w);
  * end-of-file comes from a worker it may not inspect (process_vm_readv
  * refused: a non-dumpable worker, seccomp), to tell its exit from an exec.
  * Returns 0 (gone; *report filled if report is not NULL), EINPROGRESS (still
- * running, report->event FX_WORKER_RUNNING), EINVAL (w not attached). */
+ * running, report->event FX_WORKER_RUNNING), EINVAL (w not attached). Not a
+ * cancellation point, though it polls and reads the worker's descriptors. */
 int fx_worker_check(fx_worker *w, fx_worker_report *report);
 
 /* As fx_worker_check, blocking until the worker is gone or the absolute
- * CLOCK_MONOTONIC deadline (NULL: none) passes. Returns 0 (gone: released,
- * *report filled); ETIMEDOUT; EINVAL (w not attached, or tv_nsec outside
- * [0, 999999999] when it would wait). Never EINTR. */
+ * CLOCK_MONOTONIC deadline (NULL: none) passes; it sleeps in the kernel
+ * until then, whatever the deadline (one as far as the largest time_t, as
+ * fx_deadline_from makes of a huge CLOCK_REALTIME time, included). Returns
+ * 0 (gone: released, *report filled); ETIMEDOUT; EINVAL (w not attached, or
+ * tv_nsec outside [0, 999999999] when it would wait). Never EINTR. A cancellation point, as
+ * pthread_cond_wait, acting only while it sleeps between looks, when it
+ * holds no lock and no descriptor of its own: a cancelled wait leaves w
+ * attached as it was, with nothing to clean up. */
 int fx_worker_wait(fx_worker *w, const struct timespec *deadline, fx_worker_report *report);
 
 /* Unlinks w from the list of attached handles, closes its descriptors and
  * forgets its bindings; nothing is released and the worker is not reaped.
- * In the worker itself (a fork child's copy of the prepared handle) it
- * closes the read end only: the write end must stay open until the worker
- * execs or exits. Returns 0, or EINVAL (NULL, or w not prepared). */
+ * In the worker itself (a fork child's copy of the prepared handle, told
+ * from the supervisor's by a stamp that fork does not carry over, not by a
+ * PID, which is 1 for both when each is the first process of a PID
+ * namespace) it closes the read end only: the write end must stay open
+ * until the worker execs or exits. Returns 0, or EINVAL (NULL, or w not prepared). Not a
+ * cancellation point. */
 int fx_worker_detach(fx_worker *w);
 
 #ifdef __cplusplus

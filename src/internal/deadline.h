@@ -47,4 +47,11 @@ static inline struct timespec fxi_ns_ts(int64_t ns)
  * with tv_nsec 999999999 above, to the smallest with tv_nsec 0 below. */
 struct timespec fxi_ts_add_ns(struct timespec t, int64_t ns);
 
+/* The one timespec difference: a - b (both normalised), the result
+ * normalised, saturating instead of wrapping as fxi_ts_add_ns does: the time
+ * left until any deadline a, however far (a tv_sec near the largest time_t,
+ * whose nanoseconds fxi_ts_ns cannot hold), as a system call's relative
+ * timeout. */
+struct timespec fxi_ts_sub(struct timespec a, struct timespec b);
+
 #endif /* FX_INTERNAL_DEADLINE_H */
