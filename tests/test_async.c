@@ -1495,15 +1495,29 @@ static void wait_thread_gone(pid_t tid)
     }
 }
 
-/* An rmutex whose owner thread has exited holding it (and is gone). */
-static fx_rmutex *rmutex_of_a_dead_thread(void)
+/* An rmutex whose owner thread has exited holding it (and is gone); its TID
+ * in *tid (when not NULL). An owner with a robust list (its word names it
+ * without FX_RMUTEX_PROBED) is reported by the kernel at its exit: the word
+ * is FX_RMUTEX_ORPHANED at once (no WAITERS: nobody slept), so
+ * fx_rmutex_owner says 0 and fx_rmutex_recover finds nothing to recover. A
+ * PROBED owner's word still names it, for the liveness probe to find dead. */
+static fx_rmutex *rmutex_of_a_dead_thread(pid_t *tid)
 {
     fx_rmutex *m = arena_rmutex();
     struct rholder *h = rholder_start(m);
+    const bool probed = (owner_word(m) & FX_RMUTEX_PROBED) != 0;
     rholder_tell(h, RH_EXIT);
     join_within(h->thread);
     wait_thread_gone(h->tid);
-    assert_int_equal(fx_rmutex_owner(m), h->tid);
+    if (probed) {
+        assert_int_equal(fx_rmutex_owner(m), h->tid);
+    } else {
+        assert_int_equal(owner_word(m), FX_RMUTEX_ORPHANED);
+        assert_int_equal(fx_rmutex_owner(m), 0);
+        assert_int_equal(fx_rmutex_recover(m, h->tid), EPERM);
+    }
+    if (tid != NULL)
+        *tid = h->tid;
     return m;
 }
 
@@ -1592,12 +1606,21 @@ static void test_rmutex_held_by_thread_is_acquired_after_release(void **state)
     fx_async *w = new_waiter(state);
     fx_rmutex *m = arena_rmutex();
     struct rholder *h = rholder_start(m);
+    const bool probed = (owner_word(m) & FX_RMUTEX_PROBED) != 0;
     assert_int_equal(fx_async_rmutex_lock(w, m, NULL), EINPROGRESS);
     /* Marked: the holder's unlock wakes the waiter. */
     assert_int_equal(owner_word(m), h->tid | FX_RMUTEX_WAITERS);
-    /* Held by a live owner: the fd fires for the liveness re-checks and
-     * complete re-arms; it never acquires. */
-    assert_int_equal(drive_readinesses(w, 2, 5000), 2);
+    if (probed) {
+        /* Held by a live owner without a robust list: the fd fires for the
+         * liveness re-checks and complete re-arms; it never acquires. */
+        assert_int_equal(drive_readinesses(w, 2, 5000), 2);
+    } else {
+        /* The kernel reports this owner's death: no re-check time, so the
+         * fd stays quiet for what would have been three re-checks. */
+        assert_int_equal(drive_in_progress(w, 3 * (FX_RMUTEX_FIRST_CHECK_MS +
+                                                    FX_RMUTEX_RECHECK_MS)),
+                         0);
+    }
     rholder_tell(h, RH_UNLOCK);
     assert_int_equal(complete_within(w, 5000), 0);
     assert_int_equal(fx_rmutex_owner(m), fxt_gettid());
@@ -1741,7 +1764,8 @@ static void test_rmutex_owner_thread_exit_gives_eownerdead_within_250ms(void **s
 static void test_rmutex_dead_owner_is_taken_at_once_even_past_the_deadline(void **state)
 {
     fx_async *w = new_waiter(state);
-    fx_rmutex *m = rmutex_of_a_dead_thread();
+    pid_t dead;
+    fx_rmutex *m = rmutex_of_a_dead_thread(&dead);
     struct timespec past = {-1, 0};
     assert_int_equal(fx_async_rmutex_lock(w, m, &past), EOWNERDEAD);
     assert_false(readable_now(fx_async_fd(w)));
@@ -1749,6 +1773,20 @@ static void test_rmutex_dead_owner_is_taken_at_once_even_past_the_deadline(void 
     assert_int_equal(depth_slot(m), 1 | FX_RMUTEX_INCONSISTENT);
     assert_int_equal(fx_rmutex_consistent(m), 0);
     assert_int_equal(fx_rmutex_unlock(m), 0);
+    /* A dead owner without a robust list (its TID | FX_RMUTEX_PROBED, with
+     * sleepers marked): the liveness probe finds it dead at once, past the
+     * deadline too, and the take-over keeps WAITERS. */
+    fx_rmutex *p = arena_rmutex();
+    p->owner = dead | FX_RMUTEX_PROBED | FX_RMUTEX_WAITERS;
+    p->depth = 1;
+    assert_int_equal(fx_async_rmutex_lock(w, p, &past), EOWNERDEAD);
+    assert_false(readable_now(fx_async_fd(w)));
+    assert_int_equal(fx_rmutex_owner(p), fxt_gettid());
+    assert_true(owner_word(p) & FX_RMUTEX_WAITERS);
+    assert_int_equal(depth_slot(p), 1 | FX_RMUTEX_INCONSISTENT);
+    assert_int_equal(fx_rmutex_consistent(p), 0);
+    assert_int_equal(fx_rmutex_unlock(p), 0);
+    assert_int_equal(owner_word(p), 0);
     /* Orphaned by fx_rmutex_recover: the same, at once. */
     fx_rmutex *o = arena_rmutex();
     o->owner = FX_RMUTEX_ORPHANED;
@@ -1762,7 +1800,7 @@ static void test_rmutex_dead_owner_is_taken_at_once_even_past_the_deadline(void 
 static void test_rmutex_not_recoverable_is_enotrecoverable_at_once(void **state)
 {
     fx_async *w = new_waiter(state);
-    fx_rmutex m = {FX_RMUTEX_NOTRECOVERABLE, 0};
+    fx_rmutex m = {.owner = FX_RMUTEX_NOTRECOVERABLE};
     struct timespec past = {-1, 0};
     assert_int_equal(fx_async_rmutex_lock(w, &m, NULL), ENOTRECOVERABLE);
     assert_int_equal(fx_async_rmutex_lock(w, &m, &past), ENOTRECOVERABLE);
@@ -1793,7 +1831,11 @@ static void test_rmutex_armed_wait_wakes_for_the_owner_rechecks(void **state)
 {
     fx_async *w = new_waiter(state);
     fx_rmutex *m = arena_rmutex();
-    struct rholder *h = rholder_start(m);
+    /* Re-checks are made for an owner without a robust list only: the word
+     * names a live thread (one holding another mutex) | FX_RMUTEX_PROBED. */
+    struct rholder *h = rholder_start(arena_rmutex());
+    m->owner = h->tid | FX_RMUTEX_PROBED;
+    m->depth = 1;
     int64_t start = fxt_now_ns();
     assert_int_equal(fx_async_rmutex_lock(w, m, NULL), EINPROGRESS);
     /* No deadline, and the live owner neither releases nor touches the word:
@@ -1807,7 +1849,8 @@ static void test_rmutex_armed_wait_wakes_for_the_owner_rechecks(void **state)
     assert_int_equal(fx_rmutex_owner(m), h->tid);
     assert_int_equal(fx_async_cancel(w), 0);
     rholder_join(h);
-    assert_int_equal(owner_word(m), 0);
+    /* The owner's word, as the waiter marked it. */
+    assert_int_equal(owner_word(m), h->tid | FX_RMUTEX_PROBED | FX_RMUTEX_WAITERS);
     assert_int_equal(fx_async_destroy(w), 0);
 }
 
@@ -1816,6 +1859,7 @@ static void test_rmutex_deadline_expires_with_etimedout(void **state)
     fx_async *w = new_waiter(state);
     fx_rmutex *m = arena_rmutex();
     struct rholder *h = rholder_start(m);
+    const bool probed = (owner_word(m) & FX_RMUTEX_PROBED) != 0;
     struct timespec d = fx_deadline_in(120 * MS);
     int rechecks = 0;
     int r = fx_async_rmutex_lock(w, m, &d);
@@ -1828,6 +1872,8 @@ static void test_rmutex_deadline_expires_with_etimedout(void **state)
     /* The WAITERS mark left behind cost the holder a needless wake only. */
     assert_int_equal(owner_word(m), 0);
     print_message("%d liveness re-checks before a 120 ms deadline\n", rechecks);
+    if (!probed)
+        assert_int_equal(rechecks, 0); /* the kernel reports this owner's death */
     assert_int_equal(fx_async_destroy(w), 0);
 }
 
@@ -1898,11 +1944,16 @@ static void test_rmutex_cancel_after_wake_passes_the_wake_on(void **state)
     fx_async *w = new_waiter(state);
     fx_rmutex *m = arena_rmutex();
     struct rholder *h = rholder_start(m);
+    const bool probed = (owner_word(m) & FX_RMUTEX_PROBED) != 0;
     assert_int_equal(fx_async_rmutex_lock(w, m, NULL), EINPROGRESS);
-    /* Past the first liveness check (1 ms): the waiter sleeps again for
-     * 50 ms, queued on the word ahead of the observer started next. */
-    assert_int_equal(wait_readable(fx_async_fd(w), 5000), 1);
-    assert_int_equal(fx_async_complete(w), EINPROGRESS);
+    /* The waiter sleeps on the word, queued ahead of the observer started
+     * next: with no re-check time when the kernel reports the owner's death;
+     * for an owner without a robust list (PROBED), past the first liveness
+     * check (1 ms), sleeping again for 50 ms. */
+    if (probed) {
+        assert_int_equal(wait_readable(fx_async_fd(w), 5000), 1);
+        assert_int_equal(fx_async_complete(w), EINPROGRESS);
+    }
     wait_futex_sleepers(&m->owner, own_sleepers(state));
     struct futex_observer *o = fxt_arena(sizeof *o);
     o->word = &m->owner;
@@ -2051,7 +2102,7 @@ static void test_rmutex_run_repairs_after_owner_death(void **state)
 static void test_rmutex_run_without_repair_makes_it_not_recoverable(void **state)
 {
     fx_async *w = new_waiter(state);
-    fx_rmutex *m = rmutex_of_a_dead_thread();
+    fx_rmutex *m = rmutex_of_a_dead_thread(NULL);
     struct rrun rr = {.m = m, .repair = 0};
     assert_int_equal(fx_async_rmutex_run(w, m, NULL, rrun_fn, &rr), EOWNERDEAD);
     assert_int_equal(rr.runs, 1); /* at once: the owner was found dead */
@@ -2088,7 +2139,7 @@ static void test_rmutex_bad_arguments_are_einval(void **state)
 {
     fx_async *w = new_waiter(state);
     int32_t words[4] = {0, 0, 0, 0};
-    fx_rmutex bad = {0x00400000, 0}; /* above FX_RMUTEX_TID_MAX: never written */
+    fx_rmutex bad = {.owner = 0x00400000}; /* above FX_RMUTEX_TID_MAX: never written */
     struct rrun rr = {.m = &bad};
     assert_int_equal(fx_async_rmutex_lock(w, NULL, NULL), EINVAL);
     assert_int_equal(fx_async_rmutex_lock(w, (fx_rmutex *)(void *)((char *)words + 2), NULL),

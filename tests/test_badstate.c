@@ -2,11 +2,12 @@
  * tests/test_badstate.c - every operation on every slot value class.
  *
  * For each row of the table below (a primitive, one of its int32 slots, one
- * operation), the slot is set to each value of a fixed set of 6,117 values
+ * operation), the slot is set to each value of a fixed set of 6,126 values
  * (every value in [-1024, 1024], every single-bit and all-but-one-bit
- * pattern, 0x55555555, 0xAAAAAAAA, INT32_MIN, INT32_MAX, and 4,000 random
- * values from a fixed seed), the other slots to the row's base values (zero
- * unless the row says otherwise), and the operation is called once. The row's
+ * pattern, 0x55555555, 0xAAAAAAAA, INT32_MIN, INT32_MAX, 4,000 random
+ * values from a fixed seed, and 9 fx_rmutex owner words: rmutex_words), the
+ * other slots to the row's base values (zero unless the row says otherwise),
+ * and the operation is called once. The row's
  * check then states the result: EINVAL for a value the library never writes
  * (and the slot left as it was), the documented result for the values it does
  * write (and the slots the operation leaves). Which values are written is
@@ -47,13 +48,33 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The values ----------------------------------------------------------------- */
 
 #define NRANDOM 4000
-static int32_t values[2049 + 64 + 4 + NRANDOM];
+/* The fx_rmutex owner words of FUTEXSYNC_LAYOUT 2 that the classes above
+ * may miss: ORPHANED | WAITERS, and PROBED words (with WAITERS, LOCALNS) of
+ * a live TID (1, init) and of one almost never in use (FX_RMUTEX_TID_MAX,
+ * the largest the kernel can hand out; the check asks /proc all the same),
+ * and that TID without PROBED. */
+#define RM_DEAD_TID FX_RMUTEX_TID_MAX
+static const int32_t rmutex_words[] = {
+    FX_RMUTEX_ORPHANED | FX_RMUTEX_WAITERS,
+    1 | FX_RMUTEX_PROBED,
+    1 | FX_RMUTEX_PROBED | FX_RMUTEX_WAITERS,
+    1 | FX_RMUTEX_PROBED | FX_RMUTEX_LOCALNS,
+    1 | FX_RMUTEX_PROBED | FX_RMUTEX_LOCALNS | FX_RMUTEX_WAITERS,
+    RM_DEAD_TID,
+    RM_DEAD_TID | FX_RMUTEX_PROBED,
+    RM_DEAD_TID | FX_RMUTEX_PROBED | FX_RMUTEX_WAITERS,
+    RM_DEAD_TID | FX_RMUTEX_PROBED | FX_RMUTEX_LOCALNS | FX_RMUTEX_WAITERS,
+};
+#define NRMUTEX (sizeof rmutex_words / sizeof rmutex_words[0])
+static int32_t values[2049 + 64 + 4 + NRANDOM + NRMUTEX];
 static size_t nvalues;
 
 static void build_values(void)
@@ -76,6 +97,8 @@ static void build_values(void)
         s ^= s >> 27;
         values[nvalues++] = (int32_t)(uint32_t)((s * 0x2545F4914F6CDD1DULL) >> 32);
     }
+    for (size_t i = 0; i < NRMUTEX; i++)
+        values[nvalues++] = rmutex_words[i];
 }
 
 /* Deadlines. */
@@ -85,12 +108,19 @@ static struct timespec bad_nsec(void) { return (struct timespec){.tv_sec = 0, .t
 
 /* The table ------------------------------------------------------------------ */
 
-/* Up to 5 int32 slots; slot i is obj.s[i]. A condition variable uses slots
- * 0..3 and its mutex slot 4 (16 bytes after the cond: token 16). */
-#define NSLOTS 5
+/* Up to 10 int32 slots; slot i is obj.s[i]. A condition variable uses slots
+ * 0..3 and its mutex slot 4 (16 bytes after the cond: token 16). An fx_rmutex
+ * (FX_RMUTEX_SIZE: 40 bytes on 64-bit targets, 24 on 32-bit ones, aligned as
+ * a pointer) uses them all: owner 0, depth 1, then its reserved and link
+ * slots; so the object is aligned as a pointer. The check functions state
+ * slots 0..4; every slot from 5 on must be left 0 (no row's base sets one,
+ * and only fx_rmutex reaches there: its link slots, which hold the owner's
+ * robust-list entry only while it is held, NULL again after the unlock). */
+#define NSLOTS 10
 struct object {
-    int32_t s[NSLOTS];
+    _Alignas(void *) int32_t s[NSLOTS];
 };
+_Static_assert(sizeof(struct object) >= FX_RMUTEX_SIZE, "an fx_rmutex fits in the object");
 
 struct row {
     const char *name;
@@ -412,10 +442,14 @@ static const char *ck_futex_wake(int32_t v, int r, const struct object *a)
     return a->s[0] == v ? NULL : "wake changed the word";
 }
 
-/* Whether the slots after the call are exactly {a0, a1, a2, a3, a4}. */
+/* Whether the slots after the call are exactly {a0, a1, a2, a3, a4} and
+ * every slot beyond them is still 0. */
 static bool slots_are(const struct object *a, int32_t a0, int32_t a1, int32_t a2, int32_t a3,
                       int32_t a4)
 {
+    for (int i = 5; i < NSLOTS; i++)
+        if (a->s[i] != 0)
+            return false;
     return a->s[0] == a0 && a->s[1] == a1 && a->s[2] == a2 && a->s[3] == a3 && a->s[4] == a4;
 }
 
@@ -1290,28 +1324,75 @@ static int op_async_futex_other(struct object *o, int32_t v)
 }
 
 /* --- fx_rmutex: slots owner (0) and depth (1). --------------------------------
- * Written (src/rmutex.c's table): owner 0, ORPHANED, NOTRECOVERABLE, or a TID
- * in 1 .. FX_RMUTEX_TID_MAX with or without WAITERS and LOCALNS (the owner's
- * process did not prove it runs in the initial PID namespace: a trylock on
- * it is EBUSY, alive or not); anything else -> EINVAL
- * from every operation. depth: the owner's count 1 .. FX_RMUTEX_DEPTH_MAX
- * plus INCONSISTENT; another value in the depth slot of a mutex the caller
- * owns -> EINVAL from re-entry, unlock and consistent. An owner TID is alive
- * or dead: a trylock on a live owner's mutex is EBUSY, on a dead one's
- * EOWNERDEAD (the caller takes it over, keeping WAITERS); the test asks
- * /proc as the library does, before and after the call, and accepts either
- * answer only if the thread was born or died in between. */
+ * Written (src/rmutex.c's table, FUTEXSYNC_LAYOUT 2): owner 0; ORPHANED with
+ * or without WAITERS; NOTRECOVERABLE; or a held word: a TID in
+ * 1 .. FX_RMUTEX_TID_MAX, alone (an owner whose death the kernel reports:
+ * never judged by its TID, so a trylock on it is EBUSY, alive or dead, even
+ * when the TID is the caller's own and the caller never acquired it) or with
+ * PROBED (an owner without a robust list, judged by the liveness probe) and
+ * then maybe LOCALNS (its process did not prove it runs in the initial PID
+ * namespace: never judged, EBUSY), each with or without WAITERS. Anything
+ * else (LOCALNS without PROBED, PROBED or LOCALNS without a TID, any of bits
+ * 22..26, a TID above the maximum, a flag besides WAITERS on ORPHANED) ->
+ * EINVAL from every operation. depth: the owner's count
+ * 1 .. FX_RMUTEX_DEPTH_MAX plus INCONSISTENT; another value in the depth
+ * slot of a mutex the caller owns -> EINVAL from re-entry, unlock and
+ * consistent. A PROBED owner's TID is alive or dead: a trylock on a live
+ * owner's mutex is EBUSY, on a dead one's EOWNERDEAD (the caller takes it
+ * over, keeping WAITERS); the test asks /proc as the library does, before and
+ * after the call, and accepts either answer only if the thread was born or
+ * died in between. The probe judges only between processes that proved they
+ * run in the initial PID namespace: elsewhere every PROBED owner is EBUSY.
+ * The link slots hold the owner's robust-list entry while a thread with a
+ * robust list holds the mutex, and are NULL again once it is released. */
 
 #define RM_W ((uint32_t)FX_RMUTEX_WAITERS)
+#define RM_P ((uint32_t)FX_RMUTEX_PROBED)
+#define RM_L ((uint32_t)FX_RMUTEX_LOCALNS)
 
 static uint32_t rm_held_tid(int32_t v)
 {
-    uint32_t t = (uint32_t)v & ~(RM_W | (uint32_t)FX_RMUTEX_LOCALNS);
+    uint32_t u = (uint32_t)v;
+    if ((u & (RM_P | RM_L)) == RM_L)
+        return 0; /* LOCALNS without PROBED */
+    uint32_t t = u & ~(RM_W | RM_P | RM_L);
     return t >= 1 && t <= (uint32_t)FX_RMUTEX_TID_MAX ? t : 0;
 }
+static bool rm_orphaned(int32_t v) { return ((uint32_t)v & ~RM_W) == (uint32_t)FX_RMUTEX_ORPHANED; }
 static bool rm_written(int32_t v)
 {
-    return v == 0 || v == FX_RMUTEX_ORPHANED || v == FX_RMUTEX_NOTRECOVERABLE || rm_held_tid(v);
+    return v == 0 || rm_orphaned(v) || v == FX_RMUTEX_NOTRECOVERABLE || rm_held_tid(v);
+}
+
+/* The identity word the library writes for the calling thread (the header:
+ * its TID alone when the kernel reports its death, else TID | PROBED, and
+ * LOCALNS unless its process proved it runs in the initial PID namespace),
+ * read from a mutex it acquires; once per thread (each row's child is a new
+ * process, so a new thread). */
+static uint32_t rm_self(void)
+{
+    static pid_t for_tid;
+    static uint32_t word;
+    pid_t tid = fxt_gettid();
+    if (for_tid != tid) {
+        fx_rmutex m = FX_RMUTEX_INIT;
+        assert_int_equal(fx_rmutex_trylock(&m), 0);
+        word = (uint32_t)m.owner;
+        assert_int_equal(fx_rmutex_unlock(&m), 0);
+        assert_true((word & ~(RM_P | RM_L)) == (uint32_t)tid); /* our TID, no W */
+        assert_true((word & RM_P) || !(word & RM_L));         /* no L without P */
+        for_tid = tid;
+    }
+    return word;
+}
+
+/* Whether this process proves that it runs in the initial PID namespace, as
+ * the library asks (the inode of its PID namespace is PROC_PID_INIT_INO): only
+ * then does it judge a PROBED owner by its TID. */
+static bool rm_initial_pidns(void)
+{
+    struct stat st;
+    return stat("/proc/self/ns/pid", &st) == 0 && st.st_ino == 0xEFFFFFFCu;
 }
 
 /* Whether a thread with this TID lives in user space (a zombie does not, nor
@@ -1346,11 +1427,13 @@ static bool tid_alive(pid_t t)
 /* The calling thread keeps a record of the rmutexes it acquired (a word
  * naming it is its own only with the record): after a row's call left the
  * mutex held by the caller, release it through the library so that the
- * record forgets this address, then put the slots back as the call left them
- * for the check. */
+ * record forgets this address and the robust list lets go of the object,
+ * then put the slots back as the call left them for the check. (A word
+ * naming the caller that it never acquired is refused with EPERM and left
+ * as it is.) */
 static void rm_forget(struct object *o)
 {
-    int32_t self = (int32_t)fxt_gettid();
+    int32_t self = (int32_t)rm_self();
     int32_t s0 = o->s[0], s1 = o->s[1];
     if (((uint32_t)s0 & ~RM_W) != (uint32_t)self)
         return;
@@ -1369,52 +1452,78 @@ static void rm_own(struct object *o, int32_t d)
     o->s[1] = d;
 }
 
-static int rm_alive_before; /* -1: not a foreign held TID */
+/* Whether the mutex is in a robust list: its entry (the last link slot) is
+ * set. */
+static bool rm_linked(const struct object *o)
+{
+    return ((const fx_rmutex *)(const void *)o)->link[FX_RMUTEX_LINKS - 1] != NULL;
+}
+
+static int rm_alive_before; /* -1: not a PROBED foreign TID the probe judges */
+static int rm_linked_held;  /* the entry was set while the call left m held */
 static int op_rm_trylock(struct object *o, int32_t v)
 {
     uint32_t t = rm_held_tid(v);
-    rm_alive_before = t && t != (uint32_t)fxt_gettid() ? tid_alive((pid_t)t) : -1;
+    bool probed = ((uint32_t)v & (RM_P | RM_L)) == RM_P;
+    rm_alive_before = t && probed && t != (uint32_t)fxt_gettid() ? tid_alive((pid_t)t) : -1;
     int r = fx_rmutex_trylock((fx_rmutex *)o);
+    rm_linked_held = rm_linked(o);
     rm_forget(o);
     return r;
 }
+/* Taken by the caller: the word names it (W as given), depth 1 (| INC), and
+ * the link slots held its robust-list entry exactly when it has a list (no
+ * PROBED in its identity word). */
+static const char *rm_taken(int r, const struct object *a, int want_r, int32_t word,
+                            int32_t depth, const char *why)
+{
+    if (r != want_r || !slots_are(a, word, depth, 0, 0, 0))
+        return why;
+    bool robust = !(rm_self() & RM_P);
+    return rm_linked_held == robust ? NULL
+                                    : "the held mutex was not in the owner's robust list "
+                                      "(or was, without one)";
+}
 static const char *ck_rm_trylock(int32_t v, int r, const struct object *a)
 {
-    int32_t self = (int32_t)fxt_gettid();
+    uint32_t self = rm_self();
+    uint32_t u = (uint32_t)v;
     if (!rm_written(v))
         return never_written(v, r, a->s[0]);
     if (v == 0)
-        return r == 0 && slots_are(a, self, 1, 0, 0, 0) ? NULL : "a free mutex was not taken at depth 1";
-    if (v == FX_RMUTEX_ORPHANED)
-        return r == EOWNERDEAD && slots_are(a, self, 1 | FX_RMUTEX_INCONSISTENT, 0, 0, 0)
-                   ? NULL
-                   : "an orphaned mutex was not taken with EOWNERDEAD, inconsistent";
+        return rm_taken(r, a, 0, (int32_t)self, 1, "a free mutex was not taken at depth 1");
+    if (rm_orphaned(v))
+        return rm_taken(r, a, EOWNERDEAD, (int32_t)(self | (u & RM_W)),
+                        1 | FX_RMUTEX_INCONSISTENT,
+                        "an orphaned mutex was not taken with EOWNERDEAD, inconsistent, W kept");
     if (v == FX_RMUTEX_NOTRECOVERABLE)
         return r == ENOTRECOVERABLE && slots_are(a, v, 0, 0, 0, 0) ? NULL
                                                                     : "not ENOTRECOVERABLE unchanged";
-    if ((v & FX_RMUTEX_LOCALNS) && ((uint32_t)v & ~RM_W) != (uint32_t)self) {
-        /* Not proven in the initial PID namespace: alive, dead or not. */
+    if (!(u & RM_P)) {
+        /* The kernel reports this owner's death: never judged by its TID,
+         * alive or dead, ours or not. */
+        return r == EBUSY && slots_are(a, v, 0, 0, 0, 0) ? NULL
+                                                          : "a kernel-tracked owner was not EBUSY";
+    }
+    if ((u & RM_L) || !rm_initial_pidns()) {
+        /* Owner or caller not proven in the initial PID namespace. */
         return r == EBUSY && slots_are(a, v, 0, 0, 0, 0) ? NULL
                                                           : "an unprovable owner was not EBUSY";
     }
-    if (rm_held_tid(v) == (uint32_t)self) {
+    int32_t over = (int32_t)(self | (u & RM_W)); /* taken over, W kept */
+    if (rm_held_tid(v) == (uint32_t)fxt_gettid()) {
         /* Our TID, but we never acquired it: left by a dead thread that had
          * our TID, taken over like any dead owner's. */
-        int32_t want = (int32_t)((uint32_t)self | ((uint32_t)v & RM_W));
-        return r == EOWNERDEAD && slots_are(a, want, 1 | FX_RMUTEX_INCONSISTENT, 0, 0, 0)
-                   ? NULL
-                   : "our TID without our acquisition was not taken over";
+        return rm_taken(r, a, EOWNERDEAD, over, 1 | FX_RMUTEX_INCONSISTENT,
+                        "our TID | PROBED without our acquisition was not taken over");
     }
     bool after = tid_alive((pid_t)rm_held_tid(v));
     bool busy_ok = rm_alive_before == 1 || after, dead_ok = rm_alive_before == 0 || !after;
     if (r == EBUSY && busy_ok)
         return slots_are(a, v, 0, 0, 0, 0) ? NULL : "EBUSY changed the slots";
-    if (r == EOWNERDEAD && dead_ok) {
-        int32_t want = (int32_t)((uint32_t)self | ((uint32_t)v & RM_W)); /* W kept */
-        return slots_are(a, want, 1 | FX_RMUTEX_INCONSISTENT, 0, 0, 0)
-                   ? NULL
-                   : "a dead owner's mutex was not taken over (W kept, depth 1, inconsistent)";
-    }
+    if (r == EOWNERDEAD && dead_ok)
+        return rm_taken(r, a, EOWNERDEAD, over, 1 | FX_RMUTEX_INCONSISTENT,
+                        "a dead owner's mutex was not taken over (W kept, depth 1, inconsistent)");
     return "not EBUSY for a live owner / EOWNERDEAD for a dead one";
 }
 
@@ -1429,8 +1538,9 @@ static const char *ck_rm_owner(int32_t v, int r, const struct object *a)
     return r == want && slots_are(a, v, 0, 0, 0, 0) ? NULL : "fx_rmutex_owner is not the owner's TID";
 }
 
-/* Unlock and consistent by a thread that is not the owner (the owner word
- * never holds the caller's TID in this row unless the value is the caller's). */
+/* Unlock and consistent by a thread that never acquired the mutex: EPERM for
+ * every value written, the caller's own TID (with or without PROBED)
+ * included -- a word naming the caller is its own only with its record. */
 static int op_rm_unlock(struct object *o, int32_t v)
 {
     (void)v;
@@ -1446,11 +1556,8 @@ static const char *ck_rm_not_owner(int32_t v, int r, const struct object *a, int
     if (!rm_written(v))
         return r == EINVAL && slots_are(a, v, depth, 0, 0, 0) ? NULL
                                                               : "a value never written did not give EINVAL";
-    if (rm_held_tid(v) == (uint32_t)fxt_gettid())
-        return "the row does not apply: the caller's own TID";
     return r == EPERM && slots_are(a, v, depth, 0, 0, 0) ? NULL : "not EPERM unchanged for a non-owner";
 }
-static bool rm_not_self(int32_t v) { return rm_held_tid(v) != (uint32_t)fxt_gettid(); }
 static const char *ck_rm_unlock_owner(int32_t v, int r, const struct object *a)
 {
     return ck_rm_not_owner(v, r, a, 1);
@@ -1460,8 +1567,10 @@ static const char *ck_rm_consistent_owner(int32_t v, int r, const struct object 
     return ck_rm_not_owner(v, r, a, 1 | FX_RMUTEX_INCONSISTENT);
 }
 
-/* recover(tid): releases a held mutex whose owner is tid (ORPHANED, waking
- * one sleeper if W), EPERM otherwise. */
+/* recover(tid): releases a held mutex whose owner's TID is tid (PROBED or
+ * not) to ORPHANED (src/rmutex.c's table: T(|W) -> D, waking one sleeper if
+ * W; the woken sleeper acquires with W); EPERM otherwise (free, orphaned
+ * already, not recoverable). */
 static int op_rm_recover(struct object *o, int32_t v)
 {
     uint32_t t = rm_held_tid(v);
@@ -1471,9 +1580,11 @@ static const char *ck_rm_recover(int32_t v, int r, const struct object *a)
 {
     if (!rm_written(v))
         return never_written(v, r, a->s[0]);
-    if (rm_held_tid(v))
-        return r == 0 && slots_are(a, FX_RMUTEX_ORPHANED, 0, 0, 0, 0) ? NULL
-                                                                      : "recover did not orphan the mutex";
+    if (rm_held_tid(v)) {
+        return r == 0 && slots_are(a, FX_RMUTEX_ORPHANED, 0, 0, 0, 0)
+                   ? NULL
+                   : "recover did not orphan the mutex";
+    }
     return r == EPERM && slots_are(a, v, 0, 0, 0, 0) ? NULL : "recover of no owner is not EPERM";
 }
 
@@ -1483,6 +1594,9 @@ static int op_rm_init(struct object *o, int32_t v)
     fx_rmutex_init((fx_rmutex *)o);
     return 0;
 }
+/* The first reserved slot and the first slot of the link slots. */
+#define RM_RESERVED_SLOT ((int)(offsetof(fx_rmutex, reserved) / sizeof(int32_t)))
+#define RM_LINK_SLOT     ((int)(offsetof(fx_rmutex, link) / sizeof(int32_t)))
 
 /* The depth slot of a mutex the caller owns (the op acquires it through the
  * library, then writes the depth slot). */
@@ -1500,7 +1614,7 @@ static int op_rm_depth_trylock(struct object *o, int32_t v)
 }
 static const char *ck_rm_depth_reenter(int32_t v, int r, const struct object *a)
 {
-    int32_t self = (int32_t)fxt_gettid();
+    int32_t self = (int32_t)rm_self();
     if (!rm_depth_written(v))
         return r == EINVAL && slots_are(a, self, v, 0, 0, 0) ? NULL
                                                              : "a depth never written did not give EINVAL";
@@ -1517,7 +1631,7 @@ static int op_rm_depth_unlock(struct object *o, int32_t v)
 }
 static const char *ck_rm_depth_unlock(int32_t v, int r, const struct object *a)
 {
-    int32_t self = (int32_t)fxt_gettid();
+    int32_t self = (int32_t)rm_self();
     if (!rm_depth_written(v))
         return r == EINVAL && slots_are(a, self, v, 0, 0, 0) ? NULL
                                                              : "a depth never written did not give EINVAL";
@@ -1537,7 +1651,7 @@ static int op_rm_depth_consistent(struct object *o, int32_t v)
 }
 static const char *ck_rm_depth_consistent(int32_t v, int r, const struct object *a)
 {
-    int32_t self = (int32_t)fxt_gettid();
+    int32_t self = (int32_t)rm_self();
     if (!rm_depth_written(v) || !(v & FX_RMUTEX_INCONSISTENT))
         return r == EINVAL && slots_are(a, self, v, 0, 0, 0) ? NULL
                                                              : "consistent on no inconsistency did not give EINVAL";
@@ -1685,9 +1799,11 @@ static const struct row rows[] = {
     {"rmutex_init_any_depth", 1, NULL, op_rm_init, ck_zero_all, {0}},
     {"rmutex_trylock_any_owner", 0, NULL, op_rm_trylock, ck_rm_trylock, {0}},
     {"rmutex_owner_any_owner", 0, NULL, op_rm_owner, ck_rm_owner, {0}},
-    {"rmutex_unlock_by_non_owner_any_owner", 0, rm_not_self, op_rm_unlock, ck_rm_unlock_owner,
+    {"rmutex_init_any_reserved", RM_RESERVED_SLOT, NULL, op_rm_init, ck_zero_all, {0}},
+    {"rmutex_init_any_link", RM_LINK_SLOT, NULL, op_rm_init, ck_zero_all, {0}},
+    {"rmutex_unlock_by_non_owner_any_owner", 0, NULL, op_rm_unlock, ck_rm_unlock_owner,
      {0, 1, 0, 0, 0}},
-    {"rmutex_consistent_by_non_owner_any_owner", 0, rm_not_self, op_rm_consistent,
+    {"rmutex_consistent_by_non_owner_any_owner", 0, NULL, op_rm_consistent,
      ck_rm_consistent_owner, {0, 1 | FX_RMUTEX_INCONSISTENT, 0, 0, 0}},
     {"rmutex_recover_any_owner", 0, NULL, op_rm_recover, ck_rm_recover, {0}},
     {"rmutex_reentry_any_depth", 1, NULL, op_rm_depth_trylock, ck_rm_depth_reenter, {0}},
@@ -1718,10 +1834,12 @@ static int run_row_child(void *arg)
         if (why == NULL && dt > 1000000000LL)
             why = "the call took more than a second";
         if (why) {
-            fprintf(stderr,
-                    "%s: slot %d = %d (0x%08x): result %d, slots after {%d, %d, %d, %d, %d}: %s\n",
-                    row->name, row->slot, (int)v, (unsigned)v, r, (int)o.s[0], (int)o.s[1],
-                    (int)o.s[2], (int)o.s[3], (int)o.s[4], why);
+            char after[NSLOTS * 13 + 1];
+            size_t n = 0;
+            for (int k = 0; k < NSLOTS; k++)
+                n += (size_t)snprintf(after + n, sizeof after - n, k ? ", %d" : "%d", (int)o.s[k]);
+            fprintf(stderr, "%s: slot %d = %d (0x%08x): result %d, slots after {%s}: %s\n",
+                    row->name, row->slot, (int)v, (unsigned)v, r, after, why);
             return 1;
         }
         checked++;
@@ -1873,7 +1991,9 @@ static void run_twin(void **state)
 static void null_and_misaligned_objects_give_einval(void **state)
 {
     (void)state;
-    int32_t buf[6] = {0, 0, 0, 0, 0, 0};
+    /* Room for the largest object, an fx_rmutex, past the misaligned start. */
+    _Alignas(void *) int32_t buf[12] = {0};
+    _Static_assert(sizeof buf >= FX_RMUTEX_SIZE + sizeof(void *), "an fx_rmutex fits after mis");
     void *mis = (char *)buf + 1;
     struct timespec d = past();
     void *bad[] = {NULL, mis};
@@ -1930,9 +2050,101 @@ static void null_and_misaligned_objects_give_einval(void **state)
         assert_int_equal(m.state, FX_MUTEX_LOCKED);
     }
     assert_int_equal(once_runs, 0);
+    /* An fx_rmutex is aligned as a pointer (its link slots are pointers): one
+     * aligned as an int32 only is misaligned too, where pointers are wider. */
+    if (_Alignof(fx_rmutex) > sizeof(int32_t)) {
+        fx_rmutex *m4 = (fx_rmutex *)(void *)&buf[1];
+        fx_rmutex_init(m4);
+        assert_int_equal(fx_rmutex_init(m4), EINVAL);
+        assert_int_equal(fx_rmutex_lock(m4), EINVAL);
+        assert_int_equal(fx_rmutex_trylock(m4), EINVAL);
+        assert_int_equal(fx_rmutex_timedlock(m4, &d), EINVAL);
+        assert_int_equal(fx_rmutex_unlock(m4), EINVAL);
+        assert_int_equal(fx_rmutex_consistent(m4), EINVAL);
+        assert_int_equal(fx_rmutex_recover(m4, 1), EINVAL);
+        assert_int_equal(fx_rmutex_owner(m4), -EINVAL);
+    }
     /* The misaligned calls wrote nothing. */
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 12; i++)
         assert_int_equal(buf[i], 0);
+}
+
+/* An owner word naming the caller's own TID that the caller never acquired
+ * (src/rmutex.c: "a word naming S is the caller's only together with its
+ * record"). Without PROBED the kernel tracks that owner, which may be a
+ * thread of another PID namespace with the same number: never judged, so
+ * EBUSY / ETIMEDOUT, unlock and consistent EPERM, and fx_rmutex_owner names
+ * it. With PROBED (no LOCALNS), where the caller's process proved it runs in
+ * the initial PID namespace, it was left by a dead thread that had our TID:
+ * lock, trylock and timedlock take it over with EOWNERDEAD, W kept, while
+ * unlock and consistent still give EPERM. */
+static int rm_own_tid_lock_child(void *arg)
+{
+    /* This process's own TID | PROBED, with the flags given. */
+    int32_t word = (int32_t)fxt_gettid() | FX_RMUTEX_PROBED | *(const int32_t *)arg;
+    static fx_rmutex m; /* as in the parent: no list entry on a dead frame */
+    m = (fx_rmutex){.owner = word};
+    alarm(5); /* a lock that sleeps where it must take over: SIGALRM */
+    int r = fx_rmutex_lock(&m);
+    if (r != EOWNERDEAD)
+        return 10 + r;
+    if ((uint32_t)m.owner != (rm_self() | ((uint32_t)word & RM_W)))
+        return 2;
+    if (fx_rmutex_consistent(&m) != 0 || fx_rmutex_unlock(&m) != 0 || m.owner != 0)
+        return 3;
+    return 0;
+}
+
+static void rmutex_own_tid_without_acquisition(void **state)
+{
+    (void)state;
+    const int32_t tid = (int32_t)fxt_gettid();
+    const int32_t self = (int32_t)rm_self();
+    const int32_t flags[] = {0, FX_RMUTEX_WAITERS};
+    struct timespec d = past();
+    for (int i = 0; i < 2; i++) {
+        /* Kernel-tracked: not judged by its TID. */
+        fx_rmutex m = {.owner = tid | flags[i], .depth = 1 | FX_RMUTEX_INCONSISTENT};
+        assert_int_equal(fx_rmutex_trylock(&m), EBUSY);
+        assert_int_equal(m.owner, tid | flags[i]);
+        assert_int_equal(fx_rmutex_owner(&m), tid);
+        assert_int_equal(fx_rmutex_unlock(&m), EPERM);
+        assert_int_equal(fx_rmutex_consistent(&m), EPERM);
+        assert_int_equal(fx_rmutex_timedlock(&m, &d), ETIMEDOUT);
+        assert_int_equal(m.owner & ~FX_RMUTEX_WAITERS, tid); /* W may now be set */
+        assert_null(m.link[FX_RMUTEX_LINKS - 1]);
+        assert_int_equal(fx_rmutex_recover(&m, tid), 0);
+        assert_int_equal(m.owner, FX_RMUTEX_ORPHANED);
+
+        /* PROBED: the probe's side, the TID reuse rule. */
+        if (!rm_initial_pidns()) {
+            print_message("[  NOTE    ] not in the initial PID namespace: no verdict on a"
+                          " PROBED word\n");
+            continue;
+        }
+        const int32_t probed = tid | FX_RMUTEX_PROBED | flags[i];
+        /* Static: a failed assertion leaves no robust-list entry on a dead
+         * stack frame. */
+        static fx_rmutex p, q;
+        p = (fx_rmutex){.owner = probed, .depth = 1};
+        assert_int_equal(fx_rmutex_unlock(&p), EPERM);
+        assert_int_equal(fx_rmutex_consistent(&p), EPERM);
+        assert_int_equal(p.owner, probed);
+        assert_int_equal(fx_rmutex_owner(&p), tid);
+        assert_int_equal(fx_rmutex_trylock(&p), EOWNERDEAD);
+        assert_int_equal(p.owner, self | flags[i]);
+        assert_int_equal(p.depth, 1 | FX_RMUTEX_INCONSISTENT);
+        assert_int_equal(fx_rmutex_consistent(&p), 0);
+        assert_int_equal(fx_rmutex_unlock(&p), 0);
+        assert_int_equal(p.owner, 0);
+        q = (fx_rmutex){.owner = probed};
+        assert_int_equal(fx_rmutex_timedlock(&q, &d), EOWNERDEAD);
+        assert_int_equal(q.owner, self | flags[i]);
+        assert_int_equal(fx_rmutex_consistent(&q), 0);
+        assert_int_equal(fx_rmutex_unlock(&q), 0);
+        int32_t w = flags[i];
+        assert_int_equal(fxt_run_child(rm_own_tid_lock_child, (void *)&w), 0);
+    }
 }
 
 /* The RUNNING words the once table leaves out: the caller's own TID (with or
@@ -1979,21 +2191,23 @@ int main(void)
 {
     build_values();
     enum { NROWS = sizeof rows / sizeof rows[0] };
-    struct CMUnitTest tests[NROWS + NTWINS + 3];
+    struct CMUnitTest tests[NROWS + NTWINS + 4];
     tests[0] = (struct CMUnitTest){.name = "the_value_set_has_every_class",
                                    .test_func = the_value_set_has_every_class};
     tests[1] = (struct CMUnitTest){.name = "null_and_misaligned_objects_give_einval",
                                    .test_func = null_and_misaligned_objects_give_einval};
     tests[2] = (struct CMUnitTest){.name = "once_running_in_the_caller_is_taken_over",
                                    .test_func = once_running_in_the_caller_is_taken_over};
+    tests[3] = (struct CMUnitTest){.name = "rmutex_own_tid_without_acquisition",
+                                   .test_func = rmutex_own_tid_without_acquisition};
     for (size_t i = 0; i < NROWS; i++)
-        tests[i + 3] = (struct CMUnitTest){.name = rows[i].name,
+        tests[i + 4] = (struct CMUnitTest){.name = rows[i].name,
                                            .test_func = run_row,
                                            .initial_state = (void *)&rows[i]};
     for (size_t i = 0; i < NTWINS; i++)
-        tests[NROWS + 3 + i] = (struct CMUnitTest){.name = twins[i].name,
+        tests[NROWS + 4 + i] = (struct CMUnitTest){.name = twins[i].name,
                                                    .test_func = run_twin,
                                                    .initial_state = (void *)&twins[i]};
     print_totals(NROWS);
-    return _cmocka_run_group_tests("badstate", tests, NROWS + NTWINS + 3, NULL, NULL);
+    return _cmocka_run_group_tests("badstate", tests, NROWS + NTWINS + 4, NULL, NULL);
 }

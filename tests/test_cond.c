@@ -1124,18 +1124,30 @@ static void test_rmutex_wait_bad_pointers_and_overlap_give_einval(void **state)
     assert_int_equal(fx_cond_timedwait_rmutex(bad_c, m, &d), EINVAL);
     assert_int_equal(fx_cond_timedwait_rmutex(c, NULL, &d), EINVAL);
     assert_int_equal(fx_cond_timedwait_rmutex(c, bad_m, &d), EINVAL);
-    /* an 8-byte rmutex overlapping the 16-byte cond: starting at any of its
-     * slots, or one slot before it */
-    _Alignas(16) int32_t slots[8] = {0};
-    fx_cond *c2 = (fx_cond *)&slots[2];
-    for (int i = 1; i <= 5; i++) {
-        fx_rmutex *inside = (fx_rmutex *)&slots[i];
+    /* an rmutex aligned as an int32 only, where pointers are wider: misaligned
+     * (its link slots are pointers) */
+    if (_Alignof(fx_rmutex) > sizeof(int32_t)) {
+        fx_rmutex *bad_m4 = (fx_rmutex *)(void *)(buf + sizeof(int32_t));
+        assert_int_equal(fx_cond_wait_rmutex(c, bad_m4), EINVAL);
+        assert_int_equal(fx_cond_timedwait_rmutex(c, bad_m4, &d), EINVAL);
+    }
+    /* an rmutex (FX_RMUTEX_SIZE bytes, aligned as a pointer) overlapping the
+     * 16-byte cond: from the first aligned start whose last bytes reach into
+     * the cond to the last one inside it; the cond sits FX_RMUTEX_SIZE bytes
+     * into the area, so that an rmutex fits on either side of it */
+    enum { AT = FX_RMUTEX_SIZE, AL = _Alignof(fx_rmutex) };
+    _Static_assert(AT % _Alignof(fx_cond) == 0 && AT % AL == 0, "the cond is aligned at AT");
+    _Alignas(16) char area[AT + sizeof(fx_cond) + FX_RMUTEX_SIZE] = {0};
+    fx_cond *c2 = (fx_cond *)(void *)(area + AT);
+    for (size_t at = AL; at < AT + sizeof(fx_cond); at += AL) {
+        fx_rmutex *inside = (fx_rmutex *)(void *)(area + at);
         assert_int_equal(fx_cond_wait_rmutex(c2, inside), EINVAL);
         assert_int_equal(fx_cond_timedwait_rmutex(c2, inside, &d), EINVAL);
     }
     /* adjacent but not overlapping: checked further, and not held */
-    assert_int_equal(fx_cond_wait_rmutex(c2, (fx_rmutex *)&slots[6]), EPERM);
-    assert_int_equal(fx_cond_wait_rmutex(c2, (fx_rmutex *)&slots[0]), EPERM);
+    assert_int_equal(fx_cond_wait_rmutex(c2, (fx_rmutex *)(void *)(area + AT + sizeof(fx_cond))),
+                     EPERM);
+    assert_int_equal(fx_cond_wait_rmutex(c2, (fx_rmutex *)(void *)area), EPERM);
     assert_memory_equal(c2, &zero_cond, sizeof *c2);
     /* nothing waited: the rmutex is ours at the same depth, the cond untouched */
     assert_int_equal(fx_rmutex_owner(m), tid_self());
@@ -1352,9 +1364,13 @@ static void test_rmutex_wait_garbage_slot_values_give_einval(void **state)
 
     /* owner words the library never writes */
     const int32_t bad_owners[] = {FX_RMUTEX_TID_MAX + 1, 0x10000000, FX_RMUTEX_WAITERS,
-                                  FX_RMUTEX_ORPHANED | 5};
+                                  FX_RMUTEX_ORPHANED | 5,
+                                  /* layout 2: LOCALNS without PROBED, PROBED or
+                                   * LOCALNS without a TID, bits 22..26 */
+                                  FX_RMUTEX_LOCALNS | 5, FX_RMUTEX_PROBED,
+                                  FX_RMUTEX_PROBED | FX_RMUTEX_LOCALNS, 0x04000000 | 5};
     for (size_t i = 0; i < sizeof bad_owners / sizeof bad_owners[0]; i++) {
-        fx_rmutex junk = {bad_owners[i], 1};
+        fx_rmutex junk = {.owner = bad_owners[i], .depth = 1};
         assert_int_equal(fx_cond_wait_rmutex(c, &junk), EINVAL);
         assert_int_equal(fx_cond_timedwait_rmutex(c, &junk, &d), EINVAL);
         assert_int_equal(junk.owner, bad_owners[i]);
@@ -1401,9 +1417,11 @@ static void test_rmutex_wait_without_owning_gives_eperm(void **state)
     assert_int_equal(fx_rmutex_owner(m), other);
     fxt_flag_set(&h->release, 1);
     fxt_join(t);
-    /* orphaned (its owner died) and not recoverable: nobody owns it */
-    const int32_t ownerless[] = {FX_RMUTEX_ORPHANED, FX_RMUTEX_NOTRECOVERABLE};
-    for (size_t i = 0; i < 2; i++) {
+    /* orphaned (its owner died; WAITERS kept by the kernel's mark) and not
+     * recoverable: nobody owns it */
+    const int32_t ownerless[] = {FX_RMUTEX_ORPHANED, FX_RMUTEX_ORPHANED | FX_RMUTEX_WAITERS,
+                                 FX_RMUTEX_NOTRECOVERABLE};
+    for (size_t i = 0; i < sizeof ownerless / sizeof ownerless[0]; i++) {
         fx_rmutex_init(m);
         m->owner = ownerless[i];
         assert_int_equal(fx_cond_wait_rmutex(c, m), EPERM);
@@ -1616,6 +1634,7 @@ struct unrec {
     fx_rmutex m;
     int32_t ready;   /* flag: the waiter is about to wait */
     int32_t held;    /* flag: the helper holds m */
+    int32_t word_held; /* m's owner word while the helper held it */
     int rc;
     int32_t owner_after;
 };
@@ -1637,6 +1656,7 @@ static void *unrec_dier_main(void *arg)
     struct unrec *u = arg;
     if (fx_rmutex_lock(&u->m) != 0)
         return NULL; /* held stays 0: the test fails */
+    u->word_held = rowner_word(&u->m);
     fxt_flag_set(&u->held, (int32_t)tid_self());
     return NULL;
 }
@@ -1651,9 +1671,21 @@ static void test_rmutex_wait_gives_enotrecoverable_when_mutex_became_unrecoverab
                        fx_rmutex_owner(&u->m) == 0));
     pthread_t d = fxt_thread(unrec_dier_main, u);
     fxt_join(d);
-    pid_t dead = fx_rmutex_owner(&u->m);
+    pid_t dead = u->held;
     assert_true(dead > 0);
-    assert_int_equal(fx_rmutex_recover(&u->m, dead), 0);
+    if (u->word_held & FX_RMUTEX_PROBED) {
+        /* An owner without a robust list: its word still names it; the
+         * supervisor's recover releases it. */
+        assert_int_equal(fx_rmutex_owner(&u->m), dead);
+        assert_int_equal(fx_rmutex_recover(&u->m, dead), 0);
+    } else {
+        /* The kernel reported the death at the thread's exit: orphaned at
+         * once (nobody slept on m: no WAITERS), nothing left to recover. */
+        assert_int_equal(u->word_held, dead);
+        assert_int_equal(rowner_word(&u->m), FX_RMUTEX_ORPHANED);
+        assert_int_equal(fx_rmutex_owner(&u->m), 0);
+        assert_int_equal(fx_rmutex_recover(&u->m, dead), EPERM);
+    }
     assert_int_equal(fx_rmutex_lock(&u->m), EOWNERDEAD);
     assert_int_equal(fx_cond_signal(&u->c), 0);
     assert_int_equal(fx_rmutex_unlock(&u->m), 0); /* not consistent: unrecoverable */

@@ -126,6 +126,11 @@ static pid_t dead_tid(void)
     return p;
 }
 
+/* The owner word of a dead owner the library judges by the liveness probe:
+ * a dead TID | FX_RMUTEX_PROBED (an owner without a robust list; a plain TID
+ * names an owner whose death the kernel reports, never judged by its TID). */
+static int32_t dead_probed_owner(void) { return (int32_t)dead_tid() | FX_RMUTEX_PROBED; }
+
 /* A live TID other than the caller's: the test runner's main thread. */
 static pid_t live_other_tid(void) { return getppid(); }
 
@@ -872,7 +877,7 @@ static int rmutex_lock_reentry(const struct row *row)
 static int rmutex_lock_dead_owner(const struct row *row)
 {
     (void)row;
-    S->rm.owner = dead_tid();
+    S->rm.owner = dead_probed_owner();
     S->rm.depth = 1;
     CALL(fx_rmutex_lock(&S->rm));
     CHECK((S->rm.owner & ~FX_RMUTEX_WAITERS) == fxt_gettid());
@@ -928,9 +933,45 @@ static int rmutex_trylock_live_owner(const struct row *row)
 static int rmutex_trylock_dead_owner(const struct row *row)
 {
     (void)row;
-    S->rm.owner = dead_tid();
+    S->rm.owner = dead_probed_owner();
     S->rm.depth = 1;
     CALL(fx_rmutex_trylock(&S->rm));
+    return 0;
+}
+
+/* A plain TID names an owner whose death the kernel reports (it marks the
+ * word ORPHANED): the library never judges it by its TID, dead or alive. */
+static int rmutex_trylock_dead_kernel_owner(const struct row *row)
+{
+    (void)row;
+    pid_t d = dead_tid();
+    S->rm.owner = d;
+    S->rm.depth = 1;
+    CALL(fx_rmutex_trylock(&S->rm));
+    CHECK(S->rm.owner == d);
+    return 0;
+}
+
+static int rmutex_timedlock_dead_kernel_owner_past(const struct row *row)
+{
+    (void)row;
+    pid_t d = dead_tid();
+    S->rm.owner = d;
+    S->rm.depth = 1;
+    struct timespec t = past();
+    CALL(fx_rmutex_timedlock(&S->rm, &t));
+    CHECK((S->rm.owner & ~FX_RMUTEX_WAITERS) == d);
+    return 0;
+}
+
+/* A live owner the probe judges (PROBED): alive, so EBUSY, word unchanged. */
+static int rmutex_trylock_live_probed_owner(const struct row *row)
+{
+    (void)row;
+    S->rm.owner = live_other_tid() | FX_RMUTEX_PROBED;
+    S->rm.depth = 1;
+    CALL(fx_rmutex_trylock(&S->rm));
+    CHECK(S->rm.owner == (live_other_tid() | FX_RMUTEX_PROBED));
     return 0;
 }
 
@@ -955,7 +996,7 @@ static int rmutex_timedlock_reentry_past(const struct row *row)
 static int rmutex_timedlock_dead_owner_past(const struct row *row)
 {
     (void)row;
-    S->rm.owner = dead_tid();
+    S->rm.owner = dead_probed_owner();
     S->rm.depth = 1;
     struct timespec d = past();
     CALL(fx_rmutex_timedlock(&S->rm, &d));
@@ -965,7 +1006,7 @@ static int rmutex_timedlock_dead_owner_past(const struct row *row)
 static int rmutex_timedlock_dead_owner_bad_nsec(const struct row *row)
 {
     (void)row;
-    S->rm.owner = dead_tid();
+    S->rm.owner = dead_probed_owner();
     S->rm.depth = 1;
     struct timespec d = bad_nsec();
     CALL(fx_rmutex_timedlock(&S->rm, &d));
@@ -1051,7 +1092,7 @@ static int rmutex_unlock_bad_depth(const struct row *row)
 static int rmutex_unlock_inconsistent(const struct row *row)
 {
     (void)row;
-    S->rm.owner = dead_tid();
+    S->rm.owner = dead_probed_owner();
     S->rm.depth = 1;
     CHECK(fx_rmutex_lock(&S->rm) == EOWNERDEAD);
     CALL(fx_rmutex_unlock(&S->rm));
@@ -1062,7 +1103,7 @@ static int rmutex_unlock_inconsistent(const struct row *row)
 static int rmutex_consistent_inconsistent(const struct row *row)
 {
     (void)row;
-    S->rm.owner = dead_tid();
+    S->rm.owner = dead_probed_owner();
     S->rm.depth = 1;
     CHECK(fx_rmutex_lock(&S->rm) == EOWNERDEAD);
     CALL(fx_rmutex_consistent(&S->rm));
@@ -1130,6 +1171,16 @@ static int rmutex_owner_contended(const struct row *row)
 {
     (void)row;
     S->rm.owner = live_other_tid() | FX_RMUTEX_WAITERS;
+    S->rm.depth = 1;
+    WANT(live_other_tid());
+    CALL(fx_rmutex_owner(&S->rm));
+    return 0;
+}
+
+static int rmutex_owner_probed(const struct row *row)
+{
+    (void)row;
+    S->rm.owner = live_other_tid() | FX_RMUTEX_PROBED | FX_RMUTEX_WAITERS;
     S->rm.depth = 1;
     WANT(live_other_tid());
     CALL(fx_rmutex_owner(&S->rm));
@@ -1281,7 +1332,7 @@ static int cond_wait_rmutex_other_owner(const struct row *row)
 static int cond_wait_rmutex_inconsistent(const struct row *row)
 {
     (void)row;
-    S->rm.owner = dead_tid();
+    S->rm.owner = dead_probed_owner();
     S->rm.depth = 1;
     CHECK(fx_rmutex_lock(&S->rm) == EOWNERDEAD);
     CALL(fx_cond_wait_rmutex(&S->c, &S->rm));
@@ -2202,7 +2253,7 @@ static int async_rmutex_lock_reentry(const struct row *row)
 static int async_rmutex_lock_dead_owner(const struct row *row)
 {
     CHECK(make_waiter(row->backend) == 0);
-    S->rm.owner = dead_tid();
+    S->rm.owner = dead_probed_owner();
     S->rm.depth = 1;
     struct timespec d = past();
     CALL(fx_async_rmutex_lock(W, &S->rm, &d));
@@ -2213,10 +2264,22 @@ static int async_rmutex_lock_dead_owner(const struct row *row)
 static int async_rmutex_lock_dead_owner_bad_nsec(const struct row *row)
 {
     CHECK(make_waiter(row->backend) == 0);
-    S->rm.owner = dead_tid();
+    S->rm.owner = dead_probed_owner();
     S->rm.depth = 1;
     struct timespec d = bad_nsec();
     CALL(fx_async_rmutex_lock(W, &S->rm, &d));
+    return 0;
+}
+
+static int async_rmutex_lock_dead_kernel_owner_past(const struct row *row)
+{
+    CHECK(make_waiter(row->backend) == 0);
+    pid_t o = dead_tid();
+    S->rm.owner = o;
+    S->rm.depth = 1;
+    struct timespec d = past();
+    CALL(fx_async_rmutex_lock(W, &S->rm, &d));
+    CHECK((S->rm.owner & ~FX_RMUTEX_WAITERS) == o);
     return 0;
 }
 
@@ -2285,7 +2348,7 @@ static void record_status(void *arg, int status)
 static int async_rmutex_run_dead_owner(const struct row *row)
 {
     CHECK(make_waiter(row->backend) == 0);
-    S->rm.owner = dead_tid();
+    S->rm.owner = dead_probed_owner();
     S->rm.depth = 1;
     CALL(fx_async_rmutex_run(W, &S->rm, NULL, record_status, NULL));
     CHECK(S->flag2 == EOWNERDEAD + 1);
@@ -3100,6 +3163,15 @@ static const struct row rows[] = {
     ROW(rmutex_trylock_dead_owner_gives_EOWNERDEAD,
         Q("rmutex.h", "fx_rmutex_trylock", "a dead owner's mutex is taken with EOWNERDEAD at once"),
         rmutex_trylock_dead_owner, EOWNERDEAD),
+    ROW(rmutex_trylock_dead_kernel_tracked_owner_gives_EBUSY,
+        Q("rmutex.h", "top", "A word naming a TID without PROBED is never judged by its TID."),
+        rmutex_trylock_dead_kernel_owner, EBUSY),
+    ROW(rmutex_timedlock_dead_kernel_tracked_owner_past_gives_ETIMEDOUT,
+        Q("rmutex.h", "top", "A word naming a TID without PROBED is never judged by its TID."),
+        rmutex_timedlock_dead_kernel_owner_past, ETIMEDOUT),
+    ROW(rmutex_trylock_live_probed_owner_gives_EBUSY,
+        Q("rmutex.h", "fx_rmutex_trylock", "EBUSY when another live thread owns m"),
+        rmutex_trylock_live_probed_owner, EBUSY),
     ROW(rmutex_timedlock_free_past_gives_0,
         Q("rmutex.h", "fx_rmutex_timedlock",
           "Succeeds even with a past deadline when m can be taken at once (free"),
@@ -3177,6 +3249,9 @@ static const struct row rows[] = {
     ROW(rmutex_owner_contended_gives_the_owner_tid,
         Q("rmutex.h", "fx_rmutex_owner", "The owner's TID"),
         rmutex_owner_contended, 0),
+    ROW(rmutex_owner_probed_gives_the_owner_tid,
+        Q("rmutex.h", "fx_rmutex_owner", "The owner's TID"),
+        rmutex_owner_probed, 0),
     ROW(rmutex_owner_free_gives_0,
         Q("rmutex.h", "fx_rmutex_owner", "0 when no thread owns m (free"),
         rmutex_owner_free, 0),
@@ -3681,6 +3756,9 @@ static const struct row rows[] = {
          Q("async.h", "fx_async_rmutex_lock",
            "(liveness checked at once, as by fx_rmutex_trylock)"),
          async_rmutex_lock_dead_owner_bad_nsec, EOWNERDEAD),
+    AROW(async_rmutex_lock_dead_kernel_tracked_owner_past_gives_ETIMEDOUT,
+         Q("rmutex.h", "top", "A word naming a TID without PROBED is never judged by its TID."),
+         async_rmutex_lock_dead_kernel_owner_past, ETIMEDOUT),
     AROW(async_rmutex_lock_notrecoverable_gives_ENOTRECOVERABLE,
          Q("async.h", "fx_async_rmutex_lock", "ENOTRECOVERABLE m is not recoverable; not acquired"),
          async_rmutex_lock_notrecoverable, ENOTRECOVERABLE),
