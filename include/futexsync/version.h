@@ -7,7 +7,9 @@
  * binaries that share an object in MAP_SHARED memory: two programs may use the
  * same object when their FUTEXSYNC_LAYOUT is equal, whatever their library
  * versions. It changes only with a major version (see "Versions and
- * stability" in README.md), and has never changed.
+ * stability" in README.md): 2 since 2.0.0 (fx_rmutex joined the kernel's
+ * robust futex list; CHANGELOG.md lists every change), and the golden table
+ * of tests/test_layout.c pins every slot encoding.
  *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is
@@ -20,8 +22,8 @@
 extern "C" {
 #endif
 
-#define FUTEXSYNC_VERSION_MAJOR 1
-#define FUTEXSYNC_VERSION_MINOR 1
+#define FUTEXSYNC_VERSION_MAJOR 2
+#define FUTEXSYNC_VERSION_MINOR 0
 #define FUTEXSYNC_VERSION_PATCH 0
 
 /* MAJOR * 10000 + MINOR * 100 + PATCH: compare with #if. */
@@ -29,7 +31,7 @@ extern "C" {
     (FUTEXSYNC_VERSION_MAJOR * 10000 + FUTEXSYNC_VERSION_MINOR * 100 + FUTEXSYNC_VERSION_PATCH)
 
 /* The layout version of every object (fx_mutex, fx_rmutex, ...). */
-#define FUTEXSYNC_LAYOUT 1
+#define FUTEXSYNC_LAYOUT 2
 
 /* The FUTEXSYNC_VERSION of the library the program runs with; differs from the
  * macro when a program is linked against another build (a shared library
