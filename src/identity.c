@@ -266,7 +266,7 @@ uint32_t fxi_tid_slow(void)
     return id;
 }
 
-uint32_t fxi_once_id(void)
+uint32_t fxi_id_for_once(void)
 {
     return (fxi_id() & FXI_ID_TID_MASK) | tid_process_ns();
 }

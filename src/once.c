@@ -116,7 +116,7 @@ static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg)
 
 __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void *), void *arg)
 {
-    int32_t me = (int32_t)fxi_once_id();
+    int32_t me = (int32_t)fxi_id_for_once();
     /* One absolute liveness schedule for the whole call. */
     struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT(FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC);
     /* Acquire: a caller that sees DONE sees what the initialiser wrote. */

@@ -236,6 +236,10 @@ rmutex_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t d
 {
     struct robust_list_head *h = rmutex_list(self);
     if (h != NULL) {
+        /* The link slots are the library's, ordered by the word's CAS; the
+         * detector sees their stores beside its lock events. */
+        if (on)
+            fxi_ann_own_words(m->link, sizeof m->link);
         if (r == 0 || r == EOWNERDEAD)
             fxi_rl_link(h, m); /* the word names self: the kernel may now mark it */
         fxi_rl_pending(h, NULL);

@@ -109,7 +109,7 @@ extern int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
  * FXI_ID_PROBED (bit 27) | FXI_ID_LOCALNS (bit 28) unless its process proved
  * that it runs in the initial PID namespace (then a TID names the same task
  * for every process that proved it too). The cache's low half holds it, so
- * the fast paths' CAS costs nothing more. fx_once writes fxi_once_id(). */
+ * the fast paths' CAS costs nothing more. fx_once writes fxi_id_for_once(). */
 #define FXI_ID_TID_MASK 0x003fffffu
 #define FXI_ID_LOCALNS  0x10000000u
 #define FXI_ID_PROBED   0x08000000u
@@ -157,7 +157,7 @@ static inline uint32_t fxi_id(void)
 /* The identity word fx_once writes: the TID | FXI_ID_LOCALNS unless the
  * process proved it runs in the initial PID namespace (learned once per
  * process, the first time it is asked). */
-uint32_t fxi_once_id(void);
+uint32_t fxi_id_for_once(void);
 
 /* The calling thread's kernel TID, > 0. No system call after the first. */
 static inline pid_t fxi_tid(void)

@@ -398,6 +398,8 @@ static inline void fxg_thread_start(uint32_t tid)
 {
     assert(tid > 0 && tid <= FXI_ID_TID_MASK);
     fxi_held_reset(tid);
+    fxi_self.rl = NULL; /* no robust list: the kernel's walk is not modelled */
+    fxi_self.rl_tid = tid;
     fxi_self.once.tid = tid;
     fxi_self.once.n = 0;
     fxi_self.cache = (uint64_t)1 << 32 | tid;
@@ -407,10 +409,18 @@ uint32_t fxi_tid_slow(void)
     assert(0 && "model: a client thread did not call fxg_thread_start");
     return 0;
 }
-int fxi_id_probe(uint32_t owner, uint32_t self)
+uint32_t fxi_id_for_once(void)
+{
+    return fxi_id() & FXI_ID_TID_MASK;
+}
+bool fxi_id_comparable(uint32_t owner)
 {
     (void)owner;
-    (void)self;
+    return true;
+}
+int fxi_id_probe(uint32_t owner)
+{
+    (void)owner;
     return FXI_TID_ALIVE;
 }
 int fxi_tid_probe(pid_t tid)
