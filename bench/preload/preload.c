@@ -26,6 +26,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -500,18 +501,47 @@ int pthread_cond_broadcast(pthread_cond_t *c)
     return ((cond_fn)real(R_COND_BROADCAST))(c);
 }
 
+/* glibc's destroy waits for the waiters a signal or broadcast released and
+ * that have not yet returned, so that the program may then reuse or clobber
+ * the memory (POSIX allows destroying a cond nobody is blocked on). An
+ * fx_cond waiter leaves its count (fx_cond's waiters slot) only after it has
+ * re-acquired the mutex, so this waits for the count to reach zero, yielding
+ * and then sleeping briefly, and gives up after DESTROY_WAIT_NS: a destroyer
+ * that holds the waiters' mutex would otherwise wait forever (README.md). */
+#define DESTROY_WAIT_NS 1000000000LL
+
+static bool cond_drain(fx_cond *fc)
+{
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (unsigned i = 0;; i++) {
+        /* Acquire: the leaving waiters' accesses before their decrement. */
+        if (__atomic_load_n(&fc->waiters, __ATOMIC_ACQUIRE) == 0)
+            return true;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - t0.tv_sec) * 1000000000LL + (now.tv_nsec - t0.tv_nsec) >= DESTROY_WAIT_NS)
+            return false;
+        if (i < 64) {
+            sched_yield();
+        } else {
+            struct timespec pause = { 0, 50000 };
+            nanosleep(&pause, NULL);
+        }
+    }
+}
+
 int pthread_cond_destroy(pthread_cond_t *c)
 {
     /* Acquire: pairs with cond_bind's release. */
     uint32_t w = __atomic_load_n(cond_wrefs(c), __ATOMIC_ACQUIRE);
     if (!cond_bound(w))
         return ((cond_fn)real(R_COND_DESTROY))(c);
-    /* Waiters still inside (woken, not yet returned; destroying a cond with
-     * blocked waiters is undefined): leave it bound for them. Otherwise the
-     * cond is unbound, as glibc leaves a destroyed one (bit 2, its wake
-     * request), and the next pthread_cond_init starts a new life. */
+    /* Waiters still inside after the wait (blocked ones: undefined): leave
+     * the cond bound for them. Otherwise the cond is unbound, as glibc
+     * leaves a destroyed one (bit 2, its wake request), and the next
+     * pthread_cond_init starts a new life. */
     fx_cond *fc = cond_fx(c);
-    if (__atomic_load_n(&fc->waiters, __ATOMIC_RELAXED) != 0) /* relaxed: a count */
+    if (!cond_drain(fc))
         return 0;
     fx_cond_init(fc);
     /* Release: the zeroed fx_cond before the unbound word. */

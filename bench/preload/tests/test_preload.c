@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -644,6 +645,68 @@ static void default_cond_timedwait_wakes_on_broadcast(void **state)
     assert_int_equal(pthread_cond_destroy(&c), 0);
 }
 
+/* POSIX lets a cond be destroyed once nobody is blocked on it, even while
+ * the waiters a broadcast released have not yet returned, and its memory
+ * reused (glibc's tst-cond20 clobbers it): every wait must still return 0. */
+#define DESTROY_WAITERS 4
+#define DESTROY_ROUNDS 200
+
+struct destroy_round {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    pthread_barrier_t b;
+    int count, errors;
+};
+
+static void *destroy_waiter(void *arg)
+{
+    struct destroy_round *d = arg;
+    for (int i = 0; i < DESTROY_ROUNDS; i++) {
+        pthread_mutex_lock(&d->m);
+        d->count++;
+        if (pthread_cond_wait(&d->c, &d->m) != 0)
+            d->errors++;
+        pthread_mutex_unlock(&d->m);
+        pthread_barrier_wait(&d->b);
+        pthread_barrier_wait(&d->b);
+    }
+    return NULL;
+}
+
+static void cond_destroyed_after_broadcast_lets_woken_waiters_return(void **state)
+{
+    (void)state;
+    static struct destroy_round d = { .m = PTHREAD_MUTEX_INITIALIZER,
+                                      .c = PTHREAD_COND_INITIALIZER };
+    pthread_barrier_init(&d.b, NULL, DESTROY_WAITERS + 1);
+    pthread_t t[DESTROY_WAITERS];
+    for (int i = 0; i < DESTROY_WAITERS; i++)
+        t[i] = fxt_thread(destroy_waiter, &d);
+    for (int i = 0; i < DESTROY_ROUNDS; i++) {
+        /* All waiters counted under the mutex are in their wait once the
+         * count is complete and we hold the mutex. */
+        for (;;) {
+            pthread_mutex_lock(&d.m);
+            if (d.count == DESTROY_WAITERS)
+                break;
+            pthread_mutex_unlock(&d.m);
+            sched_yield();
+        }
+        assert_int_equal(pthread_cond_broadcast(&d.c), 0);
+        pthread_mutex_unlock(&d.m);
+        assert_int_equal(pthread_cond_destroy(&d.c), 0);
+        memset(&d.c, i & 0xff, sizeof d.c);
+        pthread_barrier_wait(&d.b); /* every waiter has returned */
+        d.count = 0;
+        assert_int_equal(pthread_cond_init(&d.c, NULL), 0);
+        pthread_barrier_wait(&d.b);
+    }
+    for (int i = 0; i < DESTROY_WAITERS; i++)
+        fxt_join(t[i]);
+    assert_int_equal(d.errors, 0);
+    pthread_barrier_destroy(&d.b);
+}
+
 /* --- binding rules and versions (the interposer's own) ------------------------ */
 
 static void routed_cond_refuses_a_glibc_mutex(void **state)
@@ -786,6 +849,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(pshared_cond_and_mutex_are_forwarded),
         cmocka_unit_test(timed_cond_waits_give_glibc_errors),
         cmocka_unit_test(default_cond_timedwait_wakes_on_broadcast),
+        cmocka_unit_test(cond_destroyed_after_broadcast_lets_woken_waiters_return),
         cmocka_unit_test(routed_cond_refuses_a_glibc_mutex),
         cmocka_unit_test(versions_bind_as_glibc_defaults),
         cmocka_unit_test(exit_line_counts_what_the_program_did),
