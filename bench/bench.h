@@ -12,6 +12,8 @@
  *   main.c    options and the workloads (warm-up, interleaved rounds)
  *   idle.c    the idle workload's per-primitive table: N threads blocked on
  *             one fx_* object and on its pthread peer, private and shared
+ *   programs.c existing programs (sysbench, CPython) A/B against glibc
+ *             through the LD_PRELOAD interposer of bench/preload
  *   toolbox.c fx_sem, fx_cond, fx_rwlock, fx_barrier, fx_once against their
  *             pthread peers: adapters, runs, method and tables of the
  *             uncontended-toolbox, pingpong, rwlock and barrier workloads
@@ -294,6 +296,22 @@ void fxb_end_progress(void);
  * their median and spread, and adds them to rep as a row of workload
  * "handoff" (for --csv); false when a round broke its check. */
 bool fxb_handoff(struct fxb_report *rep, int rounds, int64_t duration_ms);
+
+/* --- the programs workload (programs.c) ----------------------------------- */
+
+struct fxb_programs_opts {
+    const int *threads; /* thread counts given to each program */
+    int nthreads;
+    int runs;            /* runs of each variant, interleaved */
+    bool smoke;          /* tiny runs */
+    const char *only;    /* "a,b": these programs only; NULL: all */
+    const char *preload; /* the routing interposer; NULL: not built */
+    const char *forward; /* the forward-only one */
+};
+/* Runs each program under glibc, futexsync and forward-only and prints the
+ * table; false when a run exited with an error. */
+bool fxb_programs(const struct fxb_programs_opts *o);
+bool fxb_programs_known(const char *name);
 
 /* --- the toolbox workloads (toolbox.c) ------------------------------------ */
 

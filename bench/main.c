@@ -38,11 +38,14 @@
 #endif
 
 enum { W_UNCONTENDED, W_THREADS, W_PROCESSES, W_FAIRNESS, W_SYSCALLS, W_IDLE,
-       W_UNC_TOOLBOX, W_PINGPONG, W_RWLOCK, W_BARRIER, W_HANDOFF, W_COUNT };
+       W_UNC_TOOLBOX, W_PINGPONG, W_RWLOCK, W_BARRIER, W_HANDOFF, W_PROGRAMS, W_COUNT };
+/* Workloads from W_ONLY_NAMED on run only when named (not by default, not
+ * with "all"): they run other programs for minutes. */
+#define W_ONLY_NAMED W_PROGRAMS
 static const char *const fxb_wname[W_COUNT] = { "uncontended", "threads", "processes",
                                                 "fairness", "syscalls", "idle",
                                                 "uncontended-toolbox", "pingpong", "rwlock",
-                                                "barrier", "handoff" };
+                                                "barrier", "handoff", "programs" };
 
 #define FXB_MAXL 64
 #define FXB_MAXN 32
@@ -71,6 +74,8 @@ struct fxb_opts {
     enum fxb_count_method count;
     const char *csv, *plot;
     bool quick, smoke, pin, no_boost;
+    int runs;                                 /* programs: runs per variant */
+    const char *programs, *preload, *preload_forward;
 };
 
 static bool fxb_failed;     /* a run failed its checks */
@@ -97,6 +102,11 @@ static void fxb_usage(FILE *f)
           "  handoff      the machine, not a lock: ns for a cache line to go from one CPU\n"
           "               to another and back, round by round (two pinned threads)\n"
           "  all          every workload above\n"
+          "  programs     only when named: sysbench mutex, sysbench threads and a CPython\n"
+          "               script (threads doing I/O under the GIL), each run under glibc,\n"
+          "               under the LD_PRELOAD interposer routing pthread mutexes and conds\n"
+          "               to futexsync, and under its forward-only build; wall and CPU\n"
+          "               seconds, min/median/max (bench/preload/README.md)\n"
           "\n"
           "Options:\n"
           "  --locks A,B,...     locks to compare (--list shows them; default: all built in,\n"
@@ -130,6 +140,10 @@ static void fxb_usage(FILE *f)
           "  --plot FILE.svg     plot throughput against threads with gnuplot\n"
           "  --quick             the short run of scripts/demo.sh: fewer locks and rounds (~35 s)\n"
           "  --smoke             CI: every lock, tiny runs, correctness only (seconds)\n"
+          "  --runs N            programs: runs of each variant (default 7)\n"
+          "  --programs A,B,...  programs: which (sysbench-mutex,sysbench-threads,python-gil-io)\n"
+          "  --preload SO        programs: the routing interposer (default: this build's)\n"
+          "  --preload-forward SO  programs: the forward-only interposer (default: this build's)\n"
           "  --list              list the locks and toolbox primitives of this build, exit\n"
           "  --help              this text\n",
           f);
@@ -247,7 +261,7 @@ static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
 {
     *o = (struct fxb_opts){ .cs_ns = 25, .outside_ns = 100, .duration_ms = 200,
                             .warmup_ms = -1, .hold_ms = 1000, .rounds = 5, .idle_threads = 64,
-                            .read_pct = 95, .count = FXB_COUNT_AUTO };
+                            .read_pct = 95, .count = FXB_COUNT_AUTO, .runs = 7 };
     bool any = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -272,7 +286,7 @@ static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
             if (w < W_COUNT) {
                 o->work[w] = true;
             } else if (strcmp(a, "all") == 0) {
-                for (w = 0; w < W_COUNT; w++)
+                for (w = 0; w < W_ONLY_NAMED; w++)
                     o->work[w] = true;
             } else {
                 fxb_die_usage("unknown workload '%s'", a);
@@ -348,6 +362,21 @@ static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
             o->hold_ms = fxb_parse_num(name, val, 1, 3600000);
         else if (strcmp(name, "--csv") == 0)
             o->csv = val;
+        else if (strcmp(name, "--runs") == 0)
+            o->runs = (int)fxb_parse_num(name, val, 1, 255);
+        else if (strcmp(name, "--programs") == 0) {
+            char buf[512];
+            snprintf(buf, sizeof buf, "%s", val);
+            for (char *save = NULL, *t = strtok_r(buf, ",", &save); t;
+                 t = strtok_r(NULL, ",", &save))
+                if (!fxb_programs_known(t))
+                    fxb_die_usage("unknown program '%s' (sysbench-mutex, sysbench-threads, "
+                                  "python-gil-io)", t);
+            o->programs = val;
+        } else if (strcmp(name, "--preload") == 0)
+            o->preload = val;
+        else if (strcmp(name, "--preload-forward") == 0)
+            o->preload_forward = val;
         else if (strcmp(name, "--plot") == 0)
             o->plot = val;
         else if (strcmp(name, "--count-method") == 0) {
@@ -366,7 +395,7 @@ static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
         }
     }
     if (!any)
-        for (int w = 0; w < W_COUNT; w++)
+        for (int w = 0; w < W_ONLY_NAMED; w++)
             o->work[w] = true;
     /* The presets change only what was not given explicitly. */
     bool explicit_duration = false, explicit_hold = false, explicit_idle = false;
@@ -878,6 +907,22 @@ int main(int argc, char **argv)
         fxb_failed = true;
     if (o.work[W_HANDOFF] && !fxb_handoff(&rep, o.rounds, o.smoke ? 10 : o.duration_ms))
         fxb_failed = true;
+    if (o.work[W_PROGRAMS]) {
+        static const int prog_threads_default[] = { 2, 8 };
+        struct fxb_programs_opts po = {
+            .threads = o.threads.n ? o.threads.v : prog_threads_default,
+            .nthreads = o.threads.n ? o.threads.n : 2,
+            .runs = o.smoke ? 1 : o.runs, .smoke = o.smoke, .only = o.programs,
+#ifdef FXB_PRELOAD_SO
+            .preload = o.preload ? o.preload : FXB_PRELOAD_SO,
+            .forward = o.preload_forward ? o.preload_forward : FXB_PRELOAD_FORWARD_SO,
+#else
+            .preload = o.preload, .forward = o.preload_forward,
+#endif
+        };
+        if (!fxb_programs(&po))
+            fxb_failed = true;
+    }
 
     int status = fxb_failed ? 1 : 0;
     if (o.csv) {
