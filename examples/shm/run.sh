@@ -71,7 +71,9 @@ expect 137 sh -c "exec '$bin/shm_client' --die-holding"
 expect 0 "$bin/shm_client" 5
 grep -q "^5^2 = 25$" "$dir/out" || fail "no answer after a client's death"
 expect 137 "$bin/shm_client" --supervise --die-holding
-grep -q "exited; the supervisor released 1 lock" "$dir/out" || fail "the supervisor released nothing"
+# Released by the kernel's robust list at the death (0 left for the supervisor),
+# or by the supervisor where the worker had no robust list (1).
+grep -Eq "exited; the supervisor released [01] lock" "$dir/out" || fail "no supervisor report"
 expect 0 "$bin/shm_client" 8
 grep -q "^8^2 = 64$" "$dir/out" || fail "no answer after a supervised client's death"
 echo "-- 4. the server is killed"
