@@ -375,6 +375,40 @@ void fxi_held_del(const struct fx_rmutex *m, uint32_t self)
         fxi_self.held.extra--; /* one of the unrecorded ones */
 }
 
+/* A thread that exits holding rmutexes announces their release (the recorded
+ * ones) to the race detector: it cannot see the death, and would otherwise
+ * report the EOWNERDEAD acquisition as a double lock. Armed at each
+ * announced acquisition, only when a detector is there. */
+static pthread_key_t held_exit_key;
+static pthread_once_t held_exit_once = PTHREAD_ONCE_INIT;
+
+static void held_exit(void *unused)
+{
+    (void)unused;
+    if (fxi_self.held.first != NULL) {
+        fxi_ann_pre_unlock(fxi_self.held.first, FX_ANN_RECURSIVE);
+        fxi_ann_post_unlock(fxi_self.held.first, FX_ANN_RECURSIVE);
+    }
+    for (uint32_t i = 0; i < fxi_self.held.k; i++) {
+        fxi_ann_pre_unlock(fxi_self.held.more[i], FX_ANN_RECURSIVE);
+        fxi_ann_post_unlock(fxi_self.held.more[i], FX_ANN_RECURSIVE);
+    }
+    fxi_held_reset(fxi_self.held.tid);
+}
+
+static void held_exit_init(void)
+{
+    pthread_key_create(&held_exit_key, held_exit);
+}
+
+void fxi_held_announce_exit(void)
+{
+    if (!fxi_ann_detected())
+        return;
+    pthread_once(&held_exit_once, held_exit_init);
+    pthread_setspecific(held_exit_key, (void *)1); /* non-NULL: run the destructor */
+}
+
 /* The record of running fx_once initialisers --------------------------------- */
 
 bool fxi_once_inside(const void *o, uint32_t me)

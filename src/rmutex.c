@@ -84,82 +84,7 @@
 #include "internal/spin.h"
 #include "internal/identity.h"
 #include "internal/robust.h"
-
-/* The owner word, as uint32_t (bit operations on the sign bit). */
-#define WAITERS  0x80000000u
-#define TID_MAX  ((uint32_t)FX_RMUTEX_TID_MAX)
-#define ORPHANED ((uint32_t)FX_RMUTEX_ORPHANED)
-#define NOTREC   ((uint32_t)FX_RMUTEX_NOTRECOVERABLE)
-#define LOCALNS  ((uint32_t)FX_RMUTEX_LOCALNS)
-#define PROBED   ((uint32_t)FX_RMUTEX_PROBED)
-_Static_assert(LOCALNS == FXI_ID_LOCALNS && PROBED == FXI_ID_PROBED &&
-                   TID_MAX == FXI_ID_TID_MASK,
-               "the owner word holds the identity word of src/internal/identity.h");
-_Static_assert(ORPHANED == FUTEX_OWNER_DIED && WAITERS == FUTEX_WAITERS &&
-                   TID_MAX < FUTEX_TID_MASK,
-               "the kernel's robust-list walk marks the owner word");
-
-/* The depth slot. */
-#define DEPTH_MASK ((int32_t)FX_RMUTEX_DEPTH_MASK)
-#define DEPTH_MAX  ((int32_t)FX_RMUTEX_DEPTH_MAX)
-#define INC        ((int32_t)FX_RMUTEX_INCONSISTENT)
-
-#define FIRST_CHECK_NS ((int64_t)FX_RMUTEX_FIRST_CHECK_MS * 1000000)
-#define RECHECK_NS     ((int64_t)FX_RMUTEX_RECHECK_MS * 1000000)
-#define LONG_RECHECK_NS ((int64_t)FX_RMUTEX_LONG_RECHECK_MS * 1000000)
-#define LONG_AFTER_NS  ((int64_t)FX_RMUTEX_LONG_AFTER_MS * 1000000)
-
-/* The longest spin, in nanoseconds, as fx_mutex's (src/internal/spin.h). */
-#ifndef FX_RMUTEX_SPIN_NS
-#define FX_RMUTEX_SPIN_NS 4000
-#endif
-
-/* The owner TID of a HELD or HELD+W value, 0 for any other value. */
-static inline uint32_t rmutex_held_tid(uint32_t v)
-{
-    uint32_t t = v & ~(WAITERS | LOCALNS | PROBED);
-    if ((v & (LOCALNS | PROBED)) == LOCALNS)
-        return 0; /* L without P */
-    return t - 1u < TID_MAX ? t : 0;
-}
-
-static inline bool rmutex_valid(uint32_t v)
-{
-    return v == 0 || (v & ~WAITERS) == ORPHANED || v == NOTREC || rmutex_held_tid(v) != 0;
-}
-
-/* The robust list an acquisition or release by self uses: the thread's,
- * when its identity says the kernel reports its death (src/identity.c
- * learned both together), else none. */
-static inline struct robust_list_head *rmutex_list(uint32_t self)
-{
-    return (self & PROBED) ? NULL : fxi_self.rl;
-}
-
-/* Puts m in list_op_pending, or takes it out (e NULL), when self has a list. */
-static inline void rmutex_pending(uint32_t self, struct robust_list *e)
-{
-    struct robust_list_head *h = rmutex_list(self);
-    if (h != NULL)
-        fxi_rl_pending(h, e);
-}
-
-/* A NULL m, or one not aligned as its type (the link slots are pointers). */
-static inline bool rmutex_bad(const fx_rmutex *m)
-{
-    return m == NULL || ((uintptr_t)m & (_Alignof(fx_rmutex) - 1)) != 0;
-}
-
-/* A depth slot the owner may hold: count 1..DEPTH_MAX, INC the only flag. */
-static inline bool rmutex_depth_ok(int32_t d)
-{
-    return (d & ~(DEPTH_MASK | INC)) == 0 && (d & DEPTH_MASK) != 0;
-}
-
-static inline uint32_t *rmutex_word(fx_rmutex *m)
-{
-    return (uint32_t *)&m->owner;
-}
+#include "internal/rmutex_word.h"
 
 static int64_t rmutex_now(void)
 {
@@ -174,40 +99,6 @@ static int64_t rmutex_now(void)
 static inline bool rmutex_mine(const fx_rmutex *m, uint32_t self)
 {
     return fxi_held_has(m, self) != 0;
-}
-
-/* A thread that exits holding rmutexes announces their release (the recorded
- * ones) to the race detector: it cannot see the death, and would otherwise
- * report the EOWNERDEAD acquisition as a double lock. Armed at each
- * announced acquisition, only when a detector is there. */
-static pthread_key_t rmutex_exit_key;
-static pthread_once_t rmutex_exit_once = PTHREAD_ONCE_INIT;
-
-static void rmutex_exit(void *unused)
-{
-    (void)unused;
-    if (fxi_self.held.first != NULL) {
-        fxi_ann_pre_unlock(fxi_self.held.first, FX_ANN_RECURSIVE);
-        fxi_ann_post_unlock(fxi_self.held.first, FX_ANN_RECURSIVE);
-    }
-    for (uint32_t i = 0; i < fxi_self.held.k; i++) {
-        fxi_ann_pre_unlock(fxi_self.held.more[i], FX_ANN_RECURSIVE);
-        fxi_ann_post_unlock(fxi_self.held.more[i], FX_ANN_RECURSIVE);
-    }
-    fxi_held_reset(fxi_self.held.tid);
-}
-
-static void rmutex_exit_init(void)
-{
-    pthread_key_create(&rmutex_exit_key, rmutex_exit);
-}
-
-__attribute__((noinline, cold)) static void rmutex_exit_arm(void)
-{
-    if (!fxi_ann_detected())
-        return;
-    pthread_once(&rmutex_exit_once, rmutex_exit_init);
-    pthread_setspecific(rmutex_exit_key, (void *)1); /* non-NULL: run the destructor */
 }
 
 /* The rest of rmutex_acquired when the record is not known to be ours or
@@ -234,7 +125,7 @@ static inline __attribute__((always_inline)) int
 rmutex_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t depth, int on,
                 bool trusted)
 {
-    struct robust_list_head *h = rmutex_list(self);
+    struct robust_list_head *h = fxi_rmutex_list(self);
     if (h != NULL) {
         /* The link slots are the library's, ordered by the word's CAS; the
          * detector sees their stores beside its lock events. */
@@ -247,7 +138,7 @@ rmutex_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t d
     if (r == 0 || r == EOWNERDEAD) {
         if (on) {
             fxi_ann_post_lock(m, FX_ANN_RECURSIVE | try_flag, 0);
-            rmutex_exit_arm();
+            fxi_held_announce_exit();
         }
         int32_t d = r == 0 ? depth : depth | INC;
         if (!__builtin_expect(trusted && fxi_self.held.first == NULL, 1))
@@ -274,7 +165,7 @@ static int rmutex_release_word(fx_rmutex *m, uint32_t self, uint32_t v, uint32_t
     /* Release: the critical section's writes happen-before the next owner's
      * acquiring CAS. On failure v is reloaded (relaxed: only
      * the W bit can have changed while we own the word). */
-    while (!__atomic_compare_exchange_n(rmutex_word(m), &v, to, false, __ATOMIC_RELEASE,
+    while (!__atomic_compare_exchange_n(fxi_rmutex_word(m), &v, to, false, __ATOMIC_RELEASE,
                                         __ATOMIC_RELAXED)) {
         if ((v & ~WAITERS) != self)
             return EPERM;
@@ -301,7 +192,7 @@ static int rmutex_release_word(fx_rmutex *m, uint32_t self, uint32_t v, uint32_t
 /* The final release by self: out of its robust list, then the word. */
 static int rmutex_release(fx_rmutex *m, uint32_t self, uint32_t to)
 {
-    struct robust_list_head *h = rmutex_list(self);
+    struct robust_list_head *h = fxi_rmutex_list(self);
     if (h != NULL) {
         fxi_rl_pending(h, fxi_rl_entry(m));
         fxi_rl_unlink(h, m);
@@ -319,7 +210,7 @@ static int rmutex_reenter(fx_rmutex *m)
 {
     /* Relaxed: only the owner reads or writes the depth slot. */
     int32_t d = __atomic_load_n(&m->depth, __ATOMIC_RELAXED);
-    if (!rmutex_depth_ok(d))
+    if (!fxi_rmutex_depth_ok(d))
         return EINVAL;
     if ((d & DEPTH_MASK) == DEPTH_MAX)
         return EAGAIN;
@@ -351,22 +242,18 @@ static bool rmutex_dead_now(const fx_rmutex *m, uint32_t t)
     return false;
 }
 
-/*
- * One acquisition step by `self`, which is not the owner (callers recognise a
- * re-entry first, by the word and the record; only this thread puts its TID in
- * the word, so a word naming self that the step finds was left by a dead
- * thread that had this TID): takes FREE (0) or ORPHANED (EOWNERDEAD), recovers
- * from a dead owner (EOWNERDEAD), or marks W and reports EBUSY with the value
- * to sleep on. The caller installs the depth (rmutex_acquired). `nowait`: a
- * non-waiting attempt (liveness checked at once, memo permitting, and W not
- * set); otherwise the waiter's schedule in w decides.
- */
+/* One acquisition step by `self`, not the owner (callers recognise re-entry
+ * first): takes FREE or ORPHANED (EOWNERDEAD), takes over from a dead PROBED
+ * owner (EOWNERDEAD), or marks W and reports EBUSY with the value to sleep
+ * on. The caller installs the depth (rmutex_acquired). `nowait`: a
+ * non-waiting attempt (liveness checked at once, memo permitting, no W);
+ * otherwise the waiter's schedule in w decides. */
 static int rmutex_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, bool nowait,
                        uint32_t *sleep_on)
 {
     /* Relaxed: a guess for the first CAS; every CAS below synchronizes. */
     /* @step rmutex.step.load */
-    uint32_t v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
+    uint32_t v = __atomic_load_n(fxi_rmutex_word(m), __ATOMIC_RELAXED);
     uint32_t judge_now = 0; /* the TID whose take-over CAS was just lost */
     for (;;) {
         uint32_t keep = w->slept ? WAITERS : 0;
@@ -375,7 +262,7 @@ static int rmutex_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
             /* Acquire: see the previous owner's writes. A thread that has
              * slept keeps W: sleepers it cannot see may remain (mutex3); so
              * does ORPHANED's W, which the kernel left for the sleepers. */
-            if (__atomic_compare_exchange_n(rmutex_word(m), &v, self | (v & WAITERS) | keep,
+            if (__atomic_compare_exchange_n(fxi_rmutex_word(m), &v, self | (v & WAITERS) | keep,
                                             false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
                 return v == 0 ? 0 : EOWNERDEAD;
             continue; /* v reloaded */
@@ -383,7 +270,7 @@ static int rmutex_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
         /* @step rmutex.step.notrec */
         if (v == NOTREC)
             return ENOTRECOVERABLE;
-        if (rmutex_held_tid(v) == 0)
+        if (fxi_rmutex_held_tid(v) == 0)
             return EINVAL;
         uint32_t t = v & ~WAITERS; /* the owner's identity */
         /* Held by thread t: is it dead? A verdict holds only for the value v
@@ -441,7 +328,7 @@ static int rmutex_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
             /* CAS from the exact value seen: one detector (or recover) wins.
              * W is kept: the sleepers now wait for our release. Acquire, as
              * any acquisition. */
-            if (__atomic_compare_exchange_n(rmutex_word(m), &v, self | (v & WAITERS) | keep, false,
+            if (__atomic_compare_exchange_n(fxi_rmutex_word(m), &v, self | (v & WAITERS) | keep, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
                 return EOWNERDEAD;
             /* v reloaded: W set, someone else recovered or released, or a
@@ -455,7 +342,7 @@ static int rmutex_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
         if (!(v & WAITERS)) {
             /* Relaxed: W only makes the owner's release wake a sleeper; it
              * publishes no data. On failure v is reloaded. */
-            if (!__atomic_compare_exchange_n(rmutex_word(m), &v, v | WAITERS, false,
+            if (!__atomic_compare_exchange_n(fxi_rmutex_word(m), &v, v | WAITERS, false,
                                              __ATOMIC_RELAXED, __ATOMIC_RELAXED))
                 continue;
             v |= WAITERS;
@@ -514,20 +401,20 @@ __attribute__((noinline, cold)) static int rmutex_lock_contended(fx_rmutex *m, u
 {
     /* Relaxed loads: only hints for when to try the CAS, which synchronizes. */
     /* @step rmutex.lock_contended.spin */
-    uint32_t v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
+    uint32_t v = __atomic_load_n(fxi_rmutex_word(m), __ATOMIC_RELAXED);
     const int mode = fxi_handoff_mode();
     if (mode == FXI_HANDOFF_POLL) {
         /* Handoffs are far (src/internal/spin.h): look a few times between
          * short sleeps on a word of our own, as fx_mutex's poll does. */
-        for (int k = 0; rmutex_held_tid(v) != 0 && !(v & WAITERS) && fxi_poll_wait(k, deadline);
+        for (int k = 0; fxi_rmutex_held_tid(v) != 0 && !(v & WAITERS) && fxi_poll_wait(k, deadline);
              k++)
-            v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
+            v = __atomic_load_n(fxi_rmutex_word(m), __ATOMIC_RELAXED);
     } else {
         int n = fxi_spin_iterations(FX_RMUTEX_SPIN_NS);
-        for (int i = 0; i < n && rmutex_held_tid(v) != 0 && !(v & WAITERS); i++) {
+        for (int i = 0; i < n && fxi_rmutex_held_tid(v) != 0 && !(v & WAITERS); i++) {
             fxi_cpu_relax();
             uint64_t t0 = mode == FXI_HANDOFF_TIMED ? fxi_ticks() : 0;
-            v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
+            v = __atomic_load_n(fxi_rmutex_word(m), __ATOMIC_RELAXED);
             if (v == 0 && mode == FXI_HANDOFF_TIMED)
                 fxi_handoff_seen(t0); /* the line came from the releaser's CPU */
         }
@@ -535,7 +422,7 @@ __attribute__((noinline, cold)) static int rmutex_lock_contended(fx_rmutex *m, u
     /* One try as an ordinary locker before sleeping (we never slept: no W).
      * Acquire: the critical section sees the previous owner's writes. */
     /* @step rmutex.lock_contended.cas */
-    if (v == 0 && __atomic_compare_exchange_n(rmutex_word(m), &v, self, false, __ATOMIC_ACQUIRE,
+    if (v == 0 && __atomic_compare_exchange_n(fxi_rmutex_word(m), &v, self, false, __ATOMIC_ACQUIRE,
                                               __ATOMIC_RELAXED))
         return 0;
     struct fxi_rmutex_waiter w;
@@ -547,7 +434,7 @@ __attribute__((noinline, cold)) static int rmutex_lock_contended(fx_rmutex *m, u
 
 int fx_rmutex_init(fx_rmutex *m)
 {
-    if (rmutex_bad(m))
+    if (fxi_rmutex_bad(m))
         return EINVAL;
     /* Relaxed: init happens before any sharing, like a memset. */
     __atomic_store_n(&m->owner, 0, __ATOMIC_RELAXED);
@@ -573,7 +460,7 @@ __attribute__((noinline)) static int rmutex_lock_busy(fx_rmutex *m, uint32_t sel
          * the acquisition, so the CAS's view of it means we own the mutex.
          * (Our TID without a record: its former thread died holding m; the
          * step takes it over.) */
-        rmutex_pending(self, NULL);
+        fxi_rmutex_pending(self, NULL);
         if (fxi_ann_on())
             fxi_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
         return rmutex_reenter(m);
@@ -596,7 +483,7 @@ static inline __attribute__((always_inline)) int
 rmutex_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bool nowait,
             uint32_t self, int on)
 {
-    if (rmutex_bad(m))
+    if (fxi_rmutex_bad(m))
         return EINVAL;
     /* A re-entry, probably, when m is the record's first entry: the word
      * confirms it (relaxed: only we write our TID there; coherence shows us
@@ -606,7 +493,7 @@ rmutex_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bo
      * word in front of the first acquisition's CAS. Other re-entries fail
      * the CAS and are recognised by rmutex_lock_busy. */
     if (fxi_self.held.first == m &&
-        (__atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
+        (__atomic_load_n(fxi_rmutex_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
         (!on || fxi_self.held.tid == self))
         return rmutex_reenter(m);
     if (on)
@@ -614,14 +501,14 @@ rmutex_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bo
     uint32_t v = 0;
     /* A death from here until the entry is linked (or the attempt ends) is
      * told by list_op_pending; it stays set while the slow path sleeps. */
-    rmutex_pending(self, fxi_rl_entry(m));
+    fxi_rmutex_pending(self, fxi_rl_entry(m));
     /* Fast path, acquire on success: pairs with the release of the unlock.
      * The CAS comes first, with no load before it: a plain load of a word
      * that a locked instruction has just written costs more than the CAS
      * itself. On failure v is the value seen (relaxed: it only picks the
      * path; re-entry needs no ordering, the slow path re-synchronizes). */
     /* @step rmutex.lock.fast */
-    if (__builtin_expect(__atomic_compare_exchange_n(rmutex_word(m), &v, self, false,
+    if (__builtin_expect(__atomic_compare_exchange_n(fxi_rmutex_word(m), &v, self, false,
                                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED),
                          1)) {
         return rmutex_acquired(m, self, try_flag, 0, 1, on, !on);
@@ -669,14 +556,14 @@ int fx_rmutex_trylock(fx_rmutex *m)
 static inline int rmutex_owned(fx_rmutex *m, uint32_t self, int32_t *depth)
 {
     /* Relaxed: only the owner sees its own TID here (see rmutex_lock_busy). */
-    uint32_t v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
-    if (!rmutex_valid(v))
+    uint32_t v = __atomic_load_n(fxi_rmutex_word(m), __ATOMIC_RELAXED);
+    if (!fxi_rmutex_valid(v))
         return EINVAL;
     if ((v & ~WAITERS) != self || !rmutex_mine(m, self))
         return EPERM; /* our TID unrecorded: a dead thread that had it owns m */
     /* Relaxed: the owner's private slot. */
     *depth = __atomic_load_n(&m->depth, __ATOMIC_RELAXED);
-    return rmutex_depth_ok(*depth) ? 0 : EINVAL;
+    return fxi_rmutex_depth_ok(*depth) ? 0 : EINVAL;
 }
 
 /* The outermost release by the owner `self`, whose depth slot held d: tells
@@ -712,7 +599,7 @@ __attribute__((noinline)) static int rmutex_unlock_slow(fx_rmutex *m, uint32_t s
 
 int fx_rmutex_unlock(fx_rmutex *m)
 {
-    if (rmutex_bad(m))
+    if (fxi_rmutex_bad(m))
         return EINVAL;
     uint32_t self;
     /* Under a race detector (no cache is kept: fxi_tid_plain says no) every
@@ -736,20 +623,20 @@ int fx_rmutex_unlock(fx_rmutex *m)
                              1)) {
             /* Out of the robust list before the word is released (its next
              * owner may free m at once), under list_op_pending. */
-            struct robust_list_head *h = rmutex_list(self);
+            struct robust_list_head *h = fxi_rmutex_list(self);
             if (h != NULL) {
                 fxi_rl_pending(h, fxi_rl_entry(m));
                 fxi_rl_unlink(h, m);
             }
             uint32_t v = self;
             int r = 0;
-            if (!__builtin_expect(__atomic_compare_exchange_n(rmutex_word(m), &v, 0, false,
+            if (!__builtin_expect(__atomic_compare_exchange_n(fxi_rmutex_word(m), &v, 0, false,
                                                               __ATOMIC_RELEASE, __ATOMIC_RELAXED),
                                   1)) {
                 /* W set (wake a sleeper), or not ours any more (recovered
                  * by force: EPERM), or a value never written (EINVAL). */
                 r = (v & ~WAITERS) == self ? rmutex_release_word(m, self, v, 0)
-                    : rmutex_valid(v)      ? EPERM
+                    : fxi_rmutex_valid(v)      ? EPERM
                                            : EINVAL;
             }
             if (h != NULL)
@@ -763,7 +650,7 @@ int fx_rmutex_unlock(fx_rmutex *m)
 
 int fx_rmutex_consistent(fx_rmutex *m)
 {
-    if (rmutex_bad(m))
+    if (fxi_rmutex_bad(m))
         return EINVAL;
     int32_t d;
     int r = rmutex_owned(m, fxi_id(), &d);
@@ -779,23 +666,23 @@ int fx_rmutex_consistent(fx_rmutex *m)
 
 int fx_rmutex_recover(fx_rmutex *m, pid_t dead_tid)
 {
-    if (rmutex_bad(m))
+    if (fxi_rmutex_bad(m))
         return EINVAL;
     /* Relaxed: a guess for the CAS, which synchronizes. */
     /* @step rmutex.recover.load */
-    uint32_t v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
+    uint32_t v = __atomic_load_n(fxi_rmutex_word(m), __ATOMIC_RELAXED);
     for (;;) {
-        if (!rmutex_valid(v))
+        if (!fxi_rmutex_valid(v))
             return EINVAL;
         /* @step rmutex.recover.check */
-        uint32_t t = rmutex_held_tid(v);
+        uint32_t t = fxi_rmutex_held_tid(v);
         if (t == 0 || dead_tid <= 0 || t != (uint32_t)dead_tid)
             return EPERM;
         /* From the exact value seen, so that a waiter recovering at the same
          * time and we cannot both win. Acquire-release: our earlier writes
          * (the caller may have repaired data) reach the next acquirer. */
         /* @step rmutex.recover.cas */
-        if (__atomic_compare_exchange_n(rmutex_word(m), &v, ORPHANED, false, __ATOMIC_ACQ_REL,
+        if (__atomic_compare_exchange_n(fxi_rmutex_word(m), &v, ORPHANED, false, __ATOMIC_ACQ_REL,
                                         __ATOMIC_RELAXED)) {
             /* One sleeper takes ORPHANED, keeping W for the others. */
             /* @step rmutex.recover.waiters */
@@ -808,13 +695,13 @@ int fx_rmutex_recover(fx_rmutex *m, pid_t dead_tid)
 
 pid_t fx_rmutex_owner(const fx_rmutex *m)
 {
-    if (rmutex_bad(m))
+    if (fxi_rmutex_bad(m))
         return -EINVAL;
     /* Relaxed: a snapshot; it orders nothing. */
     uint32_t v = (uint32_t)__atomic_load_n(&m->owner, __ATOMIC_RELAXED);
-    if (!rmutex_valid(v))
+    if (!fxi_rmutex_valid(v))
         return -EINVAL;
-    return (pid_t)rmutex_held_tid(v);
+    return (pid_t)fxi_rmutex_held_tid(v);
 }
 
 /* Internal entry points (src/internal/rmutex.h) ------------------------------- */
@@ -831,24 +718,24 @@ void fxi_rmutex_waiter_init(struct fxi_rmutex_waiter *w, int32_t depth)
 int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t **word,
                            int32_t *sleep_on, struct timespec *recheck_at)
 {
-    if (rmutex_bad(m) || w == NULL || w->depth < 0 || w->depth > DEPTH_MAX)
+    if (fxi_rmutex_bad(m) || w == NULL || w->depth < 0 || w->depth > DEPTH_MAX)
         return EINVAL;
     uint32_t self = fxi_id();
     /* Relaxed: picks the path, as in rmutex_lock. */
-    uint32_t v = __atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED);
+    uint32_t v = __atomic_load_n(fxi_rmutex_word(m), __ATOMIC_RELAXED);
     if ((v & ~WAITERS) == self && rmutex_mine(m, self))
         return w->depth == 0 ? rmutex_reenter(m) : EINVAL;
     const bool ann = fxi_ann_on(); /* one look at the race-detector probe */
     if (ann)
         fxi_ann_pre_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY);
     uint32_t on = 0;
-    rmutex_pending(self, fxi_rl_entry(m));
+    fxi_rmutex_pending(self, fxi_rl_entry(m));
     int r = rmutex_acquired(m, self, FX_ANN_TRY, rmutex_step(m, self, w, false, &on),
                             w->depth > 0 ? w->depth : 1, ann, false);
     if (r == EBUSY) {
         /* The caller sleeps on the word next: its death passes a consumed
          * wake on (until its next step, or fxi_rmutex_abandon_wait). */
-        rmutex_pending(self, fxi_rl_entry(m));
+        fxi_rmutex_pending(self, fxi_rl_entry(m));
         *word = &m->owner;
         *sleep_on = (int32_t)on;
         /* Field by field: a struct stored through a pointer is a memcpy
@@ -862,9 +749,9 @@ int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t *
 
 void fxi_rmutex_abandon_wait(fx_rmutex *m)
 {
-    if (rmutex_bad(m))
+    if (fxi_rmutex_bad(m))
         return;
-    struct robust_list_head *h = rmutex_list(fxi_id());
+    struct robust_list_head *h = fxi_rmutex_list(fxi_id());
     if (h != NULL && h->list_op_pending == fxi_rl_entry(m))
         fxi_rl_pending(h, NULL);
     /* The wake we may have consumed was meant to make someone take the mutex
@@ -875,7 +762,7 @@ void fxi_rmutex_abandon_wait(fx_rmutex *m)
 
 int fxi_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
 {
-    if (rmutex_bad(m) || saved_depth == NULL)
+    if (fxi_rmutex_bad(m) || saved_depth == NULL)
         return EINVAL;
     uint32_t self = fxi_id();
     int32_t d;
@@ -890,11 +777,11 @@ int fxi_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
 
 int fxi_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
 {
-    if (rmutex_bad(m) || saved_depth < 1 || saved_depth > DEPTH_MAX)
+    if (fxi_rmutex_bad(m) || saved_depth < 1 || saved_depth > DEPTH_MAX)
         return EINVAL;
     uint32_t self = fxi_id();
     /* Relaxed: picks the path, as in rmutex_lock. */
-    if ((__atomic_load_n(rmutex_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
+    if ((__atomic_load_n(fxi_rmutex_word(m), __ATOMIC_RELAXED) & ~WAITERS) == self &&
         rmutex_mine(m, self))
         return EINVAL;
     const bool on = fxi_ann_on(); /* one look at the race-detector probe */
@@ -905,6 +792,6 @@ int fxi_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
     /* As a thread that may have slept on the word (a condition variable may
      * have requeued it there): acquire with W kept. */
     w.slept = 1;
-    rmutex_pending(self, fxi_rl_entry(m));
+    fxi_rmutex_pending(self, fxi_rl_entry(m));
     return rmutex_acquired(m, self, 0, rmutex_wait(m, self, &w, NULL), saved_depth, on, false);
 }

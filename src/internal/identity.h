@@ -222,6 +222,9 @@ void fxi_held_add(struct fx_rmutex *m, uint32_t self);
 void fxi_held_del(const struct fx_rmutex *m, uint32_t self);
 /* Empties the record, for self. */
 void fxi_held_reset(uint32_t self);
+/* Under a race detector: at this thread's exit, announces the release of
+ * the rmutexes it still records (the detector cannot see the death). */
+void fxi_held_announce_exit(void);
 
 /* The record of running fx_once initialisers ------------------------------- */
 

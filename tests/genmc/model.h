@@ -409,6 +409,9 @@ uint32_t fxi_tid_slow(void)
     assert(0 && "model: a client thread did not call fxg_thread_start");
     return 0;
 }
+void fxi_held_announce_exit(void)
+{
+}
 uint32_t fxi_id_for_once(void)
 {
     return fxi_id() & FXI_ID_TID_MASK;
