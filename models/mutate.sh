@@ -309,6 +309,10 @@ mutation rm-recover-blind-store rmutex.pml \
     "fx_rmutex_recover checks the TID it loaded, then stores ORPHANED unconditionally (not a CAS from that value): it can undo a waiter's takeover" \
     cas-compare '        :: true -> own = no; W = nw; ok = true /* MUTANT */'
 
+only=KERNEL mutation rm-kernel-no-wake rmutex.pml \
+    "the kernel's robust-list walk marks a dead owner's word ORPHANED but wakes no sleeper (handle_futex_death without its futex_wake)" \
+    kernel-wake '            :: W -> skip /* MUTANT */'
+
 only=TIDREUSE mutation rm-verdict-kept rmutex.pml \
     "a waiter keeps its verdict 'TID T is dead' after losing the take-over CAS; T comes back as a live owner and the waiter recovers the mutex from it (issue 11, class 1)" \
     verdict-drop '             :: else -> judge = vo; kept = vo /* MUTANT */'

@@ -44,7 +44,7 @@
  * thread waits for itself, and everyone with it) are caught.
  */
 //@mirrors src/identity.c fxi_once_inside fxi_once_enter fxi_once_leave fxi_once_abandon sha256=8b3508df3e891daad7f5e2ea03416fb89c56434e01271c84337e462803a85e6d
-//@mirrors src/once.c once_finish once_abandon once_run once_slow fx_once_call sha256=741e63b00e5819a53f56a454627850921842a9d52b8ca2b038c835495166e2fb
+//@mirrors src/once.c once_finish once_abandon once_run once_slow fx_once_call sha256=d18af8c0bd8368171d2859398d117d52383d847aacecd58e7a38065c042ab108
 //@check safety
 
 #define NOT_RUN 0

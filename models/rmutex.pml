@@ -89,6 +89,18 @@
  * a death, no invalid end state, progress), now with the dead
  * TID live again as an owner.
  *
+ * The kernel's robust list (-DKERNEL=1, layout 2). Every thread joins its
+ * robust list, so its owner word names it by TID alone: no waiter judges it
+ * (the verdict branches are off: judged() is false), no re-check timer runs
+ * (a sleep is untimed but for spurious wake-ups and the timed worker's
+ * deadline), and when a thread dies holding the mutex the kernel, in a step
+ * of its own after the death, sets the word ORPHANED keeping W and wakes one
+ * sleeper if W was set (kernel_mark). A thread taking ORPHANED keeps the W it
+ * finds. Properties as above. (A waiter killed after its wake is passed on by
+ * the kernel through list_op_pending; deaths outside the critical section
+ * are not modelled, as above.) The variant without KERNEL is the PROBED
+ * owner, judged by the liveness probe.
+ *
  * The steps mirrored are given in the comments as [@rmutex.<step>] (step
  * tags of src/rmutex.c), with the function name.
  *
@@ -114,6 +126,9 @@
  *                             comes back as a live owner, and the waiter
  *                             takes the mutex from it: two owners (issue
  *                             11, class 1)
+ *   rm-kernel-no-wake         (KERNEL) the kernel's mark of a dead owner's
+ *                             word wakes nobody: the sleepers stay asleep
+ *                             on an ORPHANED word
  *   rm-tid-self-waits         (TIDREUSE) a thread that finds its own TID in
  *                             the word without a record waits as for a live
  *                             owner: the reborn waits for itself for ever,
@@ -122,15 +137,25 @@
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
 //@mirrors src/identity.c fxi_held_has fxi_held_add sha256=8799131a501282b766bcb81b1ae1c9ea339facecd27eba6567a67858b28ba542
-//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_busy rmutex_mine rmutex_lock_contended rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=5928e2720d35a33cadf4ac8057ec179fc2e41fcaa2806fee7a32041105d2853d
+//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_busy rmutex_mine rmutex_lock_contended rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=67118161291adc1a677d710f5f4ab01393668770044f3d61859c56eb7edba063
 //@check safety
 //@check ltl progress
 //@check safety -DTIDREUSE=1
 //@check ltl progress -DTIDREUSE=1
+//@check safety -DKERNEL=1
+//@check ltl progress -DKERNEL=1
 
 #ifndef TIDREUSE
 #define TIDREUSE   0   /* 1: the ghost dies and its TID comes back (see "TID reuse") */
 #endif
+#ifndef KERNEL
+#define KERNEL     0   /* 1: owners on the robust list (see "The kernel's robust list") */
+#endif
+#if KERNEL && TIDREUSE
+#error "KERNEL=1 models no TID reuse: the kernel's mark leaves no dead TID in the word"
+#endif
+/* Whether a waiter's liveness verdict may call t dead: only PROBED owners. */
+#define judged(t)  (!KERNEL && dead[t])
 #if TIDREUSE
 #define N          2
 #define MAXDEATHS  0   /* the ghost dies; its TID comes back as a live thread */
@@ -183,6 +208,24 @@ inline wake_one()
     }
 }
 
+/* The kernel's robust-list walk after thread t died: a word naming t becomes
+ * ORPHANED, W kept, and one sleeper is woken if W was set (the kernel's
+ * handle_futex_death). */
+inline kernel_mark(t)
+{
+    atomic {
+        if
+        :: own == t ->
+            own = ORPH;
+            if
+            :: W -> wake_one()                         /* [M:kernel-wake] */
+            :: else -> skip
+            fi
+        :: else -> skip
+        fi
+    }
+}
+
 /* Wake every sleeper [@rmutex.release.notrec rmutex_release, to == NOTREC]. */
 inline wake_all()
 {
@@ -227,20 +270,20 @@ inline step(nowait)
         if
         :: vo == FREE ->                               /* [@rmutex.step.take CAS 0 -> self|keep] */
             own = me; W = slept; res = R_OK             /* [M:free-keep] */
-        :: vo == ORPH ->                               /* [@rmutex.step.take CAS ORPHANED -> self|keep] [M:orph] */
-            own = me; W = slept; res = R_DEAD
+        :: vo == ORPH ->                               /* [@rmutex.step.take CAS ORPHANED -> self|(W)|keep] [M:orph] */
+            own = me; W = (vw || slept); res = R_DEAD
         :: vo == NOTREC -> res = R_NOTREC              /* [@rmutex.step.notrec ENOTRECOVERABLE] */
         :: held(vo) && nowait ->
             if
-            :: dead[vo] ->                             /* [@rmutex.step.check_now rmutex_dead_now; @rmutex.step.take_over CAS, W kept] */
+            :: judged(vo) ->                             /* [@rmutex.step.check_now rmutex_dead_now; @rmutex.step.take_over CAS, W kept] */
                 own = me; W = (vw || slept); res = R_DEAD /* [M:try-keep-w] */
-            :: !dead[vo] -> res = R_BUSY /* fxi_id_probe: unknown (a live owner it cannot see) acts as alive [M:unknown-now] */
+            :: !judged(vo) -> res = R_BUSY /* fxi_id_probe: unknown (a live owner it cannot see) acts as alive [M:unknown-now] */
             :: true -> res = R_BUSY                    /* alive, or the memo skipped the check */
             fi
-        :: held(vo) && !nowait && due && dead[vo] ->   /* [@rmutex.step.check_due check due; @rmutex.step.take_over CAS, W kept] [M:due-dead] */
+        :: held(vo) && !nowait && due && judged(vo) ->   /* [@rmutex.step.check_due check due; @rmutex.step.take_over CAS, W kept] [M:due-dead] */
             own = me; W = (vw || slept); res = R_DEAD
-        :: held(vo) && !nowait && due && !dead[vo] -> due = false; W = true; vw = true; res = R_BUSY /* fxi_id_probe: unknown acts as alive [M:unknown-due] */
-        :: held(vo) && !nowait && !(due && dead[vo]) -> /* [M:due-alive] */
+        :: held(vo) && !nowait && due && !judged(vo) -> due = false; W = true; vw = true; res = R_BUSY /* fxi_id_probe: unknown acts as alive [M:unknown-due] */
+        :: held(vo) && !nowait && !(due && judged(vo)) -> /* [M:due-alive] */
             due = false;                               /* [@rmutex.step.new_owner check_at = now + ...] */
             W = true; vw = true; res = R_BUSY          /* [@rmutex.step.mark_waiters CAS T -> T|W; EBUSY] */
         fi
@@ -269,8 +312,8 @@ inline step(nowait)
         if
         :: vo == FREE ->                               /* [@rmutex.step.take CAS 0 -> self|keep] */
             own = me; W = slept; res = R_OK
-        :: vo == ORPH ->                               /* [@rmutex.step.take CAS ORPHANED -> self|keep] */
-            own = me; W = slept; res = R_DEAD
+        :: vo == ORPH ->                               /* [@rmutex.step.take CAS ORPHANED -> self|(W)|keep] */
+            own = me; W = (vw || slept); res = R_DEAD
         :: vo == NOTREC -> res = R_NOTREC              /* [@rmutex.step.notrec ENOTRECOVERABLE] */
         :: held(vo) ->
             if
@@ -321,7 +364,7 @@ inline futex_wait()
     };
     if
     :: atomic { !sleeping[me] -> due = false }          /* woken, or EAGAIN [@rmutex.wait.again] */
-    :: atomic { sleeping[me] && held(own) && dead[own] -> /* [M:recheck-timer] */
+    :: atomic { sleeping[me] && held(own) && judged(own) -> /* [M:recheck-timer] */
                 sleeping[me] = false; due = true }      /* re-check timer: owner dead */
     :: atomic { sleeping[me] && spurious < SPURIOUS ->
                 sleeping[me] = false; spurious++; due = true }  /* timer anyway / spurious */
@@ -416,6 +459,9 @@ inline lock_once()
         atomic { want[me] = false; assert(timed) }
     fi;
 died:
+#if KERNEL
+    kernel_mark(me);
+#endif
     finished++
 }
 
@@ -453,7 +499,12 @@ active proctype ghost()
        :: oldW -> wake_one()                            /* [M:ghost-wake] */
        :: else -> skip
        fi
-    :: atomic { dead[GHOST] = true; cs-- }
+    :: atomic { dead[GHOST] = true; cs-- };
+#if KERNEL
+       kernel_mark(GHOST)
+#else
+       skip
+#endif
     fi
 #endif
 }
