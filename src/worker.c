@@ -377,6 +377,14 @@ static bool leader_pinned(const fx_worker *w)
     return waitid(P_PID, (id_t)w->fx_pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
 }
 
+/* Whether an rmutex's owner is PROBED: a thread the kernel does not report
+ * (its word names it without a robust list). Relaxed: a guess; the recover
+ * CAS from the exact value decides. */
+static bool probed(void *obj)
+{
+    return __atomic_load_n(&((fx_rmutex *)obj)->owner, __ATOMIC_RELAXED) & FX_RMUTEX_PROBED;
+}
+
 static void release(fx_worker *w, int event)
 {
     fx_worker_report *r = &w->fx_report;
@@ -394,6 +402,10 @@ static void release(fx_worker *w, int event)
                 k = i;
         if (k < 0)
             continue; /* not the worker's */
+        if (w->fx_kind[b] == KIND_RMUTEX && !probed(w->fx_obj[b]) &&
+            (event == FX_WORKER_EXITED || k == 0))
+            continue; /* the kernel marked its words at the death or the exec:
+                       * a TID still there is another thread's */
         if (!pinned) {
             r->unsure++;
             continue;

@@ -681,6 +681,69 @@ static bool skip_unless_newpid(void)
     return false;
 }
 
+/* The holder of test_worker_exit_keeps_a_kernel_tracked_lock_of_another_namespaces_pid_1:
+ * the first process of a PID namespace made by unshare and a glibc fork,
+ * so it has a robust list and its word is its TID there, 1. */
+static int other_namespace_pid1_holds(void *p)
+{
+    struct shared *sh = p;
+    if (unshare(CLONE_NEWPID) != 0)
+        return 50;
+    pid_t y = fork();
+    if (y < 0)
+        return 51;
+    if (y == 0) {
+        if (getpid() != 1 || fx_rmutex_lock(&sh->m) != 0)
+            _exit(52);
+        fxt_flag_set(&sh->held, 1);
+        park();
+    }
+    __atomic_store_n(&sh->grandchild, y, __ATOMIC_RELEASE); /* its PID out here */
+    int st;
+    while (waitpid(y, &st, 0) < 0 && errno == EINTR) {
+    }
+    return WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL ? 0 : 53;
+}
+
+/* A live process of another PID namespace holds a bound rmutex under the
+ * TID number the dead worker had in its own (both are their namespace's
+ * PID 1). The kernel marks a dead thread's words at its death, so after
+ * the worker's exit a plain TID in the word is another thread's: the
+ * supervisor releases nothing (two owners before: it compared the number). */
+static void test_worker_exit_keeps_a_kernel_tracked_lock_of_another_namespaces_pid_1(
+    void **state)
+{
+    (void)state;
+    if (skip_unless_newpid())
+        skip();
+    struct shared *sh = shared_new();
+    pid_t holder = fxt_fork(other_namespace_pid1_holds, sh);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    assert_int_equal(sh->m.owner, 1); /* kernel-tracked: no PROBED */
+    fx_worker w;
+    assert_int_equal(fx_worker_prepare(&w, FX_WORKER_NEWPID), 0);
+    pid_t pid = fork_newpid(worker_exits_when_told, sh);
+    assert_true(pid > 0);
+    assert_int_equal(fx_worker_attach(&w, pid), 0);
+    assert_int_equal(fx_worker_bind_rmutex(&w, &sh->m), 0);
+    fxt_flag_set(&sh->go, 1);
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_wait(&w, NULL, &rep), 0);
+    assert_int_equal(rep.event, FX_WORKER_EXITED);
+    assert_int_equal(rep.released, 0);
+    assert_int_equal(sh->m.owner, 1); /* still the live holder's */
+    assert_int_equal(fx_rmutex_trylock(&sh->m), EBUSY);
+    assert_int_equal(fxt_wait_child(pid, 10000), 0);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    /* The holder's namespace ends with its init; its parent reports it. */
+    pid_t y;
+    while ((y = __atomic_load_n(&sh->grandchild, __ATOMIC_ACQUIRE)) == 0)
+        sched_yield();
+    assert_int_equal(kill(y, SIGKILL), 0);
+    assert_int_equal(fxt_wait_child(holder, 10000), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
 static void test_worker_in_new_pid_namespace_holding_rmutex_is_released_within_100ms(void **state)
 {
     (void)state;
@@ -1210,6 +1273,7 @@ int main(void)
         cmocka_unit_test(test_worker_that_redirects_stdio_of_a_supervisor_without_std_fds_is_not_execed),
         cmocka_unit_test(test_worker_in_new_pid_namespace_holding_rmutex_is_released_within_100ms),
         cmocka_unit_test(test_two_live_workers_with_the_same_namespace_tid_make_the_release_fail_safe),
+        cmocka_unit_test(test_worker_exit_keeps_a_kernel_tracked_lock_of_another_namespaces_pid_1),
         cmocka_unit_test(test_worker_newpid_is_attached_under_another_pid_namespaces_proc),
         cmocka_unit_test(test_worker_with_pid_1_like_its_supervisor_detaching_its_copy_is_not_an_exec),
         cmocka_unit_test(test_event_loop_hears_the_worker_fd_and_an_async_waiter_gets_eownerdead),
