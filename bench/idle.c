@@ -202,10 +202,99 @@ struct fxb_idle_res {
     double wakeups_s; /* voluntary context switches per second, likewise */
 };
 
+/* Starts up to n threads running fn(arg), with small stacks: 10,000 threads
+ * fit in a few hundred MB of address space, a few pages of it touched each.
+ * Returns how many were made; *err is 0, or the error of the first that
+ * could not be made (reported on stderr). */
+static int fxb_idle_spawn(pthread_t *t, int n, void *(*fn)(void *), void *arg, int *err)
+{
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setstacksize(&a, 64 * 1024);
+    int made = 0, e = 0;
+    for (; made < n; made++) {
+        e = pthread_create(&t[made], &a, fn, arg);
+        if (e != 0)
+            break;
+    }
+    pthread_attr_destroy(&a);
+    if (e != 0)
+        fprintf(stderr, "futexsync-bench: idle: thread %d of %d: %s (RLIMIT_NPROC, "
+                        "kernel.threads-max, vm.max_map_count?)\n",
+                made + 1, n, strerror(e));
+    *err = e;
+    return made;
+}
+
+/* Waits until *arrived counts n waiters, then settle_ns more. */
+static void fxb_idle_settle(const int32_t *arrived, int n, int64_t settle_ns)
+{
+    /* Relaxed: a count; the objects order the rest. */
+    while (__atomic_load_n(arrived, __ATOMIC_RELAXED) < n)
+        fxb_sleep_ns(1000000);
+    fxb_sleep_ns(settle_ns);
+}
+
+/* A measured window of one process: CPU time and voluntary context switches
+ * of the whole process minus those of the thread that opens and closes it. */
+struct fxb_idle_window {
+    struct fxb_usage p0, q0, m0, p1, q1, m1;
+    int64_t t0, t1;
+};
+
+/* A RUSAGE_SELF call walks every thread, and part of that walk is sampled
+ * as the measurer's time and part not: the process is sampled both inside
+ * and outside the measurer's bracket, and the window takes the middle of
+ * the two estimates (q: outside). */
+static void fxb_idle_window_open(struct fxb_idle_window *w)
+{
+    fxb_usage_process(&w->q0);
+    fxb_usage_thread(&w->m0);
+    fxb_usage_process(&w->p0);
+    w->t0 = fxb_now_ns();
+}
+
+static void fxb_idle_window_close(struct fxb_idle_window *w)
+{
+    w->t1 = fxb_now_ns();
+    fxb_usage_process(&w->p1);
+    fxb_usage_thread(&w->m1);
+    fxb_usage_process(&w->q1);
+}
+
+/* Adds the window's CPU (% of one core) and wake-ups per second to res. */
+static void fxb_idle_window_add(const struct fxb_idle_window *w, struct fxb_idle_res *res)
+{
+    double secs = (double)(w->t1 - w->t0) / 1e9;
+    double mine = (double)(w->m1.cpu_ns - w->m0.cpu_ns);
+    double cpu = ((double)(w->p1.cpu_ns - w->p0.cpu_ns) - mine +
+                  (double)(w->q1.cpu_ns - w->q0.cpu_ns) - mine) / 2;
+    double sw = (double)((w->p1.vcsw - w->p0.vcsw) - (w->m1.vcsw - w->m0.vcsw));
+    res->cpu_pct += 100.0 * cpu / (secs * 1e9);
+    res->wakeups_s += sw / secs;
+}
+
+/* The measured columns of a row: CPU % and wake-ups/s of fx and its peer,
+ * "nan" for a run that failed. */
+static void fxb_idle_cells(const struct fxb_idle_res *fx, const struct fxb_idle_res *pt)
+{
+    /* The CPU estimate may dip below 0 by its own error: shown as 0.00
+     * rather than -0.00 when it rounds to nothing. */
+    double fcpu = fabs(fx->cpu_pct) < 0.005 ? 0.0 : fx->cpu_pct;
+    double pcpu = fabs(pt->cpu_pct) < 0.005 ? 0.0 : pt->cpu_pct;
+    printf(" | %8.2f %11.1f | %8.2f %11.1f |", fx->ok ? fcpu : NAN,
+           fx->ok ? fx->wakeups_s : NAN, pt->ok ? pcpu : NAN, pt->ok ? pt->wakeups_s : NAN);
+}
+
+static void fxb_idle_cells_head(void)
+{
+    printf(" | %8s %11s | %8s %11s |", "fx CPU%", "fx wakeup/s", "pt CPU%", "pt wakeup/s");
+}
+
 static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_ns,
                          int64_t window_ns, struct fxb_idle_res *res)
 {
-    res->ok = false;
+    *res = (struct fxb_idle_res){ .ok = false };
     size_t size = sizeof(struct fxb_idle_obj);
     struct fxb_idle_obj *o = mmap(NULL, size, PROT_READ | PROT_WRITE,
                                   (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
@@ -227,41 +316,13 @@ static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_n
         munmap(o, size);
         return;
     }
-    /* Small stacks: 10,000 threads fit in a few hundred MB of address
-     * space, a few pages of it touched each. */
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setstacksize(&a, 64 * 1024);
-    int made = 0;
-    for (; made < n; made++) {
-        e = pthread_create(&t[made], &a, fxb_idle_blocker, o);
-        if (e != 0)
-            break;
-    }
-    pthread_attr_destroy(&a);
-    if (e != 0)
-        fprintf(stderr, "futexsync-bench: idle: thread %d of %d: %s (RLIMIT_NPROC, "
-                        "kernel.threads-max, vm.max_map_count?)\n",
-                made + 1, n, strerror(e));
-    while (e == 0 && __atomic_load_n(&o->arrived, __ATOMIC_RELAXED) < n)
-        fxb_sleep_ns(1000000);
-    struct fxb_usage p0, p1, q0, q1, m0, m1;
-    int64_t t0 = 0, t1 = 1;
+    int made = fxb_idle_spawn(t, n, fxb_idle_blocker, o, &e);
+    struct fxb_idle_window w;
     if (e == 0) {
-        fxb_sleep_ns(settle_ns);
-        /* A RUSAGE_SELF call walks every thread, and part of that walk is
-         * sampled as the measurer's time and part not: the process is
-         * sampled both inside and outside the measurer's bracket, and the
-         * run takes the middle of the two estimates (q: outside). */
-        fxb_usage_process(&q0);
-        fxb_usage_thread(&m0);
-        fxb_usage_process(&p0);
-        t0 = fxb_now_ns();
+        fxb_idle_settle(&o->arrived, n, settle_ns);
+        fxb_idle_window_open(&w);
         fxb_sleep_ns(window_ns);
-        t1 = fxb_now_ns();
-        fxb_usage_process(&p1);
-        fxb_usage_thread(&m1);
-        fxb_usage_process(&q1);
+        fxb_idle_window_close(&w);
     }
     if (e != 0 && kind == K_BARRIER) {
         /* The parties that were made wait for the missing ones for ever:
@@ -283,13 +344,7 @@ static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_n
                             "through, %d calls failed\n",
                     fx ? fxb_idle_kind[kind] : fxb_idle_peer[kind],
                     shared ? "shared" : "private", n, passed, errors);
-        double secs = (double)(t1 - t0) / 1e9;
-        double mine = (double)(m1.cpu_ns - m0.cpu_ns);
-        double cpu = ((double)(p1.cpu_ns - p0.cpu_ns) - mine +
-                      (double)(q1.cpu_ns - q0.cpu_ns) - mine) / 2;
-        double sw = (double)((p1.vcsw - p0.vcsw) - (m1.vcsw - m0.vcsw));
-        res->cpu_pct = 100.0 * cpu / (secs * 1e9);
-        res->wakeups_s = sw / secs;
+        fxb_idle_window_add(&w, res);
     }
     pthread_mutex_destroy(&o->pm);
     pthread_cond_destroy(&o->pc);
@@ -333,8 +388,9 @@ bool fxb_idle_toolbox(const int *counts, int ncounts, const char *prims, int64_t
            "process,\nthe measuring thread excluded, over %lld ms, %lld ms after the last "
            "waiter arrived\n\n",
            (long long)window_ms, (long long)settle_ms);
-    printf("%-11s %-7s %7s | %8s %11s | %8s %11s | %s\n", "primitive", "memory", "waiters",
-           "fx CPU%", "fx wakeup/s", "pt CPU%", "pt wakeup/s", "pthread peer");
+    printf("%-11s %-7s %7s", "primitive", "memory", "waiters");
+    fxb_idle_cells_head();
+    printf(" %s\n", "pthread peer");
     for (int c = 0; c < ncounts; c++)
         for (int k = 0; k < K_COUNT; k++)
             for (int shared = 0; shared < 2 && fxb_idle_selected(prims, fxb_idle_kind[k]);
@@ -347,15 +403,10 @@ bool fxb_idle_toolbox(const int *counts, int ncounts, const char *prims, int64_t
                              window_ms * 1000000, &pt);
                 fxb_end_progress();
                 ok = ok && fx.ok && pt.ok;
-                /* The CPU estimate may dip below 0 by its own error: shown
-                 * as 0.00 rather than -0.00 when it rounds to nothing. */
-                double fcpu = fabs(fx.cpu_pct) < 0.005 ? 0.0 : fx.cpu_pct;
-                double pcpu = fabs(pt.cpu_pct) < 0.005 ? 0.0 : pt.cpu_pct;
-                printf("%-11s %-7s %7d | %8.2f %11.1f | %8.2f %11.1f | %s%s\n",
-                       fxb_idle_kind[k], shared ? "shared" : "private", counts[c],
-                       fx.ok ? fcpu : NAN, fx.ok ? fx.wakeups_s : NAN,
-                       pt.ok ? pcpu : NAN, pt.ok ? pt.wakeups_s : NAN,
-                       fxb_idle_peer[k], fx.ok && pt.ok ? "" : "  !");
+                printf("%-11s %-7s %7d", fxb_idle_kind[k], shared ? "shared" : "private",
+                       counts[c]);
+                fxb_idle_cells(&fx, &pt);
+                printf(" %s%s\n", fxb_idle_peer[k], fx.ok && pt.ok ? "" : "  !");
             }
     return ok;
 }
