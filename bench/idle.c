@@ -606,7 +606,7 @@ static bool fxb_idle_rm_table(const struct fxb_idle_opts *o)
            R == 1 ? "" : "s");
     printf("%7s %7s %5s", "objects", "waiters", "procs");
     fxb_idle_cells_head();
-    printf("\n");
+    printf(" most wakeup/s in a round: fx, pt\n");
     bool ok = true;
     for (int c = 0; c < o->n_rm_counts; c++)
         for (int shape = 0; shape < 4; shape++) {
@@ -633,10 +633,14 @@ static bool fxb_idle_rm_table(const struct fxb_idle_opts *o)
                 res[x].wakeups_s = med[x * 2 + 1];
             }
             ok = ok && res[0].ok && res[1].ok;
+            double lo, hi[2];
+            fxb_spread(&v[1], R, 4, &lo, &hi[0]);
+            fxb_spread(&v[3], R, 4, &lo, &hi[1]);
             printf("%7d %7d %5d", nobj, n, nproc);
             fxb_idle_cells(&res[0], &res[1]);
+            printf(" %.1f, %.1f", hi[0], hi[1]);
             if (fewest < n)
-                printf(" only %d waiters blocked in some round (thread limit)", fewest);
+                printf("; only %d waiters blocked in some round (thread limit)", fewest);
             printf("%s\n", res[0].ok && res[1].ok ? "" : "  !");
         }
     free(v);
