@@ -263,6 +263,14 @@ static void fxb_idle_window_close(struct fxb_idle_window *w)
     fxb_usage_process(&w->q1);
 }
 
+/* Measures a window of window_ns. */
+static void fxb_idle_window(struct fxb_idle_window *w, int64_t window_ns)
+{
+    fxb_idle_window_open(w);
+    fxb_sleep_ns(window_ns);
+    fxb_idle_window_close(w);
+}
+
 /* Adds the window's CPU (% of one core) and wake-ups per second to res. */
 static void fxb_idle_window_add(const struct fxb_idle_window *w, struct fxb_idle_res *res)
 {
@@ -321,9 +329,7 @@ static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_n
     struct fxb_idle_window w;
     if (e == 0) {
         fxb_idle_settle(&o->arrived, n, settle_ns);
-        fxb_idle_window_open(&w);
-        fxb_sleep_ns(window_ns);
-        fxb_idle_window_close(&w);
+        fxb_idle_window(&w, window_ns);
     }
     if (e != 0 && kind == K_BARRIER) {
         /* The parties that were made wait for the missing ones for ever:
@@ -529,9 +535,7 @@ static void fxb_idle_rm_run(const struct fxb_lock *lk, int nobj, int nwait, int 
     fxb_idle_settle(&s->arrived, made, settle_ns);
     struct fxb_idle_window w;
     fxb_idle_rm_kids(s, forked);
-    fxb_idle_window_open(&w);
-    fxb_sleep_ns(window_ns);
-    fxb_idle_window_close(&w);
+    fxb_idle_window(&w, window_ns);
     fxb_idle_rm_kids(s, forked);
     if (owned) {
         sem_post(&s->release);
