@@ -11,7 +11,8 @@
  *   report.c  result rows, medians, the terminal tables, CSV, gnuplot SVG
  *   main.c    options and the workloads (warm-up, interleaved rounds)
  *   idle.c    the idle workload's per-primitive table: N threads blocked on
- *             one fx_* object and on its pthread peer, private and shared
+ *             one fx_* object and on its pthread peer, private and shared;
+ *             and its robust-mutex rows (fx_rmutex, 1 and 4 processes)
  *   programs.c existing programs (sysbench, CPython) A/B against glibc
  *             through the LD_PRELOAD interposer of bench/preload
  *   toolbox.c fx_sem, fx_cond, fx_rwlock, fx_barrier, fx_once against their
@@ -25,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <futexsync.h>
 
@@ -212,6 +214,9 @@ void fxb_fail(struct fxb_res *r, const char *fmt, ...) __attribute__((format(pri
 /* Joins t, or, when it has not finished FXB_HANG_NS after the run_ns a run
  * should take, reports the lock (name, workers) as hung and exits with 1. */
 void fxb_join_or_die(pthread_t t, const char *name, int workers, int64_t run_ns);
+/* Reaps pid within deadline_ns (absolute); kills it past that. Returns its
+ * exit status, 128 + signal, or -1 when it had to be killed. */
+int fxb_reap(pid_t pid, int64_t deadline_ns);
 void fxb_run_threads(const struct fxb_cfg *c, struct fxb_res *r);
 void fxb_run_processes(const struct fxb_cfg *c, struct fxb_res *r);
 void fxb_run_idle(const struct fxb_cfg *c, struct fxb_res *r);
@@ -343,11 +348,25 @@ void fxb_tb_list(void);
 
 /* --- idle waiters per primitive (idle.c) ----------------------------------- */
 
-/* The idle workload's per-primitive table: for each count, each primitive
- * (prims: a comma-separated list of names, or NULL for all), private and
- * MAP_SHARED memory, futexsync and its pthread peer; prints it. False when a
- * run failed its checks (reported on stderr) or prims names none. */
-bool fxb_idle_toolbox(const int *counts, int ncounts, const char *prims, int64_t settle_ms,
-                      int64_t window_ms);
+struct fxb_idle_opts {
+    const int *counts;    /* waiters of the per-primitive table */
+    int ncounts;
+    const int *rm_counts; /* N of the robust-mutex rows: 1 x N and N x 1 */
+    int n_rm_counts;
+    const char *prims;    /* --idle-prims: names or "all"; NULL: the six
+                             toolbox primitives, and the robust-mutex rows
+                             when `rmutex` */
+    bool rmutex;
+    int64_t settle_ms, window_ms;
+    int rounds;           /* interleaved rounds of the robust-mutex rows */
+};
+
+/* The idle workload's tables after the lock table. Per primitive: for each
+ * count, each selected primitive, private and MAP_SHARED memory, futexsync
+ * and its pthread peer. Robust mutexes (fx_rmutex selected): fx_rmutex and a
+ * robust process-shared pthread_mutex_t held by a live owner thread, 1 x N
+ * and N x 1 (objects x waiters), in 1 and in 4 processes. Prints them; false
+ * when a run failed its checks (reported on stderr) or prims names none. */
+bool fxb_idle_toolbox(const struct fxb_idle_opts *o);
 
 #endif /* FXB_BENCH_H */

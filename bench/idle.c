@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -202,10 +203,107 @@ struct fxb_idle_res {
     double wakeups_s; /* voluntary context switches per second, likewise */
 };
 
+/* Starts up to n threads running fn(arg), with small stacks: 10,000 threads
+ * fit in a few hundred MB of address space, a few pages of it touched each.
+ * Returns how many were made; *err is 0, or the error of the first that
+ * could not be made (reported on stderr). */
+static int fxb_idle_spawn(pthread_t *t, int n, void *(*fn)(void *), void *arg, int *err)
+{
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setstacksize(&a, 64 * 1024);
+    int made = 0, e = 0;
+    for (; made < n; made++) {
+        e = pthread_create(&t[made], &a, fn, arg);
+        if (e != 0)
+            break;
+    }
+    pthread_attr_destroy(&a);
+    if (e != 0)
+        fprintf(stderr, "futexsync-bench: idle: thread %d of %d: %s (RLIMIT_NPROC, "
+                        "kernel.threads-max, vm.max_map_count?)\n",
+                made + 1, n, strerror(e));
+    *err = e;
+    return made;
+}
+
+/* Waits until *arrived counts n waiters, then settle_ns more. */
+static void fxb_idle_settle(const int32_t *arrived, int n, int64_t settle_ns)
+{
+    /* Relaxed: a count; the objects order the rest. */
+    while (__atomic_load_n(arrived, __ATOMIC_RELAXED) < n)
+        fxb_sleep_ns(1000000);
+    fxb_sleep_ns(settle_ns);
+}
+
+/* A measured window of one process: CPU time and voluntary context switches
+ * of the whole process minus those of the thread that opens and closes it. */
+struct fxb_idle_window {
+    struct fxb_usage p0, q0, m0, p1, q1, m1;
+    int64_t t0, t1;
+};
+
+/* A RUSAGE_SELF call walks every thread, and part of that walk is sampled
+ * as the measurer's time and part not: the process is sampled both inside
+ * and outside the measurer's bracket, and the window takes the middle of
+ * the two estimates (q: outside). */
+static void fxb_idle_window_open(struct fxb_idle_window *w)
+{
+    fxb_usage_process(&w->q0);
+    fxb_usage_thread(&w->m0);
+    fxb_usage_process(&w->p0);
+    w->t0 = fxb_now_ns();
+}
+
+static void fxb_idle_window_close(struct fxb_idle_window *w)
+{
+    w->t1 = fxb_now_ns();
+    fxb_usage_process(&w->p1);
+    fxb_usage_thread(&w->m1);
+    fxb_usage_process(&w->q1);
+}
+
+/* Measures a window of window_ns. */
+static void fxb_idle_window(struct fxb_idle_window *w, int64_t window_ns)
+{
+    fxb_idle_window_open(w);
+    fxb_sleep_ns(window_ns);
+    fxb_idle_window_close(w);
+}
+
+/* Adds the window's CPU (% of one core) and wake-ups per second to res. */
+static void fxb_idle_window_add(const struct fxb_idle_window *w, struct fxb_idle_res *res)
+{
+    double secs = (double)(w->t1 - w->t0) / 1e9;
+    double mine = (double)(w->m1.cpu_ns - w->m0.cpu_ns);
+    double cpu = ((double)(w->p1.cpu_ns - w->p0.cpu_ns) - mine +
+                  (double)(w->q1.cpu_ns - w->q0.cpu_ns) - mine) / 2;
+    double sw = (double)((w->p1.vcsw - w->p0.vcsw) - (w->m1.vcsw - w->m0.vcsw));
+    res->cpu_pct += 100.0 * cpu / (secs * 1e9);
+    res->wakeups_s += sw / secs;
+}
+
+/* The measured columns of a row: CPU % and wake-ups/s of fx and its peer,
+ * "nan" for a run that failed. */
+static void fxb_idle_cells(const struct fxb_idle_res *fx, const struct fxb_idle_res *pt)
+{
+    /* The CPU estimate may dip below 0 by its own error: shown as 0.00
+     * rather than -0.00 when it rounds to nothing. */
+    double fcpu = fabs(fx->cpu_pct) < 0.005 ? 0.0 : fx->cpu_pct;
+    double pcpu = fabs(pt->cpu_pct) < 0.005 ? 0.0 : pt->cpu_pct;
+    printf(" | %8.2f %11.1f | %8.2f %11.1f |", fx->ok ? fcpu : NAN,
+           fx->ok ? fx->wakeups_s : NAN, pt->ok ? pcpu : NAN, pt->ok ? pt->wakeups_s : NAN);
+}
+
+static void fxb_idle_cells_head(void)
+{
+    printf(" | %8s %11s | %8s %11s |", "fx CPU%", "fx wakeup/s", "pt CPU%", "pt wakeup/s");
+}
+
 static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_ns,
                          int64_t window_ns, struct fxb_idle_res *res)
 {
-    res->ok = false;
+    *res = (struct fxb_idle_res){ .ok = false };
     size_t size = sizeof(struct fxb_idle_obj);
     struct fxb_idle_obj *o = mmap(NULL, size, PROT_READ | PROT_WRITE,
                                   (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
@@ -227,41 +325,11 @@ static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_n
         munmap(o, size);
         return;
     }
-    /* Small stacks: 10,000 threads fit in a few hundred MB of address
-     * space, a few pages of it touched each. */
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setstacksize(&a, 64 * 1024);
-    int made = 0;
-    for (; made < n; made++) {
-        e = pthread_create(&t[made], &a, fxb_idle_blocker, o);
-        if (e != 0)
-            break;
-    }
-    pthread_attr_destroy(&a);
-    if (e != 0)
-        fprintf(stderr, "futexsync-bench: idle: thread %d of %d: %s (RLIMIT_NPROC, "
-                        "kernel.threads-max, vm.max_map_count?)\n",
-                made + 1, n, strerror(e));
-    while (e == 0 && __atomic_load_n(&o->arrived, __ATOMIC_RELAXED) < n)
-        fxb_sleep_ns(1000000);
-    struct fxb_usage p0, p1, q0, q1, m0, m1;
-    int64_t t0 = 0, t1 = 1;
+    int made = fxb_idle_spawn(t, n, fxb_idle_blocker, o, &e);
+    struct fxb_idle_window w;
     if (e == 0) {
-        fxb_sleep_ns(settle_ns);
-        /* A RUSAGE_SELF call walks every thread, and part of that walk is
-         * sampled as the measurer's time and part not: the process is
-         * sampled both inside and outside the measurer's bracket, and the
-         * run takes the middle of the two estimates (q: outside). */
-        fxb_usage_process(&q0);
-        fxb_usage_thread(&m0);
-        fxb_usage_process(&p0);
-        t0 = fxb_now_ns();
-        fxb_sleep_ns(window_ns);
-        t1 = fxb_now_ns();
-        fxb_usage_process(&p1);
-        fxb_usage_thread(&m1);
-        fxb_usage_process(&q1);
+        fxb_idle_settle(&o->arrived, n, settle_ns);
+        fxb_idle_window(&w, window_ns);
     }
     if (e != 0 && kind == K_BARRIER) {
         /* The parties that were made wait for the missing ones for ever:
@@ -283,13 +351,7 @@ static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_n
                             "through, %d calls failed\n",
                     fx ? fxb_idle_kind[kind] : fxb_idle_peer[kind],
                     shared ? "shared" : "private", n, passed, errors);
-        double secs = (double)(t1 - t0) / 1e9;
-        double mine = (double)(m1.cpu_ns - m0.cpu_ns);
-        double cpu = ((double)(p1.cpu_ns - p0.cpu_ns) - mine +
-                      (double)(q1.cpu_ns - q0.cpu_ns) - mine) / 2;
-        double sw = (double)((p1.vcsw - p0.vcsw) - (m1.vcsw - m0.vcsw));
-        res->cpu_pct = 100.0 * cpu / (secs * 1e9);
-        res->wakeups_s = sw / secs;
+        fxb_idle_window_add(&w, res);
     }
     pthread_mutex_destroy(&o->pm);
     pthread_cond_destroy(&o->pc);
@@ -301,61 +363,334 @@ static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_n
     munmap(o, size);
 }
 
-/* Whether the comma-separated list names `name` (NULL: every name). */
+/* --- robust mutexes held by a live owner ------------------------------------ */
+
+/* The robust-mutex rows (issue 30): fx_rmutex and a robust process-shared
+ * pthread_mutex_t (the pthread-robust adapter, made process-shared), in
+ * MAP_SHARED memory, all held by one owner thread of the measuring process
+ * for the whole window; the waiters are threads of that process, or of
+ * FXB_IDLE_PROCS forked children, each blocking its share. Each waiting
+ * process measures its own window (fxb_idle_window) and the rows add them
+ * up. Then the owner releases, and every waiter must get through. */
+#define FXB_IDLE_PROCS 4
+
+struct fxb_idle_kid {
+    struct fxb_idle_window w;
+    sem_t go, done; /* the parent asks for the window's two ends */
+    int made;       /* waiters it started */
+} __attribute__((aligned(64)));
+
+struct fxb_idle_rm {
+    const struct fxb_lock *lk;
+    int nobj;
+    size_t stride;
+    int32_t arrived, passed, errors;
+    sem_t start, spawned, held, release;
+    struct fxb_idle_kid kid[FXB_IDLE_PROCS];
+    unsigned char obj[] __attribute__((aligned(64)));
+};
+
+static void *fxb_idle_rm_obj(struct fxb_idle_rm *s, int i)
+{
+    return s->obj + (size_t)i * s->stride;
+}
+
+static void fxb_idle_sem_wait(sem_t *sem)
+{
+    while (sem_wait(sem) != 0 && errno == EINTR) {
+    }
+}
+
+/* The owner: takes every object, holds them until released, unlocks. */
+static void *fxb_idle_rm_owner(void *arg)
+{
+    struct fxb_idle_rm *s = arg;
+    int bad = 0;
+    for (int i = 0; i < s->nobj; i++)
+        bad += s->lk->lock(fxb_idle_rm_obj(s, i)) != 0;
+    sem_post(&s->held);
+    fxb_idle_sem_wait(&s->release);
+    for (int i = 0; i < s->nobj; i++)
+        bad += s->lk->unlock(fxb_idle_rm_obj(s, i)) != 0;
+    /* Relaxed: read after the joins. */
+    __atomic_fetch_add(&s->errors, bad, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+/* A waiter: the i-th to arrive blocks on object i mod nobj. */
+static void *fxb_idle_rm_waiter(void *arg)
+{
+    struct fxb_idle_rm *s = arg;
+    /* Relaxed: a ticket and a count the coordinator polls; the mutex
+     * orders the rest. */
+    int i = __atomic_fetch_add(&s->arrived, 1, __ATOMIC_RELAXED);
+    void *m = fxb_idle_rm_obj(s, i % s->nobj);
+    int r = s->lk->lock(m);
+    r = r ? r : s->lk->unlock(m);
+    __atomic_fetch_add(r ? &s->errors : &s->passed, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+/* A child's waiters: started on s->start, its window's ends on kid.go, then
+ * joined once the owner releases. */
+static void fxb_idle_rm_child(struct fxb_idle_rm *s, struct fxb_idle_kid *kid, int share)
+{
+    pthread_t *t = calloc((size_t)share + 1, sizeof *t);
+    int e = 0;
+    fxb_idle_sem_wait(&s->start);
+    kid->made = t ? fxb_idle_spawn(t, share, fxb_idle_rm_waiter, s, &e) : 0;
+    sem_post(&s->spawned);
+    fxb_idle_sem_wait(&kid->go);
+    fxb_idle_window_open(&kid->w);
+    sem_post(&kid->done);
+    fxb_idle_sem_wait(&kid->go);
+    fxb_idle_window_close(&kid->w);
+    sem_post(&kid->done);
+    for (int i = 0; i < kid->made; i++)
+        pthread_join(t[i], NULL);
+    free(t);
+}
+
+/* Asks every child for one end of its window and waits until all took it. */
+static void fxb_idle_rm_kids(struct fxb_idle_rm *s, int kids)
+{
+    for (int k = 0; k < kids; k++)
+        sem_post(&s->kid[k].go);
+    for (int k = 0; k < kids; k++)
+        fxb_idle_sem_wait(&s->kid[k].done);
+}
+
+/* One run: nwait waiters on nobj objects in nproc processes (1: the
+ * measuring process itself). *blocked: how many waiters were made. */
+static void fxb_idle_rm_run(const struct fxb_lock *lk, int nobj, int nwait, int nproc,
+                            int64_t settle_ns, int64_t window_ns, struct fxb_idle_res *res,
+                            int *blocked)
+{
+    *res = (struct fxb_idle_res){ .ok = false };
+    *blocked = 0;
+    size_t stride = (lk->size + 63) & ~(size_t)63;
+    size_t size = sizeof(struct fxb_idle_rm) + stride * (size_t)nobj;
+    struct fxb_idle_rm *s =
+        mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (s == MAP_FAILED) {
+        fprintf(stderr, "futexsync-bench: idle: mmap: %s\n", strerror(errno));
+        return;
+    }
+    s->lk = lk;
+    s->nobj = nobj;
+    s->stride = stride;
+    int e = 0;
+    for (int i = 0; i < nobj && e == 0; i++)
+        e = lk->init(fxb_idle_rm_obj(s, i), true);
+    int kids = nproc > 1 ? nproc : 0;
+    bool sems = sem_init(&s->start, 1, 0) == 0 && sem_init(&s->spawned, 1, 0) == 0 &&
+                sem_init(&s->held, 1, 0) == 0 && sem_init(&s->release, 1, 0) == 0;
+    for (int k = 0; k < kids; k++)
+        sems = sems && sem_init(&s->kid[k].go, 1, 0) == 0 &&
+               sem_init(&s->kid[k].done, 1, 0) == 0;
+    pthread_t owner, *t = calloc((size_t)nwait, sizeof *t);
+    if (e != 0 || !sems || t == NULL) {
+        fprintf(stderr, "futexsync-bench: idle: %s setup: %s\n", lk->name,
+                strerror(e ? e : !sems ? errno : ENOMEM));
+        free(t);
+        munmap(s, size);
+        return;
+    }
+    /* The children first, from a process of one thread; they wait for the
+     * owner to hold every object. */
+    pid_t pids[FXB_IDLE_PROCS];
+    fflush(NULL);
+    int forked = 0;
+    for (; forked < kids; forked++) {
+        pids[forked] = fork();
+        if (pids[forked] == 0) {
+            fxb_idle_rm_child(s, &s->kid[forked],
+                              nwait / kids + (forked < nwait % kids ? 1 : 0));
+            _exit(0);
+        }
+        if (pids[forked] < 0) {
+            fprintf(stderr, "futexsync-bench: idle: fork: %s\n", strerror(errno));
+            break;
+        }
+    }
+    e = pthread_create(&owner, NULL, fxb_idle_rm_owner, s);
+    bool owned = e == 0;
+    if (owned)
+        fxb_idle_sem_wait(&s->held);
+    else /* nobody holds the objects: the waiters pass; the run fails */
+        fprintf(stderr, "futexsync-bench: idle: the owner thread: %s\n", strerror(e));
+    int made = 0;
+    if (kids == 0) {
+        made = fxb_idle_spawn(t, nwait, fxb_idle_rm_waiter, s, &e);
+    } else {
+        for (int k = 0; k < forked; k++)
+            sem_post(&s->start);
+        for (int k = 0; k < forked; k++)
+            fxb_idle_sem_wait(&s->spawned);
+        for (int k = 0; k < forked; k++)
+            made += s->kid[k].made;
+    }
+    /* A thread limit that bites leaves fewer waiters: they are measured
+     * all the same, and the row says how many there were. */
+    fxb_idle_settle(&s->arrived, made, settle_ns);
+    struct fxb_idle_window w;
+    fxb_idle_rm_kids(s, forked);
+    fxb_idle_window(&w, window_ns);
+    fxb_idle_rm_kids(s, forked);
+    if (owned) {
+        sem_post(&s->release);
+        pthread_join(owner, NULL);
+    }
+    for (int i = 0; i < (kids ? 0 : made); i++)
+        fxb_join_or_die(t[i], lk->name, nwait, window_ns);
+    int status = 0;
+    int64_t deadline = fxb_now_ns() + FXB_HANG_NS;
+    for (int k = 0; k < forked; k++) {
+        int st = fxb_reap(pids[k], deadline);
+        status = status ? status : st;
+    }
+    int passed = __atomic_load_n(&s->passed, __ATOMIC_RELAXED);
+    int errors = __atomic_load_n(&s->errors, __ATOMIC_RELAXED);
+    res->ok = owned && made > 0 && passed == made && errors == 0 && status == 0 &&
+              forked == kids;
+    if (!res->ok)
+        fprintf(stderr, "futexsync-bench: FAILED (idle): %s, %d objects, %d waiters in %d "
+                        "processes: %d made, %d through, %d calls failed, child status %d%s\n",
+                lk->name, nobj, nwait, nproc, made, passed, errors, status,
+                status < 0 ? " (did not finish: a lost wake-up or a deadlock)" : "");
+    fxb_idle_window_add(&w, res);
+    for (int k = 0; k < forked; k++)
+        fxb_idle_window_add(&s->kid[k].w, res);
+    *blocked = made;
+    for (int i = 0; i < nobj; i++)
+        lk->destroy(fxb_idle_rm_obj(s, i));
+    free(t);
+    munmap(s, size);
+}
+
+/* Whether the comma-separated list names `name` or "all" (NULL: every name). */
 static bool fxb_idle_selected(const char *list, const char *name)
 {
     if (list == NULL)
         return true;
-    size_t n = strlen(name);
     for (const char *p = list; p != NULL; p = strchr(p, ',')) {
         if (*p == ',')
             p++;
-        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
-            return true;
+        for (const char *want = name; want != NULL; want = want == name ? "all" : NULL) {
+            size_t n = strlen(want);
+            if (strncmp(p, want, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+                return true;
+        }
     }
     return false;
 }
 
-bool fxb_idle_toolbox(const int *counts, int ncounts, const char *prims, int64_t settle_ms,
-                      int64_t window_ms)
+/* The robust-mutex rows: for each N, 1 object x N waiters and N objects x 1
+ * waiter, in 1 and in FXB_IDLE_PROCS processes; fx_rmutex and its peer
+ * alternate over interleaved rounds, and the rows show medians. */
+static bool fxb_idle_rm_table(const struct fxb_idle_opts *o)
+{
+    const struct fxb_lock *lk[2] = { fxb_lock_find("fx_rmutex"),
+                                     fxb_lock_find("pthread-robust") };
+    int R = o->rounds;
+    int64_t settle_ns = o->settle_ms * 1000000, window_ns = o->window_ms * 1000000;
+    double *v = calloc((size_t)R * 4, sizeof *v); /* [round][fx cpu, fx w/s, pt cpu, pt w/s] */
+    if (lk[0] == NULL || lk[1] == NULL || v == NULL) {
+        free(v);
+        fprintf(stderr, "futexsync-bench: idle: no fx_rmutex or pthread-robust adapter\n");
+        return false;
+    }
+    printf("\n== idle, robust mutexes: waiters blocked on mutexes a live thread holds ==\n"
+           "fx_rmutex against pthread_mutex_t ROBUST + PROCESS_SHARED (pt), in MAP_SHARED "
+           "memory, held\nby an owner thread of the measuring process; waiters in it (procs "
+           "1) or in %d forked\nchildren; CPU %% of one core and wake-ups/s of every waiting "
+           "process, added up, each\nmeasuring thread excluded, over %lld ms, %lld ms after "
+           "the last waiter arrived;\nmedians of %d interleaved round%s\n\n",
+           FXB_IDLE_PROCS, (long long)o->window_ms, (long long)o->settle_ms, R,
+           R == 1 ? "" : "s");
+    printf("%7s %7s %5s", "objects", "waiters", "procs");
+    fxb_idle_cells_head();
+    printf(" most wakeup/s in a round: fx, pt\n");
+    bool ok = true;
+    for (int c = 0; c < o->n_rm_counts; c++)
+        for (int shape = 0; shape < 4; shape++) {
+            int n = o->rm_counts[c], nobj = shape % 2 ? n : 1;
+            int nproc = shape < 2 ? 1 : FXB_IDLE_PROCS;
+            struct fxb_idle_res res[2] = { { .ok = true }, { .ok = true } };
+            int fewest = n;
+            for (int round = 0; round < R; round++)
+                for (int j = 0; j < 2; j++) {
+                    int x = round % 2 ? 1 - j : j, blocked;
+                    struct fxb_idle_res r;
+                    fxb_note_progress("idle, robust mutexes", lk[x]->name, n, round + 1, R);
+                    fxb_idle_rm_run(lk[x], nobj, n, nproc, settle_ns, window_ns, &r, &blocked);
+                    res[x].ok = res[x].ok && r.ok;
+                    v[round * 4 + x * 2] = r.cpu_pct;
+                    v[round * 4 + x * 2 + 1] = r.wakeups_s;
+                    fewest = blocked < fewest ? blocked : fewest;
+                }
+            fxb_end_progress();
+            double med[4];
+            fxb_medians(v, 0, R, 4, med);
+            for (int x = 0; x < 2; x++) {
+                res[x].cpu_pct = med[x * 2];
+                res[x].wakeups_s = med[x * 2 + 1];
+            }
+            ok = ok && res[0].ok && res[1].ok;
+            double lo, hi[2];
+            fxb_spread(&v[1], R, 4, &lo, &hi[0]);
+            fxb_spread(&v[3], R, 4, &lo, &hi[1]);
+            printf("%7d %7d %5d", nobj, n, nproc);
+            fxb_idle_cells(&res[0], &res[1]);
+            printf(" %.1f, %.1f", hi[0], hi[1]);
+            if (fewest < n)
+                printf("; only %d waiters blocked in some round (thread limit)", fewest);
+            printf("%s\n", res[0].ok && res[1].ok ? "" : "  !");
+        }
+    free(v);
+    return ok;
+}
+
+bool fxb_idle_toolbox(const struct fxb_idle_opts *o)
 {
     bool ok = true, any = false;
+    const char *prims = o->prims;
+    bool rmutex = prims == NULL ? o->rmutex : fxb_idle_selected(prims, "fx_rmutex");
     for (int k = 0; k < K_COUNT; k++)
         any = any || fxb_idle_selected(prims, fxb_idle_kind[k]);
-    if (!any) {
+    if (!any && !rmutex) {
         fprintf(stderr, "futexsync-bench: --idle-prims '%s' names none of fx_mutex, fx_cond, "
-                        "fx_sem, fx_rwlock, fx_barrier, fx_counter\n",
+                        "fx_sem, fx_rwlock, fx_barrier, fx_counter, fx_rmutex, all\n",
                 prims);
         return false;
     }
-    printf("\n== idle, per primitive: N threads blocked on one object nobody releases ==\n"
-           "CPU %% of one core and wake-ups/s (voluntary context switches) of the whole "
-           "process,\nthe measuring thread excluded, over %lld ms, %lld ms after the last "
-           "waiter arrived\n\n",
-           (long long)window_ms, (long long)settle_ms);
-    printf("%-11s %-7s %7s | %8s %11s | %8s %11s | %s\n", "primitive", "memory", "waiters",
-           "fx CPU%", "fx wakeup/s", "pt CPU%", "pt wakeup/s", "pthread peer");
-    for (int c = 0; c < ncounts; c++)
+    if (any) {
+        printf("\n== idle, per primitive: N threads blocked on one object nobody releases ==\n"
+               "CPU %% of one core and wake-ups/s (voluntary context switches) of the whole "
+               "process,\nthe measuring thread excluded, over %lld ms, %lld ms after the last "
+               "waiter arrived\n\n",
+               (long long)o->window_ms, (long long)o->settle_ms);
+        printf("%-11s %-7s %7s", "primitive", "memory", "waiters");
+        fxb_idle_cells_head();
+        printf(" %s\n", "pthread peer");
+    }
+    int64_t settle_ns = o->settle_ms * 1000000, window_ns = o->window_ms * 1000000;
+    for (int c = 0; c < o->ncounts; c++)
         for (int k = 0; k < K_COUNT; k++)
             for (int shared = 0; shared < 2 && fxb_idle_selected(prims, fxb_idle_kind[k]);
                  shared++) {
                 struct fxb_idle_res fx, pt;
-                fxb_note_progress("idle, per primitive", fxb_idle_kind[k], counts[c], 1, 1);
-                fxb_idle_run(k, true, shared, counts[c], settle_ms * 1000000,
-                             window_ms * 1000000, &fx);
-                fxb_idle_run(k, false, shared, counts[c], settle_ms * 1000000,
-                             window_ms * 1000000, &pt);
+                int n = o->counts[c];
+                fxb_note_progress("idle, per primitive", fxb_idle_kind[k], n, 1, 1);
+                fxb_idle_run(k, true, shared, n, settle_ns, window_ns, &fx);
+                fxb_idle_run(k, false, shared, n, settle_ns, window_ns, &pt);
                 fxb_end_progress();
                 ok = ok && fx.ok && pt.ok;
-                /* The CPU estimate may dip below 0 by its own error: shown
-                 * as 0.00 rather than -0.00 when it rounds to nothing. */
-                double fcpu = fabs(fx.cpu_pct) < 0.005 ? 0.0 : fx.cpu_pct;
-                double pcpu = fabs(pt.cpu_pct) < 0.005 ? 0.0 : pt.cpu_pct;
-                printf("%-11s %-7s %7d | %8.2f %11.1f | %8.2f %11.1f | %s%s\n",
-                       fxb_idle_kind[k], shared ? "shared" : "private", counts[c],
-                       fx.ok ? fcpu : NAN, fx.ok ? fx.wakeups_s : NAN,
-                       pt.ok ? pcpu : NAN, pt.ok ? pt.wakeups_s : NAN,
-                       fxb_idle_peer[k], fx.ok && pt.ok ? "" : "  !");
+                printf("%-11s %-7s %7d", fxb_idle_kind[k], shared ? "shared" : "private", n);
+                fxb_idle_cells(&fx, &pt);
+                printf(" %s%s\n", fxb_idle_peer[k], fx.ok && pt.ok ? "" : "  !");
             }
+    if (rmutex)
+        ok = fxb_idle_rm_table(o) && ok;
     return ok;
 }

@@ -349,7 +349,7 @@ const struct fxb_lock fxb_locks[] = {
     { .name = "fx_mutex", .what = "futexsync fx_mutex (4 bytes)", .size = sizeof(fx_mutex),
       .flags = FXB_PSHARED | FXB_SLEEPS | FXB_FX | FXB_PROC_DEFAULT | FXB_QUICK,
       .init = fxm_init, .destroy = fxb_nothing, FXB_ADAPTER(fxm) },
-    { .name = "fx_rmutex", .what = "futexsync fx_rmutex, owner-tracked, re-entrant (8 bytes)",
+    { .name = "fx_rmutex", .what = "futexsync fx_rmutex, owner-tracked, re-entrant, robust",
       .peer = "pthread-recursive", .size = sizeof(fx_rmutex),
       .flags = FXB_PSHARED | FXB_SLEEPS | FXB_FX | FXB_PROC_DEFAULT | FXB_QUICK,
       .init = fxr_init, .destroy = fxb_nothing, FXB_ADAPTER(fxr) },

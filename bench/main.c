@@ -63,7 +63,7 @@ struct fxb_opts {
     struct fxb_list rw_threads, parties; /* rwlock, barrier */
     struct fxb_list idle_counts;         /* idle, per primitive */
     int64_t idle_window_ms;
-    const char *idle_prims;              /* NULL: all six */
+    const char *idle_prims;              /* NULL: the six toolbox primitives */
     int read_pct;
     const char *prims[FXB_MAXL];
     int nprims;
@@ -133,7 +133,10 @@ static void fxb_usage(FILE *f)
           "                      (default 100,1000,10000)\n"
           "  --idle-window-ms MS its measured window (default 2000, after a 1 s settle)\n"
           "  --idle-prims P,...  its primitives (fx_mutex,fx_cond,fx_sem,fx_rwlock,\n"
-          "                      fx_barrier,fx_counter: the default)\n"
+          "                      fx_barrier,fx_counter: the default), and fx_rmutex for\n"
+          "                      its robust-mutex rows (1 x N and N x 1 objects x waiters,\n"
+          "                      1 and 4 processes; N: --idle-counts, default 10000);\n"
+          "                      all: every one\n"
           "  --hold-ms MS        how long the idle workload holds the lock (default 1000)\n"
           "  --count-method M    futex counting: auto, perf, seccomp or none (default auto)\n"
           "  --csv FILE          write every result row to FILE\n"
@@ -538,13 +541,19 @@ static void fxb_run_one(const struct fxb_cfg *c, int w, struct fxb_res *r)
         fxb_run_threads(c, r);
 }
 
+/* The idle workload's rounds: given, or 3 (--quick, --smoke: 1). */
+static int fxb_idle_rounds(const struct fxb_opts *o)
+{
+    return o->rounds_given ? o->rounds : o->quick || o->smoke ? 1 : 3;
+}
+
 /* Warm-up, interleaved rounds and medians of one workload at one worker
  * count; adds one row per lock. */
 static void fxb_measure(struct fxb_report *rep, const struct fxb_opts *o, int w,
                         const struct fxb_lock **locks, int nl, int workers, bool warm,
                         enum fxb_count_method count)
 {
-    int R = w == W_IDLE && !o->rounds_given ? (o->quick || o->smoke ? 1 : 3) : o->rounds;
+    int R = w == W_IDLE ? fxb_idle_rounds(o) : o->rounds;
     double *m = calloc((size_t)nl * (size_t)R * M_COUNT, sizeof *m);
     double *maxwait = calloc((size_t)nl, sizeof *maxwait);
     double *idle = calloc((size_t)nl * (size_t)R * I_COUNT, sizeof *idle);
@@ -893,10 +902,16 @@ int main(int argc, char **argv)
     if (o.work[W_IDLE]) {
         fxb_contended(&rep, &o, W_IDLE);
         static const struct fxb_list idle_default = { { 100, 1000, 10000 }, 3 },
-                                     idle_smoke = { { 3 }, 1 };
+                                     idle_smoke = { { 3 }, 1 }, rm_default = { { 10000 }, 1 };
         struct fxb_list ic = o.idle_counts.n ? o.idle_counts : o.smoke ? idle_smoke : idle_default;
-        int64_t window = o.idle_window_ms > 0 ? o.idle_window_ms : o.smoke ? 20 : 2000;
-        if (!fxb_idle_toolbox(ic.v, ic.n, o.idle_prims, o.smoke ? 20 : 1000, window))
+        struct fxb_list rc = o.idle_counts.n ? o.idle_counts : o.smoke ? idle_smoke : rm_default;
+        struct fxb_idle_opts io = {
+            .counts = ic.v, .ncounts = ic.n, .rm_counts = rc.v, .n_rm_counts = rc.n,
+            .prims = o.idle_prims, .rmutex = o.smoke, .settle_ms = o.smoke ? 20 : 1000,
+            .window_ms = o.idle_window_ms > 0 ? o.idle_window_ms : o.smoke ? 20 : 2000,
+            .rounds = fxb_idle_rounds(&o),
+        };
+        if (!fxb_idle_toolbox(&io))
             fxb_failed = true;
     }
     if (o.work[W_PINGPONG] && !fxb_tb_pingpong(&rep, &tb))

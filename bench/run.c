@@ -288,9 +288,7 @@ out:
 
 /* --- forked children --------------------------------------------------------- */
 
-/* Reaps pid within deadline_ns (absolute); kills it past that. Returns its
- * exit status, 128 + signal, or -1 when it had to be killed. */
-static int fxb_reap(pid_t pid, int64_t deadline_ns)
+int fxb_reap(pid_t pid, int64_t deadline_ns)
 {
     for (;;) {
         int st;
