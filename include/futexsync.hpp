@@ -1009,7 +1009,7 @@ class once_flag {
 public:
     using native_handle_type = fx_once *;
 
-    constexpr once_flag() noexcept : o_{0} {}
+    constexpr once_flag() noexcept : o_{0, {0}, {nullptr}} {}
     once_flag(const once_flag &) = delete;
     once_flag &operator=(const once_flag &) = delete;
     native_handle_type native_handle() noexcept { return &o_; }

@@ -266,11 +266,6 @@ uint32_t fxi_tid_slow(void)
     return id;
 }
 
-uint32_t fxi_id_for_once(void)
-{
-    return (fxi_id() & FXI_ID_TID_MASK) | tid_process_ns();
-}
-
 bool fxi_id_comparable(uint32_t owner)
 {
     return !(owner & FXI_ID_LOCALNS) && tid_process_ns() == 0;

@@ -1,36 +1,40 @@
 /*
  * src/once.c - run an initialiser exactly once.
  *
- * The state word (the design; keep it true)
+ * The state word (the design; keep it true). me/t are identity words:
+ * the TID alone for a thread on its robust list (the kernel reports its
+ * death: src/internal/robust.h), else TID | P | L-unless-initial-namespace.
  *
- *   value                    name      meaning
- *   0                        NOT_RUN   nobody has run the initialiser to the end
- *   1                        DONE      it has returned: callers return at once
- *   RUNNING | tid            RUNNING   thread `tid` (kernel TID) is running it;
- *                                      tid is an identity word: the TID
- *                                      | LOCALNS unless its process proved it
- *                                      runs in the initial PID namespace
- *   RUNNING | WAITERS | tid            ... and callers may sleep on the word
- *   other                    -         never written by the library -> EINVAL
+ *   value                    name       meaning
+ *   0                        NOT_RUN    nobody has run the initialiser to the end
+ *   0x80000000               DONE       it has returned: callers return at once
+ *   RUNNING | t              RUNNING    thread t is running it; with no P, o is
+ *                                       in t's robust list
+ *   RUNNING (no t)           ABANDONED  t died inside it; the kernel marked the
+ *                                       word: as NOT_RUN, W kept
+ *   ... | WAITERS            (RUNNING, ABANDONED) callers may sleep on the word
+ *   other                    -          never written by the library -> EINVAL
  *
  *   transition                          by                      system call
- *   0 -> RUNNING|me (CAS)               first caller            none
+ *   0 or ABANDONED[|W] ->               first caller (keeps W)  none
+ *     RUNNING|me[|W] (CAS), then o linked in me's list
  *   RUNNING|t -> +WAITERS (CAS)         caller about to sleep   FUTEX_WAIT
  *   RUNNING|me[|W] -> DONE (exchange)   initialiser returned    FUTEX_WAKE(all)
- *                                                               if W was set
+ *     after o is unlinked                                       if W was set
  *   RUNNING|me[|W] -> 0 (exchange)      initialiser's thread    FUTEX_WAKE(all)
- *                                       exits, is cancelled or  if W was set
+ *     after o is unlinked               exits, is cancelled or  if W was set
  *                                       unwound by a C++
  *                                       exception (cleanup
  *                                       handler)
- *   RUNNING|t|W -> RUNNING|me|W (CAS)   waiter that found t     none
- *                                       dead (never when t or
- *                                       me has LOCALNS: the
- *                                       probe says unknown),
- *                                       taking over
- *   RUNNING|me[|W] -> RUNNING|me[|W]    a caller whose TID is   none
- *     (CAS, same value)                 in the word but that is
- *                                       not running o's
+ *   RUNNING|t[|W] -> ABANDONED[|W]      the kernel, at t's      FUTEX_WAKE(1) if W
+ *                                       death or exec (t no P)
+ *   RUNNING|t|W -> RUNNING|me|W (CAS)   waiter that found a     none
+ *                                       PROBED t dead (never
+ *                                       when t or the caller's
+ *                                       process has LOCALNS)
+ *   RUNNING|t[|W] -> RUNNING|me[|W]     a caller whose TID is   none
+ *     (CAS)                             in a PROBED word but
+ *                                       that is not running o's
  *                                       initialiser: taking over
  *   RUNNING|t[|W] -> 0 (CAS from the    fx_once_recover (a      FUTEX_WAKE(all)
  *     exact value)                      supervisor that knows   if W was set
@@ -38,9 +42,14 @@
  *
  * Invariant: while callers sleep on the word, WAITERS is set in it and the
  * word still names the running initialiser, or that initialiser's thread is
- * about to put DONE or NOT_RUN with an exchange that sees WAITERS and wakes.
- * Every sleep is bounded by an absolute check time (FX_ONCE_CHECK_MS) that
- * ends in a liveness check of the TID. EDEADLK only from inside the caller's
+ * about to put DONE or NOT_RUN with an exchange that sees WAITERS and wakes,
+ * or the kernel has marked it ABANDONED and woken one of them, who runs the
+ * initialiser (or, dying, has the kernel wake another through its
+ * list_op_pending). A caller woken to find DONE wakes the others again: the
+ * kernel wakes only one when the initialiser's thread dies between its
+ * exchange and its wake. A sleep on a word naming t without P is untimed;
+ * on a PROBED t it is bounded by an absolute check time (FX_ONCE_CHECK_MS)
+ * that ends in a liveness check of t. EDEADLK only from inside the caller's
  * own initialiser (its per-thread record), never for a TID alone.
  *
  * Why it works (no lost wake-up, dead initialisers, recursion and reused
@@ -59,6 +68,7 @@
 #include "internal/fault.h"
 #include "internal/futex.h"
 #include "internal/identity.h"
+#include "internal/robust.h"
 
 enum {
     NOT_RUN = FX_ONCE_NOT_RUN,
@@ -66,30 +76,65 @@ enum {
     RUNNING = FX_ONCE_RUNNING,
     TID_MASK = FX_ONCE_TID_MASK,
     LOCALNS = FX_ONCE_LOCALNS,
+    PROBED = FX_ONCE_PROBED,
 };
-_Static_assert(FX_ONCE_LOCALNS == FXI_ID_LOCALNS && FX_ONCE_TID_MASK == FXI_ID_TID_MASK,
+_Static_assert(FX_ONCE_LOCALNS == FXI_ID_LOCALNS && FX_ONCE_PROBED == FXI_ID_PROBED &&
+                   FX_ONCE_TID_MASK == FXI_ID_TID_MASK,
                "the state word holds the identity word of src/internal/identity.h");
+_Static_assert(FX_ONCE_RUNNING == FUTEX_OWNER_DIED && FX_ONCE_WAITERS == (int32_t)FUTEX_WAITERS,
+               "the kernel's mark of a dead initialiser is ABANDONED");
 #define WAITERS FX_ONCE_WAITERS
 
 static inline bool once_valid(int32_t s)
 {
-    if (s & RUNNING)
-        return (s & TID_MASK) != 0 && (s & ~(RUNNING | WAITERS | LOCALNS | TID_MASK)) == 0;
+    if (s & RUNNING) {
+        int32_t id = s & ~(RUNNING | WAITERS);
+        if (id == 0)
+            return true; /* ABANDONED */
+        if ((id & LOCALNS) && !(id & PROBED))
+            return false;
+        return (id & TID_MASK) != 0 && (id & ~(LOCALNS | PROBED | TID_MASK)) == 0;
+    }
     return s == NOT_RUN || s == DONE;
 }
 
-/* Publishes `to` (DONE or NOT_RUN) and wakes the sleepers, if any. */
-static void once_finish(fx_once *o, int32_t to)
+/* The robust list of a thread of identity me (src/identity.c learned both). */
+static inline struct robust_list_head *once_list(int32_t me)
 {
+    return (me & PROBED) ? NULL : fxi_self.rl;
+}
+
+/* o's entry in list_op_pending (e NULL: none), where me has a list. */
+static inline void once_pending(int32_t me, const fx_once *o)
+{
+    struct robust_list_head *h = once_list(me);
+    if (h != NULL)
+        fxi_rl_pending(h, o != NULL ? fxi_rl_entry_of((void **)o->link) : NULL);
+}
+
+/* Publishes `to` (DONE or NOT_RUN) and wakes the sleepers, if any: o leaves
+ * me's robust list first (under list_op_pending), so that no entry names a
+ * word others may reuse. */
+static void once_finish(fx_once *o, int32_t me, int32_t to)
+{
+    struct robust_list_head *h = once_list(me);
+    if (h != NULL) {
+        fxi_rl_pending(h, fxi_rl_entry_of(o->link));
+        fxi_rl_unlink_slots(h, o->link);
+    }
     /* Release: the initialiser's writes happen-before the acquire load of
      * every caller that sees DONE (or of the next initialiser, for 0). */
     int32_t old = __atomic_exchange_n(&o->state, to, __ATOMIC_RELEASE);
     if (old & WAITERS)
         fxi_futex_wake_raw(&o->state, INT32_MAX, FX_BITSET_ANY);
+    if (h != NULL)
+        fxi_rl_pending(h, NULL);
 }
 
-static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg);
-static void once_abandon(void *p);
+struct once_running {
+    fx_once *o;
+    int32_t me;
+};
 
 /* Cleanup handler: the initialiser's thread exits or is cancelled inside it,
  * or a C++ exception unwinds out of it (the library is built with
@@ -97,55 +142,87 @@ static void once_abandon(void *p);
  * record, and the flag is free for the next caller. */
 static void once_abandon(void *p)
 {
+    const struct once_running *r = p;
     fxi_once_abandon();
-    once_finish(p, NOT_RUN);
+    once_finish(r->o, r->me, NOT_RUN);
 }
 
+/* Runs fn once the caller's CAS made the word RUNNING|me (under
+ * list_op_pending): links o into me's robust list first. */
 static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg)
 {
+    struct robust_list_head *h = once_list(me);
+    if (h != NULL) {
+        fxi_rl_link_slots(h, o->link); /* the kernel may now mark the word */
+        fxi_rl_pending(h, NULL);
+    }
     /* The record of the initialisers this thread runs (src/identity.c). */
     uint32_t depth = fxi_once_enter(o, (uint32_t)me);
-    pthread_cleanup_push(once_abandon, o);
+    struct once_running r = {o, me};
+    pthread_cleanup_push(once_abandon, &r);
     fn(arg);
     pthread_cleanup_pop(0);
     fxi_once_leave(depth);
     if (fxi_ann_on())
         fxi_ann_happens_before(o);
-    once_finish(o, DONE);
+    once_finish(o, me, DONE);
+}
+
+/* once_slow's result, list_op_pending taken back first. */
+static inline int once_leave(int32_t me, int r)
+{
+    once_pending(me, NULL);
+    return r;
 }
 
 __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void *), void *arg)
 {
-    int32_t me = (int32_t)fxi_id_for_once();
-    /* One absolute liveness schedule for the whole call. */
+    int32_t me = (int32_t)fxi_id();
+    /* One absolute liveness schedule for the whole call (PROBED owners). */
     struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT(FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC);
+    bool woken = false; /* the last sleep ended by a FUTEX_WAKE */
+    /* A death from here on, between a CAS and the link or after a consumed
+     * wake, is told to the next caller by the kernel. */
+    once_pending(me, o);
     /* Acquire: a caller that sees DONE sees what the initialiser wrote. */
     int32_t s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
     for (;;) {
-        if (s == DONE)
-            return 0;
-        if (s == NOT_RUN) {
+        if (s == DONE) {
+            /* The kernel wakes one caller when the initialiser's thread dies
+             * between its exchange and its wake: pass it on. */
+            if (woken)
+                fxi_futex_wake_raw(&o->state, INT32_MAX, FX_BITSET_ANY);
+            return once_leave(me, 0);
+        }
+        if (!once_valid(s))
+            return once_leave(me, EINVAL);
+        if (s == NOT_RUN || (s & ~WAITERS) == RUNNING) {
             /* Acquire on success: a re-run sees what an abandoned attempt
-             * wrote. On failure s is reloaded, with acquire for DONE. */
-            if (__atomic_compare_exchange_n(&o->state, &s, RUNNING | me, false,
+             * wrote; W kept for the sleepers of an ABANDONED word. On failure
+             * s is reloaded, with acquire for DONE. */
+            if (__atomic_compare_exchange_n(&o->state, &s, RUNNING | (s & WAITERS) | me, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
                 once_run(o, me, fn, arg);
                 return 0;
             }
             continue;
         }
-        if (!once_valid(s))
-            return EINVAL;
-        int32_t owner = s & (TID_MASK | LOCALNS); /* its identity word */
+        int32_t owner = s & (TID_MASK | LOCALNS | PROBED); /* its identity word */
         bool dead = false;
-        if (owner == me) {
+        if (!(owner & PROBED)) {
+            /* The kernel reports this thread's death (ABANDONED): no verdict
+             * of ours, even for our own TID, which a thread of another PID
+             * namespace may have too -- unless it is our initialiser. */
+            if (owner == me && fxi_once_inside(o, (uint32_t)me))
+                return once_leave(me, EDEADLK);
+        } else if (owner == me) {
             if (fxi_once_inside(o, (uint32_t)me))
-                return EDEADLK;
+                return once_leave(me, EDEADLK);
             /* Our TID, but not our initialiser: the thread that had the TID
-             * before us died inside it -- when the TID names the same task for
-             * every caller (the initial PID namespace, no LOCALNS); else
-             * unknown: alive. */
-            dead = !(me & LOCALNS);
+             * before us died inside it -- when the TID names the same task
+             * for every caller (the initial PID namespace); else unknown:
+             * alive. */
+            dead = fxi_id_comparable((uint32_t)owner);
         } else if (rc.tick.tv_nsec >= 0) {
             /* After a sleep: is the liveness check due? The schedule is
              * absolute (rc.tick), so signals and spurious wakes that end
@@ -176,8 +253,15 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
             s |= WAITERS;
         }
         /* Woken, the word changed, a signal, or the recheck is due: look
-         * again (no caller deadline, so never ETIMEDOUT). */
-        (void)fxi_futex_sleep(&o->state, s, NULL, &rc);
+         * again (no caller deadline, so never ETIMEDOUT). A PROBED owner's
+         * sleep is bounded by its liveness schedule; any other is untimed:
+         * the kernel reports that owner's death. */
+        if (owner & PROBED) {
+            (void)fxi_futex_sleep(&o->state, s, NULL, &rc);
+            woken = rc.woken;
+        } else {
+            woken = fxi_futex_wait_raw(&o->state, s, NULL, FX_BITSET_ANY) == 0;
+        }
         s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
     }
 }
@@ -197,9 +281,15 @@ __attribute__((noinline, cold)) static int once_call_announced(fx_once *o, void 
     return 0;
 }
 
+/* A NULL o, or one not aligned as its type (the link slots are pointers). */
+static inline bool once_bad(const fx_once *o)
+{
+    return o == NULL || ((uintptr_t)o & (_Alignof(fx_once) - 1)) != 0;
+}
+
 int fx_once_call(fx_once *o, void (*fn)(void *), void *arg)
 {
-    if (fxi_bad_slot(o) || fn == NULL)
+    if (once_bad(o) || fn == NULL)
         return EINVAL;
     /* Acquire: pairs with the release that published DONE. A reader needs
      * no marking of the word for Helgrind and DRD before it (only
@@ -214,7 +304,7 @@ int fx_once_call(fx_once *o, void (*fn)(void *), void *arg)
  * that knows t is dead (fx_worker); FUTEX_WAKE(all) if W was set. */
 int fx_once_recover(fx_once *o, pid_t dead_tid)
 {
-    if (fxi_bad_slot(o) || dead_tid <= 0 || dead_tid > TID_MASK)
+    if (once_bad(o) || dead_tid <= 0 || dead_tid > TID_MASK)
         return EINVAL;
     /* Relaxed: a guess for the CAS, which synchronizes. */
     int32_t s = __atomic_load_n(&o->state, __ATOMIC_RELAXED);

@@ -12,7 +12,7 @@ _Static_assert(sizeof(fx_rmutex) == (sizeof(void *) == 8 ? 40 : 24), "fx_rmutex:
 _Static_assert(sizeof(fx_sem) == 8, "fx_sem is 8 bytes");
 _Static_assert(sizeof(fx_rwlock) == 8, "fx_rwlock is 8 bytes");
 _Static_assert(sizeof(fx_barrier) == 8, "fx_barrier is 8 bytes");
-_Static_assert(sizeof(fx_once) == 4, "fx_once is 4 bytes");
+_Static_assert(sizeof(fx_once) == sizeof(fx_rmutex), "fx_once: the robust-list geometry of fx_rmutex");
 static fx_sem g_sem = FX_SEM_INIT(1);
 static fx_rwlock g_rwlock = FX_RWLOCK_INIT;
 static fx_barrier g_barrier = FX_BARRIER_INIT;

@@ -14,7 +14,7 @@ static_assert(sizeof(fx_rmutex) == (sizeof(void *) == 8 ? 40 : 24), "fx_rmutex: 
 static_assert(sizeof(fx_sem) == 8, "fx_sem is 8 bytes");
 static_assert(sizeof(fx_rwlock) == 8, "fx_rwlock is 8 bytes");
 static_assert(sizeof(fx_barrier) == 8, "fx_barrier is 8 bytes");
-static_assert(sizeof(fx_once) == 4, "fx_once is 4 bytes");
+static_assert(sizeof(fx_once) == sizeof(fx_rmutex), "fx_once: the robust-list geometry of fx_rmutex");
 static_assert(sizeof(futexsync::barrier<>) == sizeof(fx_barrier), "barrier<> is fx_barrier");
 static fx_sem g_sem = FX_SEM_INIT(0);
 static fx_rwlock g_rwlock = FX_RWLOCK_INIT;

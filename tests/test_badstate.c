@@ -2157,7 +2157,7 @@ static void once_running_in_the_caller_is_taken_over(void **state)
     int32_t flags[] = {0, FX_ONCE_WAITERS};
     for (int i = 0; i < 2; i++) {
         int32_t v = FX_ONCE_RUNNING | flags[i] | (int32_t)fxt_gettid();
-        fx_once o = {v};
+        fx_once o = {.state = v};
         once_runs = 0;
         assert_int_equal(fx_once_call(&o, once_count, NULL), 0);
         assert_int_equal(o.state, FX_ONCE_DONE);

@@ -88,7 +88,7 @@ static void test_state_never_written_gives_einval(void **state)
                          FX_ONCE_WAITERS | 7, (int32_t)0xc0000000u};
     int32_t calls = 0;
     for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
-        fx_once o = {garbage[i]};
+        fx_once o = {.state = garbage[i]};
         assert_int_equal(fx_once_call(&o, count_call, &calls), EINVAL);
         assert_int_equal(o.state, garbage[i]);
     }
@@ -104,7 +104,7 @@ static void test_flag_left_running_under_our_tid_by_a_dead_thread_is_taken_over(
     (void)state;
     int32_t flags[] = {0, FX_ONCE_WAITERS};
     for (int i = 0; i < 2; i++) {
-        fx_once o = {FX_ONCE_RUNNING | flags[i] | fxt_gettid()};
+        fx_once o = {.state = FX_ONCE_RUNNING | flags[i] | fxt_gettid()};
         int32_t calls = 0;
         assert_int_equal(fx_once_call(&o, count_call, &calls), 0);
         assert_int_equal(calls, 1);
@@ -117,7 +117,7 @@ static void test_flag_left_running_by_a_vanished_thread_is_taken_over(void **sta
     (void)state;
     /* The largest TID (PID_MAX_LIMIT - 1): allocated only with pid_max at its
      * limit, after 4 million others. */
-    fx_once o = {FX_ONCE_RUNNING | FX_ONCE_TID_MASK};
+    fx_once o = {.state = FX_ONCE_RUNNING | FX_ONCE_TID_MASK};
     int32_t calls = 0;
     int64_t t0 = fxt_now_ns();
     assert_int_equal(fx_once_call(&o, count_call, &calls), 0);
@@ -426,11 +426,11 @@ static void test_recover_of_a_flag_not_running_in_that_tid_gives_eperm(void **st
     int32_t words[] = {FX_ONCE_NOT_RUN, FX_ONCE_DONE, FX_ONCE_RUNNING | (me + 1),
                        FX_ONCE_RUNNING | FX_ONCE_WAITERS | (me + 1)};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-        fx_once o = {words[i]};
+        fx_once o = {.state = words[i]};
         assert_int_equal(fx_once_recover(&o, me), EPERM);
         assert_int_equal(o.state, words[i]);
     }
-    fx_once o = {FX_ONCE_RUNNING | me};
+    fx_once o = {.state = FX_ONCE_RUNNING | me};
     assert_int_equal(fx_once_recover(&o, me), 0);
     assert_int_equal(o.state, FX_ONCE_NOT_RUN);
     int32_t calls = 0;
@@ -445,7 +445,7 @@ static void test_recover_with_bad_input_gives_einval(void **state)
     assert_int_equal(fx_once_recover(NULL, me), EINVAL);
     int32_t raw[2] = {0, 0};
     assert_int_equal(fx_once_recover((fx_once *)((char *)raw + 1), me), EINVAL);
-    fx_once o = {FX_ONCE_RUNNING | me};
+    fx_once o = {.state = FX_ONCE_RUNNING | me};
     assert_int_equal(fx_once_recover(&o, 0), EINVAL);
     assert_int_equal(fx_once_recover(&o, -1), EINVAL);
     assert_int_equal(fx_once_recover(&o, FX_ONCE_TID_MASK + 1), EINVAL);
@@ -453,7 +453,7 @@ static void test_recover_with_bad_input_gives_einval(void **state)
     /* States the library never writes: nothing is changed. */
     int32_t bad[] = {2, FX_ONCE_RUNNING, FX_ONCE_WAITERS, FX_ONCE_WAITERS | 1};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        fx_once b = {bad[i]};
+        fx_once b = {.state = bad[i]};
         assert_int_equal(fx_once_recover(&b, me), EINVAL);
         assert_int_equal(b.state, bad[i]);
     }

@@ -1,15 +1,25 @@
 /*
  * futexsync/once.h - a 4-byte, process-shared run-once flag.
  *
- * Layout: one int32_t, `state`.
+ * Layout: FX_ONCE_SIZE bytes (40 on 64-bit targets, 24 on 32-bit ones),
+ * aligned as a pointer; FUTEXSYNC_LAYOUT 2. The word `state`:
  *
  *     0                      FX_ONCE_NOT_RUN: the initialiser has not run
- *     1                      FX_ONCE_DONE: it has returned
+ *     FX_ONCE_DONE           it has returned
  *     FX_ONCE_RUNNING | tid  it is running in the thread whose kernel TID
- *                            (gettid()) is tid (bits 0..21)
- *     | FX_ONCE_LOCALNS      that thread's process could not prove it runs
- *                            in the initial PID namespace
- *     | FX_ONCE_WAITERS      other threads may sleep on the word
+ *                            (gettid()) is tid (bits 0..21); the kernel
+ *                            reports that thread's death
+ *       | FX_ONCE_PROBED     ... a thread without a usable robust list: the
+ *                            callers check that it lives
+ *       | FX_ONCE_LOCALNS    with PROBED: its process could not prove it
+ *                            runs in the initial PID namespace
+ *     FX_ONCE_RUNNING        (no tid) its thread died inside it (the
+ *                            kernel's mark): the next caller runs it again
+ *     | FX_ONCE_WAITERS      with RUNNING: other threads may sleep on the word
+ *
+ * The rest, `reserved` and `link`, is the running thread's entry in its
+ * robust futex list (as fx_rmutex's: written by that thread, read by the
+ * kernel; zero when nothing runs).
  *
  * Any other value is one the library never writes: EINVAL. All-zero bytes
  * (FX_ONCE_INIT) are a flag whose initialiser has not run; no init call is
@@ -17,7 +27,11 @@
  *
  * Once the initialiser has returned, fx_once_call is one acquire load: no
  * system call, no write. Callers that arrive while it runs sleep on the futex
- * until it returns; every FX_ONCE_CHECK_MS milliseconds, on a schedule that
+ * until it returns, or until the kernel reports the death of the thread that
+ * runs it (that thread links the flag into its robust futex list, as
+ * fx_rmutex's owner does: at its exit, its death or its exec the kernel
+ * marks the word and wakes a caller, in any PID namespace). For a PROBED
+ * initialiser, every FX_ONCE_CHECK_MS milliseconds, on a schedule that
  * signal handlers cannot postpone, they check that the running thread still
  * exists (a zombie counts as dead; the check needs no file descriptor).
  *
@@ -26,26 +40,23 @@
  * later caller runs the initialiser again (as pthread_once does on
  * cancellation): the initialiser must therefore cope with a partial earlier
  * attempt. Exit, cancellation and exceptions are noticed at once (a cleanup
- * handler; the library is built with -fexceptions),
- * the death of a process within FX_ONCE_CHECK_MS. Not covered: a thread that
- * leaves the initialiser by longjmp (the flag stays "running"), fork()
- * while another thread of the process runs an initialiser on a flag in
- * private memory (the child's copy waits for a thread it does not have),
- * and execve() inside the initialiser by the process's main thread, or by
- * another thread while the main thread runs it (the main thread's TID lives
- * on in the new program: callers wait until it exits; a non-main thread's
- * exec frees its TID, and the initialiser is run again). The way out of
- * both is a supervisor: fx_once_recover, or fx_worker_bind_once
- * (futexsync/worker.h), which calls it when a worker process exits or execs.
+ * handler; the library is built with -fexceptions), the death of the thread
+ * or its process, and the exec of the main thread or the death of the thread
+ * by another thread's exec, at once by the kernel (the robust list), in any
+ * PID namespace. Not covered: a thread that leaves the initialiser by
+ * longjmp (the flag stays "running"), fork() while another thread of the
+ * process runs an initialiser on a flag in private memory (the child's copy
+ * waits for a thread it does not have), and execve() inside the initialiser
+ * by a non-main thread (it takes the main thread's TID before the kernel's
+ * walk, as for glibc's robust mutexes). The way out is a supervisor:
+ * fx_once_recover, or fx_worker_bind_once (futexsync/worker.h).
  *
- * Where the liveness check cannot decide, the thread counts as alive: the
- * initialiser never runs twice at once. A TID means something only in its
- * own PID namespace: FX_ONCE_LOCALNS marks an initialiser whose process could
- * not prove it runs in the initial PID namespace, and a caller judges the
- * initialiser dead only when neither it nor the initialiser has that bit.
- * Inside a container (a nested PID namespace) an initialiser whose process
- * died is therefore not run again by waiting callers, who wait until someone
- * releases the flag: a supervisor that learns of the death
+ * A PROBED initialiser (its thread has no usable robust list: another libc,
+ * a raw clone(), qemu-user) is judged by the liveness probe within
+ * FX_ONCE_CHECK_MS; where the check cannot decide, the thread counts as
+ * alive: the initialiser never runs twice at once. A TID means something
+ * only in its own PID namespace: a caller judges a PROBED initialiser dead
+ * only when neither it nor the initialiser has FX_ONCE_LOCALNS
  * (docs/reliability.md).
  *
  * An initialiser that calls fx_once_call on its own flag (directly or
@@ -70,20 +81,33 @@
 extern "C" {
 #endif
 
+/* The robust-list entry's geometry: fx_rmutex's (futexsync/rmutex.h). */
+#if UINTPTR_MAX > 0xffffffffu
+#define FX_ONCE_RESERVED 5
+#define FX_ONCE_LINKS    2 /* prev, next */
+#else
+#define FX_ONCE_RESERVED 4
+#define FX_ONCE_LINKS    1 /* next */
+#endif
+
 typedef struct fx_once {
     int32_t state; /* FX_ONCE_* below */
+    int32_t reserved[FX_ONCE_RESERVED]; /* zero */
+    void *link[FX_ONCE_LINKS]; /* the running thread's robust-list entry */
 } fx_once;
 
-#define FX_ONCE_INIT { 0 }
+#define FX_ONCE_SIZE sizeof(fx_once)
+#define FX_ONCE_INIT { 0, { 0 }, { 0 } }
 
 #define FX_ONCE_NOT_RUN  0
-#define FX_ONCE_DONE     1
+#define FX_ONCE_DONE     ((int32_t)0x80000000u) /* no owner bits: the kernel never marks it */
 #define FX_ONCE_RUNNING  0x40000000
-#define FX_ONCE_WAITERS  ((int32_t)0x80000000u)
+#define FX_ONCE_WAITERS  ((int32_t)0x80000000u) /* with RUNNING only */
 #define FX_ONCE_TID_MASK 0x003fffff /* PID_MAX_LIMIT - 1 */
 #define FX_ONCE_LOCALNS  0x10000000
+#define FX_ONCE_PROBED   0x08000000
 
-/* How often (milliseconds) a waiter checks that the initialiser's thread lives. */
+/* How often (milliseconds) a waiter checks that a PROBED initialiser's thread lives. */
 #define FX_ONCE_CHECK_MS 100
 
 /* Runs fn(arg) if no call on o has run it to completion yet; callers that

@@ -103,13 +103,13 @@ extern _Thread_local struct fxi_self fxi_self __attribute__((tls_model("initial-
 extern int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
     __attribute__((visibility("hidden"), aligned(FXI_TID_PAGE)));
 
-/* The identity word of a thread, as fx_rmutex writes it into its owner word:
+/* The identity word of a thread, as fx_rmutex and fx_once write it:
  * its TID (bits 0-21) alone when the thread has a robust list fx_rmutex can
  * join (fxi_self.rl: the kernel reports its death), else the TID |
  * FXI_ID_PROBED (bit 27) | FXI_ID_LOCALNS (bit 28) unless its process proved
  * that it runs in the initial PID namespace (then a TID names the same task
  * for every process that proved it too). The cache's low half holds it, so
- * the fast paths' CAS costs nothing more. fx_once writes fxi_id_for_once(). */
+ * the fast paths' CAS costs nothing more. fx_once writes the same word. */
 #define FXI_ID_TID_MASK 0x003fffffu
 #define FXI_ID_LOCALNS  0x10000000u
 #define FXI_ID_PROBED   0x08000000u
@@ -153,11 +153,6 @@ static inline uint32_t fxi_id(void)
     int32_t epoch = __atomic_load_n(&fxi_tid_epoch[0], __ATOMIC_RELAXED);
     return __builtin_expect((int32_t)(c >> 32) == epoch, 1) ? (uint32_t)c : fxi_tid_slow();
 }
-
-/* The identity word fx_once writes: the TID | FXI_ID_LOCALNS unless the
- * process proved it runs in the initial PID namespace (learned once per
- * process, the first time it is asked). */
-uint32_t fxi_id_for_once(void);
 
 /* The calling thread's kernel TID, > 0. No system call after the first. */
 static inline pid_t fxi_tid(void)

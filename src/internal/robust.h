@@ -10,9 +10,10 @@
  * wake of one sleeper for a word whose owner bits are 0 (a death between a
  * release and its wake, or between a wake and the woken thread's CAS).
  *
- * An fx_rmutex joins the list of the thread that owns it: its last link
- * slot is the entry, placed so that entry + futex_offset is its owner word
- * (include/futexsync/rmutex.h). The head is libc's, so the entries keep
+ * An fx_rmutex joins the list of the thread that owns it, an fx_once the
+ * list of the thread that runs its initialiser: its last link slot is the
+ * entry, placed so that entry + futex_offset is its word
+ * (include/futexsync/rmutex.h, once.h). The head is libc's, so the entries keep
  * libc's discipline: glibc on 64-bit targets links entries both ways, each
  * `prev` 8 bytes before its `next` (the head's own prev too), every pointer
  * naming the `next` slot of its target, bit 0 of a `next` marking a PI
@@ -37,13 +38,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "futexsync/once.h"
 #include "futexsync/rmutex.h"
 
-/* The entry of m: its `next` slot. */
+_Static_assert(FX_ONCE_LINKS == FX_RMUTEX_LINKS &&
+                   offsetof(fx_once, link[FX_ONCE_LINKS - 1]) - offsetof(fx_once, state) ==
+                       offsetof(fx_rmutex, link[FX_RMUTEX_LINKS - 1]) - offsetof(fx_rmutex, owner),
+               "fx_once and fx_rmutex join the robust list with one futex_offset");
+
+/* An object's entry: the `next` slot of its link slots (fx_rmutex and
+ * fx_once have the same geometry: include/futexsync/rmutex.h, once.h). */
 #define FXI_RL_NEXT (FX_RMUTEX_LINKS - 1)
+static inline struct robust_list *fxi_rl_entry_of(void **link)
+{
+    return (struct robust_list *)(void *)&link[FXI_RL_NEXT];
+}
 static inline struct robust_list *fxi_rl_entry(fx_rmutex *m)
 {
-    return (struct robust_list *)(void *)&m->link[FXI_RL_NEXT];
+    return fxi_rl_entry_of(m->link);
 }
 
 /* The futex_offset this layout needs from the thread's head. */
@@ -84,36 +96,42 @@ static inline uintptr_t *fxi_rl_prev_of(uintptr_t e)
 }
 #endif
 
-/* Links m at the head of the list (m is not linked). */
-static inline void fxi_rl_link(struct robust_list_head *h, fx_rmutex *m)
+/* Links the object of link slots `link` at the head of the list (it is
+ * not linked). */
+static inline void fxi_rl_link_slots(struct robust_list_head *h, void **link)
 {
-    uintptr_t e = (uintptr_t)fxi_rl_entry(m);
+    uintptr_t e = (uintptr_t)fxi_rl_entry_of(link);
     uintptr_t first = (uintptr_t)h->list.next;
 #if FX_RMUTEX_LINKS == 2
     *fxi_rl_prev_of(first) = e;
-    m->link[0] = (void *)&h->list;
+    link[0] = (void *)&h->list;
 #endif
-    m->link[FXI_RL_NEXT] = (void *)first;
+    link[FXI_RL_NEXT] = (void *)first;
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the entry is whole before it is reachable */
     h->list.next = (struct robust_list *)e;
 }
-
-/* Unlinks m from h's list; nothing when m is not linked (its `next` slot is
- * NULL: an owner's unlink leaves it so, and every link fills it). */
-static inline void fxi_rl_unlink(struct robust_list_head *h, fx_rmutex *m)
+static inline void fxi_rl_link(struct robust_list_head *h, fx_rmutex *m)
 {
-    uintptr_t next = (uintptr_t)m->link[FXI_RL_NEXT];
+    fxi_rl_link_slots(h, m->link);
+}
+
+/* Unlinks the object of link slots `link` from h's list; nothing when it
+ * is not linked (its `next` slot is NULL: an owner's unlink leaves it so,
+ * and every link fills it). */
+static inline void fxi_rl_unlink_slots(struct robust_list_head *h, void **link)
+{
+    uintptr_t next = (uintptr_t)link[FXI_RL_NEXT];
     if (next == 0)
         return;
 #if FX_RMUTEX_LINKS == 2
     (void)h;
-    uintptr_t prev = (uintptr_t)m->link[0];
+    uintptr_t prev = (uintptr_t)link[0];
     *fxi_rl_prev_of(next) = prev;
     *fxi_rl_next_of(prev) = next;
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* unreachable before the slots go */
-    m->link[0] = NULL;
+    link[0] = NULL;
 #else
-    uintptr_t e = (uintptr_t)fxi_rl_entry(m);
+    uintptr_t e = (uintptr_t)fxi_rl_entry_of(link);
     uintptr_t *p = (uintptr_t *)&h->list.next;
     while ((*p & ~(uintptr_t)1) != e && (*p & ~(uintptr_t)1) != (uintptr_t)&h->list)
         p = fxi_rl_next_of(*p);
@@ -121,7 +139,11 @@ static inline void fxi_rl_unlink(struct robust_list_head *h, fx_rmutex *m)
         *p = next;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 #endif
-    m->link[FXI_RL_NEXT] = NULL;
+    link[FXI_RL_NEXT] = NULL;
+}
+static inline void fxi_rl_unlink(struct robust_list_head *h, fx_rmutex *m)
+{
+    fxi_rl_unlink_slots(h, m->link);
 }
 
 #endif /* FX_INTERNAL_ROBUST_H */

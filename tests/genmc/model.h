@@ -412,10 +412,6 @@ uint32_t fxi_tid_slow(void)
 void fxi_held_announce_exit(void)
 {
 }
-uint32_t fxi_id_for_once(void)
-{
-    return fxi_id() & FXI_ID_TID_MASK;
-}
 bool fxi_id_comparable(uint32_t owner)
 {
     (void)owner;

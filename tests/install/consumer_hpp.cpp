@@ -17,7 +17,7 @@ static_assert(sizeof(futexsync::counting_semaphore<>) == sizeof(fx_sem) && sizeo
 static_assert(sizeof(futexsync::barrier<>) == sizeof(fx_barrier) && sizeof(fx_barrier) == 8);
 static_assert(sizeof(futexsync::latch) == sizeof(fx_counter) && sizeof(fx_counter) == 8);
 static_assert(futexsync::binary_semaphore::max() == 1);
-static_assert(sizeof(futexsync::once_flag) == sizeof(fx_once) && sizeof(fx_once) == 4);
+static_assert(sizeof(futexsync::once_flag) == sizeof(fx_once) && sizeof(fx_once) == FX_ONCE_SIZE);
 
 int main()
 {
