@@ -1174,24 +1174,37 @@ static const char *ck_barrier_parties(int32_t v, int r, const struct object *a)
                : "the wait did not time out with the count recorded";
 }
 
-/* --- fx_once: one slot, state. -------------------------------------------------
- * Written: 0 (not run), 1 (done), RUNNING | tid (tid in 1..TID_MASK) with or
- * without WAITERS and LOCALNS. Never written -> EINVAL: any other value
- * without RUNNING, RUNNING with tid 0 or with a bit of 22..27 or 29. A RUNNING word names a thread the caller would wait
- * for (or take over from, 100 ms after it is found dead): the table runs only
- * the values a call answers at once, and the caller's own TID (taken over:
- * not inside its initialiser) is a test of its own below. */
+/* --- fx_once: the slot state (layout 2). ---------------------------------------
+ * Written: 0 (not run), DONE (0x80000000), RUNNING | tid (tid in
+ * 1..TID_MASK) with or without WAITERS, and with PROBED [| LOCALNS];
+ * RUNNING alone (| WAITERS): abandoned, the kernel's mark of a dead
+ * initialiser, run again at once. Never written -> EINVAL: any other value
+ * without RUNNING, LOCALNS without PROBED, PROBED without a tid, a bit of
+ * 22..26 or 29. A RUNNING word with a tid names a thread the caller would
+ * wait for: the table runs only the values a call answers at once, and the
+ * caller's own TID | PROBED (taken over: not inside its initialiser) is a
+ * test of its own below. */
 
 static bool once_written(int32_t v)
 {
-    if (v & FX_ONCE_RUNNING)
-        return (v & FX_ONCE_TID_MASK) != 0 &&
-               (v & ~(FX_ONCE_RUNNING | FX_ONCE_WAITERS | FX_ONCE_LOCALNS | FX_ONCE_TID_MASK)) == 0;
+    if (v & FX_ONCE_RUNNING) {
+        int32_t id = v & ~(FX_ONCE_RUNNING | FX_ONCE_WAITERS);
+        if (id == 0)
+            return true; /* abandoned */
+        if ((id & FX_ONCE_LOCALNS) && !(id & FX_ONCE_PROBED))
+            return false;
+        return (id & FX_ONCE_TID_MASK) != 0 &&
+               (id & ~(FX_ONCE_LOCALNS | FX_ONCE_PROBED | FX_ONCE_TID_MASK)) == 0;
+    }
     return v == FX_ONCE_NOT_RUN || v == FX_ONCE_DONE;
+}
+static bool once_abandoned(int32_t v)
+{
+    return (v & ~FX_ONCE_WAITERS) == FX_ONCE_RUNNING;
 }
 static bool once_answers_at_once(int32_t v)
 {
-    return !(v & FX_ONCE_RUNNING) || !once_written(v);
+    return !(v & FX_ONCE_RUNNING) || once_abandoned(v) || !once_written(v);
 }
 
 static int once_runs;
@@ -1213,7 +1226,7 @@ static const char *ck_once_call(int32_t v, int r, const struct object *a)
             return "the initialiser ran on a state never written";
         return never_written(v, r, a->s[0]);
     }
-    if (v == FX_ONCE_NOT_RUN)
+    if (v == FX_ONCE_NOT_RUN || once_abandoned(v))
         return r == 0 && once_runs == 1 && slots_are(a, FX_ONCE_DONE, 0, 0, 0, 0)
                    ? NULL
                    : "the first call did not run the initialiser once and publish DONE";
@@ -2147,16 +2160,17 @@ static void rmutex_own_tid_without_acquisition(void **state)
     }
 }
 
-/* The RUNNING words the once table leaves out: the caller's own TID (with or
- * without WAITERS) when the caller is not running that initialiser names a
- * dead thread that had the TID: taken over at once, the initialiser runs.
+/* The RUNNING words the once table leaves out: the caller's own TID | PROBED
+ * (with or without WAITERS) when the caller is not running that initialiser
+ * names a dead thread that had the TID (and no robust list): taken over at
+ * once, the initialiser runs.
  * (EDEADLK from inside the initialiser: test_once.c.) */
 static void once_running_in_the_caller_is_taken_over(void **state)
 {
     (void)state;
     int32_t flags[] = {0, FX_ONCE_WAITERS};
     for (int i = 0; i < 2; i++) {
-        int32_t v = FX_ONCE_RUNNING | flags[i] | (int32_t)fxt_gettid();
+        int32_t v = FX_ONCE_RUNNING | FX_ONCE_PROBED | flags[i] | (int32_t)fxt_gettid();
         fx_once o = {.state = v};
         once_runs = 0;
         assert_int_equal(fx_once_call(&o, once_count, NULL), 0);

@@ -84,8 +84,11 @@ static void test_null_misaligned_and_null_function_give_einval(void **state)
 static void test_state_never_written_gives_einval(void **state)
 {
     (void)state;
-    int32_t garbage[] = {2, 0x12345, FX_ONCE_RUNNING, FX_ONCE_WAITERS,
-                         FX_ONCE_WAITERS | 7, (int32_t)0xc0000000u};
+    /* (FX_ONCE_RUNNING alone is ABANDONED, FX_ONCE_WAITERS alone DONE.) */
+    int32_t garbage[] = {1, 2, 0x12345, FX_ONCE_WAITERS | 7,
+                         FX_ONCE_RUNNING | FX_ONCE_LOCALNS | 5, /* LOCALNS without PROBED */
+                         FX_ONCE_RUNNING | FX_ONCE_PROBED,      /* PROBED without a TID */
+                         FX_ONCE_RUNNING | 0x00800000 | 5};    /* a bit of 22..26 */
     int32_t calls = 0;
     for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
         fx_once o = {.state = garbage[i]};
@@ -104,7 +107,8 @@ static void test_flag_left_running_under_our_tid_by_a_dead_thread_is_taken_over(
     (void)state;
     int32_t flags[] = {0, FX_ONCE_WAITERS};
     for (int i = 0; i < 2; i++) {
-        fx_once o = {.state = FX_ONCE_RUNNING | flags[i] | fxt_gettid()};
+        /* Left by a thread without a robust list (PROBED): judged by TID. */
+        fx_once o = {.state = FX_ONCE_RUNNING | FX_ONCE_PROBED | flags[i] | fxt_gettid()};
         int32_t calls = 0;
         assert_int_equal(fx_once_call(&o, count_call, &calls), 0);
         assert_int_equal(calls, 1);
@@ -117,7 +121,7 @@ static void test_flag_left_running_by_a_vanished_thread_is_taken_over(void **sta
     (void)state;
     /* The largest TID (PID_MAX_LIMIT - 1): allocated only with pid_max at its
      * limit, after 4 million others. */
-    fx_once o = {.state = FX_ONCE_RUNNING | FX_ONCE_TID_MASK};
+    fx_once o = {.state = FX_ONCE_RUNNING | FX_ONCE_PROBED | FX_ONCE_TID_MASK};
     int32_t calls = 0;
     int64_t t0 = fxt_now_ns();
     assert_int_equal(fx_once_call(&o, count_call, &calls), 0);
@@ -128,6 +132,23 @@ static void test_flag_left_running_by_a_vanished_thread_is_taken_over(void **sta
      * (on the recheck grid: possibly sooner); the bound is loose for a loaded
      * machine. */
     assert_true(dt < 10 * FX_NSEC_PER_SEC);
+}
+
+/* The kernel's mark of an initialiser that died on its robust list: RUNNING
+ * without a TID (W kept). The next caller runs the initialiser again at once,
+ * keeping W for the sleepers, and the flag ends DONE. */
+static void test_flag_abandoned_by_the_kernel_runs_again_at_once(void **state)
+{
+    (void)state;
+    int32_t marks[] = {FX_ONCE_RUNNING, FX_ONCE_RUNNING | FX_ONCE_WAITERS};
+    for (int i = 0; i < 2; i++) {
+        fx_once o = {.state = marks[i]};
+        int32_t calls = 0;
+        assert_int_equal(fx_once_call(&o, count_call, &calls), 0);
+        assert_int_equal(calls, 1);
+        assert_int_equal(o.state, FX_ONCE_DONE);
+        assert_null(o.link[FX_ONCE_LINKS - 1]); /* out of the list again */
+    }
 }
 
 /* --- threads ----------------------------------------------------------------- */
@@ -451,7 +472,7 @@ static void test_recover_with_bad_input_gives_einval(void **state)
     assert_int_equal(fx_once_recover(&o, FX_ONCE_TID_MASK + 1), EINVAL);
     assert_int_equal(o.state, FX_ONCE_RUNNING | me);
     /* States the library never writes: nothing is changed. */
-    int32_t bad[] = {2, FX_ONCE_RUNNING, FX_ONCE_WAITERS, FX_ONCE_WAITERS | 1};
+    int32_t bad[] = {1, 2, FX_ONCE_WAITERS | 1, FX_ONCE_RUNNING | FX_ONCE_PROBED};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         fx_once b = {.state = bad[i]};
         assert_int_equal(fx_once_recover(&b, me), EINVAL);
@@ -547,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_state_never_written_gives_einval),
         cmocka_unit_test(test_flag_left_running_under_our_tid_by_a_dead_thread_is_taken_over),
         cmocka_unit_test(test_flag_left_running_by_a_vanished_thread_is_taken_over),
+        cmocka_unit_test(test_flag_abandoned_by_the_kernel_runs_again_at_once),
         cmocka_unit_test(test_racing_threads_run_it_exactly_once),
         cmocka_unit_test(test_waiters_sleep_until_the_initialiser_returns),
         cmocka_unit_test(test_thread_exiting_inside_the_initialiser_lets_it_run_again),
