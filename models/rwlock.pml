@@ -47,6 +47,13 @@
  *     and the readers' clearing of a stale writer intent (INTENT). The
  *     mutations rwlock-unbounded-sleep and rwlock-no-stale-clear remove
  *     them; each is caught;
+ *   - with BLIND (INTENT=1, no deaths, so no recheck: a private lock), a
+ *     reader whose scope check failed may take the writer intent for dead
+ *     at any of its looks, a live writer asleep on writer_seq included
+ *     (issue 31): no lost wake-up still, because whoever clears WW wakes a
+ *     writer (writer_seq += 1 first). Without that wake the writer sleeps
+ *     for ever on a free lock (an invalid end state; checked by hand with
+ *     the step tagged stale-wake-writer made a skip);
  *   - writer progress under a stream of readers (writer_progress, weak
  *     fairness): each of the writer's calls ends with the writer holding the
  *     lock. (A writer looping forever too would make the search deeper than
@@ -121,12 +128,14 @@
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
 //@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=10db938727fcf9736574783bfbc253fb3b01897e8563ffd07e6b61effdbab854
-//@mirrors src/rwlock.c fx_rwlock_rdunlock rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=429e068bef82a73c4e0634ebecc0f7e5266c3630bf8a49fae9ea6ac80e342c24
+//@mirrors src/rwlock.c fx_rwlock_rdunlock rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=309285fa11707272823c816c3c0d814960a87e77f05fda3a3eef573a8fcc16d3
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3
 //@check safety -DSCENARIO_STREAM
 //@check safety -DSCENARIO_GIVEUP
+//@check safety -DINTENT=1 -DBLIND
+//@check safety -DINTENT=1 -DBLIND -DSCENARIO_GIVEUP
 //@check ltl writer_progress -DSCENARIO_STREAM
 //@check ltl live_finish -DDEATHS=1 -DSCENARIO_DEATH
 //@check ltl live_finish -DDEATHS=1 -DSCENARIO_DEATH_WRITERS -DCOLLAPSE long
@@ -207,7 +216,13 @@ byte done = 0;            /* (observer) processes finished */
 /* A writer intent is stale when no live writer is inside a lock call (the
  * source: writer_seq has not moved for FX_RWLOCK_STALE_NS, while a waiting
  * writer renews it every FX_RWLOCK_RENEW_NS). */
-#if DEATHS
+#if defined(BLIND)
+/* A reader whose scope check failed (it took private memory for shared) in
+ * a private lock, whose waiting writers sleep without rechecks and renew
+ * nothing there: it may find the intent stale at any of its looks, a live
+ * writer asleep on writer_seq included (issue 31). */
+#define STALE 1
+#elif DEATHS
 #define STALE ((!wants[NR] || dead[NR]) && (!wants[NR + 1] || dead[NR + 1]))
 #else
 #define STALE (!wants[NR] && !wants[NR + 1])
@@ -372,7 +387,7 @@ slow:   /* rdlock_slow, rwlock.c (the spin, @rwlock.rdlock_slow.spin, only repea
             :: INTENT && (s & WL) == 0 && (s & (WP | WW)) != 0 && STALE -> /* @rwlock.rdlock_slow.stale [M:stale] */
                 st = s & ~(WP | WW | RW);
                 if
-                :: (s & RW) != 0 -> act = WAKE_S               /* and wake the readers RW stands for */
+                :: (s & (RW | WW)) != 0 -> act = WAKE_S        /* and wake those WW and RW stand for */
                 :: else -> act = AGAIN
                 fi
             :: else ->
@@ -388,9 +403,19 @@ slow:   /* rdlock_slow, rwlock.c (the spin, @rwlock.rdlock_slow.spin, only repea
         :: act == WAKE_R ->                                   /* @rwlock.rdlock_slow.wake_rw: wake all [M:slow-enter-wake] */
             atomic { if :: qst[0] -> qst[0] = 0 :: else fi; if :: qst[1] -> qst[1] = 0 :: else fi; act = DONE };
             goto inside
-        :: act == WAKE_S ->                                  /* @rwlock.rdlock_slow.stale_wake: wake all */
-            atomic { if :: qst[0] -> qst[0] = 0 :: else fi; if :: qst[1] -> qst[1] = 0 :: else fi; act = DONE };
-            goto slow
+        :: act == WAKE_S ->
+            if
+            :: (s & WW) != 0 ->                               /* @rwlock.rdlock_slow.stale_wake_writer: wake_writer [M:stale-wake-writer] */
+                atomic { seqchg[0] = 1; seqchg[1] = 1 };      /* writer_seq += 1 */
+                atomic { if :: qseq[0] -> qseq[0] = 0 :: qseq[1] -> qseq[1] = 0 :: else -> skip fi } /* wake one */
+            :: else -> skip
+            fi;
+            if
+            :: (s & RW) != 0 ->                               /* @rwlock.rdlock_slow.stale_wake: wake all */
+                atomic { if :: qst[0] -> qst[0] = 0 :: else fi; if :: qst[1] -> qst[1] = 0 :: else fi }
+            :: else -> skip
+            fi;
+            act = DONE; goto slow
         :: act == AGAIN -> act = DONE; goto slow
         :: else -> act = DONE
         fi;

@@ -38,8 +38,11 @@
  *   +WW +WP (not free)               writer about to sleep       FUTEX_WAIT(seq)
  *   writer_seq += 1                  writer about to sleep, when none
  *                                      it set WP/WW or its renewal is due
- *   -WP -WW -RW (no WL; writer_seq   reader kept out by WP/WW    FUTEX_WAKE(state)
- *     unchanged FX_RWLOCK_STALE_NS)    alone: the writer is gone   if RW was set
+ *   -WP -WW -RW (no WL; writer_seq   reader kept out by WP/WW    if WW was set:
+ *     unchanged FX_RWLOCK_STALE_NS)    alone: the writer is gone   seq += 1,
+ *                                                                   FUTEX_WAKE(seq, 1);
+ *                                                                   FUTEX_WAKE(state)
+ *                                                                   if RW was set
  *   every FUTEX_WAIT is bounded: the sleeper re-reads the word at least
  *   every FX_RECHECK_NS (a writer every FX_RWLOCK_WRITER_RECHECK_NS, a
  *   reader kept out by
@@ -64,7 +67,10 @@
  * giving up is responsible for waking them; every sleeper also re-reads the
  * word at its recheck, so a duty lost to a death costs at most a recheck
  * period. A writer sleeps only while writer_seq holds
- * the value it read before its last look at the state.
+ * the value it read before its last look at the state. Whoever clears WW
+ * wakes a writer (writer_seq += 1 first) and whoever clears RW wakes the
+ * readers, so clearing a duty bit never leaves a sleeper without a wake,
+ * whatever scope its own check found.
  *
  * Who wakes whom, the writer intent, the fairness and spin policies and the
  * reader fast path: docs/design/rwlock.md.
@@ -323,6 +329,14 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                  * Relaxed: clears bits, publishes no data. */
                 /* @step rwlock.rdlock_slow.stale */
                 if (cas_state(l, &s, s & ~(WP | WW | RW), __ATOMIC_RELAXED)) {
+                    /* Whoever clears WW wakes a writer, as wake_waiters
+                     * does: a writer asleep on writer_seq (one that sleeps
+                     * without rechecks, in memory this reader could not
+                     * prove private, renews nothing) or on its way there
+                     * (after its look at WW) finds it moved. */
+                    /* @step rwlock.rdlock_slow.stale_wake_writer */
+                    if (s & WW)
+                        wake_writer(l);
                     /* @step rwlock.rdlock_slow.stale_wake */
                     if (s & RW)
                         fxi_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -693,8 +694,6 @@ static void test_reader_killed_in_rdlock_while_a_writer_waits_lets_the_writer_in
     fxt_shared_free(l, sizeof *l);
 }
 
-/* A live writer that waits longer than the stale time keeps the writer
- * preference: its renewals keep readers out until it has had its turn. */
 /* Issue 19: a release by a thread that holds nothing costs that thread an
  * EPERM and nobody else anything. The old rdunlock subtracted first and took
  * the subtraction back: meanwhile the others saw a word it made up (a free
@@ -811,6 +810,8 @@ static void test_wrunlock_without_a_write_hold_costs_the_readers_nothing(void **
     assert_int_equal(m.l.state, 0);
 }
 
+/* A live writer that waits longer than the stale time keeps the writer
+ * preference: its renewals keep readers out until it has had its turn. */
 static void test_live_waiting_writer_keeps_readers_out_past_the_stale_time(void **state)
 {
     (void)state;
@@ -829,6 +830,83 @@ static void test_live_waiting_writer_keeps_readers_out_past_the_stale_time(void 
     assert_int_equal(w.result, 0);
     assert_int_equal(w.unlock_result, 0);
     assert_int_equal(l.state, 0);
+}
+
+/* --- issue 31: the writers' intent and the wakes it costs ----------------- */
+
+/* The reader of blind_reader_child: it cannot open a file (its scope check
+ * cannot tell private memory from shared), and waits with a deadline. */
+struct blind_reader {
+    fx_rwlock *l;
+    int refused; /* 0 once openat is refused to this thread */
+    int result;  /* its timedrdlock's */
+};
+
+static void *blind_reader_main(void *p)
+{
+    struct blind_reader *b = p;
+    b->refused = fxt_refuse_syscall(SYS_openat, EACCES, 0);
+    if (b->refused != 0)
+        return NULL;
+    struct timespec d = fx_deadline_in(3 * FX_NSEC_PER_SEC); /* past the stale time */
+    b->result = fx_rwlock_timedrdlock(b->l, &d);
+    if (b->result == 0)
+        fx_rwlock_rdunlock(b->l);
+    return NULL;
+}
+
+/* The child of test_reader_whose_scope_check_failed_does_not_strand_a_sleeping_writer:
+ * 0, or the number of the check that failed. Everything is the child's own
+ * private memory. */
+static int blind_reader_child(void *arg)
+{
+    (void)arg;
+    fx_rwlock *l = fxt_arena(sizeof *l);
+    struct locker *w = fxt_arena(sizeof *w);
+    struct blind_reader *b = fxt_arena(sizeof *b);
+    *w = locker(l, 1, NULL);
+    b->l = l;
+    b->result = -1;
+    FXT_CHILD_CHECK(fx_rwlock_rdlock(l) == 0, 1);
+    fxf_count_at("futex.scope.private");
+    pthread_t tw;
+    FXT_CHILD_CHECK(pthread_create(&tw, NULL, locker_main, w) == 0, 2);
+    /* The writer's first recheck found the memory private: from then on
+     * it sleeps without rechecks (and stops looking at the lock). */
+    int64_t limit = fxt_now_ns() + 10 * 1000000000LL;
+    while (fxf_counted() < 1 && fxt_now_ns() < limit)
+        sched_yield();
+    FXT_CHILD_CHECK(fxf_counted() == 1, 3);
+    FXT_CHILD_CHECK(fxt_wait_asleep(__atomic_load_n(&w->tid, __ATOMIC_ACQUIRE),
+                                    &l->writer_seq, 10000),
+                    4);
+    fxf_count_at("futex.scope.shared");
+    pthread_t tb;
+    FXT_CHILD_CHECK(pthread_create(&tb, NULL, blind_reader_main, b) == 0, 5);
+    FXT_CHILD_CHECK(fxt_join_timed(tb, 20000, NULL), 6);
+    FXT_CHILD_CHECK(b->refused == 0, 7);
+    FXT_CHILD_CHECK(fxf_counted() >= 1, 8); /* the reader's check said shared */
+    FXT_CHILD_CHECK(b->result == 0 || b->result == ETIMEDOUT, 9);
+    /* The reader has left: the last reader's release must reach the
+     * writer. */
+    FXT_CHILD_CHECK(fx_rwlock_rdunlock(l) == 0, 10);
+    FXT_CHILD_CHECK(fxt_join_timed(tw, 10000, NULL), 11);
+    FXT_CHILD_CHECK(w->result == 0 && w->unlock_result == 0, 12);
+    FXT_CHILD_CHECK(l->state == 0, 13);
+    return 0;
+}
+
+/* Issue 31: a private lock; a writer waits, and its scope check said private,
+ * so it sleeps without rechecks; a reader whose scope check failed (a seccomp
+ * filter refuses it openat) watched the writer's intent, took it for dead
+ * after the stale time and cleared it without waking the writer, came in and
+ * left: the writer slept for ever on a free lock. A failed scope check may
+ * cost wake-ups, never a wake. */
+static void test_reader_whose_scope_check_failed_does_not_strand_a_sleeping_writer(void **state)
+{
+    (void)state;
+    fxt_require_seccomp();
+    assert_int_equal(fxt_run_child(blind_reader_child, NULL), 0);
 }
 
 /* --- stress: no torn reads, progress for both kinds ------------------------ */
@@ -1152,6 +1230,7 @@ int main(void)
         cmocka_unit_test(test_rdunlock_without_a_read_hold_costs_the_writers_nothing),
         cmocka_unit_test(test_wrunlock_without_a_write_hold_costs_the_readers_nothing),
         cmocka_unit_test(test_live_waiting_writer_keeps_readers_out_past_the_stale_time),
+        cmocka_unit_test(test_reader_whose_scope_check_failed_does_not_strand_a_sleeping_writer),
         cmocka_unit_test(test_threads_never_see_a_torn_value),
         cmocka_unit_test(test_processes_never_see_a_torn_value),
         cmocka_unit_test(test_writer_progresses_under_a_reader_stream),
