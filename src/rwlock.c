@@ -49,23 +49,7 @@
  *     nobody asleep on it)             (dead, or of another        FUTEX_WAKE(seq, 1);
  *                                      process image: fork)        FUTEX_WAKE(state)
  *                                                                   if RW was set
- *   sleeps: in shared memory (and until its first recheck tells the scope)
- *   every FUTEX_WAIT is bounded: the sleeper re-reads the word at least
- *   every FX_RECHECK_NS (a writer every FX_RWLOCK_WRITER_RECHECK_NS, a
- *   reader kept out by WP/WW alone every FX_RWLOCK_WATCH_NS), absolute
- *   times that signals cannot postpone; in shared memory one sleeper per
- *   word and process holds the recheck (src/sleep.c). In private memory
- *   only a reader kept out by WP/WW alone bounds its sleep, at the end of
- *   its stale watch, until a count has found a writer asleep.
- *   wake: whoever makes the lock free (read unlock, write unlock) and
- *   sees RW or WW runs this loop:
- *     not free any more: stop (the new holder's release will wake)
- *     WW set: -WW, writer_seq += 1, wake one on writer_seq; if nobody woke
- *       and RW is set, go on to the readers
- *     only RW set: -RW, wake all on state
- *   give-up: if WW was set, writer_seq += 1 and wake one on writer_seq (that
- *     writer sets WP and WW again, or takes the lock); if nobody woke and
- *     neither WL, WP nor WW is set: -RW (if set), wake all on state
+ *   sleeps, wake, give-up: docs/design/rwlock.md, "Sleeps, wakes and give-ups"
  *
  * Invariant (checked by models/rwlock.pml): WL (taken only by a CAS on a
  * free lock, R = 0) and R are the only bits that exclude; WP, WW and RW are
@@ -104,17 +88,9 @@
 #define FX_RWLOCK_SPIN 100
 #endif
 
-/* Writers' recheck: in shared memory, that of one waiting writer per
- * process (the designated sleeper of writer_seq, src/sleep.c), which makes up
- * for a writer's wake lost to a death. Dead waiting writers
- * (docs/design/rwlock.md, "Writer intent"): a reader kept out by WP/WW alone
- * looks every FX_RWLOCK_WATCH_NS (in private memory, whose sleeps have no
- * recheck, it sleeps until its watch is due, and without bound once it has
- * seen a writer asleep) and clears them when writer_seq has not moved for
- * FX_RWLOCK_STALE_NS and no writer sleeps on it, so that a live writer is
- * taken for dead only when it has not slept nor run for a while. Readers
- * get in at most about STALE + 2 * WATCH after the writer's death (the watch
- * starts at a reader's first look at the intent). */
+/* Writers' recheck (the designated sleeper of writer_seq, src/sleep.c), and
+ * the reader's watch of a stale writer intent: docs/design/rwlock.md,
+ * "Writer intent". */
 #define FX_RWLOCK_WRITER_RECHECK_NS (250 * 1000000LL)
 #define FX_RWLOCK_WATCH_NS (100 * 1000000LL)
 #define FX_RWLOCK_STALE_NS (600 * 1000000LL)
@@ -245,16 +221,10 @@ __attribute__((noinline)) static int reader_release_more(fx_rwlock *l, uint32_t 
     return reader_release(l, s);
 }
 
-
-/* A reader kept out only by WP/WW (no WL) watches writer_seq, which moves
- * at every wake of a writer and whenever a writer declares its intent (its
- * first sleep in a call, or when it sets WP/WW again). The intent is stale
- * when writer_seq has not moved for FX_RWLOCK_STALE_NS and no writer sleeps
- * on it: the writers that set it are gone (killed, or threads of another
- * process image: a fork parent's, for memory that was private to it). A
- * waiting writer that lives sleeps on writer_seq, so the kernel's queue of
- * the word, not a periodic renewal, is its sign of life: nobody is woken
- * to show it. */
+/* A reader kept out only by WP/WW (no WL) watches writer_seq: the intent is
+ * stale when it has not moved for FX_RWLOCK_STALE_NS and no writer sleeps on
+ * it (the kernel's queue of the word is a live writer's sign of life:
+ * docs/design/rwlock.md, "Writer intent"). */
 struct stale_watch {
     bool on;               /* a value is being watched */
     bool writer_seen;      /* a look found a writer asleep on writer_seq */
@@ -757,16 +727,11 @@ int fx_rwlock_unlock(fx_rwlock *l)
         return EINVAL;
     if (fxi_ann_on()) /* one look at the race-detector probe */
         return unlock_announced(l);
-    /* The mode, from the word: a caller that holds the lock keeps it until
-     * it releases (WL stays set for a writer, and never appears while a
-     * reader holds). The first CAS is that of wrunlock or rdunlock, from
-     * the uncontended state (WL alone, or one reader alone); when it fails,
-     * the loop from the state it found is out of line and checks the mode
-     * again, so a caller that holds nothing gets EPERM (EINVAL for bad
-     * bits) and changes nothing. Nothing is kept across a call, so this
-     * path needs no stack frame (a store on the stack just before the
-     * locked instruction would wait for it). Release, as in reader_release
-     * and writer_release; on failure e is the state. */
+    /* The mode, from the word (a holder keeps it until it releases): the
+     * first CAS is wrunlock's or rdunlock's from the uncontended state; when
+     * it fails, the out-of-line loop checks the mode again (EPERM, EINVAL).
+     * No stack frame on this path. Release, as in reader_release and
+     * writer_release; on failure e is the state. */
     uint32_t s = load_state(l);
     uint32_t e = (s & WL) ? WL : 1;
     if (cas_state(l, &e, 0, __ATOMIC_RELEASE))
