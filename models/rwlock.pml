@@ -47,6 +47,13 @@
  *     and the readers' clearing of a stale writer intent (INTENT). The
  *     mutations rwlock-unbounded-sleep and rwlock-no-stale-clear remove
  *     them; each is caught;
+ *   - with INTENT=1 and no deaths (no recheck: a private lock, whose
+ *     readers watch the intent too, issue 31), no lost wake-up still: a
+ *     reader may count no writer asleep and clear the intent of a live
+ *     writer that goes to sleep just after the count, and whoever clears WW
+ *     wakes a writer (writer_seq += 1 first). Without that wake the writer
+ *     sleeps for ever on a free lock (an invalid end state; checked by hand
+ *     with the step tagged stale-wake-writer made a skip);
  *   - writer progress under a stream of readers (writer_progress, weak
  *     fairness): each of the writer's calls ends with the writer holding the
  *     lock. (A writer looping forever too would make the search deeper than
@@ -89,22 +96,24 @@
  * so they cover exactly the holds.
  *
  * Without deaths the bounded sleeps' rechecks (fxi_futex_sleep) and the
- * readers' clearing of a stale writer intent are off (BOUNDED = INTENT = 0):
- * every wake duty of the table must then be met by wakes alone, which is
- * what the checks without deaths show. That is also the C in private
- * memory, once a sleep's scope is known (no recheck, and rdlock_slow
- * watches for a stale intent only once fxi_recheck_shared says shared). With DEATHS they are on. Time is not
- * modelled: the intent is stale (intent_is_stale: writer_seq unchanged for
- * FX_RWLOCK_STALE_NS, while a waiting writer renews it every
- * FX_RWLOCK_RENEW_NS) when no live writer is inside a lock call (STALE), and
- * a reader kept out by WP/WW alone (no WL) then takes WP, WW and RW away
- * (CAS) and wakes the readers RW stood for (models/rwlock_intent.pml has the
- * timing abstraction: renewals against the readers' count of rechecks).
- * A live writer that is merely slow is not taken for dead here; clearing
- * its intent would cost it its turn, never mutual exclusion (only WL and R
- * exclude). The writers' renewals of writer_seq are modelled (they make
- * another writer's sleep return EAGAIN), and so is the slow-path reader's
- * entry past RW alone (RW cleared with the entry, its readers woken).
+ * readers' clearing of a stale writer intent are off by default (BOUNDED =
+ * INTENT = 0): every wake duty of the table must then be met by wakes
+ * alone, which is what the checks without deaths show. That is also the C
+ * in private memory, once a sleep's scope is known (no recheck); the
+ * checks with INTENT=1 and no deaths add the readers' watch, which the C
+ * keeps in private memory too. With DEATHS both are on. Time is not
+ * modelled: the stale time of intent_is_stale (writer_seq unchanged for
+ * FX_RWLOCK_STALE_NS) may have passed at any look of a reader kept out by
+ * WP/WW alone (no WL); the reader then counts the writers asleep on
+ * writer_seq (a step of its own), and if there were none, a later step
+ * takes WP, WW and RW away (CAS) and wakes a writer if WW was set and the
+ * readers RW stood for. So a live writer that is awake (spinning, or on its
+ * way to its sleep) may be taken for dead here, as in the C when it has not
+ * run for the stale time: it loses its turn, never mutual exclusion (only
+ * WL and R exclude). The writers' declarations of their intent on
+ * writer_seq are modelled (they make another writer's sleep return EAGAIN),
+ * and so is the slow-path reader's entry past RW alone (RW cleared with the
+ * entry, its readers woken).
  *
  * Releases: a reader's release is reader_release (fx_rwlock_unlock, and
  * fx_rwlock_rdunlock, whose first CAS from 1 to 0 is the same step when it
@@ -121,12 +130,15 @@
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
 //@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=10db938727fcf9736574783bfbc253fb3b01897e8563ffd07e6b61effdbab854
-//@mirrors src/rwlock.c fx_rwlock_rdunlock rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=429e068bef82a73c4e0634ebecc0f7e5266c3630bf8a49fae9ea6ac80e342c24
+//@mirrors src/rwlock.c fx_rwlock_rdunlock rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=06ba3c35babef4006ad89467e0ae3d413693f1172da1d315ba878e0359c776db
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3
 //@check safety -DSCENARIO_STREAM
 //@check safety -DSCENARIO_GIVEUP
+//@check safety -DINTENT=1
+//@check safety -DINTENT=1 -DSCENARIO_WRITERS
+//@check safety -DINTENT=1 -DSCENARIO_GIVEUP
 //@check ltl writer_progress -DSCENARIO_STREAM
 //@check ltl live_finish -DDEATHS=1 -DSCENARIO_DEATH
 //@check ltl live_finish -DDEATHS=1 -DSCENARIO_DEATH_WRITERS -DCOLLAPSE long
@@ -204,15 +216,6 @@ byte done = 0;            /* (observer) processes finished */
 #else
 #define HOLDS(b) skip
 #endif
-/* A writer intent is stale when no live writer is inside a lock call (the
- * source: writer_seq has not moved for FX_RWLOCK_STALE_NS, while a waiting
- * writer renews it every FX_RWLOCK_RENEW_NS). */
-#if DEATHS
-#define STALE ((!wants[NR] || dead[NR]) && (!wants[NR + 1] || dead[NR + 1]))
-#else
-#define STALE (!wants[NR] && !wants[NR + 1])
-#endif
-
 /* Leaves a futex wait (fxi_futex_wait_raw, futex.c): by a wake (queue
  * flag cleared by the waker), a timeout or a signal. */
 inline futex_leave(q)
@@ -335,6 +338,7 @@ inline writer_give_up()
 proctype reader(byte me; bool timed; byte signals; byte iters)
 {
     int s; byte n; byte act; byte r;
+    bool probed;  /* its last count found no writer asleep on writer_seq */
 #if DEATHS
     {
 #endif
@@ -360,6 +364,23 @@ proctype reader(byte me; bool timed; byte signals; byte iters)
         :: else -> s = 0                                       /* to rdlock_slow [M:fast-undo] */
         fi;
 slow:   /* rdlock_slow, rwlock.c (the spin, @rwlock.rdlock_slow.spin, only repeats the look) */
+        /* intent_is_stale: kept out by WP/WW alone, once the stale time has
+         * passed, the reader counts the writers asleep on writer_seq; the
+         * clear below is a later step, so a writer may go to sleep in
+         * between. Time is not modelled: without deaths (safety checks) the
+         * stale time may or may not have passed at any look; with deaths
+         * (live_finish) it has at every look, so that a reader behind a
+         * dead writer does clear its intent under weak fairness (a choice
+         * within a process is not fair). */
+        if
+        :: INTENT && (st & WL) == 0 && (st & (WP | WW)) != 0 ->
+            atomic { probed = !qseq[0] && !qseq[1] }          /* @rwlock.intent_is_stale.probe */
+#if DEATHS
+        :: else -> skip
+#else
+        :: true -> skip
+#endif
+        fi;
         atomic {
             s = st;
             if
@@ -369,10 +390,10 @@ slow:   /* rdlock_slow, rwlock.c (the spin, @rwlock.rdlock_slow.spin, only repea
                 :: (s & RW) != 0 -> act = WAKE_R               /* the readers RW stands for */
                 :: else -> act = ENTER
                 fi
-            :: INTENT && (s & WL) == 0 && (s & (WP | WW)) != 0 && STALE -> /* @rwlock.rdlock_slow.stale [M:stale] */
+            :: INTENT && (s & WL) == 0 && (s & (WP | WW)) != 0 && probed -> /* @rwlock.rdlock_slow.stale [M:stale] */
                 st = s & ~(WP | WW | RW);
                 if
-                :: (s & RW) != 0 -> act = WAKE_S               /* and wake the readers RW stands for */
+                :: (s & (RW | WW)) != 0 -> act = WAKE_S        /* and wake those WW and RW stand for */
                 :: else -> act = AGAIN
                 fi
             :: else ->
@@ -381,16 +402,27 @@ slow:   /* rdlock_slow, rwlock.c (the spin, @rwlock.rdlock_slow.spin, only repea
                 :: else -> skip
                 fi;
                 act = SLEEP
-            fi
+            fi;
+            probed = 0
         };
         if
         :: act == ENTER -> act = DONE; goto inside
         :: act == WAKE_R ->                                   /* @rwlock.rdlock_slow.wake_rw: wake all [M:slow-enter-wake] */
             atomic { if :: qst[0] -> qst[0] = 0 :: else fi; if :: qst[1] -> qst[1] = 0 :: else fi; act = DONE };
             goto inside
-        :: act == WAKE_S ->                                  /* @rwlock.rdlock_slow.stale_wake: wake all */
-            atomic { if :: qst[0] -> qst[0] = 0 :: else fi; if :: qst[1] -> qst[1] = 0 :: else fi; act = DONE };
-            goto slow
+        :: act == WAKE_S ->
+            if
+            :: (s & WW) != 0 ->                               /* @rwlock.rdlock_slow.stale_wake_writer: wake_writer [M:stale-wake-writer] */
+                atomic { seqchg[0] = 1; seqchg[1] = 1 };      /* writer_seq += 1 */
+                atomic { if :: qseq[0] -> qseq[0] = 0 :: qseq[1] -> qseq[1] = 0 :: else -> skip fi } /* wake one */
+            :: else -> skip
+            fi;
+            if
+            :: (s & RW) != 0 ->                               /* @rwlock.rdlock_slow.stale_wake: wake all */
+                atomic { if :: qst[0] -> qst[0] = 0 :: else fi; if :: qst[1] -> qst[1] = 0 :: else fi }
+            :: else -> skip
+            fi;
+            act = DONE; goto slow
         :: act == AGAIN -> act = DONE; goto slow
         :: else -> act = DONE
         fi;
@@ -434,7 +466,7 @@ next:
     } unless {
         /* Killed (see "Death"): the kernel drops it from the futex queue;
          * whatever it was to do (a wake) is not done. */
-        atomic { doom[me] -> qst[me] = 0; assert(!holds[me]); dead[me] = 1; ndead++; s = 0; n = 0; act = 0; r = 0 }
+        atomic { doom[me] -> qst[me] = 0; assert(!holds[me]); dead[me] = 1; ndead++; s = 0; n = 0; act = 0; r = 0; probed = 0 }
     }
 #endif
 }
@@ -476,7 +508,11 @@ slow:   /* wrlock_slow, rwlock.c */
                 :: else ->                             /* @rwlock.wrlock_slow.mark_ww */
                     if
                     :: (s & (WP | WW)) != (WP | WW) -> st = s | WP | WW; act = RENEW /* [M:sleep-bits] */
-                    :: else -> act = SLEEP
+                    :: else ->
+                        if
+                        :: slept == 0 -> act = RENEW  /* its first sleep in the call */
+                        :: else -> act = SLEEP
+                        fi
                     fi;
                     slept = WW     /* [M:slept] */
                 fi
@@ -487,15 +523,14 @@ slow:   /* wrlock_slow, rwlock.c */
         :: act == SPIN -> act = DONE; s = 0; goto slow
         :: else -> skip
         fi;
-        /* The renewal of the writer's intent (readers watch writer_seq,
-         * intent_is_stale): due when the writer has just set WP/WW, else
-         * when FX_RWLOCK_RENEW_NS have passed, at any of its looks here. It
-         * changes writer_seq under the other writer, whose sleep then
-         * returns EAGAIN if it comes after its load of writer_seq. */
+        /* The declaration of the writer's intent (readers watch writer_seq,
+         * intent_is_stale): at its first sleep in the call, and when it has
+         * just set WP/WW; never at a recheck. It changes writer_seq under
+         * the other writer, whose sleep then returns EAGAIN if it comes
+         * after its load of writer_seq. */
         if
         :: act == RENEW -> atomic { seqchg[0] = 1; seqchg[1] = 1; act = DONE } /* @rwlock.wrlock_slow.renew */
         :: act == SLEEP -> act = DONE
-        :: act == SLEEP -> atomic { seqchg[0] = 1; seqchg[1] = 1; act = DONE } /* renewal due */
         fi;
         seqchg[w] = 0;                                 /* load writer_seq, @rwlock.wrlock_slow.seq */
         s = st;                                        /* @rwlock.wrlock_slow.recheck */

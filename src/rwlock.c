@@ -15,9 +15,11 @@
  *   bit 31  WW  writers may sleep on `writer_seq`; keeps new readers out
  *   "free" means R = 0 and WL clear; the bits WP, RW, WW may remain.
  *
- *   writer_seq  advanced by every wake of a writer (before the FUTEX_WAKE)
- *               and by every waiting writer's renewal of its intent (when
- *               it sets WP/WW, and at least every FX_RWLOCK_RENEW_NS after)
+ *   writer_seq  the writers' futex word: advanced by every wake of a writer
+ *               (before the FUTEX_WAKE) and by a waiting writer's
+ *               declaration of its intent (its first sleep in a call, and
+ *               when it sets WP/WW again); never at a recheck, so while
+ *               writers wait it moves only at a hand-off
  *
  *   transition                       by                          system call
  *   R += 1 (CAS: from 0, else from   reader, fast path           none
@@ -36,23 +38,18 @@
  *                                      bad deadline)
  *   +RW (WL, WP or WW set)           reader about to sleep       FUTEX_WAIT(state)
  *   +WW +WP (not free)               writer about to sleep       FUTEX_WAIT(seq)
- *   writer_seq += 1                  writer about to sleep, when none
- *                                      it set WP/WW or its renewal is due
- *   -WP -WW -RW (no WL; writer_seq   reader kept out by WP/WW    FUTEX_WAKE(state)
- *     unchanged FX_RWLOCK_STALE_NS)    alone: the writer is gone   if RW was set
- *   every FUTEX_WAIT is bounded: the sleeper re-reads the word at least
- *   every FX_RECHECK_NS (a writer every FX_RWLOCK_WRITER_RECHECK_NS, a
- *   reader kept out by
- *   WP/WW alone), absolute times that signals cannot postpone
- *   wake: whoever makes the lock free (read unlock, write unlock) and
- *   sees RW or WW runs this loop:
- *     not free any more: stop (the new holder's release will wake)
- *     WW set: -WW, writer_seq += 1, wake one on writer_seq; if nobody woke
- *       and RW is set, go on to the readers
- *     only RW set: -RW, wake all on state
- *   give-up: if WW was set, writer_seq += 1 and wake one on writer_seq (that
- *     writer sets WP and WW again, or takes the lock); if nobody woke and
- *     neither WL, WP nor WW is set: -RW (if set), wake all on state
+ *   writer_seq += 1                  writer about to sleep, the  none
+ *                                      first time in its call or
+ *                                      when it set WP/WW
+ *   (count the sleepers of seq)      reader kept out by WP/WW    FUTEX_CMP_REQUEUE
+ *                                      alone, seq unchanged for     (seq onto itself,
+ *                                      FX_RWLOCK_STALE_NS           nobody woken)
+ *   -WP -WW -RW (no WL; seq          reader kept out by WP/WW    if WW was set:
+ *     unchanged FX_RWLOCK_STALE_NS,    alone: the writer is gone   seq += 1,
+ *     nobody asleep on it)             (dead, or of another        FUTEX_WAKE(seq, 1);
+ *                                      process image: fork)        FUTEX_WAKE(state)
+ *                                                                   if RW was set
+ *   sleeps, wake, give-up: docs/design/rwlock.md, "Sleeps, wakes and give-ups"
  *
  * Invariant (checked by models/rwlock.pml): WL (taken only by a CAS on a
  * free lock, R = 0) and R are the only bits that exclude; WP, WW and RW are
@@ -64,7 +61,13 @@
  * giving up is responsible for waking them; every sleeper also re-reads the
  * word at its recheck, so a duty lost to a death costs at most a recheck
  * period. A writer sleeps only while writer_seq holds
- * the value it read before its last look at the state.
+ * the value it read before its last look at the state. Whoever clears WW
+ * wakes a writer (writer_seq += 1 first) and whoever clears RW wakes the
+ * readers, so clearing a duty bit never leaves a sleeper without a wake,
+ * whatever scope its own check found. A writer intent keeps readers out
+ * only while it is declared anew (writer_seq moves) or a writer sleeps on
+ * writer_seq: a writer that is gone (dead, or a thread of another process
+ * image) keeps nobody out for more than about FX_RWLOCK_STALE_NS.
  *
  * Who wakes whom, the writer intent, the fairness and spin policies and the
  * reader fast path: docs/design/rwlock.md.
@@ -85,20 +88,10 @@
 #define FX_RWLOCK_SPIN 100
 #endif
 
-/* Dead waiting writers (docs/design/rwlock.md, "Writer intent"). A waiting writer renews
- * its intent at every recheck (FX_RWLOCK_WRITER_RECHECK_NS apart: in shared
- * memory, the recheck of one writer per process, the designated sleeper of
- * writer_seq; the renewal is due after half of that, so a recheck that comes
- * a little early still renews). A
- * reader kept out by WP/WW alone looks every FX_RWLOCK_WATCH_NS and clears
- * them when writer_seq has not moved for FX_RWLOCK_STALE_NS: more than two
- * recheck periods, so that a live writer is taken for dead only when it has
- * not run for a while. Readers get in at most about STALE + 3 * WATCH after
- * the writer's death (the watch starts at a reader's first recheck, which
- * tells shared memory from private, where writers neither die alone nor
- * renew, and nobody watches: src/internal/futex.h). */
+/* Writers' recheck (the designated sleeper of writer_seq, src/sleep.c), and
+ * the reader's watch of a stale writer intent: docs/design/rwlock.md,
+ * "Writer intent". */
 #define FX_RWLOCK_WRITER_RECHECK_NS (250 * 1000000LL)
-#define FX_RWLOCK_RENEW_NS (FX_RWLOCK_WRITER_RECHECK_NS / 2)
 #define FX_RWLOCK_WATCH_NS (100 * 1000000LL)
 #define FX_RWLOCK_STALE_NS (600 * 1000000LL)
 
@@ -228,19 +221,30 @@ __attribute__((noinline)) static int reader_release_more(fx_rwlock *l, uint32_t 
     return reader_release(l, s);
 }
 
-
-/* A reader kept out only by WP/WW (no WL) watches writer_seq: a waiting
- * writer advances it at least every FX_RWLOCK_RENEW_NS (and every wake of a
- * writer advances it), so a value that has not moved for FX_RWLOCK_STALE_NS
- * means that no writer waits any more (it died waiting). */
+/* A reader kept out only by WP/WW (no WL) watches writer_seq: the intent is
+ * stale when it has not moved for FX_RWLOCK_STALE_NS and no writer sleeps on
+ * it (the kernel's queue of the word is a live writer's sign of life:
+ * docs/design/rwlock.md, "Writer intent"). */
 struct stale_watch {
-    bool on;              /* a value is being watched */
-    int32_t seq;          /* the writer_seq seen */
-    struct timespec since; /* when it was first seen */
+    bool on;               /* a value is being watched */
+    bool writer_seen;      /* a look found a writer asleep on writer_seq */
+    int32_t seq;           /* the writer_seq seen */
+    struct timespec since; /* when it was first seen, or last found alive */
 };
 
-/* True when the writer intent in the reader's view has not been renewed for
- * FX_RWLOCK_STALE_NS; otherwise notes what it sees. */
+/* How many threads sleep on writer_seq while it holds seq (the writers
+ * asleep, of every process for shared memory, of this one for private
+ * memory), or -EAGAIN when it does not: a requeue of the word onto itself
+ * that wakes nobody and moves nobody (the kernel counts the sleepers it
+ * would requeue), a look that costs the sleepers nothing. */
+static int writers_asleep(fx_rwlock *l, int32_t seq)
+{
+    /* @step rwlock.intent_is_stale.probe */
+    return fxi_futex_requeue_raw(&l->writer_seq, seq, 0, &l->writer_seq, INT32_MAX);
+}
+
+/* True when the writer intent in the reader's view is stale (above);
+ * otherwise notes what it sees. */
 static bool intent_is_stale(fx_rwlock *l, struct stale_watch *w)
 {
     if (fxi_ann_on())
@@ -256,7 +260,19 @@ static bool intent_is_stale(fx_rwlock *l, struct stale_watch *w)
         return false;
     }
     struct timespec limit = fxi_ts_add_ns(w->since, FX_RWLOCK_STALE_NS);
-    return !fxi_ts_before(&now, &limit);
+    if (fxi_ts_before(&now, &limit))
+        return false;
+    /* 0 also for a failure of the call (none is known): readers behind a
+     * gone writer must get in; a live one loses its turn at worst. */
+    int n = writers_asleep(l, seq);
+    if (n == 0)
+        return true;
+    /* A writer sleeps on it (it lives: watch again from now), or
+     * writer_seq moved (watch the new value). */
+    w->on = n > 0;
+    w->since = now;
+    w->writer_seen = w->writer_seen || n > 0;
+    return false;
 }
 
 /* s: the state the fast path's CAS found. */
@@ -267,7 +283,7 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
      * nowhere (tests/test_rwlock.c kills one at this point). */
     FX_FAULT("rwlock.rdlock.slow");
     struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
-    struct stale_watch watch = {false, 0, {0, 0}};
+    struct stale_watch watch = {false, false, 0, {0, 0}};
     bool checked = false;
     int spins = 0;
     for (;;) {
@@ -304,25 +320,36 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                 return EINVAL;
             checked = true;
         }
+        /* The sleep's own bound: the caller's deadline, or the end of the
+         * watch (below). */
+        const struct timespec *bound = deadline;
+        struct timespec watch_end;
         if (s & WL) {
             watch.on = false; /* a holder, not an intent: its release wakes */
             rc.period_ns = FX_RECHECK_NS;
         } else {
             rc.period_ns = FX_RWLOCK_WATCH_NS;
-            /* Only in memory known to be shared (the first recheck tells):
-             * in private memory no writer dies alone, and a waiting writer,
-             * which sleeps without rechecks there, renews nothing. */
-            if (!fxi_recheck_shared(&rc))
-                watch.on = false;
-            else if (intent_is_stale(l, &watch)) {
-                /* No waiting writer renewed WP/WW for the stale time: take
-                 * them away (and RW, waking the readers it stands for). A
-                 * live writer that was only slow sets them again at its next
-                 * look; it loses its turn, never mutual exclusion (WL is
-                 * what excludes, and it is taken by CAS on a free lock).
+            /* In every memory: a writer asleep is counted whatever scope
+             * either side's check found, and in private memory a fork
+             * child is not kept out by its parent's writers. */
+            if (intent_is_stale(l, &watch)) {
+                /* No writer declared an intent for the stale time and
+                 * none sleeps on writer_seq: take WP/WW away (and RW,
+                 * waking the readers it stands for). A live writer that
+                 * was only slow (on its way to its sleep, or not run for
+                 * the stale time) sets them again at its next look; it
+                 * loses its turn, never mutual exclusion (WL is what
+                 * excludes, and it is taken by CAS on a free lock).
                  * Relaxed: clears bits, publishes no data. */
                 /* @step rwlock.rdlock_slow.stale */
                 if (cas_state(l, &s, s & ~(WP | WW | RW), __ATOMIC_RELAXED)) {
+                    /* Whoever clears WW wakes a writer, as wake_waiters
+                     * does: a writer on its way to sleep on writer_seq
+                     * (after its look at WW) finds it moved, and one that
+                     * went to sleep after the count is woken. */
+                    /* @step rwlock.rdlock_slow.stale_wake_writer */
+                    if (s & WW)
+                        wake_writer(l);
                     /* @step rwlock.rdlock_slow.stale_wake */
                     if (s & RW)
                         fxi_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
@@ -330,6 +357,15 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                     watch.on = false;
                 }
                 continue;
+            }
+            /* In private memory the sleep has no recheck: until a look
+             * has found a writer asleep on writer_seq (one of this
+             * process, which wakes us when it leaves), it ends when the
+             * watch is due. */
+            if (fxi_recheck_private(&rc) && !watch.writer_seen) {
+                watch_end = fxi_ts_add_ns(watch.since, FX_RWLOCK_STALE_NS);
+                if (deadline == NULL || fxi_ts_before(&watch_end, deadline))
+                    bound = &watch_end;
             }
         }
         /* @step rwlock.rdlock_slow.mark_rw */
@@ -344,9 +380,9 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
          * returned (or a writer's, see wake_waiters) is made up for by the
          * recheck. */
         /* @step rwlock.rdlock_slow.sleep */
-        int r = fxi_futex_sleep(&l->state, (int32_t)s, deadline, &rc);
+        int r = fxi_futex_sleep(&l->state, (int32_t)s, bound, &rc);
         /* @step rwlock.rdlock_slow.timed_out */
-        if (r == ETIMEDOUT)
+        if (r == ETIMEDOUT && bound == deadline)
             return ETIMEDOUT; /* not woken: no wake is lost by leaving */
         FX_FAULT("rwlock.rdlock.slept");
         /* Woken, the state changed, a signal, or a recheck: look again with
@@ -426,7 +462,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
     uint32_t s = load_state(l);
     uint32_t slept = 0; /* WW once this writer has slept: others may sleep too */
     struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RWLOCK_WRITER_RECHECK_NS);
-    struct timespec renew_at = {0, -1}; /* next renewal of WP/WW; none yet */
+    bool declared = false; /* this call has advanced writer_seq for its intent */
     bool checked = false;
     int spins = 0;
     for (;;) {
@@ -459,7 +495,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
             }
             checked = true;
         }
-        bool renew = renew_at.tv_nsec < 0;
+        bool declare = !declared;
         /* @step rwlock.wrlock_slow.mark_ww */
         if ((s & (WP | WW)) != (WP | WW)) {
             /* Relaxed, as for RW in rdlock_slow. WP again too: the writer
@@ -468,21 +504,23 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
              * out until we are in. */
             if (!cas_state(l, &s, s | WP | WW, __ATOMIC_RELAXED))
                 continue;
-            renew = true; /* the bits are (again) ours: say so at once */
+            declare = true; /* the bits are (again) ours: say so at once */
         }
         slept = WW;
         if (fxi_ann_on())
             fxi_ann_own_words(&l->writer_seq, sizeof l->writer_seq);
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (renew || !fxi_ts_before(&now, &renew_at)) {
-            /* The renewal readers watch (intent_is_stale). Relaxed: a sign
-             * of life only; as an RMW it continues the release sequence of
-             * a waker's increment, so the acquire load below still pairs
-             * with that waker. */
+        if (declare) {
+            /* The declaration of the intent: a reader watching writer_seq
+             * (intent_is_stale) starts its stale time again. Once per call
+             * and whenever the bits become ours again, never at a recheck:
+             * writer_seq is the word the other writers sleep on, and while
+             * they wait it moves only at a hand-off (a writer's sleep is
+             * its sign of life, counted by the readers). Relaxed: as an RMW
+             * it continues the release sequence of a waker's increment, so
+             * the acquire load below still pairs with that waker. */
             /* @step rwlock.wrlock_slow.renew */
             __atomic_fetch_add(&l->writer_seq, 1, __ATOMIC_RELAXED);
-            renew_at = fxi_ts_add_ns(now, FX_RWLOCK_RENEW_NS);
+            declared = true;
         }
         /* Acquire: pairs with wake_writer's release, so that if we see its
          * new sequence number we also see the WW it cleared (below). */
@@ -495,7 +533,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
             continue; /* freed, or a waker took our WW: do not sleep */
         /* A bounded sleep: if the one writer a release woke dies before it
          * returns to user space, the others still look again at their next
-         * recheck (and renew WP/WW for the readers that watch them). */
+         * recheck (in shared memory; one per process: src/sleep.c). */
         /* @step rwlock.wrlock_slow.sleep */
         int r = fxi_futex_sleep(&l->writer_seq, seq, deadline, &rc);
         /* @step rwlock.wrlock_slow.timed_out */
@@ -689,16 +727,11 @@ int fx_rwlock_unlock(fx_rwlock *l)
         return EINVAL;
     if (fxi_ann_on()) /* one look at the race-detector probe */
         return unlock_announced(l);
-    /* The mode, from the word: a caller that holds the lock keeps it until
-     * it releases (WL stays set for a writer, and never appears while a
-     * reader holds). The first CAS is that of wrunlock or rdunlock, from
-     * the uncontended state (WL alone, or one reader alone); when it fails,
-     * the loop from the state it found is out of line and checks the mode
-     * again, so a caller that holds nothing gets EPERM (EINVAL for bad
-     * bits) and changes nothing. Nothing is kept across a call, so this
-     * path needs no stack frame (a store on the stack just before the
-     * locked instruction would wait for it). Release, as in reader_release
-     * and writer_release; on failure e is the state. */
+    /* The mode, from the word (a holder keeps it until it releases): the
+     * first CAS is wrunlock's or rdunlock's from the uncontended state; when
+     * it fails, the out-of-line loop checks the mode again (EPERM, EINVAL).
+     * No stack frame on this path. Release, as in reader_release and
+     * writer_release; on failure e is the state. */
     uint32_t s = load_state(l);
     uint32_t e = (s & WL) ? WL : 1;
     if (cas_state(l, &e, 0, __ATOMIC_RELEASE))

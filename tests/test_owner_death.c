@@ -5,6 +5,10 @@
  * takes both, the reference first; each row asserts that the reference was
  * recovered (EOWNERDEAD) and that fx_rmutex's result is the same.
  *
+ * Under ThreadSanitizer the reference is left out: its interceptors cannot
+ * follow a robust mutex locked in one process and recovered in another, and
+ * report the recovery as an unlock of an unlocked mutex.
+ *
  * Rows: where the owner and the waiter run (the same process tree on the
  * host; one container, a new PID namespace; a container two deep; sibling
  * containers; the owner in a container and the waiter on the host, and the
@@ -41,13 +45,16 @@ struct page {
 
 enum death { THREAD_EXIT, SIGKILLED };
 
+/* The reference is taken and recovered: not under ThreadSanitizer (above). */
+#define REFERENCE (!FXT_UNDER_TSAN)
+
 static struct page *page;
 static enum death how;
 
 static void *hold_and_return(void *p)
 {
     (void)p;
-    if (pthread_mutex_lock(&page->gm) != 0 || fx_rmutex_lock(&page->m) != 0)
+    if ((REFERENCE && pthread_mutex_lock(&page->gm) != 0) || fx_rmutex_lock(&page->m) != 0)
         _exit(80);
     return NULL; /* the thread ends holding both */
 }
@@ -62,7 +69,7 @@ static int owner_role(void)
         fxt_flag_set(&page->held, 1);
         return 0;
     }
-    if (pthread_mutex_lock(&page->gm) != 0 || fx_rmutex_lock(&page->m) != 0)
+    if ((REFERENCE && pthread_mutex_lock(&page->gm) != 0) || fx_rmutex_lock(&page->m) != 0)
         return 82;
     fxt_flag_set(&page->held, 1);
     raise(SIGKILL);
@@ -77,13 +84,13 @@ static int waiter_role(void)
     struct timespec rt;
     clock_gettime(CLOCK_REALTIME, &rt);
     rt.tv_sec += 2;
-    int g = pthread_mutex_timedlock(&page->gm, &rt);
+    int g = REFERENCE ? pthread_mutex_timedlock(&page->gm, &rt) : EOWNERDEAD;
     struct timespec d = fx_deadline_in(2 * FX_NSEC_PER_SEC);
     int r = fx_rmutex_timedlock(&page->m, &d);
     page->g_result = g;
     page->m_result = r;
-    if (g == EOWNERDEAD && (pthread_mutex_consistent(&page->gm) != 0 ||
-                            pthread_mutex_unlock(&page->gm) != 0))
+    if (REFERENCE && g == EOWNERDEAD && (pthread_mutex_consistent(&page->gm) != 0 ||
+                                         pthread_mutex_unlock(&page->gm) != 0))
         return 91;
     if (r == EOWNERDEAD && (fx_rmutex_consistent(&page->m) != 0 || fx_rmutex_unlock(&page->m) != 0))
         return 92;

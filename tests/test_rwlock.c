@@ -11,8 +11,10 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -693,8 +695,6 @@ static void test_reader_killed_in_rdlock_while_a_writer_waits_lets_the_writer_in
     fxt_shared_free(l, sizeof *l);
 }
 
-/* A live writer that waits longer than the stale time keeps the writer
- * preference: its renewals keep readers out until it has had its turn. */
 /* Issue 19: a release by a thread that holds nothing costs that thread an
  * EPERM and nobody else anything. The old rdunlock subtracted first and took
  * the subtraction back: meanwhile the others saw a word it made up (a free
@@ -811,6 +811,9 @@ static void test_wrunlock_without_a_write_hold_costs_the_readers_nothing(void **
     assert_int_equal(m.l.state, 0);
 }
 
+/* A live writer that waits longer than the stale time keeps the writer
+ * preference: its sleep on writer_seq keeps readers out until it has had its
+ * turn. */
 static void test_live_waiting_writer_keeps_readers_out_past_the_stale_time(void **state)
 {
     (void)state;
@@ -829,6 +832,239 @@ static void test_live_waiting_writer_keeps_readers_out_past_the_stale_time(void 
     assert_int_equal(w.result, 0);
     assert_int_equal(w.unlock_result, 0);
     assert_int_equal(l.state, 0);
+}
+
+/* --- issue 31: the writers' intent and the wakes it costs ----------------- */
+
+enum { IDLE_WRITERS = 4 };
+
+/* Voluntary context switches of thread tid of this process: its sleeps,
+ * each ended by a wake, a recheck or a hand-off (-1 if unreadable). */
+static long thread_wakeups(pid_t tid)
+{
+    char path[64], line[128];
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
+    FILE *f = fopen(path, "r");
+    long v = -1;
+    if (f == NULL)
+        return -1;
+    while (fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
+            break;
+    fclose(f);
+    return v;
+}
+
+/* Waits until, of the n writers, one sleeps on word as its designated sleeper
+ * (futex(2)) and the others untimed (futex_waitv(2), src/sleep.c): the
+ * designated one's index; -1 after 10 s; -2 when no writer ever slept
+ * untimed (designation cannot be used here: futex_waitv or MADV_WIPEONFORK
+ * missing, and every sleeper rechecks). */
+static int writers_settled(const struct locker *w, int n, const void *word)
+{
+    int64_t limit = fxt_now_ns() + 10 * 1000000000LL;
+    bool untimed_seen = false;
+    while (fxt_now_ns() < limit) {
+        int designated = -1, ones = 0, twos = 0;
+        for (int i = 0; i < n; i++) {
+            int how = fxt_futex_sleep_how(__atomic_load_n(&w[i].tid, __ATOMIC_ACQUIRE), word);
+            if (how == 1) {
+                ones++;
+                designated = i;
+            }
+            twos += how == 2;
+        }
+        untimed_seen = untimed_seen || twos > 0;
+        if (ones == 1 && twos == n - 1)
+            return designated;
+        sched_yield();
+    }
+    return untimed_seen ? -1 : -2;
+}
+
+/* Waits until thread tid has slept `more` times after `from`; false after
+ * 10 s. */
+static bool wakeups_reach(pid_t tid, long from, long more)
+{
+    int64_t limit = fxt_now_ns() + 10 * 1000000000LL;
+    while (fxt_now_ns() < limit) {
+        long n = thread_wakeups(tid);
+        if (n >= 0 && n - from >= more)
+            return true;
+        sched_yield();
+    }
+    return false;
+}
+
+/* Issue 31: writers waiting behind a held write lock in shared memory pay
+ * the rechecks of one of them, their designated sleeper (src/sleep.c), and
+ * nothing more. The designated writer's recheck used to renew its intent by
+ * moving writer_seq, the word the others sleep on, so each of its rechecks
+ * handed every other writer a recheck of its own (the word had changed),
+ * which renewed in turn: every waiting writer woke at every recheck. The
+ * window is counted in the designated writer's rechecks, not in time. */
+static void test_waiting_writers_in_shared_memory_do_not_wake_one_another(void **state)
+{
+    (void)state;
+    fx_rwlock *l = fxt_shared_alloc(sizeof *l);
+    struct locker *w = fxt_arena(IDLE_WRITERS * sizeof *w);
+    pthread_t t[IDLE_WRITERS];
+    assert_int_equal(fx_rwlock_wrlock(l), 0);
+    for (int i = 0; i < IDLE_WRITERS; i++) {
+        w[i] = locker(l, 1, NULL);
+        t[i] = fxt_thread(locker_main, &w[i]);
+        fxt_wait_sleeping(&w[i].tid, &l->writer_seq);
+    }
+    int d = writers_settled(w, IDLE_WRITERS, &l->writer_seq);
+    if (d == -2) {
+        assert_int_equal(fx_rwlock_unlock(l), 0);
+        for (int i = 0; i < IDLE_WRITERS; i++)
+            fxt_join(t[i]);
+        fxt_shared_free(l, sizeof *l);
+        print_message("     no designated sleeper here (futex_waitv or MADV_WIPEONFORK "
+                      "missing): every waiter rechecks\n");
+        skip();
+    }
+    assert_true(d >= 0);
+    /* Two rechecks of the designated writer first: the others registered
+     * while writer_seq moved for each one's first sleep (its declaration),
+     * and the first recheck after that hands them one recheck. */
+    long start = thread_wakeups(w[d].tid);
+    assert_true(start >= 0);
+    assert_true(wakeups_reach(w[d].tid, start, 2));
+    long before[IDLE_WRITERS];
+    for (int i = 0; i < IDLE_WRITERS; i++)
+        before[i] = thread_wakeups(w[i].tid);
+    enum { RECHECKS = 4 };
+    assert_true(wakeups_reach(w[d].tid, before[d], RECHECKS));
+    long designated = thread_wakeups(w[d].tid) - before[d];
+    long others = 0;
+    for (int i = 0; i < IDLE_WRITERS; i++)
+        if (i != d)
+            others += thread_wakeups(w[i].tid) - before[i];
+    print_message("     %ld rechecks of the designated writer, %ld wake-ups of the %d others\n",
+                  designated, others, IDLE_WRITERS - 1);
+    assert_int_equal(fxt_futex_sleep_how(w[d].tid, &l->writer_seq), 1); /* still designated */
+    assert_true(others < designated);
+    assert_int_equal(fx_rwlock_unlock(l), 0);
+    for (int i = 0; i < IDLE_WRITERS; i++) {
+        fxt_join(t[i]);
+        assert_int_equal(w[i].result, 0);
+        assert_int_equal(w[i].unlock_result, 0);
+    }
+    assert_int_equal(l->state, 0);
+    fxt_shared_free(l, sizeof *l);
+}
+
+/* The reader of blind_reader_child: it cannot open a file (its scope check
+ * cannot tell private memory from shared), and waits with a deadline. */
+struct blind_reader {
+    fx_rwlock *l;
+    int refused; /* 0 once openat is refused to this thread */
+    int result;  /* its timedrdlock's */
+};
+
+static void *blind_reader_main(void *p)
+{
+    struct blind_reader *b = p;
+    b->refused = fxt_refuse_syscall(SYS_openat, EACCES, 0);
+    if (b->refused != 0)
+        return NULL;
+    struct timespec d = fx_deadline_in(3 * FX_NSEC_PER_SEC); /* past the stale time */
+    b->result = fx_rwlock_timedrdlock(b->l, &d);
+    if (b->result == 0)
+        fx_rwlock_rdunlock(b->l);
+    return NULL;
+}
+
+/* The child of test_reader_whose_scope_check_failed_does_not_strand_a_sleeping_writer:
+ * 0, or the number of the check that failed. Everything is the child's own
+ * private memory. */
+static int blind_reader_child(void *arg)
+{
+    (void)arg;
+    fx_rwlock *l = fxt_arena(sizeof *l);
+    struct locker *w = fxt_arena(sizeof *w);
+    struct blind_reader *b = fxt_arena(sizeof *b);
+    *w = locker(l, 1, NULL);
+    b->l = l;
+    b->result = -1;
+    FXT_CHILD_CHECK(fx_rwlock_rdlock(l) == 0, 1);
+    fxf_count_at("futex.scope.private");
+    pthread_t tw;
+    FXT_CHILD_CHECK(pthread_create(&tw, NULL, locker_main, w) == 0, 2);
+    /* The writer's first recheck found the memory private: from then on
+     * it sleeps without rechecks (and stops looking at the lock). */
+    int64_t limit = fxt_now_ns() + 10 * 1000000000LL;
+    while (fxf_counted() < 1 && fxt_now_ns() < limit)
+        sched_yield();
+    FXT_CHILD_CHECK(fxf_counted() == 1, 3);
+    FXT_CHILD_CHECK(fxt_wait_asleep(__atomic_load_n(&w->tid, __ATOMIC_ACQUIRE),
+                                    &l->writer_seq, 10000),
+                    4);
+    fxf_count_at("futex.scope.shared");
+    pthread_t tb;
+    FXT_CHILD_CHECK(pthread_create(&tb, NULL, blind_reader_main, b) == 0, 5);
+    FXT_CHILD_CHECK(fxt_join_timed(tb, 20000, NULL), 6);
+    FXT_CHILD_CHECK(b->refused == 0, 7);
+    FXT_CHILD_CHECK(fxf_counted() >= 1, 8); /* the reader's check said shared */
+    FXT_CHILD_CHECK(b->result == 0 || b->result == ETIMEDOUT, 9);
+    /* The reader has left: the last reader's release must reach the
+     * writer. */
+    FXT_CHILD_CHECK(fx_rwlock_rdunlock(l) == 0, 10);
+    FXT_CHILD_CHECK(fxt_join_timed(tw, 10000, NULL), 11);
+    FXT_CHILD_CHECK(w->result == 0 && w->unlock_result == 0, 12);
+    FXT_CHILD_CHECK(l->state == 0, 13);
+    return 0;
+}
+
+/* Issue 31: a private lock; a writer waits, and its scope check said private,
+ * so it sleeps without rechecks; a reader whose scope check failed (a seccomp
+ * filter refuses it openat) watched the writer's intent, took it for dead
+ * after the stale time and cleared it without waking the writer, came in and
+ * left: the writer slept for ever on a free lock. A failed scope check may
+ * cost wake-ups, never a wake. */
+static void test_reader_whose_scope_check_failed_does_not_strand_a_sleeping_writer(void **state)
+{
+    (void)state;
+    fxt_require_seccomp();
+    assert_int_equal(fxt_run_child(blind_reader_child, NULL), 0);
+}
+
+/* The child of test_fork_child_reader_is_not_kept_out_by_a_parent_writer:
+ * its copy of the lock holds the parent's read hold and the intent of a
+ * writer that does not exist here. */
+static int fork_child_reader(void *arg)
+{
+    fx_rwlock *l = arg;
+    FXT_CHILD_CHECK(fx_rwlock_rdunlock(l) == 0, 2); /* the copied hold */
+    FXT_CHILD_CHECK(fx_rwlock_rdlock(l) == 0, 3);
+    FXT_CHILD_CHECK(fx_rwlock_rdunlock(l) == 0, 4);
+    return 0;
+}
+
+/* Issue 31: fork() while another thread waits to write a private lock: in the
+ * child nobody holds the lock, and the intent is that of a thread that does
+ * not exist there; a reader used to wait for ever (in private memory nobody
+ * watched the intent). */
+static void test_fork_child_reader_is_not_kept_out_by_a_parent_writer(void **state)
+{
+    (void)state;
+    fx_rwlock *l = fxt_arena(sizeof *l);
+    assert_int_equal(fx_rwlock_rdlock(l), 0);
+    struct locker *w = fxt_arena(sizeof *w);
+    *w = locker(l, 1, NULL);
+    pthread_t tw = fxt_thread(locker_main, w);
+    fxt_wait_sleeping(&w->tid, &l->writer_seq);
+    assert_int_equal(fxt_load(&l->state) & (WP_BIT | WW_BIT), WP_BIT | WW_BIT);
+    pid_t c = fxt_fork(fork_child_reader, l);
+    assert_int_equal(fxt_wait_child(c, 20000), 0);
+    assert_int_equal(__atomic_load_n(&w->result, __ATOMIC_ACQUIRE), -1); /* still waits here */
+    assert_int_equal(fx_rwlock_rdunlock(l), 0);
+    fxt_join(tw);
+    assert_int_equal(w->result, 0);
+    assert_int_equal(w->unlock_result, 0);
+    assert_int_equal(l->state, 0);
 }
 
 /* --- stress: no torn reads, progress for both kinds ------------------------ */
@@ -1152,6 +1388,9 @@ int main(void)
         cmocka_unit_test(test_rdunlock_without_a_read_hold_costs_the_writers_nothing),
         cmocka_unit_test(test_wrunlock_without_a_write_hold_costs_the_readers_nothing),
         cmocka_unit_test(test_live_waiting_writer_keeps_readers_out_past_the_stale_time),
+        cmocka_unit_test(test_waiting_writers_in_shared_memory_do_not_wake_one_another),
+        cmocka_unit_test(test_reader_whose_scope_check_failed_does_not_strand_a_sleeping_writer),
+        cmocka_unit_test(test_fork_child_reader_is_not_kept_out_by_a_parent_writer),
         cmocka_unit_test(test_threads_never_see_a_torn_value),
         cmocka_unit_test(test_processes_never_see_a_torn_value),
         cmocka_unit_test(test_writer_progresses_under_a_reader_stream),

@@ -15,9 +15,10 @@
  *                 bit 31       FX_RWLOCK_WRITERS_WAITING: writers may sleep on
  *                              `writer_seq`
  *     writer_seq  a sequence number (any value, wraps) that unlockers advance
- *                 before waking one writer, and waiting writers advance to
- *                 show they are alive: the writers' futex word, so that
- *                 readers and writers never wake each other needlessly.
+ *                 before waking one writer, and a waiting writer advances
+ *                 when it declares its intent: the writers' futex word, so
+ *                 that readers and writers never wake each other needlessly
+ *                 (nor do waiting writers wake one another).
  *
  * All-zero bytes (FX_RWLOCK_INIT) are an unlocked lock; no init call, attribute
  * or destroy is needed, and the lock works across processes in MAP_SHARED
@@ -53,9 +54,11 @@
  * writer that died waiting (FX_RWLOCK_WRITER_PENDING,
  * FX_RWLOCK_WRITERS_WAITING) stops keeping blocked readers out within about
  * one second (fx_rwlock_tryrdlock keeps giving EBUSY until a blocking reader
- * has cleared it). A process that dies HOLDING the lock leaves it held for
- * good, as with pthread_rwlock_t (the lock does not track its owners); use
- * fx_rmutex where owner death must be survived.
+ * has cleared it). So does, in a fork() child, the intent of a parent's
+ * thread that waited to write a lock in private memory. A process that dies
+ * HOLDING the lock leaves it held for good, as with pthread_rwlock_t (the
+ * lock does not track its owners); use fx_rmutex where owner death must be
+ * survived.
  *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is

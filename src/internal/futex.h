@@ -145,14 +145,15 @@ static inline int64_t fxi_recheck_grid(int64_t now_ns, int64_t period_ns)
 int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
                    struct fxi_recheck *s);
 
-/* True once the first recheck of the call of s has found a word that other
- * processes may futex-wake (or could not tell). A caller whose own watch
- * exists only for deaths in other processes (the rwlock readers'
- * stale-intent watch) keeps it only then: in private memory the other side
- * of the watch (a waiting writer's renewals) sleeps without rechecks. */
-static inline int fxi_recheck_shared(const struct fxi_recheck *s)
+/* True once the first recheck of the call of s has found every word of the
+ * call in memory that no other process can futex-wake: its sleeps have no
+ * recheck from then on. A caller that still needs to look again at some
+ * time of its own (the rwlock readers' stale-intent watch, whose other side,
+ * a waiting writer's sleep, is counted rather than renewed) passes it as a
+ * deadline. */
+static inline int fxi_recheck_private(const struct fxi_recheck *s)
 {
-    return s->scope == FXI_SCOPE_SHARED;
+    return s->scope == FXI_SCOPE_PRIVATE;
 }
 
 /* fxi_futex_sleep as a cancellation point: asynchronous cancellation of the
