@@ -3,6 +3,12 @@
  * whose TID comes back as a live thread: issue 11 classes 1 and 5 for the
  * once word, with the identity rule of once_slow.
  *
+ * Layout 2: this model is the PROBED initialiser (a thread without a robust
+ * list), the one judged by TID. An initialiser on its robust list is never
+ * judged: the kernel marks its word ABANDONED at its death and wakes one
+ * caller, who runs it again, the protocol that models/rmutex.pml checks with
+ * -DKERNEL=1 for the rmutex word; it is not modelled here.
+ *
  * The word is NOT_RUN, DONE or RUNNING|t (WAITERS is left out: no wake-up is
  * modelled, waiters block until the word changes or their recheck finds the
  * initialiser dead). The word names the initialiser by TID alone; each
@@ -44,7 +50,7 @@
  * thread waits for itself, and everyone with it) are caught.
  */
 //@mirrors src/identity.c fxi_once_inside fxi_once_enter fxi_once_leave fxi_once_abandon sha256=8b3508df3e891daad7f5e2ea03416fb89c56434e01271c84337e462803a85e6d
-//@mirrors src/once.c once_finish once_abandon once_run once_slow fx_once_call sha256=d18af8c0bd8368171d2859398d117d52383d847aacecd58e7a38065c042ab108
+//@mirrors src/once.c once_finish once_abandon once_run once_slow fx_once_call sha256=2c489bf117846da985d2ff14022385ce003dbb7de0c4e653c47a87fe16ebf135
 //@check safety
 
 #define NOT_RUN 0

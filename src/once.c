@@ -215,8 +215,8 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
              * namespace may have too -- unless it is our initialiser. */
             if (owner == me && fxi_once_inside(o, (uint32_t)me))
                 return once_leave(me, EDEADLK);
-        } else if (owner == me) {
-            if (fxi_once_inside(o, (uint32_t)me))
+        } else if ((owner & TID_MASK) == (me & TID_MASK)) {
+            if (owner == me && fxi_once_inside(o, (uint32_t)me))
                 return once_leave(me, EDEADLK);
             /* Our TID, but not our initialiser: the thread that had the TID
              * before us died inside it -- when the TID names the same task

@@ -3,7 +3,9 @@
  * glibc's robust process-shared pthread_mutex_t is (issue 30, acceptance 1),
  * without a supervisor: the owner holds both objects, dies, and a waiter
  * takes both, the reference first; each row asserts that the reference was
- * recovered (EOWNERDEAD) and that fx_rmutex's result is the same.
+ * recovered (EOWNERDEAD) and that fx_rmutex's result is the same. In the
+ * SIGKILL rows the owner dies inside an fx_once initialiser too, which the
+ * waiter then runs again.
  *
  * Under ThreadSanitizer the reference is left out: its interceptors cannot
  * follow a robust mutex locked in one process and recovered in another, and
@@ -41,6 +43,9 @@ struct page {
     int32_t dead;       /* fxt_flag: the owner is gone (reaped) */
     int32_t g_result;   /* the waiter's results */
     int32_t m_result;
+    fx_once o;          /* SIGKILL rows: the owner dies inside its initialiser */
+    int32_t o_result;
+    int32_t o_runs;     /* initialiser runs that returned */
 };
 
 enum death { THREAD_EXIT, SIGKILLED };
@@ -59,6 +64,21 @@ static void *hold_and_return(void *p)
     return NULL; /* the thread ends holding both */
 }
 
+static void lock_all_and_die(void *arg)
+{
+    (void)arg;
+    if ((REFERENCE && pthread_mutex_lock(&page->gm) != 0) || fx_rmutex_lock(&page->m) != 0)
+        _exit(82);
+    fxt_flag_set(&page->held, 1);
+    raise(SIGKILL);
+}
+
+static void count_run(void *arg)
+{
+    (void)arg;
+    page->o_runs++;
+}
+
 /* The owner's role: takes both and dies as the row says. */
 static int owner_role(void)
 {
@@ -69,11 +89,9 @@ static int owner_role(void)
         fxt_flag_set(&page->held, 1);
         return 0;
     }
-    if ((REFERENCE && pthread_mutex_lock(&page->gm) != 0) || fx_rmutex_lock(&page->m) != 0)
-        return 82;
-    fxt_flag_set(&page->held, 1);
-    raise(SIGKILL);
-    return 83;
+    /* Inside fx_once's initialiser, so that the flag's recovery is asserted
+     * beside the mutexes'. */
+    return fx_once_call(&page->o, lock_all_and_die, NULL) == 0 ? 83 : 84;
 }
 
 /* The waiter's role: once the owner is gone, takes both (2 s each). */
@@ -94,6 +112,9 @@ static int waiter_role(void)
         return 91;
     if (r == EOWNERDEAD && (fx_rmutex_consistent(&page->m) != 0 || fx_rmutex_unlock(&page->m) != 0))
         return 92;
+    /* A flag whose initialiser died is run again (a flag never started, in
+     * the thread-exit rows, is run the first time). */
+    page->o_result = fx_once_call(&page->o, count_run, NULL);
     return 0;
 }
 
@@ -215,6 +236,9 @@ static void row(int owner_depth, int waiter_depth, bool same, enum death d)
         assert_int_equal(page->g_result, EOWNERDEAD); /* the reference recovers */
     if (page->g_result == EOWNERDEAD)
         assert_int_equal(page->m_result, EOWNERDEAD);
+    assert_int_equal(page->o_result, 0);
+    assert_int_equal(page->o_runs, 1);
+    assert_int_equal(page->o.state, FX_ONCE_DONE);
     fxt_shared_free(page, sizeof *page);
 }
 
