@@ -145,10 +145,10 @@ int fx_rmutex_init(fx_rmutex *m);
  * NULL or misaligned m or a slot value the library never writes. Never EINTR. */
 int fx_rmutex_lock(fx_rmutex *m) FX_ACQUIRE(m) FX_WARN_UNUSED;
 
-/* As fx_rmutex_lock, without waiting: EBUSY when another live thread owns m. It
- * checks the owner's liveness when it finds m held (at most once per
- * FX_RMUTEX_RECHECK_MS per calling thread for the same owner; a few
- * microseconds), so a dead owner's mutex is taken with EOWNERDEAD at once. */
+/* As fx_rmutex_lock, without waiting: EBUSY when another live thread owns m. A
+ * dead owner's mutex is taken with EOWNERDEAD at once: the kernel marked it,
+ * or, for a PROBED owner, the call checks its liveness (at most once per
+ * FX_RMUTEX_RECHECK_MS per calling thread for the same owner). */
 int fx_rmutex_trylock(fx_rmutex *m) FX_TRY_ACQUIRE(0, m) FX_WARN_UNUSED;
 
 /* As fx_rmutex_lock, giving up at the absolute CLOCK_MONOTONIC deadline (NULL:
