@@ -2,9 +2,10 @@
  * tests/fuzz/fuzz_states.c - libFuzzer target: random operation sequences on
  * random slot contents, checked against a specification of each operation.
  *
- * The input is 64 bytes of initial slot contents (an fx_mutex, an
+ * The input is the initial slot contents (an fx_mutex, an
  * fx_counter, a raw futex word, an fx_sem, an fx_rwlock, an fx_cond and the
- * fx_mutex it waits with, an fx_barrier and an fx_once: 16 int32 slots), then
+ * fx_mutex it waits with, an fx_barrier and an fx_once with its robust-list
+ * slots: sizeof(struct slots)), then
  * 5-byte operations: an opcode and a 32-bit argument. An operation may also
  * overwrite a slot with an arbitrary value, or with a value the library
  * writes, so every sequence of library states and foreign values is
@@ -32,6 +33,7 @@
 #include <futexsync/futex.h>
 #include <futexsync/mutex.h>
 #include <futexsync/once.h>
+#include <stddef.h>
 #include <futexsync/rwlock.h>
 #include <futexsync/sem.h>
 #include <futexsync/time.h>
@@ -56,7 +58,11 @@ struct slots {
     fx_once once;
 };
 #define NSLOTS ((int)(sizeof(struct slots) / sizeof(int32_t)))
-_Static_assert(sizeof(struct slots) == 64, "16 slots");
+/* Slots 0..14 the other objects, 15 padding, then the fx_once (its word is
+ * slot ONCE_SLOT) with its robust-list slots. */
+#define ONCE_SLOT ((int)(offsetof(struct slots, once) / sizeof(int32_t)))
+_Static_assert(offsetof(struct slots, once) == 64 && sizeof(struct slots) == 64 + sizeof(fx_once),
+               "15 slots and a pad, then the fx_once");
 
 static void fail(const char *what, int64_t got, int64_t want, int32_t before)
 {
@@ -492,11 +498,17 @@ static void op_once(struct slots *s, uint8_t op, uint32_t arg)
     if (self == 0)
         self = (int32_t)syscall(SYS_gettid);
     bool running = (v & FX_ONCE_RUNNING) != 0;
-    bool tid = (v & FX_ONCE_TID_MASK) != 0 &&
-               (v & ~(FX_ONCE_RUNNING | FX_ONCE_WAITERS | FX_ONCE_LOCALNS | FX_ONCE_TID_MASK)) == 0;
-    bool mine = running && tid && (v & (FX_ONCE_TID_MASK | FX_ONCE_LOCALNS)) == self;
-    bool written = running ? tid : (v == FX_ONCE_NOT_RUN || v == FX_ONCE_DONE);
-    if (running && tid && !mine)
+    int32_t id = v & ~(FX_ONCE_RUNNING | FX_ONCE_WAITERS);
+    bool abandoned = running && id == 0; /* the kernel's mark: run again */
+    bool tid = running && (id & FX_ONCE_TID_MASK) != 0 &&
+               !((id & FX_ONCE_LOCALNS) && !(id & FX_ONCE_PROBED)) &&
+               (id & ~(FX_ONCE_LOCALNS | FX_ONCE_PROBED | FX_ONCE_TID_MASK)) == 0;
+    /* Our TID in a PROBED word without LOCALNS (the fuzzer runs in the
+     * initial PID namespace): a dead thread's, taken over. */
+    bool mine = tid && (id & (FX_ONCE_PROBED | FX_ONCE_LOCALNS)) == FX_ONCE_PROBED &&
+                (id & FX_ONCE_TID_MASK) == self;
+    bool written = running ? (abandoned || tid) : (v == FX_ONCE_NOT_RUN || v == FX_ONCE_DONE);
+    if (tid && !mine)
         return; /* it would wait for that thread (or take over after 100 ms) */
     once_runs = 0;
     int r = fx_once_call(&s->once, op ? once_fn : NULL, NULL);
@@ -507,9 +519,10 @@ static void op_once(struct slots *s, uint8_t op, uint32_t arg)
     }
     /* Our TID outside its initialiser: a dead thread's, taken over. */
     EXPECT("once result", r, !written ? EINVAL : 0, v);
-    EXPECT("once runs", once_runs, (v == FX_ONCE_NOT_RUN || mine) ? 1 : 0, v);
+    EXPECT("once runs", once_runs, (v == FX_ONCE_NOT_RUN || abandoned || mine) ? 1 : 0, v);
     EXPECT("once state", s->once.state,
-           (v == FX_ONCE_NOT_RUN || v == FX_ONCE_DONE || mine) ? FX_ONCE_DONE : v, v);
+           (v == FX_ONCE_NOT_RUN || v == FX_ONCE_DONE || abandoned || mine) ? FX_ONCE_DONE : v,
+           v);
 }
 
 /* A value the library writes, into one of the new primitives' slots. */
@@ -545,8 +558,13 @@ static void library_value(struct slots *s, uint8_t op, uint32_t arg)
         static int32_t self;
         if (self == 0)
             self = (int32_t)syscall(SYS_gettid);
-        s->once.state = (arg & 3) == 0 ? FX_ONCE_RUNNING | (int32_t)(arg & FX_ONCE_WAITERS) | self
-                                       : (int32_t)(arg % 2);
+        /* A dead PROBED thread's word naming us, the kernel's mark of an
+         * abandoned initialiser, DONE or NOT_RUN. */
+        int32_t w = (int32_t)(arg & (uint32_t)FX_ONCE_WAITERS);
+        s->once.state = (arg & 3) == 0   ? FX_ONCE_RUNNING | FX_ONCE_PROBED | w | self
+                        : (arg & 3) == 1 ? FX_ONCE_RUNNING | w
+                        : (arg & 3) == 2 ? FX_ONCE_DONE
+                                         : FX_ONCE_NOT_RUN;
         break;
     }
     }
@@ -576,7 +594,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             op_futex(&s, op % 3, arg);
             break;
         case 5: /* a foreign write into one slot */
-            slot[op & 15] = (int32_t)arg;
+            slot[(op & 15) == 15 ? ONCE_SLOT : (op & 15)] = (int32_t)arg;
             break;
         case 6:
             op_badptr(arg);
