@@ -50,7 +50,7 @@
  * thread waits for itself, and everyone with it) are caught.
  */
 //@mirrors src/identity.c fxi_once_inside fxi_once_enter fxi_once_leave fxi_once_abandon sha256=8b3508df3e891daad7f5e2ea03416fb89c56434e01271c84337e462803a85e6d
-//@mirrors src/once.c once_finish once_abandon once_run once_slow fx_once_call sha256=2c489bf117846da985d2ff14022385ce003dbb7de0c4e653c47a87fe16ebf135
+//@mirrors src/once.c once_finish once_abandon once_run once_slow fx_once_call sha256=e0ba433e9728b66b722b3270b77681bd71df62d56383e370554f6551e6a80b9d
 //@check safety
 
 #define NOT_RUN 0

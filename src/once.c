@@ -131,20 +131,14 @@ static void once_finish(fx_once *o, int32_t me, int32_t to)
         fxi_rl_pending(h, NULL);
 }
 
-struct once_running {
-    fx_once *o;
-    int32_t me;
-};
-
 /* Cleanup handler: the initialiser's thread exits or is cancelled inside it,
  * or a C++ exception unwinds out of it (the library is built with
  * -fexceptions). The innermost running initialiser is o: it leaves the
  * record, and the flag is free for the next caller. */
 static void once_abandon(void *p)
 {
-    const struct once_running *r = p;
     fxi_once_abandon();
-    once_finish(r->o, r->me, NOT_RUN);
+    once_finish(p, (int32_t)fxi_id(), NOT_RUN); /* this thread's identity, as at the start */
 }
 
 /* Runs fn once the caller's CAS made the word RUNNING|me (under
@@ -158,8 +152,7 @@ static void once_run(fx_once *o, int32_t me, void (*fn)(void *), void *arg)
     }
     /* The record of the initialisers this thread runs (src/identity.c). */
     uint32_t depth = fxi_once_enter(o, (uint32_t)me);
-    struct once_running r = {o, me};
-    pthread_cleanup_push(once_abandon, &r);
+    pthread_cleanup_push(once_abandon, o);
     fn(arg);
     pthread_cleanup_pop(0);
     fxi_once_leave(depth);
