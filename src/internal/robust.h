@@ -24,9 +24,12 @@
  * calls (ENOSYS) leaves its fx_rmutex words to the liveness probe.
  *
  * Only the owning thread touches its list, and the kernel reads it only
- * when that thread has stopped running user code, so plain stores ordered
- * by compiler fences are enough (the kernel sees the thread's own program
- * order). An entry is linked after the CAS that made the word name the
+ * when that thread has stopped running user code, so stores ordered by
+ * compiler fences are enough (the kernel sees the thread's own program
+ * order). An object's own link slots are relaxed atomics: its next owner
+ * writes them after the word's CAS, ordered by the word, and a release
+ * made in a cancellation's unwinding is one a race detector may not see
+ * ordered (the slots order nothing themselves). An entry is linked after the CAS that made the word name the
  * thread and unlinked before the CAS that releases it, each CAS covered by
  * list_op_pending: an entry never stays linked once its object may be
  * freed by its next owner, and a death between two steps is still told.
@@ -104,9 +107,9 @@ static inline void fxi_rl_link_slots(struct robust_list_head *h, void **link)
     uintptr_t first = (uintptr_t)h->list.next;
 #if FX_RMUTEX_LINKS == 2
     *fxi_rl_prev_of(first) = e;
-    link[0] = (void *)&h->list;
+    __atomic_store_n(&link[0], (void *)&h->list, __ATOMIC_RELAXED);
 #endif
-    link[FXI_RL_NEXT] = (void *)first;
+    __atomic_store_n(&link[FXI_RL_NEXT], (void *)first, __ATOMIC_RELAXED);
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the entry is whole before it is reachable */
     h->list.next = (struct robust_list *)e;
 }
@@ -120,16 +123,16 @@ static inline void fxi_rl_link(struct robust_list_head *h, fx_rmutex *m)
  * and every link fills it). */
 static inline void fxi_rl_unlink_slots(struct robust_list_head *h, void **link)
 {
-    uintptr_t next = (uintptr_t)link[FXI_RL_NEXT];
+    uintptr_t next = (uintptr_t)__atomic_load_n(&link[FXI_RL_NEXT], __ATOMIC_RELAXED);
     if (next == 0)
         return;
 #if FX_RMUTEX_LINKS == 2
     (void)h;
-    uintptr_t prev = (uintptr_t)link[0];
+    uintptr_t prev = (uintptr_t)__atomic_load_n(&link[0], __ATOMIC_RELAXED);
     *fxi_rl_prev_of(next) = prev;
     *fxi_rl_next_of(prev) = next;
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* unreachable before the slots go */
-    link[0] = NULL;
+    __atomic_store_n(&link[0], NULL, __ATOMIC_RELAXED);
 #else
     uintptr_t e = (uintptr_t)fxi_rl_entry_of(link);
     uintptr_t *p = (uintptr_t *)&h->list.next;
@@ -139,7 +142,7 @@ static inline void fxi_rl_unlink_slots(struct robust_list_head *h, void **link)
         *p = next;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 #endif
-    link[FXI_RL_NEXT] = NULL;
+    __atomic_store_n(&link[FXI_RL_NEXT], NULL, __ATOMIC_RELAXED);
 }
 static inline void fxi_rl_unlink(struct robust_list_head *h, fx_rmutex *m)
 {
