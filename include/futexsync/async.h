@@ -27,7 +27,7 @@
  *     fx_async_destroy(w);                     cancels, closes the fd
  *
  * The fd is readable when the word may have changed, when the deadline has
- * passed, when an fx_rmutex owner's liveness is due for a check, every
+ * passed, when a PROBED fx_rmutex owner's liveness is due for a check, every
  * 500 ms of an fx_mutex or fx_counter wait on the io_uring back end (the
  * library's bounded recheck: a wake lost when a process died in the wake
  * window delays the waiter, never strands it; complete re-arms at once
@@ -182,16 +182,15 @@ int fx_async_mutex_run(fx_async *waiter, fx_mutex *m, const struct timespec *dea
  * fx_worker_fd next to the waiter's fd and call fx_worker_check when it is
  * readable (docs/async.md, "Supervised workers").
  *
- * Owner death while armed: nothing wakes the word when its owner dies, so
- * the armed wait is bounded by the owner's liveness re-check time (the same
- * schedule as a blocked fx_rmutex_lock: FX_RMUTEX_FIRST_CHECK_MS after the
- * owner is first seen, then every FX_RMUTEX_RECHECK_MS). At that time the fd
- * becomes readable and fx_async_complete checks the owner (/proc, a few
- * microseconds): alive, it re-arms (EINPROGRESS); dead, it takes m with
- * EOWNERDEAD. A death is therefore seen within about FX_RMUTEX_RECHECK_MS,
- * provided the loop calls fx_async_complete promptly; in exchange the fd is
- * readable about 1000 / FX_RMUTEX_RECHECK_MS times a second while a live
- * owner keeps m. A release, a recovery or the switch to not-recoverable
+ * Owner death while armed: an owner on its robust futex list (glibc on a
+ * real kernel) has the kernel mark the word and wake one sleeper when it
+ * dies, so the armed wait is untimed and the fd becomes readable then. Only
+ * a PROBED owner (FX_RMUTEX_PROBED: no robust list) bounds the armed wait by
+ * its liveness re-check time (the schedule of a blocked fx_rmutex_lock:
+ * FX_RMUTEX_FIRST_CHECK_MS after the owner is first seen, then every
+ * FX_RMUTEX_RECHECK_MS), when fx_async_complete checks it: alive, it
+ * re-arms (EINPROGRESS); dead, it takes m with EOWNERDEAD. A release, a
+ * recovery or the switch to not-recoverable
  * wakes the waiter at once. */
 int fx_async_rmutex_lock(fx_async *waiter, fx_rmutex *m, const struct timespec *deadline)
     FX_WARN_UNUSED;
