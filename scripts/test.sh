@@ -105,7 +105,18 @@ build_and_test fuzz -L fuzz -- -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=cla
 fx_require_packages gcc-i686-linux-gnu g++-i686-linux-gnu libc6-i386 lib32gcc-s1 lib32stdc++6
 stage "i686: cmocka for i686-linux-gnu"
 cmocka=$(fx_cross_cmocka i686-linux-gnu)
-build_and_test i686 -LE 'stress|model' -- -DCMAKE_TOOLCHAIN_FILE=cmake/i686-linux-gnu.cmake \
+# Some x86-64 kernels run no 32-bit program (IA-32 emulation off: execve
+# gives ENOEXEC). There the i686 programs are built (-Werror, the 32-bit
+# ABI) and not run, and the run says so.
+i686_ctest=()
+i686_probe=$(mktemp -d)
+echo 'int main(void) { return 0; }' >"$i686_probe/p.c"
+if ! i686-linux-gnu-gcc "$i686_probe/p.c" -o "$i686_probe/p" 2>/dev/null || ! "$i686_probe/p" 2>/dev/null; then
+    echo "note: this kernel runs no i686 program (IA-32 emulation off): the i686 stages build only"
+    i686_ctest=(-R '^$' --no-tests=ignore)
+fi
+rm -rf "$i686_probe"
+build_and_test i686 -LE 'stress|model' ${i686_ctest[@]+"${i686_ctest[@]}"} -- -DCMAKE_TOOLCHAIN_FILE=cmake/i686-linux-gnu.cmake \
     -DFUTEXSYNC_CMOCKA_PREFIX="$cmocka" -DFUTEXSYNC_TIME_BITS=64 -DCMAKE_BUILD_TYPE=RelWithDebInfo
 stage "i686-time32: configure and build (32-bit time_t)"
 cmake -S . -B build/i686-time32 -DFUTEXSYNC_WERROR=ON -DFUTEXSYNC_CMOCKA_PREFIX="$cmocka" \
@@ -116,7 +127,11 @@ if ! cmake --build build/i686-time32 -j "$jobs" --target test_futex test_time te
     exit 1
 fi
 stage "i686-time32: ctest"
-ctest --test-dir build/i686-time32 --output-on-failure -j "$jobs" -R '^(test_futex|test_time|test_syscall)$'
+if [ ${#i686_ctest[@]} -eq 0 ]; then
+    ctest --test-dir build/i686-time32 --output-on-failure -j "$jobs" -R '^(test_futex|test_time|test_syscall)$'
+else
+    echo "note: built, not run (no i686 program runs on this kernel)"
+fi
 
 # aarch64 and riscv64 under qemu-user (cmake/<arch>-linux-gnu.cmake: Debian's
 # cross compilers, ctest runs each program through qemu-<arch> -L the cross
