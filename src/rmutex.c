@@ -597,6 +597,22 @@ __attribute__((noinline)) static int rmutex_unlock_slow(fx_rmutex *m, uint32_t s
     return rmutex_release_owned(m, self, d);
 }
 
+/* The rest of the unlock's fast path when its CAS found v, not self: W set
+ * (wake a sleeper), or not ours any more (recovered by force: EPERM), or a
+ * value never written (EINVAL). Out of line, so that the fast path needs no
+ * stack frame. */
+__attribute__((noinline)) static int
+rmutex_unlock_fast_busy(fx_rmutex *m, uint32_t self, uint32_t v, struct robust_list_head *h)
+{
+    int r = (v & ~WAITERS) == self ? rmutex_release_word(m, self, v, 0)
+            : fxi_rmutex_valid(v)      ? EPERM
+                                       : EINVAL;
+    if (h != NULL)
+        fxi_rl_pending(h, NULL);
+    fxi_self.held.first = NULL; /* forget the acquisition */
+    return r;
+}
+
 int fx_rmutex_unlock(fx_rmutex *m)
 {
     if (fxi_rmutex_bad(m))
@@ -629,20 +645,14 @@ int fx_rmutex_unlock(fx_rmutex *m)
                 fxi_rl_unlink(h, m);
             }
             uint32_t v = self;
-            int r = 0;
             if (!__builtin_expect(__atomic_compare_exchange_n(fxi_rmutex_word(m), &v, 0, false,
                                                               __ATOMIC_RELEASE, __ATOMIC_RELAXED),
-                                  1)) {
-                /* W set (wake a sleeper), or not ours any more (recovered
-                 * by force: EPERM), or a value never written (EINVAL). */
-                r = (v & ~WAITERS) == self ? rmutex_release_word(m, self, v, 0)
-                    : fxi_rmutex_valid(v)      ? EPERM
-                                           : EINVAL;
-            }
+                                  1))
+                return rmutex_unlock_fast_busy(m, self, v, h);
             if (h != NULL)
                 fxi_rl_pending(h, NULL);
             fxi_self.held.first = NULL; /* forget the acquisition */
-            return r;
+            return 0;
         }
     }
     return rmutex_unlock_slow(m, self);
