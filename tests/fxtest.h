@@ -108,7 +108,7 @@ void fxt_require_seccomp(void);
  * filter could not be installed. */
 int fxt_refuse_syscall(long nr, int err, unsigned flags);
 
-/* Owner death seen by the library's liveness probe (src/identity.c): through
+/* Owner death seen by the library's liveness probe (src/process.c): through
  * process_vm_readv, an unreaped zombie (and a kernel thread) is dead; where
  * that call is refused (qemu-user does not implement it, nor does a kernel
  * without CONFIG_CROSS_MEMORY_ATTACH; a seccomp filter may refuse it) the

@@ -56,6 +56,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "process.h" /* by its own directory: tests include this header by path */
+
 struct fx_rmutex;
 
 /* The records of a thread, each for the identity `tid` it was filled for (a
@@ -88,21 +90,6 @@ struct fxi_self {
 };
 extern _Thread_local struct fxi_self fxi_self __attribute__((tls_model("initial-exec")));
 
-/* The page whose first word is the process's fork epoch: its PID once a
- * thread has cached its TID, 0 in a fork child until then (and for ever where nothing can be
- * cached). FXI_TID_PAGE is the page size: 4 KiB on x86, and
- * elsewhere 64 KiB, the largest page size Linux uses, so that the array holds
- * a whole page whatever the kernel's (a larger alignment than the page in an
- * x86 program's data confuses Valgrind's DRD). Hidden: read PC-relative, not
- * through the GOT, on every fxi_tid(). */
-#if defined(__x86_64__) || defined(__i386__)
-#define FXI_TID_PAGE 4096
-#else
-#define FXI_TID_PAGE 65536
-#endif
-extern int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
-    __attribute__((visibility("hidden"), aligned(FXI_TID_PAGE)));
-
 /* The identity word of a thread, as fx_rmutex and fx_once write it:
  * its TID (bits 0-21) alone when the thread has a robust list fx_rmutex can
  * join (fxi_self.rl: the kernel reports its death), else the TID |
@@ -124,12 +111,6 @@ extern int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
  * namespace's init, or a dead ancestor whose PID was reused, the processes
  * in between never having called fxi_tid) takes the learner's answer. */
 uint32_t fxi_tid_slow(void);
-
-/* Marks [page, page + size) (whole pages of zero-initialised static
- * memory) MADV_WIPEONFORK, and true only when the kernel was proven to honour
- * that advice in this process (the epoch's probe): a fork child then gets the
- * range zeroed. False where it cannot be trusted. */
-bool fxi_wipe_at_fork(void *page, size_t size);
 
 /* The calling thread's identity word (TID | FXI_ID_LOCALNS) in *self and
  * true, with one load of the cache and one of the epoch, when the cache is
@@ -160,27 +141,6 @@ static inline pid_t fxi_tid(void)
     return (pid_t)(fxi_id() & FXI_ID_TID_MASK);
 }
 
-/* The liveness probe's answers. UNKNOWN acts as ALIVE everywhere: fail
- * towards safety, never two owners. */
-enum { FXI_TID_ALIVE = 0, FXI_TID_DEAD = 1, FXI_TID_UNKNOWN = 2 };
-
-/* Whether a thread with this TID lives in the caller's PID namespace, asked
- * without a file descriptor and without a cancellation point (so it may run
- * inside any lock call, and running out of file descriptors changes
- * nothing): process_vm_readv(tid) of one byte at address 0 fails with ESRCH
- * when no thread has the TID or when it has no address space left (a zombie:
- * exited, not yet reaped by its parent; or a thread past the point of its exit
- * where it releases its memory -- it runs no user code again): DEAD. EFAULT or
- * a genuine EPERM (not allowed to inspect it, which the kernel checks after
- * the address space) prove a live task: ALIVE. Where the call is refused
- * (EPERM or ENOSYS from a seccomp filter, ENOSYS from a kernel without
- * CONFIG_CROSS_MEMORY_ATTACH), kill(tid, 0) decides: ESRCH DEAD, success or
- * EPERM ALIVE (a zombie looks alive: fail safe), anything else UNKNOWN. No
- * /proc: a hidden or missing /proc never makes a live thread look dead. One
- * system call on the usual path, but never call it on a fast path. errno is
- * preserved. */
-int fxi_tid_probe(pid_t tid);
-
 /* The probe of an owner's identity word (an fx_rmutex PROBED word, an
  * fx_once word) by the calling process: UNKNOWN unless both the owner and
  * the caller's process proved they run in the initial PID namespace (ESRCH
@@ -191,12 +151,6 @@ int fxi_id_probe(uint32_t owner);
 /* Whether a TID in the owner's identity word names the same task for the
  * calling process: both proved they run in the initial PID namespace. */
 bool fxi_id_comparable(uint32_t owner);
-
-/* fxi_tid_probe(tid) == FXI_TID_DEAD. */
-static inline bool fxi_tid_dead(pid_t tid)
-{
-    return fxi_tid_probe(tid) == FXI_TID_DEAD;
-}
 
 /* The record of held rmutexes ------------------------------------------------
  * The owner word names its owner by identity only, and a TID is reused once

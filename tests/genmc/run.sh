@@ -118,7 +118,7 @@ run1() {
     local opts=("-$mm" --check-liveness --disable-spin-assume)
     t0=$(date +%s.%N)
     timeout "$limit" "$genmc" "${opts[@]}" --disable-estimation -- \
-        -I"$work" -I"$here" -I"$src" -I"$src/src" -I"$src/include" "$@" \
+        -I"$work" -I"$here" -I"$src" -I"$src/src" -I"$src/src/internal" -I"$src/include" "$@" \
         "$here/$h.c" >"$out" 2>&1 || rc=$?
     t1=$(date +%s.%N)
     local execs blocked secs verdict
