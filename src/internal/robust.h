@@ -120,7 +120,8 @@ static inline void fxi_rl_link(struct robust_list_head *h, fx_rmutex *m)
 
 /* Unlinks the object of link slots `link` from h's list; nothing when it
  * is not linked (its `next` slot is NULL: an owner's unlink leaves it so,
- * and every link fills both slots). */
+ * and every link fills it). Both slots are cleared: a released object keeps
+ * no pointer into a thread's list. */
 static inline void fxi_rl_unlink_slots(struct robust_list_head *h, void **link)
 {
     uintptr_t next = (uintptr_t)__atomic_load_n(&link[FXI_RL_NEXT], __ATOMIC_RELAXED);
@@ -131,9 +132,8 @@ static inline void fxi_rl_unlink_slots(struct robust_list_head *h, void **link)
     uintptr_t prev = (uintptr_t)__atomic_load_n(&link[0], __ATOMIC_RELAXED);
     *fxi_rl_prev_of(next) = prev;
     *fxi_rl_next_of(prev) = next;
-    /* The `prev` slot is left as it is: only this unlink reads it, and only
-     * while `next` says linked; every link writes both. */
-    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* unreachable before the slot goes */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* unreachable before the slots go */
+    __atomic_store_n(&link[0], NULL, __ATOMIC_RELAXED);
 #else
     uintptr_t e = (uintptr_t)fxi_rl_entry_of(link);
     uintptr_t *p = (uintptr_t *)&h->list.next;
