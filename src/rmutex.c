@@ -58,9 +58,9 @@
  * list_op_pending); NOTREC wakes everyone, W or not, since a woken thread
  * leaves with ENOTRECOVERABLE without passing the duty on. A sleep on a word
  * naming T without P is untimed (the kernel will report T's death); one on T
- * with P is bounded (FIRST_CHECK after first seeing T, then RECHECK,
- * LONG_RECHECK once T has been watched for LONG_AFTER) and ends in a liveness
- * check of T. A verdict "T is dead" serves only the one CAS from the exact
+ * with P ends in a liveness check of T: bounded by the waiter's schedule, or,
+ * once it has looked at T, until the process's prober finds T dead
+ * (src/rmutex_watch.c). A verdict "T is dead" serves only the one CAS from the exact
  * value it was made for; a word naming S is the caller's only together with
  * its record (identity.h).
  *
@@ -82,16 +82,7 @@
 #include "internal/futex.h"
 #include "internal/rmutex.h"
 #include "internal/spin.h"
-#include "internal/identity.h"
-#include "internal/robust.h"
-#include "internal/rmutex_word.h"
-
-static int64_t rmutex_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return fxi_ts_ns(&t);
-}
+#include "internal/rmutex_word.h" /* and the identity.h and robust.h it builds on */
 
 /* The per-thread record of held rmutexes (src/internal/identity.h) ----------- */
 
@@ -101,9 +92,8 @@ static inline bool rmutex_mine(const fx_rmutex *m, uint32_t self)
     return fxi_held_has(m, self) != 0;
 }
 
-/* The rest of rmutex_acquired when the record is not known to be ours or
- * its first entry is taken: records m, installs the depth slot's value d.
- * Out of line, so that the lock's fast path needs no stack frame. */
+/* rmutex_acquired when the record may not be ours or its first entry is
+ * taken, out of line: the lock's fast path then needs no stack frame. */
 __attribute__((noinline)) static int rmutex_acquired_slow(fx_rmutex *m, uint32_t self, int r,
                                                         int32_t d)
 {
@@ -218,30 +208,6 @@ static int rmutex_reenter(fx_rmutex *m)
     return 0;
 }
 
-/* Thread-local memo of the last liveness check made by a non-waiting attempt,
- * so that a trylock loop on a live PROBED owner probes it at most once per
- * RECHECK. */
-static _Thread_local struct {
-    const fx_rmutex *m;
-    uint32_t tid;
-    int64_t until;
-} rmutex_memo;
-
-/* Whether the owner t (an identity word) of m is dead, for a non-waiting
- * attempt by self. */
-static bool rmutex_dead_now(const fx_rmutex *m, uint32_t t)
-{
-    int64_t now = rmutex_now();
-    if (rmutex_memo.m == m && rmutex_memo.tid == t && now < rmutex_memo.until)
-        return false;
-    if (fxi_id_probe(t) == FXI_TID_DEAD)
-        return true;
-    rmutex_memo.m = m;
-    rmutex_memo.tid = t;
-    rmutex_memo.until = now + RECHECK_NS;
-    return false;
-}
-
 /* One acquisition step by `self`, not the owner (callers recognise re-entry
  * first): takes FREE or ORPHANED (EOWNERDEAD), takes over from a dead PROBED
  * owner (EOWNERDEAD), or marks W and reports EBUSY with the value to sleep
@@ -299,27 +265,8 @@ static int rmutex_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
              * naming t again: the TID may have been reused by a new owner):
              * judge the value read now, at once. */
             dead = fxi_id_probe(t) == FXI_TID_DEAD;
-        } else if (nowait) {
-            dead = rmutex_dead_now(m, t);
         } else {
-            dead = false;
-            /* @step rmutex.step.now */
-            int64_t now = rmutex_now();
-            /* @step rmutex.step.new_owner */
-            if ((uint32_t)w->seen != t) {
-                w->seen = (int32_t)t;
-                w->since = now;
-                w->check_at = now + FIRST_CHECK_NS;
-            /* @step rmutex.step.check_due */
-            } else if (now >= w->check_at) {
-                dead = fxi_id_probe(t) == FXI_TID_DEAD;
-                /* A waiter that has watched the same live owner for long
-                 * checks less often, on the recheck grid (internal/futex.h):
-                 * many idle waiters cost little. */
-                w->check_at = now - w->since < LONG_AFTER_NS
-                                  ? now + RECHECK_NS
-                                  : fxi_recheck_grid(now, LONG_RECHECK_NS);
-            }
+            dead = nowait ? fxi_rmutex_dead_now(m, t) : fxi_rmutex_watch(w, t);
         }
         judge_now = 0;
         /* @step rmutex.step.take_over */
@@ -372,16 +319,26 @@ static int rmutex_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
         if (r != EBUSY)
             return r;
         /* @step rmutex.wait.sleep */
-        /* Sleep no longer than the owner's liveness re-check (none when the
-         * kernel reports its death), nor past the caller's deadline. */
-        struct timespec until = fxi_ns_ts(w->check_at);
-        bool caller_deadline =
-            deadline != NULL && (w->check_at == INT64_MAX || !fxi_ts_before(&until, deadline));
-        r = fxi_futex_wait_raw(&m->owner, (int32_t)sleep_on,
-                               caller_deadline           ? deadline
-                               : w->check_at == INT64_MAX ? NULL
-                                                          : &until,
-                               FX_BITSET_ANY);
+        /* A PROBED owner, looked at once: the process's prober looks for us
+         * (told: look at once). Else sleep no longer than the owner's
+         * liveness check (none when the kernel reports its death), nor past
+         * the caller's deadline. */
+        bool caller_deadline = true, judge = false;
+        if ((sleep_on & PROBED) && w->looked)
+            r = fxi_futex_sleep_probed(&m->owner, (int32_t)sleep_on, fxi_rmutex_word_dead, deadline,
+                                       &judge);
+        if (!(sleep_on & PROBED) || !w->looked || r == ENOSYS) {
+            struct timespec until = fxi_ns_ts(w->check_at);
+            caller_deadline = deadline != NULL &&
+                              (w->check_at == INT64_MAX || !fxi_ts_before(&until, deadline));
+            r = fxi_futex_wait_raw(&m->owner, (int32_t)sleep_on,
+                                   caller_deadline           ? deadline
+                                   : w->check_at == INT64_MAX ? NULL
+                                                              : &until,
+                                   FX_BITSET_ANY);
+        }
+        if (judge)
+            w->check_at = 0;
         /* @step rmutex.wait.timed_out */
         if (r == ETIMEDOUT && caller_deadline) {
             /* Not woken (a wake makes the wait return 0), so no wake is lost
@@ -436,13 +393,8 @@ int fx_rmutex_init(fx_rmutex *m)
 {
     if (fxi_rmutex_bad(m))
         return EINVAL;
-    /* Relaxed: init happens before any sharing, like a memset. */
-    __atomic_store_n(&m->owner, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&m->depth, 0, __ATOMIC_RELAXED);
-    for (int i = 0; i < FX_RMUTEX_RESERVED; i++)
-        m->reserved[i] = 0;
-    for (int i = 0; i < FX_RMUTEX_LINKS; i++)
-        m->link[i] = NULL;
+    /* Plain stores: init happens before any sharing, like a memset. */
+    *m = (fx_rmutex){0};
     return 0;
 }
 
@@ -597,10 +549,8 @@ __attribute__((noinline)) static int rmutex_unlock_slow(fx_rmutex *m, uint32_t s
     return rmutex_release_owned(m, self, d);
 }
 
-/* The rest of the unlock's fast path when its CAS found v, not self: W set
- * (wake a sleeper), or not ours any more (recovered by force: EPERM), or a
- * value never written (EINVAL). Out of line, so that the fast path needs no
- * stack frame. */
+/* The unlock's fast path after its CAS found v (W set, recovered by force,
+ * or never written), out of line: the fast path then needs no stack frame. */
 __attribute__((noinline)) static int
 rmutex_unlock_fast_busy(fx_rmutex *m, uint32_t self, uint32_t v, struct robust_list_head *h)
 {
@@ -723,6 +673,7 @@ void fxi_rmutex_waiter_init(struct fxi_rmutex_waiter *w, int32_t depth)
     w->slept = 0;
     w->check_at = 0;
     w->since = 0;
+    w->looked = 0;
 }
 
 int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t **word,

@@ -492,3 +492,201 @@ FX_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected,
     sleep_leave(word, s, recheck);
     return r;
 }
+
+/* Sleepers of owners only the liveness probe can judge ---------------------
+ *
+ * A sleeper whose word names an owner whose death the kernel will not report
+ * (fx_rmutex's PROBED owners) must have that owner looked at now and then.
+ * One call per process does it for all of them, the prober: it sleeps on its
+ * own word bounded by FXI_PROBE_NS on the recheck grid, and at each tick asks
+ * every registered word's judge; where one says dead, it wakes one of that
+ * word's sleepers (through the slot's process-private tell word), which then
+ * judges at once and takes over. The others sleep untimed on two words
+ * (futex_waitv): their object's word, and their slot's tell word with the
+ * value read when they registered.
+ *
+ *   state                     event                        next state
+ *   prober 0, sleepers n      a call comes to sleep        prober 1: it is the
+ *                                                            prober
+ *   prober 1                  another call comes           its slot's
+ *                                                            sleepers + 1: untimed
+ *   prober 1                  the prober's call returns    prober 0; if any slot
+ *                                                            has sleepers, its
+ *                                                            tell += 1, wake one
+ *   prober 1, tick            a judge says dead            that slot's tell += 1,
+ *                                                            wake one
+ *   sleepers n + 1            an untimed sleep returns     sleepers n; if prober 0,
+ *                                                            pass it on as above
+ *
+ * Invariant: while a slot counts sleepers, the role is held, or a tell
+ * moved since a sleeper registered and that sleeper, or the next to return,
+ * will pass it on or take it (it returns to its caller, which sleeps again
+ * and finds the role free). So an idle process costs one wake-up per tick,
+ * whatever the number of sleepers and words. Where the table is full, cannot
+ * be wiped at fork, or futex_waitv is missing, the caller sleeps on its own
+ * schedule (ENOSYS).
+ */
+struct fxi_probed {
+    const int32_t *word; /* NULL: free */
+    bool (*dead)(const int32_t *word);
+    int32_t sleepers;    /* untimed sleepers of word in this process */
+    uint32_t tell;       /* process-private futex word: moves to wake one */
+};
+
+/* 64 KiB of slots whatever the page size: about 2,700 words at once. */
+#define FX_PROBED_SLOTS ((65536 - 64) / sizeof(struct fxi_probed))
+
+/* Guarded by watch_table.lock; alone in its pages, wiped at fork. */
+static struct {
+    int32_t prober; /* 1 while a call holds the role */
+    struct fxi_probed s[FX_PROBED_SLOTS];
+} probed_table __attribute__((aligned(FXI_TID_PAGE)));
+
+static bool probed_usable;
+
+static void probed_setup(void)
+{
+    pthread_once(&watch_once, watch_setup);
+    fxi_ann_own_words(&probed_table, sizeof probed_table);
+    /* Relaxed: pthread_once orders it for every later caller. */
+    __atomic_store_n(&probed_usable,
+                     __atomic_load_n(&watch_usable, __ATOMIC_RELAXED) &&
+                         fxi_wipe_at_fork(&probed_table, sizeof probed_table),
+                     __ATOMIC_RELAXED);
+}
+static pthread_once_t probed_once = PTHREAD_ONCE_INIT;
+
+/* Under the lock: word's slot, a free one set up for it, or NULL (full). */
+static struct fxi_probed *probed_find(const int32_t *word, bool (*dead)(const int32_t *))
+{
+    struct fxi_probed *free_one = NULL;
+    for (size_t i = 0; i < FX_PROBED_SLOTS; i++) {
+        struct fxi_probed *p = &probed_table.s[i];
+        if (p->word == word)
+            return p;
+        if (p->word == NULL && free_one == NULL)
+            free_one = p;
+    }
+    if (free_one != NULL) {
+        free_one->word = word;
+        free_one->dead = dead;
+        free_one->sleepers = 0;
+    }
+    return free_one;
+}
+
+/* Under the lock: moves p's tell so that one of its sleepers returns. */
+static uint32_t *probed_tell(struct fxi_probed *p)
+{
+    /* Relaxed: the lock orders it; the kernel compares it in futex_waitv. */
+    __atomic_store_n(&p->tell, p->tell + 1, __ATOMIC_RELAXED);
+    return &p->tell;
+}
+
+/* Under the lock, the role being free: the tell word to wake for a sleeper
+ * to take it, or NULL when nobody sleeps. */
+static uint32_t *probed_pass(void)
+{
+    for (size_t i = 0; i < FX_PROBED_SLOTS; i++)
+        if (probed_table.s[i].word != NULL && probed_table.s[i].sleepers > 0)
+            return probed_tell(&probed_table.s[i]);
+    return NULL;
+}
+
+/* The prober's tick: asks each registered word's judge, outside the lock
+ * (a judge makes a system call), a batch of slots at a time, and wakes one
+ * sleeper of each word judged dead. The words stay valid while their
+ * sleepers are registered; a slot freed or reused meanwhile is told apart by
+ * its count and its word. */
+static void probed_look(void)
+{
+    enum { BATCH = 32 };
+    struct fxi_probed seen[BATCH];
+    for (size_t i = 0; i < FX_PROBED_SLOTS; i += BATCH) {
+        size_t n = FX_PROBED_SLOTS - i < BATCH ? FX_PROBED_SLOTS - i : BATCH;
+        watch_lock();
+        for (size_t k = 0; k < n; k++)
+            seen[k] = probed_table.s[i + k];
+        watch_unlock();
+        for (size_t k = 0; k < n; k++) {
+            if (seen[k].word == NULL || seen[k].sleepers == 0 || !seen[k].dead(seen[k].word))
+                continue;
+            struct fxi_probed *p = &probed_table.s[i + k];
+            watch_lock();
+            uint32_t *tell = p->word == seen[k].word && p->sleepers > 0 ? probed_tell(p) : NULL;
+            watch_unlock();
+            if (tell != NULL)
+                fxi_futex_wake_private(tell, 1);
+        }
+    }
+}
+
+/* The prober's sleeps, until its own wait ends: woken, the word changed, a
+ * signal, the caller's deadline, or its own owner judged dead (*judge). */
+static int probed_prober(int32_t *word, int32_t expected, bool (*dead)(const int32_t *),
+                         const struct timespec *deadline, bool *judge)
+{
+    for (;;) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        struct timespec tick = fxi_ns_ts(fxi_recheck_grid(fxi_ts_ns(&now), FXI_PROBE_NS));
+        bool mine = deadline != NULL && fxi_ts_before(deadline, &tick);
+        int r = fxi_futex_wait_raw(word, expected, mine ? deadline : &tick, FX_BITSET_ANY);
+        if (r != ETIMEDOUT)
+            return 0;
+        if (mine || fxi_deadline_passed(deadline))
+            return ETIMEDOUT;
+        FX_FAULT("sleep.probed.look");
+        probed_look();
+        if (dead(word)) {
+            *judge = true;
+            return 0;
+        }
+    }
+}
+
+int fxi_futex_sleep_probed(int32_t *word, int32_t expected, bool (*dead)(const int32_t *word),
+                           const struct timespec *deadline, bool *judge)
+{
+    *judge = false;
+    pthread_once(&probed_once, probed_setup);
+    /* Relaxed: set once by the setup, or cleared by a refusal (a hint). */
+    if (!__atomic_load_n(&probed_usable, __ATOMIC_RELAXED))
+        return ENOSYS;
+    watch_lock();
+    struct fxi_probed *p = NULL;
+    bool prober = !probed_table.prober;
+    uint32_t h = 0;
+    if (prober) {
+        probed_table.prober = 1;
+    } else if ((p = probed_find(word, dead)) != NULL) {
+        p->sleepers++;
+        h = p->tell;
+    }
+    watch_unlock();
+    if (!prober && p == NULL)
+        return ENOSYS; /* full: the caller sleeps on its own schedule */
+    FX_FAULT(prober ? "sleep.probed.prober" : "sleep.probed.untimed");
+    int r;
+    if (prober) {
+        r = probed_prober(word, expected, dead, deadline, judge);
+    } else {
+        bool told;
+        r = fxi_futex_wait2_raw(word, expected, &p->tell, h, deadline, &told);
+        /* Told (its word judged dead, or the role falls to it), or anything
+         * else: the caller judges at once; it costs one look. */
+        *judge = r != ETIMEDOUT;
+        if (r == ENOSYS) /* refused since the setup: nobody sleeps untimed */
+            __atomic_store_n(&probed_usable, false, __ATOMIC_RELAXED);
+    }
+    watch_lock();
+    if (prober)
+        probed_table.prober = 0;
+    else if (--p->sleepers == 0)
+        p->word = NULL;
+    uint32_t *tell = probed_table.prober ? NULL : probed_pass();
+    watch_unlock();
+    if (tell != NULL)
+        fxi_futex_wake_private(tell, 1);
+    return r == ETIMEDOUT || r == ENOSYS ? r : 0;
+}

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -542,6 +543,216 @@ static void test_fork_child_sleepers_designate_their_own(void **state)
     fxt_shared_free(f, sizeof *f);
 }
 
+/* --- waiters of PROBED owners: one prober per process (src/sleep.c) ------- */
+
+enum { PROBED_OBJECTS = 4 };
+
+/* fx_rmutex objects that a child owns as PROBED (it refuses itself
+ * get_robust_list, as under qemu-user: the kernel will not report its death;
+ * only the liveness probe can). */
+struct probed_box {
+    fx_rmutex m[PROBED_OBJECTS];
+    fx_counter held;
+    fx_counter never;
+};
+
+static int probed_holder(void *p)
+{
+    struct probed_box *b = p;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (fxt_refuse_syscall(SYS_get_robust_list, ENOSYS, 0) != 0)
+        return 13;
+    for (int i = 0; i < PROBED_OBJECTS; i++)
+        if (fx_rmutex_lock(&b->m[i]) != 0)
+            return 10;
+    fx_counter_add(&b->held, 1);
+    fx_counter_wait(&b->never, 1, NULL);
+    return 12;
+}
+
+struct probed_waiter {
+    fx_rmutex *m;
+    const struct timespec *deadline; /* NULL: fx_rmutex_lock */
+    pid_t tid;
+    int result;
+};
+
+/* Locks its mutex (repairing it after EOWNERDEAD) and unlocks it. */
+static void *probed_waiter_run(void *p)
+{
+    struct probed_waiter *w = p;
+    __atomic_store_n(&w->tid, fxt_gettid(), __ATOMIC_RELEASE);
+    int r = w->deadline != NULL ? fx_rmutex_timedlock(w->m, w->deadline) : fx_rmutex_lock(w->m);
+    if (r == EOWNERDEAD && fx_rmutex_consistent(w->m) != 0)
+        r = -1;
+    if ((r == 0 || r == EOWNERDEAD) && fx_rmutex_unlock(w->m) != 0)
+        r = -2;
+    w->result = r;
+    return NULL;
+}
+
+static pthread_t probed_waiter_start(struct probed_waiter *w)
+{
+    pthread_t t = fxt_thread(probed_waiter_run, w);
+    while (__atomic_load_n(&w->tid, __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
+    return t;
+}
+
+/* Waits until, of the n waiters, exactly one sleeps in futex(2) on its word
+ * (the prober) and the others in futex_waitv(2); the prober's index, or -1
+ * after SETTLE_MS. */
+static int probed_settled(struct probed_waiter *w, int n)
+{
+    int64_t limit = fxt_now_ns() + (int64_t)SETTLE_MS * 1000000;
+    while (fxt_now_ns() < limit) {
+        int prober = -1, ones = 0, twos = 0;
+        for (int i = 0; i < n; i++) {
+            int how = fxt_futex_sleep_how(w[i].tid, &w[i].m->owner);
+            if (how == 1) {
+                ones++;
+                prober = i;
+            }
+            twos += how == 2;
+        }
+        if (ones == 1 && twos == n - 1)
+            return prober;
+        struct timespec pause = {0, 2000000}; /* polling interval only */
+        nanosleep(&pause, NULL);
+    }
+    return -1;
+}
+
+/* The preconditions: designation (futex_waitv, a wipe at fork), a seccomp
+ * filter for the PROBED child, and zombies the probe can see dead. */
+static void probed_require(void)
+{
+    SKIP_WITHOUT_DESIGNATION();
+    fxt_require_seccomp();
+}
+
+static void kill_probed_holder(pid_t child)
+{
+    assert_int_equal(kill(child, SIGKILL), 0);
+    fxt_reap_where_zombies_look_alive(child);
+}
+
+/* Many waiters of many objects: one of them looks for all, in futex(2);
+ * the others sleep untimed in futex_waitv(2), and each is told when its
+ * owner dies. Before the prober, each waiter rechecked on its own. */
+static void test_probed_waiters_of_many_objects_share_one_prober(void **state)
+{
+    (void)state;
+    probed_require();
+    struct probed_box *b = fxt_shared_alloc(sizeof *b);
+    pid_t child = fxt_fork(probed_holder, b);
+    assert_int_equal(fx_counter_wait(&b->held, 1, NULL), 0);
+    assert_true(fx_rmutex_owner(&b->m[0]) == child);
+    struct probed_waiter w[PROBED_OBJECTS] = {{0}};
+    pthread_t t[PROBED_OBJECTS];
+    for (int i = 0; i < PROBED_OBJECTS; i++) {
+        w[i].m = &b->m[i];
+        t[i] = probed_waiter_start(&w[i]);
+    }
+    assert_true(probed_settled(w, PROBED_OBJECTS) >= 0);
+    kill_probed_holder(child);
+    for (int i = 0; i < PROBED_OBJECTS; i++) {
+        assert_true(fxt_join_timed(t[i], 30000, NULL));
+        assert_int_equal(w[i].result, EOWNERDEAD);
+    }
+    fxt_wait_child(child, 10000);
+    fxt_shared_free(b, sizeof *b);
+}
+
+/* Many waiters of one object: one prober; at the owner's death one waiter
+ * is told and recovers it, and the others acquire it after him. */
+static void test_probed_waiters_of_one_object_share_one_prober(void **state)
+{
+    (void)state;
+    probed_require();
+    struct probed_box *b = fxt_shared_alloc(sizeof *b);
+    pid_t child = fxt_fork(probed_holder, b);
+    assert_int_equal(fx_counter_wait(&b->held, 1, NULL), 0);
+    struct probed_waiter w[SLEEPERS] = {{0}};
+    pthread_t t[SLEEPERS];
+    for (int i = 0; i < SLEEPERS; i++) {
+        w[i].m = &b->m[0];
+        t[i] = probed_waiter_start(&w[i]);
+    }
+    assert_true(probed_settled(w, SLEEPERS) >= 0);
+    kill_probed_holder(child);
+    int dead = 0;
+    for (int i = 0; i < SLEEPERS; i++) {
+        assert_true(fxt_join_timed(t[i], 30000, NULL));
+        assert_true(w[i].result == 0 || w[i].result == EOWNERDEAD);
+        dead += w[i].result == EOWNERDEAD;
+    }
+    assert_int_equal(dead, 1);
+    fxt_wait_child(child, 10000);
+    fxt_shared_free(b, sizeof *b);
+}
+
+/* The prober's call ends (its deadline) while another waiter sleeps untimed:
+ * the role passes to that waiter, which then sees the owner's death. Without
+ * the hand-off it would sleep for ever. */
+static void test_probe_role_passes_when_the_prober_times_out(void **state)
+{
+    (void)state;
+    probed_require();
+    struct probed_box *b = fxt_shared_alloc(sizeof *b);
+    pid_t child = fxt_fork(probed_holder, b);
+    assert_int_equal(fx_counter_wait(&b->held, 1, NULL), 0);
+    /* The timed waiter must become the prober and the other register
+     * untimed before its deadline: on a loaded machine a later try gives
+     * them more time. */
+    bool handed = false;
+    for (int64_t patience_ms = 2000; !handed && patience_ms <= 16000; patience_ms *= 2) {
+        struct timespec deadline;
+        int64_t at = fxt_now_ns() + patience_ms * 1000000;
+        deadline.tv_sec = (time_t)(at / 1000000000);
+        deadline.tv_nsec = (long)(at % 1000000000);
+        struct probed_waiter a = {.m = &b->m[0], .deadline = &deadline};
+        struct probed_waiter k = {.m = &b->m[0]};
+        pthread_t ta = probed_waiter_start(&a);
+        /* a alone: it takes the role (it sleeps in futex(2)). */
+        int64_t limit = fxt_now_ns() + (int64_t)SETTLE_MS * 1000000;
+        while (fxt_futex_sleep_how(a.tid, &b->m[0].owner) != 1 && fxt_now_ns() < limit)
+            sched_yield();
+        pthread_t tk = probed_waiter_start(&k);
+        struct probed_waiter both[2] = {a, k};
+        int prober = probed_settled(both, 2);
+        assert_true(fxt_join_timed(ta, 30000, NULL));
+        assert_int_equal(a.result, ETIMEDOUT);
+        if (prober == 0) {
+            /* k now holds the role: it sleeps in futex(2). */
+            struct probed_waiter one[1] = {k};
+            assert_int_equal(probed_settled(one, 1), 0);
+            handed = true;
+            kill_probed_holder(child);
+        } else {
+            /* a's deadline came before k settled: k goes on waiting. */
+            assert_int_equal(kill(child, SIGSTOP), 0);
+        }
+        if (handed) {
+            assert_true(fxt_join_timed(tk, 30000, NULL));
+            assert_int_equal(k.result, EOWNERDEAD);
+        } else {
+            /* Release k: the holder is stopped, not dead; kill it and let k
+             * recover, then start over with a new holder. */
+            kill_probed_holder(child);
+            assert_true(fxt_join_timed(tk, 30000, NULL));
+            assert_int_equal(k.result, EOWNERDEAD);
+            fxt_wait_child(child, 10000);
+            memset(b, 0, sizeof *b);
+            child = fxt_fork(probed_holder, b);
+            assert_int_equal(fx_counter_wait(&b->held, 1, NULL), 0);
+        }
+    }
+    assert_true(handed);
+    fxt_wait_child(child, 10000);
+    fxt_shared_free(b, sizeof *b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -551,6 +762,9 @@ int main(void)
         cmocka_unit_test(test_designated_recheck_wakes_an_untimed_waiter_whose_target_came),
         cmocka_unit_test(test_untimed_sleeper_refused_futex_waitv_later_sleeps_bounded),
         cmocka_unit_test(test_fork_child_sleepers_designate_their_own),
+        cmocka_unit_test(test_probed_waiters_of_many_objects_share_one_prober),
+        cmocka_unit_test(test_probed_waiters_of_one_object_share_one_prober),
+        cmocka_unit_test(test_probe_role_passes_when_the_prober_times_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

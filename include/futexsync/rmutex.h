@@ -46,9 +46,13 @@
  * TID) is not reported. A thread without a usable list (another libc than
  * glibc, a thread made by a raw clone(), a kernel or emulator that refuses
  * get_robust_list) writes FX_RMUTEX_PROBED: its waiters check whether its
- * TID is alive, after FX_RMUTEX_FIRST_CHECK_MS and then every
- * FX_RMUTEX_RECHECK_MS (FX_RMUTEX_LONG_RECHECK_MS after FX_RMUTEX_LONG_AFTER_MS),
- * without a file descriptor (process_vm_readv, else kill(tid, 0)), and judge
+ * TID is alive, after FX_RMUTEX_FIRST_CHECK_MS; from then on one waiter of
+ * each process checks for all its waiters of such owners, every
+ * FX_RMUTEX_LONG_RECHECK_MS, and the others sleep untimed (where futex_waitv
+ * or the kernel's MADV_WIPEONFORK is missing, as under qemu-user, each waiter
+ * checks on its own: every FX_RMUTEX_RECHECK_MS, FX_RMUTEX_LONG_RECHECK_MS
+ * after FX_RMUTEX_LONG_AFTER_MS), without a file descriptor
+ * (process_vm_readv, else kill(tid, 0)), and judge
  * it dead only when both they and it proved they run in the initial PID
  * namespace; where they cannot tell, the owner counts as alive: never two
  * owners. Limits: the memory of a held mutex must stay mapped in its owner
@@ -125,12 +129,14 @@ typedef struct FX_CAPABILITY("mutex") fx_rmutex {
 #define FX_RMUTEX_INCONSISTENT     0x40000000      /* bit 30: EOWNERDEAD, not repaired */
 
 /* Owner-death detection intervals, for an owner with FX_RMUTEX_PROBED only:
- * an acquirer that finds the mutex held checks the owner's liveness after FX_RMUTEX_FIRST_CHECK_MS of waiting, then
- * every FX_RMUTEX_RECHECK_MS. */
+ * an acquirer that finds the mutex held checks the owner's liveness after
+ * FX_RMUTEX_FIRST_CHECK_MS of waiting; then the process's one checking waiter
+ * checks every FX_RMUTEX_LONG_RECHECK_MS, or, where waiters cannot share
+ * that, each checks every FX_RMUTEX_RECHECK_MS. */
 #define FX_RMUTEX_FIRST_CHECK_MS   1
 #define FX_RMUTEX_RECHECK_MS       50
 /* ... and, once it has watched the same owner for FX_RMUTEX_LONG_AFTER_MS,
- * every FX_RMUTEX_LONG_RECHECK_MS: many long-idle waiters cost little. */
+ * every FX_RMUTEX_LONG_RECHECK_MS. */
 #define FX_RMUTEX_LONG_AFTER_MS    100
 #define FX_RMUTEX_LONG_RECHECK_MS  250
 

@@ -168,6 +168,21 @@ static inline int fxi_recheck_private(const struct fxi_recheck *s)
 int fxi_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,
                           struct fxi_recheck *s);
 
+/* A sleep on the word of an owner whose death only the liveness probe can
+ * tell (fx_rmutex's PROBED owners), paid for per process: one sleeper of the
+ * process (the prober) wakes every FXI_PROBE_NS on the recheck grid and asks
+ * dead(word) of every word its process's sleepers wait on, waking one
+ * sleeper of each word judged dead; the others sleep untimed (src/sleep.c).
+ * Returns 0 (woken, the word changed, a signal, or told), ETIMEDOUT (the
+ * absolute CLOCK_MONOTONIC deadline, NULL none, passed; its tv_nsec checked
+ * already), or ENOSYS: nothing slept, the caller sleeps on its own schedule
+ * (no futex_waitv, no wipe at fork, or the table is full). *judge: the
+ * caller should ask now whether the owner is dead (it may have been told
+ * so). Not a cancellation point. */
+#define FXI_PROBE_NS (250 * 1000000LL)
+int fxi_futex_sleep_probed(int32_t *word, int32_t expected, bool (*dead)(const int32_t *word),
+                           const struct timespec *deadline, bool *judge);
+
 /* Sleeps while *word == expected (any memory) and the process-private
  * *handoff == h, until either is woken or changes, or the absolute
  * CLOCK_MONOTONIC deadline (NULL: none). Returns 0 (woken: *by_handoff

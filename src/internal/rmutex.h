@@ -61,6 +61,8 @@ struct fxi_rmutex_waiter {
                          on the word, so it acquires with FX_RMUTEX_WAITERS kept */
     int64_t check_at; /* CLOCK_MONOTONIC ns when the owner's liveness is due */
     int64_t since;    /* CLOCK_MONOTONIC ns when it began to watch `seen` */
+    int32_t looked;   /* 1 once `seen` (PROBED) was looked at: the process's
+                         prober may look for this waiter from then on */
 };
 
 /* Prepares *w for a plain lock (depth 0) or for a re-acquisition at depth

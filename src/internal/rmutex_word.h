@@ -90,4 +90,18 @@ static inline uint32_t *fxi_rmutex_word(fx_rmutex *m)
     return (uint32_t *)&m->owner;
 }
 
+/* The liveness watch of a PROBED owner (src/rmutex_watch.c) -------------- */
+
+struct fxi_rmutex_waiter;
+/* Whether the PROBED owner t of m is dead, for a non-waiting attempt: looked
+ * at once, unless this thread found t alive on m within RECHECK. */
+bool fxi_rmutex_dead_now(const fx_rmutex *m, uint32_t t);
+/* Whether the PROBED owner t is dead, on waiter w's schedule: false until a
+ * look is due (w->check_at), then the probe's answer; resets the schedule
+ * when t is another owner than the one w watched. */
+bool fxi_rmutex_watch(struct fxi_rmutex_waiter *w, uint32_t t);
+/* The process prober's judge of an owner word (fxi_futex_sleep_probed): held
+ * by a PROBED owner that the probe finds dead. */
+bool fxi_rmutex_word_dead(const int32_t *word);
+
 #endif /* FX_INTERNAL_RMUTEX_WORD_H */
