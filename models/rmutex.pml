@@ -41,7 +41,11 @@
  * (sleeping[t]). A wake of 1 dequeues any one queued thread, a wake of all
  * dequeues every one. A sleeper leaves the queue only when dequeued by a wake,
  * or by a timeout:
- *   - the liveness re-check timer (FIRST_CHECK / RECHECK in rmutex.c). It is
+ *   - the liveness re-check timer (FIRST_CHECK / RECHECK in
+ *     rmutex_watch.c), or the process's prober telling one sleeper of a word
+ *     whose owner it found dead (src/sleep.c fxi_futex_sleep_probed: the
+ *     sleeper then looks at once; the prober's table and its hand-off are
+ *     not modelled here, tests/test_sleep.c forces the hand-off). It is
  *     enabled only while the word names a dead owner, because that is its
  *     only job: every other progress must come from wakes. A lost wake-up
  *     therefore shows up as a thread asleep forever (an invalid end state in
@@ -137,7 +141,7 @@
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
 //@mirrors src/identity.c fxi_held_has fxi_held_add sha256=8799131a501282b766bcb81b1ae1c9ea339facecd27eba6567a67858b28ba542
-//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_busy rmutex_mine rmutex_lock_contended rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=67118161291adc1a677d710f5f4ab01393668770044f3d61859c56eb7edba063
+//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_busy rmutex_mine rmutex_lock_contended rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=debc99b04cabca3df77fc6aae42b240a4e175ea43d148565bd7ed7fa4787bb8a
 //@check safety
 //@check ltl progress
 //@check safety -DTIDREUSE=1
