@@ -1019,6 +1019,7 @@ struct rwaiter {
     struct rwaiter *all; /* for the one-at-a-time check: every waiter ... */
     int n;               /* ... and how many */
     pid_t tid;           /* atomic */
+    int32_t word;        /* the owner word it writes (fxt_rmutex_self_word) */
     int rc;
     int32_t depth_after;  /* depth slot right after the wait */
     int32_t owner_after;  /* owner word right after the wait */
@@ -1052,6 +1053,7 @@ static void *rwaiter_main(void *arg)
 {
     struct rwaiter *w = arg;
     pid_t me = tid_self();
+    w->word = fxt_rmutex_self_word(); /* read after the join */
     __atomic_store_n(&w->tid, me, __ATOMIC_RELEASE);
     if (w->use_fx_mutex) {
         fx_mutex_lock(&w->b->fm);
@@ -1101,7 +1103,7 @@ static void join_rwaiters(struct rwaiter *w, pthread_t *t, int n)
         assert_int_equal(w[i].unlock_rc, 0);
         if (!w[i].use_fx_mutex) {
             assert_int_equal(w[i].depth_after, RDEPTH);
-            assert_int_equal(w[i].owner_after & ~FX_RMUTEX_WAITERS, w[i].tid);
+            assert_int_equal(w[i].owner_after & ~FX_RMUTEX_WAITERS, w[i].word);
         }
     }
 }
@@ -1492,6 +1494,7 @@ struct deep_waiter {
     int32_t go;     /* under m */
     int32_t ready;  /* flag: about to wait */
     pid_t tid;
+    int32_t word; /* the owner word it writes (fxt_rmutex_self_word) */
     int rc, depth_after, unlocks_ok;
     int32_t owner_after;
 };
@@ -1500,6 +1503,7 @@ static void *deep_waiter_main(void *arg)
 {
     struct deep_waiter *w = arg;
     w->tid = tid_self();
+    w->word = fxt_rmutex_self_word();
     w->rc = rlock_n(&w->m, 3);
     fxt_flag_set(&w->ready, 1);
     while (w->rc == 0 && !w->go)
@@ -1529,7 +1533,7 @@ static void test_rmutex_wait_releases_whole_depth_and_restores_depth_three(void 
     fxt_join(t);
     assert_int_equal(w->rc, 0);
     assert_int_equal(w->depth_after, 3);
-    assert_int_equal(w->owner_after & ~FX_RMUTEX_WAITERS, w->tid);
+    assert_int_equal(w->owner_after & ~FX_RMUTEX_WAITERS, w->word);
     assert_true(w->unlocks_ok);
     assert_int_equal(w->c.waiters, 0);
 }
@@ -1545,7 +1549,7 @@ static void test_rmutex_signalled_wait_reacquires_without_waiters_bit(void **sta
     start_rwaiters(b, w, &t, 1);
     assert_int_equal(fx_cond_signal(&b->c), 0); /* the rmutex is free */
     join_rwaiters(w, &t, 1);
-    assert_int_equal(w->owner_after, w->tid);
+    assert_int_equal(w->owner_after, w->word);
     assert_int_equal(b->m.owner, 0);
 }
 
@@ -1635,6 +1639,7 @@ struct unrec {
     int32_t ready;   /* flag: the waiter is about to wait */
     int32_t held;    /* flag: the helper holds m */
     int32_t word_held; /* m's owner word while the helper held it */
+    int32_t word;      /* the owner word the helper writes (fxt_rmutex_self_word) */
     int rc;
     int32_t owner_after;
 };
@@ -1654,6 +1659,7 @@ static void *unrec_waiter_main(void *arg)
 static void *unrec_dier_main(void *arg)
 {
     struct unrec *u = arg;
+    u->word = fxt_rmutex_self_word();
     if (fx_rmutex_lock(&u->m) != 0)
         return NULL; /* held stays 0: the test fails */
     u->word_held = rowner_word(&u->m);
@@ -1673,7 +1679,8 @@ static void test_rmutex_wait_gives_enotrecoverable_when_mutex_became_unrecoverab
     fxt_join(d);
     pid_t dead = u->held;
     assert_true(dead > 0);
-    if (u->word_held & FX_RMUTEX_PROBED) {
+    assert_int_equal(u->word_held, u->word);
+    if (u->word & FX_RMUTEX_PROBED) {
         /* An owner without a robust list: its word still names it; the
          * supervisor's recover releases it. */
         assert_int_equal(fx_rmutex_owner(&u->m), dead);
