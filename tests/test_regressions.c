@@ -202,12 +202,17 @@ static void once_takeover_init(void *arg)
 {
     struct once_case *oc = arg;
     __atomic_add_fetch(&oc->runs, 1, __ATOMIC_ACQ_REL);
-    /* The other caller is asleep on the flag again (it waits for us now). */
+    /* The other caller is asleep on the flag again (it waits for us now).
+     * The take-over comes at the first liveness check, which a slow machine
+     * (an emulator) can reach before the other thread has even started: its
+     * TID is awaited first. No assertion here (not the test's thread). */
     pid_t me = fxt_gettid();
-    pid_t t0 = __atomic_load_n(&oc->tid[0], __ATOMIC_ACQUIRE);
-    pid_t t1 = __atomic_load_n(&oc->tid[1], __ATOMIC_ACQUIRE);
-    pid_t other = t0 == me ? t1 : t0;
-    if (!fxt_wait_asleep(other, &oc->flag.state, 10000))
+    const pid_t *slot = &oc->tid[__atomic_load_n(&oc->tid[0], __ATOMIC_ACQUIRE) == me ? 1 : 0];
+    int64_t limit = fxt_now_ns() + 10 * 1000000000LL;
+    pid_t other;
+    while ((other = __atomic_load_n(slot, __ATOMIC_ACQUIRE)) == 0 && fxt_now_ns() < limit)
+        sched_yield();
+    if (other == 0 || !fxt_wait_asleep(other, &oc->flag.state, 10000))
         return; /* seen stays 0: the test fails */
     oc->seen = __atomic_load_n(&oc->flag.state, __ATOMIC_ACQUIRE);
 }
