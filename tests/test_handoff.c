@@ -75,7 +75,8 @@ struct waiter {
 static void *waiter_main(void *p)
 {
     struct waiter *w = p;
-    w->word = fxt_rmutex_self_word();
+    if (w->op == RMUTEX_LOCK)
+        w->word = fxt_rmutex_self_word();
     far_here = w->far;
     w->tid = fxt_gettid();
     fxt_flag_set(&w->ready, 1);
