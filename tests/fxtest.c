@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -307,6 +308,18 @@ bool fxt_rmutex_robust(void)
     bool robust = !(m.owner & FX_RMUTEX_PROBED);
     fx_rmutex_unlock(&m);
     return robust;
+}
+
+int32_t fxt_rmutex_self_word(void)
+{
+    int32_t word = (int32_t)fxt_gettid();
+    if (!fxt_rmutex_robust()) {
+        /* The initial PID namespace's inode number, PROC_PID_INIT_INO. */
+        struct stat st;
+        bool initial = stat("/proc/self/ns/pid", &st) == 0 && st.st_ino == 0xEFFFFFFCu;
+        word |= FX_RMUTEX_PROBED | (initial ? 0 : FX_RMUTEX_LOCALNS);
+    }
+    return word;
 }
 
 bool fxt_zombies_look_dead(void)

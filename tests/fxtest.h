@@ -124,6 +124,12 @@ bool fxt_zombies_look_dead(void);
  * of the library's own state: the owner word of an rmutex the thread holds
  * has no FX_RMUTEX_PROBED. False under qemu-user (no get_robust_list). */
 bool fxt_rmutex_robust(void);
+/* The owner word (without FX_RMUTEX_WAITERS) the calling thread writes into
+ * an fx_rmutex it acquires, as include/futexsync/rmutex.h defines it: its
+ * gettid() where fxt_rmutex_robust(), else gettid() | FX_RMUTEX_PROBED, and
+ * | FX_RMUTEX_LOCALNS unless the process runs in the initial PID namespace
+ * (/proc/self/ns/pid is PROC_PID_INIT_INO). Callable from a forked child. */
+int32_t fxt_rmutex_self_word(void);
 void fxt_require_zombies_look_dead(void);
 /* For a test that SIGKILLs an owner process (a child of this one) and leaves
  * it a zombie for the library to find dead: where zombies look alive, reaps

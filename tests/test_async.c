@@ -1440,6 +1440,7 @@ struct rholder {
     int lock_result;
     int unlock_result;
     pid_t tid;
+    int32_t word; /* the owner word it writes (fxt_rmutex_self_word) */
     pthread_t thread;
 };
 
@@ -1449,6 +1450,7 @@ static void *rholder_main(void *p)
     struct timespec limit = fx_deadline_in(LIMIT_MS * MS);
     h->lock_result = fx_rmutex_lock(h->m);
     h->tid = fxt_gettid();
+    h->word = fxt_rmutex_self_word();
     fx_counter_store(&h->stage, 1);
     /* A failed test never tells it: it unlocks at the limit. */
     if (fx_counter_wait(&h->stage, 2, &limit) != 0 || h->mode == RH_UNLOCK)
@@ -1505,7 +1507,8 @@ static fx_rmutex *rmutex_of_a_dead_thread(pid_t *tid)
 {
     fx_rmutex *m = arena_rmutex();
     struct rholder *h = rholder_start(m);
-    const bool probed = (owner_word(m) & FX_RMUTEX_PROBED) != 0;
+    assert_int_equal(owner_word(m), h->word);
+    const bool probed = (h->word & FX_RMUTEX_PROBED) != 0;
     rholder_tell(h, RH_EXIT);
     join_within(h->thread);
     wait_thread_gone(h->tid);
@@ -1606,10 +1609,10 @@ static void test_rmutex_held_by_thread_is_acquired_after_release(void **state)
     fx_async *w = new_waiter(state);
     fx_rmutex *m = arena_rmutex();
     struct rholder *h = rholder_start(m);
-    const bool probed = (owner_word(m) & FX_RMUTEX_PROBED) != 0;
+    const bool probed = (h->word & FX_RMUTEX_PROBED) != 0;
     assert_int_equal(fx_async_rmutex_lock(w, m, NULL), EINPROGRESS);
     /* Marked: the holder's unlock wakes the waiter. */
-    assert_int_equal(owner_word(m), h->tid | FX_RMUTEX_WAITERS);
+    assert_int_equal(owner_word(m), h->word | FX_RMUTEX_WAITERS);
     if (probed) {
         /* Held by a live owner without a robust list: the fd fires for the
          * liveness re-checks and complete re-arms; it never acquires. */
@@ -1658,6 +1661,7 @@ static void test_rmutex_taken_by_the_loop_meanwhile_completes_as_reentry(void **
 struct rxproc {
     fx_rmutex m;
     fx_counter stage; /* 1 child holds m, 2 parent armed: release */
+    int32_t word;     /* the child's owner word (fxt_rmutex_self_word), before stage 1 */
 };
 
 static int rmutex_hold_in_child(void *p)
@@ -1665,6 +1669,7 @@ static int rmutex_hold_in_child(void *p)
     struct rxproc *x = p;
     struct timespec d = fx_deadline_in(10000 * MS);
     FXT_CHILD_CHECK(fx_rmutex_lock(&x->m) == 0, 2);
+    x->word = fxt_rmutex_self_word();
     fx_counter_store(&x->stage, 1);
     FXT_CHILD_CHECK(fx_counter_wait(&x->stage, 2, &d) == 0, 3);
     FXT_CHILD_CHECK(fx_rmutex_unlock(&x->m) == 0, 4);
@@ -1680,7 +1685,8 @@ static void test_rmutex_held_by_process_is_acquired_after_release(void **state)
     assert_int_equal(fx_counter_wait(&x->stage, 1, &d), 0);
     fx_async *w = new_waiter(state);
     assert_int_equal(fx_async_rmutex_lock(w, &x->m, NULL), EINPROGRESS);
-    assert_int_equal(owner_word(&x->m), pid | FX_RMUTEX_WAITERS);
+    assert_int_equal(x->word & FX_RMUTEX_TID_MAX, pid);
+    assert_int_equal(owner_word(&x->m), x->word | FX_RMUTEX_WAITERS);
     drive_in_progress(w, 30);
     fx_counter_store(&x->stage, 2);
     assert_int_equal(complete_within(w, 5000), 0);
@@ -1859,7 +1865,8 @@ static void test_rmutex_deadline_expires_with_etimedout(void **state)
     fx_async *w = new_waiter(state);
     fx_rmutex *m = arena_rmutex();
     struct rholder *h = rholder_start(m);
-    const bool probed = (owner_word(m) & FX_RMUTEX_PROBED) != 0;
+    assert_int_equal(owner_word(m), h->word);
+    const bool probed = (h->word & FX_RMUTEX_PROBED) != 0;
     struct timespec d = fx_deadline_in(120 * MS);
     int rechecks = 0;
     int r = fx_async_rmutex_lock(w, m, &d);
@@ -1944,7 +1951,8 @@ static void test_rmutex_cancel_after_wake_passes_the_wake_on(void **state)
     fx_async *w = new_waiter(state);
     fx_rmutex *m = arena_rmutex();
     struct rholder *h = rholder_start(m);
-    const bool probed = (owner_word(m) & FX_RMUTEX_PROBED) != 0;
+    assert_int_equal(owner_word(m), h->word);
+    const bool probed = (h->word & FX_RMUTEX_PROBED) != 0;
     assert_int_equal(fx_async_rmutex_lock(w, m, NULL), EINPROGRESS);
     /* The waiter sleeps on the word, queued ahead of the observer started
      * next: with no re-check time when the kernel reports the owner's death;
@@ -1957,7 +1965,7 @@ static void test_rmutex_cancel_after_wake_passes_the_wake_on(void **state)
     wait_futex_sleepers(&m->owner, own_sleepers(state));
     struct futex_observer *o = fxt_arena(sizeof *o);
     o->word = &m->owner;
-    o->value = h->tid | FX_RMUTEX_WAITERS;
+    o->value = h->word | FX_RMUTEX_WAITERS;
     pthread_t t = fxt_thread(futex_observer_main, o);
     struct timespec limit = fx_deadline_in(LIMIT_MS * MS);
     assert_int_equal(fx_counter_wait(&o->started, 1, &limit), 0);

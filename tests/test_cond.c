@@ -1019,6 +1019,7 @@ struct rwaiter {
     struct rwaiter *all; /* for the one-at-a-time check: every waiter ... */
     int n;               /* ... and how many */
     pid_t tid;           /* atomic */
+    int32_t word;        /* the owner word it writes (fxt_rmutex_self_word) */
     int rc;
     int32_t depth_after;  /* depth slot right after the wait */
     int32_t owner_after;  /* owner word right after the wait */
@@ -1052,6 +1053,7 @@ static void *rwaiter_main(void *arg)
 {
     struct rwaiter *w = arg;
     pid_t me = tid_self();
+    w->word = fxt_rmutex_self_word(); /* read after the join */
     __atomic_store_n(&w->tid, me, __ATOMIC_RELEASE);
     if (w->use_fx_mutex) {
         fx_mutex_lock(&w->b->fm);
@@ -1101,7 +1103,7 @@ static void join_rwaiters(struct rwaiter *w, pthread_t *t, int n)
         assert_int_equal(w[i].unlock_rc, 0);
         if (!w[i].use_fx_mutex) {
             assert_int_equal(w[i].depth_after, RDEPTH);
-            assert_int_equal(w[i].owner_after & ~FX_RMUTEX_WAITERS, w[i].tid);
+            assert_int_equal(w[i].owner_after & ~FX_RMUTEX_WAITERS, w[i].word);
         }
     }
 }
@@ -1492,6 +1494,7 @@ struct deep_waiter {
     int32_t go;     /* under m */
     int32_t ready;  /* flag: about to wait */
     pid_t tid;
+    int32_t word; /* the owner word it writes (fxt_rmutex_self_word) */
     int rc, depth_after, unlocks_ok;
     int32_t owner_after;
 };
@@ -1500,6 +1503,7 @@ static void *deep_waiter_main(void *arg)
 {
     struct deep_waiter *w = arg;
     w->tid = tid_self();
+    w->word = fxt_rmutex_self_word();
     w->rc = rlock_n(&w->m, 3);
     fxt_flag_set(&w->ready, 1);
     while (w->rc == 0 && !w->go)
@@ -1529,7 +1533,7 @@ static void test_rmutex_wait_releases_whole_depth_and_restores_depth_three(void 
     fxt_join(t);
     assert_int_equal(w->rc, 0);
     assert_int_equal(w->depth_after, 3);
-    assert_int_equal(w->owner_after & ~FX_RMUTEX_WAITERS, w->tid);
+    assert_int_equal(w->owner_after & ~FX_RMUTEX_WAITERS, w->word);
     assert_true(w->unlocks_ok);
     assert_int_equal(w->c.waiters, 0);
 }
@@ -1545,7 +1549,7 @@ static void test_rmutex_signalled_wait_reacquires_without_waiters_bit(void **sta
     start_rwaiters(b, w, &t, 1);
     assert_int_equal(fx_cond_signal(&b->c), 0); /* the rmutex is free */
     join_rwaiters(w, &t, 1);
-    assert_int_equal(w->owner_after, w->tid);
+    assert_int_equal(w->owner_after, w->word);
     assert_int_equal(b->m.owner, 0);
 }
 
@@ -1635,6 +1639,7 @@ struct unrec {
     int32_t ready;   /* flag: the waiter is about to wait */
     int32_t held;    /* flag: the helper holds m */
     int32_t word_held; /* m's owner word while the helper held it */
+    int32_t word;      /* the owner word the helper writes (fxt_rmutex_self_word) */
     int rc;
     int32_t owner_after;
 };
@@ -1654,6 +1659,7 @@ static void *unrec_waiter_main(void *arg)
 static void *unrec_dier_main(void *arg)
 {
     struct unrec *u = arg;
+    u->word = fxt_rmutex_self_word();
     if (fx_rmutex_lock(&u->m) != 0)
         return NULL; /* held stays 0: the test fails */
     u->word_held = rowner_word(&u->m);
@@ -1673,7 +1679,8 @@ static void test_rmutex_wait_gives_enotrecoverable_when_mutex_became_unrecoverab
     fxt_join(d);
     pid_t dead = u->held;
     assert_true(dead > 0);
-    if (u->word_held & FX_RMUTEX_PROBED) {
+    assert_int_equal(u->word_held, u->word);
+    if (u->word & FX_RMUTEX_PROBED) {
         /* An owner without a robust list: its word still names it; the
          * supervisor's recover releases it. */
         assert_int_equal(fx_rmutex_owner(&u->m), dead);
@@ -1710,6 +1717,7 @@ struct xdeath {
     int32_t ready;       /* flag: the waiter holds m and is about to wait */
     int32_t signalled;   /* flag: the holder took m and signalled (or not) */
     int32_t holder_signals; /* whether the holder signals before it is killed */
+    int32_t holder_word; /* the holder's owner word (fxt_rmutex_self_word) */
     int64_t timeout_ns;  /* > 0: the waiter uses timedwait with this timeout */
     int64_t done_ns;     /* when the waiter's wait returned */
     int32_t rc;
@@ -1752,6 +1760,7 @@ static int xdeath_holder(void *arg)
     struct xdeath *x = arg;
     die_with_parent();
     FXT_CHILD_CHECK(fxt_flag_wait(&x->ready, 1, 10000), 1);
+    x->holder_word = fxt_rmutex_self_word();
     FXT_CHILD_CHECK(fx_rmutex_lock(&x->m) == 0, 2);
     if (x->holder_signals) {
         x->go = 1;
@@ -1773,9 +1782,11 @@ static int64_t xdeath_run(struct xdeath *x)
      * holder's TID in the owner word, with the WAITERS bit it set) */
     ASSERT_EVENTUALLY((sleeps_on(waiter, waiter, &x->m.owner)));
     assert_int_equal(fx_rmutex_owner(&x->m), holder);
-    /* Let it settle into its steady cycle (a liveness check every
-     * FX_RMUTEX_RECHECK_MS) rather than kill within its first, 1 ms check:
-     * this measures a waiter that has waited a while. Not synchronization. */
+    assert_int_equal(x->m.owner, x->holder_word | FX_RMUTEX_WAITERS);
+    /* Let it settle into its steady cycle (for a PROBED owner, liveness
+     * checks FX_RMUTEX_RECHECK_MS apart, later FX_RMUTEX_LONG_RECHECK_MS)
+     * rather than kill within its first, 1 ms check: this measures a waiter
+     * that has waited a while. Not synchronization. */
     usleep(3 * FX_RMUTEX_RECHECK_MS * 1000 / 2);
     int64_t killed = fxt_now_ns();
     assert_int_equal(kill(holder, SIGKILL), 0); /* not reaped until the end: a zombie */
@@ -1790,16 +1801,29 @@ static int64_t xdeath_run(struct xdeath *x)
 
 #define OWNER_DEATH_LIMIT_NS (250 * FX_NSEC_PER_MSEC)
 
+/* How soon a waiter must come back after the death of the owner whose word
+ * is owner_word. The kernel reports an owner named by its bare TID at once:
+ * OWNER_DEATH_LIMIT_NS is for being scheduled. A PROBED owner's death is
+ * found by the waiter's next liveness check, which comes up to
+ * FX_RMUTEX_LONG_RECHECK_MS later once the waiter has watched that owner for
+ * FX_RMUTEX_LONG_AFTER_MS (include/futexsync/rmutex.h): that much more. */
+static int64_t owner_death_limit_ns(int32_t owner_word)
+{
+    return OWNER_DEATH_LIMIT_NS +
+           (owner_word & FX_RMUTEX_PROBED ? FX_RMUTEX_LONG_RECHECK_MS * FX_NSEC_PER_MSEC : 0);
+}
+
 static void test_rmutex_owner_killed_after_signal_gives_eownerdead_within_250ms(void **state)
 {
     (void)state;
     struct xdeath *x = fxt_shared_alloc(sizeof *x);
     x->holder_signals = 1;
     int64_t took = xdeath_run(x);
+    int64_t limit = owner_death_limit_ns(x->holder_word);
     printf("cond: SIGKILL of the rmutex owner after its signal -> fx_cond_wait_rmutex "
-           "returned EOWNERDEAD (depth 3 restored) in %.2f ms (limit 250 ms)\n",
-           (double)took / 1e6);
-    assert_true(took >= 0 && took < OWNER_DEATH_LIMIT_NS);
+           "returned EOWNERDEAD (depth 3 restored) in %.2f ms (limit %lld ms)\n",
+           (double)took / 1e6, (long long)(limit / FX_NSEC_PER_MSEC));
+    assert_true(took >= 0 && took < limit);
     fxt_shared_free(x, sizeof *x);
 }
 
@@ -1812,7 +1836,7 @@ static void test_rmutex_timedwait_owner_killed_gives_eownerdead_not_etimedout(vo
     x->holder_signals = 0;
     x->timeout_ns = 20 * FX_NSEC_PER_MSEC;
     int64_t took = xdeath_run(x);
-    assert_true(took >= 0 && took < OWNER_DEATH_LIMIT_NS);
+    assert_true(took >= 0 && took < owner_death_limit_ns(x->holder_word));
     fxt_shared_free(x, sizeof *x);
 }
 
@@ -1826,6 +1850,7 @@ struct xchain {
     fx_cond c;
     fx_rmutex m;
     int32_t holding;  /* flag: pid of the first waiter back (it then pauses) */
+    int32_t holding_word; /* its owner word (fxt_rmutex_self_word), before holding */
     int32_t rc;       /* the other waiter's result */
     int64_t done_ns;  /* when the other waiter's wait returned */
     int32_t depth_after;
@@ -1839,6 +1864,7 @@ static int xchain_waiter(void *arg)
     int r = fx_cond_wait_rmutex(&x->c, &x->m);
     if (r == 0) {
         /* the first one back: dies holding the rmutex at depth 2 */
+        x->holding_word = fxt_rmutex_self_word();
         fxt_flag_set(&x->holding, (int32_t)getpid());
         for (;;)
             pause();
@@ -1865,6 +1891,7 @@ static void test_rmutex_broadcast_chain_survives_the_first_waiter_dying_with_the
     ASSERT_EVENTUALLY((__atomic_load_n(&x->holding, __ATOMIC_ACQUIRE) != 0));
     pid_t first = x->holding, other = first == pid[0] ? pid[1] : pid[0];
     assert_int_equal(fx_rmutex_owner(&x->m), first);
+    assert_int_equal(x->m.owner & ~FX_RMUTEX_WAITERS, x->holding_word);
     int64_t killed = fxt_now_ns();
     assert_int_equal(kill(first, SIGKILL), 0);
     fxt_reap_where_zombies_look_alive(first);
@@ -1872,7 +1899,7 @@ static void test_rmutex_broadcast_chain_survives_the_first_waiter_dying_with_the
     assert_int_equal(fxt_wait_child(first, 10000), 128 + SIGKILL);
     assert_int_equal(x->rc, EOWNERDEAD);
     assert_int_equal(x->depth_after, 2 | FX_RMUTEX_INCONSISTENT);
-    assert_true(x->done_ns - killed < OWNER_DEATH_LIMIT_NS);
+    assert_true(x->done_ns - killed < owner_death_limit_ns(x->holding_word));
     assert_int_equal(x->c.waiters, 0);
     assert_int_equal(x->m.owner, 0);
     fxt_shared_free(x, sizeof *x);
