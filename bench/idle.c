@@ -20,7 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -387,6 +392,8 @@ struct fxb_idle_kid {
 
 struct fxb_idle_rm {
     const struct fxb_lock *lk;
+    int probed;       /* fx_rmutex only: the owner refuses itself get_robust_list */
+    int owner_probed; /* the owner's word says FX_RMUTEX_PROBED */
     int nobj;
     size_t stride;
     int32_t arrived, passed, errors;
@@ -406,13 +413,36 @@ static void fxb_idle_sem_wait(sem_t *sem)
     }
 }
 
+/* In the calling thread only (no TSYNC): get_robust_list answers ENOSYS, as
+ * under qemu-user, so the thread's fx_rmutex words say PROBED. Installed
+ * before the thread's first library call. 0 or an errno value. */
+static int fxb_refuse_robust_list(void)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_get_robust_list, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = { (unsigned short)(sizeof f / sizeof f[0]), f };
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return errno;
+    return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0 ? 0 : errno;
+}
+
 /* The owner: takes every object, holds them until released, unlocks. */
 static void *fxb_idle_rm_owner(void *arg)
 {
     struct fxb_idle_rm *s = arg;
     int bad = 0;
+    /* Where the filter is refused (qemu-user has no seccomp) the owner may
+     * be PROBED all the same: its word says so, checked below. */
+    if (s->probed)
+        (void)fxb_refuse_robust_list();
     for (int i = 0; i < s->nobj; i++)
         bad += s->lk->lock(fxb_idle_rm_obj(s, i)) != 0;
+    if (s->probed)
+        s->owner_probed = (*(int32_t *)fxb_idle_rm_obj(s, 0) & FX_RMUTEX_PROBED) != 0;
     sem_post(&s->held);
     fxb_idle_sem_wait(&s->release);
     for (int i = 0; i < s->nobj; i++)
@@ -467,9 +497,9 @@ static void fxb_idle_rm_kids(struct fxb_idle_rm *s, int kids)
 
 /* One run: nwait waiters on nobj objects in nproc processes (1: the
  * measuring process itself). *blocked: how many waiters were made. */
-static void fxb_idle_rm_run(const struct fxb_lock *lk, int nobj, int nwait, int nproc,
-                            int64_t settle_ns, int64_t window_ns, struct fxb_idle_res *res,
-                            int *blocked)
+static void fxb_idle_rm_run(const struct fxb_lock *lk, bool probed, int nobj, int nwait,
+                            int nproc, int64_t settle_ns, int64_t window_ns,
+                            struct fxb_idle_res *res, int *blocked)
 {
     *res = (struct fxb_idle_res){ .ok = false };
     *blocked = 0;
@@ -482,6 +512,7 @@ static void fxb_idle_rm_run(const struct fxb_lock *lk, int nobj, int nwait, int 
         return;
     }
     s->lk = lk;
+    s->probed = probed;
     s->nobj = nobj;
     s->stride = stride;
     int e = 0;
@@ -557,12 +588,13 @@ static void fxb_idle_rm_run(const struct fxb_lock *lk, int nobj, int nwait, int 
     int passed = __atomic_load_n(&s->passed, __ATOMIC_RELAXED);
     int errors = __atomic_load_n(&s->errors, __ATOMIC_RELAXED);
     res->ok = owned && made > 0 && passed == made && errors == 0 && status == 0 &&
-              forked == kids;
+              forked == kids && (!probed || s->owner_probed);
     if (!res->ok)
         fprintf(stderr, "futexsync-bench: FAILED (idle): %s, %d objects, %d waiters in %d "
-                        "processes: %d made, %d through, %d calls failed, child status %d%s\n",
+                        "processes: %d made, %d through, %d calls failed, child status %d%s%s\n",
                 lk->name, nobj, nwait, nproc, made, passed, errors, status,
-                status < 0 ? " (did not finish: a lost wake-up or a deadlock)" : "");
+                status < 0 ? " (did not finish: a lost wake-up or a deadlock)" : "",
+                probed && !s->owner_probed ? "; the owner's word is not PROBED" : "");
     fxb_idle_window_add(&w, res);
     for (int k = 0; k < forked; k++)
         fxb_idle_window_add(&s->kid[k].w, res);
@@ -610,12 +642,17 @@ static int fxb_idle_rm_available(const struct fxb_lock *lk)
  * alternate over interleaved rounds, and the rows show medians. */
 static bool fxb_idle_rm_table(const struct fxb_idle_opts *o)
 {
-    const struct fxb_lock *lk[2] = { fxb_lock_find("fx_rmutex"),
-                                     fxb_lock_find("pthread-robust") };
+    /* The variants: fx_rmutex (its owner has a robust list the kernel
+     * walks), its peer, and fx_rmutex with a PROBED owner (one the kernel
+     * does not report: its waiters look, one prober per process). */
+    enum { FX, PT, PROBED, VARIANTS };
+    const struct fxb_lock *lk[VARIANTS] = { fxb_lock_find("fx_rmutex"),
+                                            fxb_lock_find("pthread-robust"),
+                                            fxb_lock_find("fx_rmutex") };
     int R = o->rounds;
     int64_t settle_ns = o->settle_ms * 1000000, window_ns = o->window_ms * 1000000;
-    double *v = calloc((size_t)R * 4, sizeof *v); /* [round][fx cpu, fx w/s, pt cpu, pt w/s] */
-    if (lk[0] == NULL || lk[1] == NULL || v == NULL) {
+    double *v = calloc((size_t)R * VARIANTS * 2, sizeof *v); /* [round][variant][cpu, w/s] */
+    if (lk[FX] == NULL || lk[PT] == NULL || v == NULL) {
         free(v);
         fprintf(stderr, "futexsync-bench: idle: no fx_rmutex or pthread-robust adapter\n");
         return false;
@@ -625,57 +662,70 @@ static bool fxb_idle_rm_table(const struct fxb_idle_opts *o)
            "memory, held\nby an owner thread of the measuring process; waiters in it (procs "
            "1) or in %d forked\nchildren; CPU %% of one core and wake-ups/s of every waiting "
            "process, added up, each\nmeasuring thread excluded, over %lld ms, %lld ms after "
-           "the last waiter arrived;\nmedians of %d interleaved round%s\n\n",
+           "the last waiter arrived;\nmedians of %d interleaved round%s. probed: fx_rmutex "
+           "held by an owner thread without a robust\nlist (it refuses itself "
+           "get_robust_list): only the liveness probe can tell its death,\none prober per "
+           "waiting process looks every %d ms\n\n",
            FXB_IDLE_PROCS, (long long)o->window_ms, (long long)o->settle_ms, R,
-           R == 1 ? "" : "s");
+           R == 1 ? "" : "s", FX_RMUTEX_LONG_RECHECK_MS);
     /* Without the peer, the fx rows still tell their cost. */
-    int pt_err = fxb_idle_rm_available(lk[1]);
-    int peers = pt_err == ENOTSUP ? 1 : 2;
-    if (peers == 1)
+    int pt_err = fxb_idle_rm_available(lk[PT]);
+    bool have_pt = pt_err != ENOTSUP;
+    if (!have_pt)
         printf("pthread-robust: none here (pthread_mutex_init: %s; the kernel or qemu-user "
                "refuses\nset_robust_list): its cells show '-'\n\n",
                strerror(pt_err));
     printf("%7s %7s %5s", "objects", "waiters", "procs");
     fxb_idle_cells_head();
-    printf(" most wakeup/s in a round: fx, pt\n");
+    printf(" %8s %11s | most wakeup/s in a round: fx, pt, probed\n", "probed %",
+           "probed w/s");
     bool ok = true;
     for (int c = 0; c < o->n_rm_counts; c++)
         for (int shape = 0; shape < 4; shape++) {
             int n = o->rm_counts[c], nobj = shape % 2 ? n : 1;
             int nproc = shape < 2 ? 1 : FXB_IDLE_PROCS;
-            struct fxb_idle_res res[2] = { { .ok = true }, { .ok = true } };
+            struct fxb_idle_res res[VARIANTS];
+            for (int x = 0; x < VARIANTS; x++)
+                res[x] = (struct fxb_idle_res){ .ok = true };
             int fewest = n;
             for (int round = 0; round < R; round++)
-                for (int j = 0; j < peers; j++) {
-                    int x = peers == 2 && round % 2 ? 1 - j : j, blocked;
+                for (int j = 0; j < VARIANTS; j++) {
+                    int x = (j + round) % VARIANTS, blocked; /* rotated each round */
+                    if (x == PT && !have_pt)
+                        continue;
                     struct fxb_idle_res r;
-                    fxb_note_progress("idle, robust mutexes", lk[x]->name, n, round + 1, R);
-                    fxb_idle_rm_run(lk[x], nobj, n, nproc, settle_ns, window_ns, &r, &blocked);
+                    fxb_note_progress("idle, robust mutexes",
+                                      x == PROBED ? "fx_rmutex (probed)" : lk[x]->name, n,
+                                      round + 1, R);
+                    fxb_idle_rm_run(lk[x], x == PROBED, nobj, n, nproc, settle_ns, window_ns,
+                                    &r, &blocked);
                     res[x].ok = res[x].ok && r.ok;
-                    v[round * 4 + x * 2] = r.cpu_pct;
-                    v[round * 4 + x * 2 + 1] = r.wakeups_s;
+                    v[(round * VARIANTS + x) * 2] = r.cpu_pct;
+                    v[(round * VARIANTS + x) * 2 + 1] = r.wakeups_s;
                     fewest = blocked < fewest ? blocked : fewest;
                 }
             fxb_end_progress();
-            double med[4];
-            fxb_medians(v, 0, R, 4, med);
-            for (int x = 0; x < 2; x++) {
+            double med[VARIANTS * 2], lo, hi[VARIANTS];
+            fxb_medians(v, 0, R, VARIANTS * 2, med);
+            for (int x = 0; x < VARIANTS; x++) {
                 res[x].cpu_pct = med[x * 2];
                 res[x].wakeups_s = med[x * 2 + 1];
+                fxb_spread(&v[x * 2 + 1], R, VARIANTS * 2, &lo, &hi[x]);
             }
-            ok = ok && res[0].ok && res[1].ok;
-            double lo, hi[2];
-            fxb_spread(&v[1], R, 4, &lo, &hi[0]);
-            fxb_spread(&v[3], R, 4, &lo, &hi[1]);
+            bool row_ok = res[FX].ok && res[PROBED].ok && (!have_pt || res[PT].ok);
+            ok = ok && row_ok;
             printf("%7d %7d %5d", nobj, n, nproc);
-            fxb_idle_cells(&res[0], peers == 2 ? &res[1] : NULL);
-            if (peers == 2)
-                printf(" %.1f, %.1f", hi[0], hi[1]);
+            fxb_idle_cells(&res[FX], have_pt ? &res[PT] : NULL);
+            double pcpu = fabs(res[PROBED].cpu_pct) < 0.005 ? 0.0 : res[PROBED].cpu_pct;
+            printf(" %8.2f %11.1f |", res[PROBED].ok ? pcpu : NAN,
+                   res[PROBED].ok ? res[PROBED].wakeups_s : NAN);
+            if (have_pt)
+                printf(" %.1f, %.1f, %.1f", hi[FX], hi[PT], hi[PROBED]);
             else
-                printf(" %.1f, -", hi[0]);
+                printf(" %.1f, -, %.1f", hi[FX], hi[PROBED]);
             if (fewest < n)
                 printf("; only %d waiters blocked in some round (thread limit)", fewest);
-            printf("%s\n", res[0].ok && res[1].ok ? "" : "  !");
+            printf("%s\n", row_ok ? "" : "  !");
         }
     free(v);
     return ok;

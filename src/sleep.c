@@ -527,14 +527,17 @@ FX_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected,
  * schedule (ENOSYS).
  */
 struct fxi_probed {
-    const int32_t *word; /* NULL: free */
+    const int32_t *word; /* NULL: never used; FX_PROBED_GONE: free */
     bool (*dead)(const int32_t *word);
     int32_t sleepers;    /* untimed sleepers of word in this process */
     uint32_t tell;       /* process-private futex word: moves to wake one */
 };
 
-/* 64 KiB of slots whatever the page size: about 2,700 words at once. */
-#define FX_PROBED_SLOTS ((65536 - 64) / sizeof(struct fxi_probed))
+/* 256 KiB of slots whatever the page size (untouched pages cost nothing):
+ * about 10,900 words at once, found by their address's hash. */
+#define FX_PROBED_SLOTS ((262144 - 64) / sizeof(struct fxi_probed))
+/* A slot whose word left: the chains of linear probing run past it. */
+#define FX_PROBED_GONE ((const int32_t *)(uintptr_t)1)
 
 /* Guarded by watch_table.lock; alone in its pages, wiped at fork. */
 static struct {
@@ -556,23 +559,36 @@ static void probed_setup(void)
 }
 static pthread_once_t probed_once = PTHREAD_ONCE_INIT;
 
-/* Under the lock: word's slot, a free one set up for it, or NULL (full). */
+/* Under the lock: word's slot, a free one set up for it, or NULL (full).
+ * Open addressing by the word's address, linear probing; a freed slot is
+ * marked GONE, which a search passes and an insertion reuses. */
 static struct fxi_probed *probed_find(const int32_t *word, bool (*dead)(const int32_t *))
 {
-    struct fxi_probed *free_one = NULL;
-    for (size_t i = 0; i < FX_PROBED_SLOTS; i++) {
-        struct fxi_probed *p = &probed_table.s[i];
+    size_t h = (size_t)(((uintptr_t)word >> 2) * (uintptr_t)0x9E3779B97F4A7C15ull);
+    struct fxi_probed *reuse = NULL;
+    for (size_t k = 0; k < FX_PROBED_SLOTS; k++) {
+        struct fxi_probed *p = &probed_table.s[(h + k) % FX_PROBED_SLOTS];
         if (p->word == word)
             return p;
-        if (p->word == NULL && free_one == NULL)
-            free_one = p;
+        if (p->word == FX_PROBED_GONE && reuse == NULL)
+            reuse = p;
+        if (p->word == NULL) {
+            reuse = reuse != NULL ? reuse : p;
+            break;
+        }
     }
-    if (free_one != NULL) {
-        free_one->word = word;
-        free_one->dead = dead;
-        free_one->sleepers = 0;
+    if (reuse != NULL) {
+        reuse->word = word;
+        reuse->dead = dead;
+        reuse->sleepers = 0;
     }
-    return free_one;
+    return reuse;
+}
+
+/* Whether slot p holds a word with sleepers. */
+static bool probed_busy(const struct fxi_probed *p)
+{
+    return p->word != NULL && p->word != FX_PROBED_GONE && p->sleepers > 0;
 }
 
 /* Under the lock: moves p's tell so that one of its sleepers returns. */
@@ -588,7 +604,7 @@ static uint32_t *probed_tell(struct fxi_probed *p)
 static uint32_t *probed_pass(void)
 {
     for (size_t i = 0; i < FX_PROBED_SLOTS; i++)
-        if (probed_table.s[i].word != NULL && probed_table.s[i].sleepers > 0)
+        if (probed_busy(&probed_table.s[i]))
             return probed_tell(&probed_table.s[i]);
     return NULL;
 }
@@ -609,11 +625,11 @@ static void probed_look(void)
             seen[k] = probed_table.s[i + k];
         watch_unlock();
         for (size_t k = 0; k < n; k++) {
-            if (seen[k].word == NULL || seen[k].sleepers == 0 || !seen[k].dead(seen[k].word))
+            if (!probed_busy(&seen[k]) || !seen[k].dead(seen[k].word))
                 continue;
             struct fxi_probed *p = &probed_table.s[i + k];
             watch_lock();
-            uint32_t *tell = p->word == seen[k].word && p->sleepers > 0 ? probed_tell(p) : NULL;
+            uint32_t *tell = p->word == seen[k].word && probed_busy(p) ? probed_tell(p) : NULL;
             watch_unlock();
             if (tell != NULL)
                 fxi_futex_wake_private(tell, 1);
@@ -683,7 +699,7 @@ int fxi_futex_sleep_probed(int32_t *word, int32_t expected, bool (*dead)(const i
     if (prober)
         probed_table.prober = 0;
     else if (--p->sleepers == 0)
-        p->word = NULL;
+        p->word = FX_PROBED_GONE;
     uint32_t *tell = probed_table.prober ? NULL : probed_pass();
     watch_unlock();
     if (tell != NULL)
