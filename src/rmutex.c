@@ -325,7 +325,7 @@ static int rmutex_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
          * the caller's deadline. */
         bool caller_deadline = true, judge = false;
         if ((sleep_on & PROBED) && w->looked)
-            r = fxi_futex_sleep_probed(&m->owner, (int32_t)sleep_on, fxi_rmutex_word_dead, deadline,
+            r = fxi_futex_sleep_probed(&m->owner, (int32_t)sleep_on, fxi_rmutex_word_owner, deadline,
                                        &judge);
         if (!(sleep_on & PROBED) || !w->looked || r == ENOSYS) {
             struct timespec until = fxi_ns_ts(w->check_at);

@@ -76,9 +76,9 @@ bool fxi_rmutex_watch(struct fxi_rmutex_waiter *w, uint32_t t)
 
 _Static_assert(FXI_PROBE_NS == LONG_RECHECK_NS, "the prober keeps the long-watch schedule");
 
-bool fxi_rmutex_word_dead(const int32_t *word)
+uint32_t fxi_rmutex_word_owner(const int32_t *word)
 {
-    /* Relaxed: a hint; the sleeper it wakes judges the value it reads. */
+    /* Relaxed: a hint; the sleeper woken for it judges the value it reads. */
     uint32_t v = (uint32_t)__atomic_load_n(word, __ATOMIC_RELAXED) & ~WAITERS;
-    return (v & PROBED) && fxi_rmutex_held_tid(v) != 0 && fxi_id_probe(v) == FXI_TID_DEAD;
+    return (v & PROBED) && fxi_rmutex_held_tid(v) != 0 ? v : 0;
 }

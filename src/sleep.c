@@ -498,9 +498,9 @@ FX_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected,
  * A sleeper whose word names an owner whose death the kernel will not report
  * (fx_rmutex's PROBED owners) must have that owner looked at now and then.
  * One call per process does it for all of them, the prober: it sleeps on its
- * own word bounded by FXI_PROBE_NS on the recheck grid, and at each tick asks
- * every registered word's judge; where one says dead, it wakes one of that
- * word's sleepers (through the slot's process-private tell word), which then
+ * own word bounded by FXI_PROBE_NS on the recheck grid, and at each tick
+ * probes the owner of every registered word (once per owner); where one is
+ * dead, it wakes one of that word's sleepers (through the slot's process-private tell word), which then
  * judges at once and takes over. The others sleep untimed on two words
  * (futex_waitv): their object's word, and their slot's tell word with the
  * value read when they registered.
@@ -513,7 +513,7 @@ FX_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected,
  *   prober 1                  the prober's call returns    prober 0; if any slot
  *                                                            has sleepers, its
  *                                                            tell += 1, wake one
- *   prober 1, tick            a judge says dead            that slot's tell += 1,
+ *   prober 1, tick            a word's owner is dead       that slot's tell += 1,
  *                                                            wake one
  *   sleepers n + 1            an untimed sleep returns     sleepers n; if prober 0,
  *                                                            pass it on as above
@@ -528,7 +528,7 @@ FX_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected,
  */
 struct fxi_probed {
     const int32_t *word; /* NULL: never used; FX_PROBED_GONE: free */
-    bool (*dead)(const int32_t *word);
+    uint32_t (*owner)(const int32_t *word); /* its PROBED owner, or 0 */
     int32_t sleepers;    /* untimed sleepers of word in this process */
     uint32_t tell;       /* process-private futex word: moves to wake one */
 };
@@ -562,7 +562,7 @@ static pthread_once_t probed_once = PTHREAD_ONCE_INIT;
 /* Under the lock: word's slot, a free one set up for it, or NULL (full).
  * Open addressing by the word's address, linear probing; a freed slot is
  * marked GONE, which a search passes and an insertion reuses. */
-static struct fxi_probed *probed_find(const int32_t *word, bool (*dead)(const int32_t *))
+static struct fxi_probed *probed_find(const int32_t *word, uint32_t (*owner)(const int32_t *))
 {
     size_t h = (size_t)(((uintptr_t)word >> 2) * (uintptr_t)0x9E3779B97F4A7C15ull);
     struct fxi_probed *reuse = NULL;
@@ -579,7 +579,7 @@ static struct fxi_probed *probed_find(const int32_t *word, bool (*dead)(const in
     }
     if (reuse != NULL) {
         reuse->word = word;
-        reuse->dead = dead;
+        reuse->owner = owner;
         reuse->sleepers = 0;
     }
     return reuse;
@@ -609,12 +609,37 @@ static uint32_t *probed_pass(void)
     return NULL;
 }
 
-/* The prober's tick: asks each registered word's judge, outside the lock
- * (a judge makes a system call), a batch of slots at a time, and wakes one
- * sleeper of each word judged dead. The words stay valid while their
- * sleepers are registered; a slot freed or reused meanwhile is told apart by
- * its count and its word. */
-static void probed_look(void)
+/* One tick's verdicts, so that an owner of many words is probed once. */
+struct probed_memo {
+    uint32_t id[16];
+    bool dead[16];
+    unsigned n;
+};
+
+/* Whether the owner named in `word` (owner() says who) is dead, by the
+ * liveness probe, asked once per owner and tick. */
+static bool probed_dead(const int32_t *word, uint32_t (*owner)(const int32_t *),
+                        struct probed_memo *memo)
+{
+    uint32_t id = owner(word);
+    if (id == 0)
+        return false;
+    for (unsigned k = 0; k < memo->n && k < 16; k++)
+        if (memo->id[k] == id)
+            return memo->dead[k];
+    bool dead = fxi_id_probe(id) == FXI_TID_DEAD;
+    memo->id[memo->n % 16] = id;
+    memo->dead[memo->n % 16] = dead;
+    memo->n++;
+    return dead;
+}
+
+/* The prober's tick: asks whether each registered word's owner is dead,
+ * outside the lock (the probe is a system call), a batch of slots at a time,
+ * and wakes one sleeper of each word whose owner is. The words stay valid
+ * while their sleepers are registered; a slot freed or reused meanwhile is
+ * told apart by its count and its word. */
+static void probed_look(struct probed_memo *memo)
 {
     enum { BATCH = 32 };
     struct fxi_probed seen[BATCH];
@@ -625,7 +650,7 @@ static void probed_look(void)
             seen[k] = probed_table.s[i + k];
         watch_unlock();
         for (size_t k = 0; k < n; k++) {
-            if (!probed_busy(&seen[k]) || !seen[k].dead(seen[k].word))
+            if (!probed_busy(&seen[k]) || !probed_dead(seen[k].word, seen[k].owner, memo))
                 continue;
             struct fxi_probed *p = &probed_table.s[i + k];
             watch_lock();
@@ -639,7 +664,7 @@ static void probed_look(void)
 
 /* The prober's sleeps, until its own wait ends: woken, the word changed, a
  * signal, the caller's deadline, or its own owner judged dead (*judge). */
-static int probed_prober(int32_t *word, int32_t expected, bool (*dead)(const int32_t *),
+static int probed_prober(int32_t *word, int32_t expected, uint32_t (*owner)(const int32_t *),
                          const struct timespec *deadline, bool *judge)
 {
     for (;;) {
@@ -653,15 +678,16 @@ static int probed_prober(int32_t *word, int32_t expected, bool (*dead)(const int
         if (mine || fxi_deadline_passed(deadline))
             return ETIMEDOUT;
         FX_FAULT("sleep.probed.look");
-        probed_look();
-        if (dead(word)) {
+        struct probed_memo memo = {.n = 0};
+        probed_look(&memo);
+        if (probed_dead(word, owner, &memo)) {
             *judge = true;
             return 0;
         }
     }
 }
 
-int fxi_futex_sleep_probed(int32_t *word, int32_t expected, bool (*dead)(const int32_t *word),
+int fxi_futex_sleep_probed(int32_t *word, int32_t expected, uint32_t (*owner)(const int32_t *word),
                            const struct timespec *deadline, bool *judge)
 {
     *judge = false;
@@ -675,7 +701,7 @@ int fxi_futex_sleep_probed(int32_t *word, int32_t expected, bool (*dead)(const i
     uint32_t h = 0;
     if (prober) {
         probed_table.prober = 1;
-    } else if ((p = probed_find(word, dead)) != NULL) {
+    } else if ((p = probed_find(word, owner)) != NULL) {
         p->sleepers++;
         h = p->tell;
     }
@@ -685,7 +711,7 @@ int fxi_futex_sleep_probed(int32_t *word, int32_t expected, bool (*dead)(const i
     FX_FAULT(prober ? "sleep.probed.prober" : "sleep.probed.untimed");
     int r;
     if (prober) {
-        r = probed_prober(word, expected, dead, deadline, judge);
+        r = probed_prober(word, expected, owner, deadline, judge);
     } else {
         bool told;
         r = fxi_futex_wait2_raw(word, expected, &p->tell, h, deadline, &told);

@@ -170,9 +170,11 @@ int fxi_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespe
 
 /* A sleep on the word of an owner whose death only the liveness probe can
  * tell (fx_rmutex's PROBED owners), paid for per process: one sleeper of the
- * process (the prober) wakes every FXI_PROBE_NS on the recheck grid and asks
- * dead(word) of every word its process's sleepers wait on, waking one
- * sleeper of each word judged dead; the others sleep untimed (src/sleep.c).
+ * process (the prober) wakes every FXI_PROBE_NS on the recheck grid and
+ * probes owner(word), the identity word of the PROBED owner named in each
+ * word its process's sleepers wait on (0: none), once per owner, waking one
+ * sleeper of each word whose owner is dead; the others sleep untimed
+ * (src/sleep.c).
  * Returns 0 (woken, the word changed, a signal, or told), ETIMEDOUT (the
  * absolute CLOCK_MONOTONIC deadline, NULL none, passed; its tv_nsec checked
  * already), or ENOSYS: nothing slept, the caller sleeps on its own schedule
@@ -180,7 +182,7 @@ int fxi_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespe
  * caller should ask now whether the owner is dead (it may have been told
  * so). Not a cancellation point. */
 #define FXI_PROBE_NS (250 * 1000000LL)
-int fxi_futex_sleep_probed(int32_t *word, int32_t expected, bool (*dead)(const int32_t *word),
+int fxi_futex_sleep_probed(int32_t *word, int32_t expected, uint32_t (*owner)(const int32_t *word),
                            const struct timespec *deadline, bool *judge);
 
 /* Sleeps while *word == expected (any memory) and the process-private

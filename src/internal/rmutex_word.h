@@ -100,8 +100,8 @@ bool fxi_rmutex_dead_now(const fx_rmutex *m, uint32_t t);
  * look is due (w->check_at), then the probe's answer; resets the schedule
  * when t is another owner than the one w watched. */
 bool fxi_rmutex_watch(struct fxi_rmutex_waiter *w, uint32_t t);
-/* The process prober's judge of an owner word (fxi_futex_sleep_probed): held
- * by a PROBED owner that the probe finds dead. */
-bool fxi_rmutex_word_dead(const int32_t *word);
+/* For the process's prober (fxi_futex_sleep_probed): the identity word of
+ * the PROBED owner an owner word names, or 0. */
+uint32_t fxi_rmutex_word_owner(const int32_t *word);
 
 #endif /* FX_INTERNAL_RMUTEX_WORD_H */
