@@ -1199,6 +1199,17 @@ static void test_worker_calls_cancelled_leave_no_lock_held_and_no_descriptor_ope
     fxt_shared_free(sh, sizeof *sh);
 }
 
+/* --- the handle ------------------------------------------------------------------ */
+
+/* The handle is opaque storage of a size and alignment programs are built
+ * with: pinned here and in src/worker.c. */
+static void test_worker_handle_is_opaque_storage_of_pinned_size(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(fx_worker), 512);
+    assert_int_equal(_Alignof(fx_worker), _Alignof(uint64_t));
+}
+
 /* --- bad input -------------------------------------------------------------------- */
 
 static void test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_echild(void **state)
@@ -1280,6 +1291,7 @@ int main(void)
         cmocka_unit_test(test_worker_wait_times_out_under_signals_while_the_worker_runs),
         cmocka_unit_test(test_worker_wait_with_a_far_deadline_sleeps_until_the_worker_exits),
         cmocka_unit_test(test_worker_calls_cancelled_leave_no_lock_held_and_no_descriptor_open),
+        cmocka_unit_test(test_worker_handle_is_opaque_storage_of_pinned_size),
         cmocka_unit_test(test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_echild),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -131,25 +131,13 @@ typedef struct fx_worker_report {
     int32_t unsure;    /* kept: the TID may name another task now (reaped, reused) */
 } fx_worker_report;
 
-/* A worker handle: caller-provided memory, no allocation. The fields are
- * private; use the functions. */
+/* A worker handle: caller-provided memory, no allocation, opaque: its state
+ * is private to the library (use the functions). 512 bytes, aligned as a
+ * uint64_t, on every target. It holds descriptors and is linked into a list
+ * of this process while attached: do not copy it or share it with another
+ * process, and detach it before its memory is reused. */
 typedef struct fx_worker {
-    int32_t fx_magic;
-    int32_t fx_flags;
-    int32_t fx_pid;
-    int32_t fx_pidfd;
-    uint64_t fx_stamp; /* the process that prepared it, among its fork copies */
-    int32_t fx_pipe[2];
-    int32_t fx_epfd;
-    int32_t fx_ntids;
-    int32_t fx_tid[FX_WORKER_TIDS_MAX];   /* in this process's PID namespace */
-    int32_t fx_nstid[FX_WORKER_TIDS_MAX]; /* as the worker writes them */
-    uint64_t fx_ns;                       /* the worker's PID namespace (0: unknown) */
-    int32_t fx_nbound;
-    int32_t fx_kind[FX_WORKER_BIND_MAX];
-    void *fx_obj[FX_WORKER_BIND_MAX];
-    fx_worker_report fx_report;
-    struct fx_worker *fx_next;
+    uint64_t fx_private[64];
 } fx_worker;
 
 /* Sets *w up for one worker, before the fork that starts it: makes the exec
