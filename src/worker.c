@@ -30,6 +30,14 @@
  *   any -> -                detach             unlinked, fds closed (in the
  *                                              worker, its copy of PREPARED
  *                                              keeps the pipe's write end)
+ *   GONE -> GONE, reaped    reap               (src/worker_spawn.c) after
+ *                                              the release, once the process
+ *                                              has exited: waitid frees the
+ *                                              zombie, and with it the PID
+ *   - -> RUNNING            spawn              prepare, fork (or clone) a
+ *                                              child held at a gate, attach,
+ *                                              open the gate; a failed attach
+ *                                              kills, reaps and detaches
  *
  * The release (under the list's lock, so that no handle changes meanwhile):
  * for each bound object, its owner TID t (as written: fx_rmutex_owner, the
@@ -98,12 +106,12 @@ enum { KIND_RMUTEX = 1, KIND_ONCE = 2 };
 static fx_mutex workers_mutex = FX_MUTEX_INIT;
 static fxi_worker *workers;
 
-static void workers_lock(void)
+void fxi_workers_lock(void)
 {
     (void)fx_mutex_lock(&workers_mutex); /* a valid static mutex: only 0 */
 }
 
-static void workers_unlock(void)
+void fxi_workers_unlock(void)
 {
     (void)fx_mutex_unlock(&workers_mutex);
 }
@@ -217,8 +225,9 @@ static bool namespaced(const fxi_worker *w)
 static bool ambiguous(const fxi_worker *w, int32_t t)
 {
     for (const fxi_worker *o = workers; o != NULL; o = o->next) {
-        /* An exec'd worker's process lives on: only an exit ends its TIDs. */
-        if (o == w || o->report.event == FX_WORKER_EXITED)
+        /* An exec'd worker's process lives on: only its exit (or its reap,
+         * after an exit that was not the event) ends its TIDs. */
+        if (o == w || o->report.event == FX_WORKER_EXITED || o->reaped)
             continue;
         for (int i = 0; i < o->ntids; i++)
             if (o->nstid[i] == t || o->tid[i] == t)
@@ -381,12 +390,12 @@ int fx_worker_prepare(fx_worker *h, int flags)
     struct fxi_worker_call c = fxi_worker_call_begin();
     /* An attached handle is linked into the list: wiping it would cut the
      * list (the handles after it would escape the ambiguity check). */
-    workers_lock();
+    fxi_workers_lock();
     bool linked = false;
     for (const fxi_worker *o = workers; o != NULL && !linked; o = o->next)
         linked = o == w;
     uint64_t stamp = linked ? 0 : stamp_new();
-    workers_unlock();
+    fxi_workers_unlock();
     if (linked)
         return fxi_worker_call_end(c, EBUSY);
     memset(w, 0, sizeof *w);
@@ -423,10 +432,8 @@ int fx_worker_attach(fx_worker *h, pid_t pid)
         return EINVAL;
     struct fxi_worker_call c = fxi_worker_call_begin();
     int r = 0;
-    struct sigaction sa;
     int pidfd = -1, epfd = -1;
-    if (sigaction(SIGCHLD, NULL, &sa) == 0 &&
-        (sa.sa_handler == SIG_IGN || (sa.sa_flags & SA_NOCLDWAIT))) {
+    if (!fxi_worker_sigchld_ok()) {
         r = ECHILD;
         goto out;
     }
@@ -480,13 +487,13 @@ int fx_worker_attach(fx_worker *h, pid_t pid)
     w->nstid[0] = nstid;
     w->ntids = 1;
     w->ns = proc ? fxi_worker_proc_ns(who) : 0;
-    workers_lock();
+    fxi_workers_lock();
     if (proc)
         (void)fxi_worker_learn_tids(w); /* the other threads, if /proc shows them */
     w->magic = ATTACHED;
     w->next = workers;
     workers = w;
-    workers_unlock();
+    fxi_workers_unlock();
     pidfd = epfd = -1;
 out:
     if (pidfd >= 0)
@@ -502,11 +509,11 @@ int fx_worker_refresh(fx_worker *h)
     if (!fxi_worker_attached(w))
         return EINVAL;
     struct fxi_worker_call c = fxi_worker_call_begin();
-    workers_lock();
+    fxi_workers_lock();
     int r = ESRCH;
     if (w->report.event == FX_WORKER_RUNNING)
         r = fxi_worker_proc_ours() ? fxi_worker_learn_tids(w) : ENOENT; /* another namespace's /proc: blind */
-    workers_unlock();
+    fxi_workers_unlock();
     return fxi_worker_call_end(c, r);
 }
 
@@ -515,7 +522,7 @@ static int bind_obj(fxi_worker *w, int kind, void *obj)
     if (!fxi_worker_attached(w) || fxi_bad_slot(obj))
         return EINVAL;
     int r = 0;
-    workers_lock();
+    fxi_workers_lock();
     if (w->report.event != FX_WORKER_RUNNING) {
         r = ESRCH;
         goto out;
@@ -531,7 +538,7 @@ static int bind_obj(fxi_worker *w, int kind, void *obj)
     w->obj[w->nbound] = obj;
     w->nbound++;
 out:
-    workers_unlock();
+    fxi_workers_unlock();
     return r;
 }
 
@@ -557,10 +564,42 @@ int fx_worker_check(fx_worker *h, fx_worker_report *report)
     if (!fxi_worker_attached(w))
         return EINVAL;
     struct fxi_worker_call c = fxi_worker_call_begin();
-    workers_lock();
+    fxi_workers_lock();
     int r = check_locked(w, report);
-    workers_unlock();
+    fxi_workers_unlock();
     return fxi_worker_call_end(c, r);
+}
+
+bool fxi_worker_sigchld_ok(void)
+{
+    struct sigaction sa;
+    return sigaction(SIGCHLD, NULL, &sa) != 0 ||
+           (sa.sa_handler != SIG_IGN && !(sa.sa_flags & SA_NOCLDWAIT));
+}
+
+FX_CANCEL_FRAME int fxi_worker_sleep(fxi_worker *w, const struct timespec *deadline)
+{
+    struct timespec left, *tmo = NULL;
+    if (deadline != NULL) {
+        if (fxi_deadline_check(deadline) != 0)
+            return EINVAL;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!fxi_ts_before(&now, deadline))
+            return ETIMEDOUT;
+        /* Saturating: a deadline near the largest time_t has more
+         * nanoseconds than an int64_t holds (ppoll takes any tv_sec). */
+        left = fxi_ts_sub(*deadline, now);
+        tmo = &left;
+    }
+    /* Both descriptors: readable at exit, or at the exec pipe's EOF. A
+     * signal (EINTR) or a byte the worker wrote ends the poll early: the
+     * caller looks again, with the same deadline. The one cancellation
+     * point of the calls (with the caller's cancelability): nothing is held
+     * here, the handle stays attached. */
+    struct pollfd p[2] = {{w->pidfd, POLLIN, 0}, {w->pipe[0], POLLIN, 0}};
+    (void)ppoll(p, w->pipe[0] >= 0 ? 2 : 1, tmo, NULL);
+    return 0;
 }
 
 FX_CANCEL_FRAME int fx_worker_wait(fx_worker *h, const struct timespec *deadline,
@@ -571,34 +610,8 @@ FX_CANCEL_FRAME int fx_worker_wait(fx_worker *h, const struct timespec *deadline
         return EINVAL;
     int saved = errno;
     int r;
-    for (;;) {
-        r = fx_worker_check(h, report);
-        if (r != EINPROGRESS)
-            break;
-        struct timespec left, *tmo = NULL;
-        if (deadline != NULL) {
-            if (fxi_deadline_check(deadline) != 0) {
-                r = EINVAL;
-                break;
-            }
-            struct timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            if (!fxi_ts_before(&now, deadline)) {
-                r = ETIMEDOUT;
-                break;
-            }
-            /* Saturating: a deadline near the largest time_t has more
-             * nanoseconds than an int64_t holds (ppoll takes any tv_sec). */
-            left = fxi_ts_sub(*deadline, now);
-            tmo = &left;
-        }
-        /* Both descriptors: readable at exit, or at the exec pipe's EOF. A
-         * signal (EINTR) or a byte the worker wrote ends the poll early:
-         * check again, with the same deadline. The one cancellation point
-         * of the calls (with the caller's cancelability): nothing is held
-         * here, the handle stays attached. */
-        struct pollfd p[2] = {{w->pidfd, POLLIN, 0}, {w->pipe[0], POLLIN, 0}};
-        (void)ppoll(p, w->pipe[0] >= 0 ? 2 : 1, tmo, NULL);
+    while ((r = fx_worker_check(h, report)) == EINPROGRESS &&
+           (r = fxi_worker_sleep(w, deadline)) == 0) {
     }
     errno = saved;
     return r;
@@ -611,14 +624,14 @@ int fx_worker_detach(fx_worker *h)
         return EINVAL;
     struct fxi_worker_call c = fxi_worker_call_begin();
     if (w->magic == ATTACHED) {
-        workers_lock();
+        fxi_workers_lock();
         for (fxi_worker **p = &workers; *p != NULL; p = &(*p)->next) {
             if (*p == w) {
                 *p = w->next;
                 break;
             }
         }
-        workers_unlock();
+        fxi_workers_unlock();
     }
     close_fd(&w->pipe[0]);
     /* The worker's copy of the prepared handle keeps the write end: closing

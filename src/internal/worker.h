@@ -1,6 +1,6 @@
 /*
  * src/internal/worker.h - the private state behind an fx_worker handle, and
- * what src/worker.c and src/worker_proc.c share.
+ * what src/worker.c, src/worker_proc.c and src/worker_spawn.c share.
  *
  * The public fx_worker is opaque storage (include/futexsync/worker.h: 512
  * bytes, aligned as a uint64_t); the handle's fields are this struct, laid
@@ -9,8 +9,8 @@
  * the two types never access the same bytes in one program; may_alias says
  * so to the compiler anyway.
  *
- * The edges between the files go one way: worker.c calls worker_proc.c
- * (tests/docs/check_src_cycles.sh).
+ * The edges between the files go one way: worker_spawn.c calls worker.c,
+ * worker.c calls worker_proc.c (tests/docs/check_src_cycles.sh).
  */
 #ifndef FX_INTERNAL_WORKER_H
 #define FX_INTERNAL_WORKER_H
@@ -44,6 +44,8 @@ struct __attribute__((__may_alias__)) fxi_worker {
     int32_t kind[FX_WORKER_BIND_MAX];
     void *obj[FX_WORKER_BIND_MAX];
     fx_worker_report report;
+    int32_t reaped; /* fx_worker_reap took the zombie (written under the list's lock) */
+    int32_t pad;
     struct fxi_worker *next;
 };
 typedef struct fxi_worker fxi_worker;
@@ -64,12 +66,14 @@ static inline bool fxi_worker_attached(const fxi_worker *w)
 }
 
 /* What a call saves on entry and gives back on return: errno, and the
- * caller's cancelability. Every call that takes the list's lock or makes a
- * descriptor runs with cancellation disabled: a cancellation point acting
- * inside (poll, read, open, waitid, close) would end the thread holding the
- * lock, every later call of the process blocking for good, or leak a
- * descriptor. A pending cancellation acts at the caller's next cancellation
- * point; fx_worker_wait's is its own sleep, where it holds nothing. */
+ * caller's cancelability. Every call that takes the list's lock, makes a
+ * descriptor or waits for a child runs with cancellation disabled: a
+ * cancellation point acting inside (poll, read, open, waitid, close) would
+ * end the thread holding the lock, every later call of the process blocking
+ * for good, or leak a descriptor or a child. A pending cancellation acts at
+ * the caller's next cancellation point; fx_worker_wait's and
+ * fx_worker_reap's is their sleep (fxi_worker_sleep), where they hold
+ * nothing. */
 struct fxi_worker_call {
     int saved_errno;
     int cancel_state;
@@ -89,6 +93,23 @@ static inline int fxi_worker_call_end(struct fxi_worker_call c, int r)
     errno = c.saved_errno;
     return r;
 }
+
+/* src/worker.c ------------------------------------------------------------- */
+
+/* The process's list of attached handles: its lock. */
+void fxi_workers_lock(void);
+void fxi_workers_unlock(void);
+
+/* Whether SIGCHLD leaves a zombie (not ignored, no SA_NOCLDWAIT): without
+ * one nothing pins the worker's PID until the release. */
+bool fxi_worker_sigchld_ok(void);
+
+/* Sleeps until one of the attached w's descriptors is readable (the worker
+ * exited, or the exec pipe has news), a signal, or the deadline (NULL:
+ * none). Returns 0 (look again), ETIMEDOUT, or EINVAL (a bad tv_nsec). The
+ * cancellation point of fx_worker_wait and fx_worker_reap, with the caller's
+ * cancelability: it holds no lock and makes no descriptor. */
+int fxi_worker_sleep(fxi_worker *w, const struct timespec *deadline);
 
 /* src/worker_proc.c: what /proc says of the worker ------------------------- */
 
