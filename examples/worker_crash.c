@@ -18,8 +18,10 @@
  * takes the lock and crashes (SIGKILL) right after `count += 1`.
  *
  * The parent is the workers' supervisor (futexsync/worker.h, the seed's
- * bindWorkerExit): it attaches a handle to each worker it forks and binds
- * the lock to it. When the victim dies, the kernel tells the supervisor
+ * bindWorkerExit): it starts each worker with fx_worker_spawn (fork, and a
+ * handle attached before the worker runs) and binds the lock to it; at the
+ * end fx_worker_reap frees each worker's zombie, after its release. When
+ * the victim dies, the kernel tells the supervisor
  * (its pidfd), which releases the lock at once (fx_rmutex_recover) instead of
  * leaving it to the waiters' own liveness checks (which some environments
  * blind: hidden /proc, seccomp, PID namespaces, exec). The next survivor to
@@ -39,7 +41,6 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #define WORKERS 4
 #define ROUNDS 20000
@@ -85,8 +86,16 @@ static void repair(struct shared *sh)
     sh->repairs++;
 }
 
-static void worker(struct shared *sh, int w)
+/* What fx_worker_spawn hands a worker: the shared record and its number. */
+struct worker_arg {
+    struct shared *sh;
+    int w;
+};
+
+static int worker(void *p)
 {
+    struct shared *sh = ((struct worker_arg *)p)->sh;
+    int w = ((struct worker_arg *)p)->w;
     for (int i = 0; i < ROUNDS; i++) {
         if (w != VICTIM && i == ROUNDS / 2) {
             /* Halfway, survivors wait (outside the lock) until the
@@ -104,7 +113,7 @@ static void worker(struct shared *sh, int w)
                 sh->errors++;
         } else if (r != 0) {
             __atomic_fetch_add(&sh->errors, 1, __ATOMIC_RELAXED);
-            return;
+            return 1;
         }
         if (sh->in_progress || sh->count != sh->check)
             sh->errors++; /* a torn record that nobody repaired */
@@ -125,6 +134,7 @@ static void worker(struct shared *sh, int w)
         if (fx_rmutex_unlock(&sh->lock) != 0)
             sh->errors++;
     }
+    return 0;
 }
 
 int main(void)
@@ -138,28 +148,16 @@ int main(void)
     /* Zero-filled shared memory is a free fx_rmutex and zero counters. */
     fx_worker sup[WORKERS];
     pid_t pids[WORKERS];
+    struct worker_arg args[WORKERS];
+    fflush(NULL); /* nothing buffered for the workers to copy */
     for (int w = 0; w < WORKERS; w++) {
-        int r = fx_worker_prepare(&sup[w], 0);
-        if (r != 0) {
-            printf("worker_crash: fx_worker_prepare: %s\n", strerror(r));
-            return 1;
-        }
-        fflush(NULL);
-        pids[w] = fork();
-        if (pids[w] < 0) {
-            perror("fork");
-            return 1;
-        }
-        if (pids[w] == 0) {
-            worker(sh, w);
-            _exit(0);
-        }
-        /* Right after the fork: the handle, and the lock bound to it. */
-        r = fx_worker_attach(&sup[w], pids[w]);
+        /* A forked worker, watched from its first line; the lock bound to it. */
+        args[w] = (struct worker_arg){sh, w};
+        int r = fx_worker_spawn(&sup[w], 0, worker, &args[w], &pids[w]);
         if (r == 0)
             r = fx_worker_bind_rmutex(&sup[w], &sh->lock);
         if (r != 0) {
-            printf("worker_crash: fx_worker_attach/bind: %s\n", strerror(r));
+            printf("worker_crash: fx_worker_spawn/bind: %s\n", strerror(r));
             return 1;
         }
     }
@@ -182,7 +180,7 @@ int main(void)
     fx_counter_store(&sh->resume, 1);
 
     /* The survivors finish; each handle reports a clean exit (nothing held);
-     * then reap everyone. */
+     * then each worker is reaped (after its release: reap keeps the order). */
     int bad_exits = 0, left_held = 0;
     for (int w = 0; w < WORKERS; w++) {
         if (w != VICTIM && fx_worker_wait(&sup[w], &deadline, &rep[w]) != 0)
@@ -190,7 +188,7 @@ int main(void)
         else if (w != VICTIM)
             left_held += rep[w].released;
         int st;
-        if (waitpid(pids[w], &st, 0) != pids[w])
+        if (fx_worker_reap(&sup[w], &deadline, &st) != 0)
             bad_exits++;
         else if (w == VICTIM ? !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
                              : !(WIFEXITED(st) && WEXITSTATUS(st) == 0))

@@ -8,6 +8,7 @@
 #include "fxfault.h"
 #include "fxtest.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -1087,7 +1088,7 @@ static void test_worker_wait_with_a_far_deadline_sleeps_until_the_worker_exits(v
 
 /* --- cancellation ------------------------------------------------------------------ */
 
-enum { CALL_ATTACH, CALL_REFRESH, CALL_CHECK, CALL_WAIT, CALLS };
+enum { CALL_ATTACH, CALL_REFRESH, CALL_CHECK, CALL_WAIT, CALL_REAP, CALLS };
 
 struct cancelled_call {
     fx_worker *w;
@@ -1098,7 +1099,7 @@ struct cancelled_call {
 
 /* Calls c->which with a deferred cancellation pending: attach, refresh and
  * check are no cancellation points (they return, the next one acts); wait
- * is one, and acts on it while it sleeps. */
+ * and reap are, and act on it while they sleep. */
 FXF_CANCELLED_FRAME static void *cancelled_call_main(void *p)
 {
     struct cancelled_call *c = p;
@@ -1117,8 +1118,11 @@ FXF_CANCELLED_FRAME static void *cancelled_call_main(void *p)
     case CALL_CHECK:
         c->r = fx_worker_check(c->w, &rep);
         break;
-    default:
+    case CALL_WAIT:
         c->r = fx_worker_wait(c->w, NULL, &rep);
+        break;
+    default:
+        c->r = fx_worker_reap(c->w, NULL, NULL);
         break;
     }
     pthread_testcancel();
@@ -1176,7 +1180,7 @@ static int supervise_cancelled_calls(void *p)
         FXT_CHILD_CHECK(pthread_create(&t, NULL, cancelled_call_main, &c) == 0, code + 3);
         void *ret = NULL;
         pthread_join(t, &ret);
-        static const int want[CALLS] = {0, 0, EINPROGRESS, -1};
+        static const int want[CALLS] = {0, 0, EINPROGRESS, -1, -1};
         FXT_CHILD_CHECK(ret == PTHREAD_CANCELED && c.r == want[which], code + 4);
         fx_worker_report rep;
         FXT_CHILD_CHECK(fx_worker_check(&w, &rep) == EINPROGRESS, code + 5);
@@ -1199,6 +1203,305 @@ static void test_worker_calls_cancelled_leave_no_lock_held_and_no_descriptor_ope
     fxt_shared_free(sh, sizeof *sh);
 }
 
+/* --- spawn and reap ------------------------------------------------------------------ */
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+/* Spawns fn as a probed worker (see probed_worker) with w: its PID. */
+static pid_t spawn_worker(fx_worker *w, int flags, int (*fn)(void *), void *arg)
+{
+    probed_fn = fn;
+    pid_t pid = -1;
+    assert_int_equal(fx_worker_spawn(w, flags, probed_worker, arg, &pid), 0);
+    assert_true(pid > 0);
+    return pid;
+}
+
+/* The worker pid is still there, alive or a zombie nobody reaped. */
+static bool unreaped(pid_t pid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
+/* The worker pid has been reaped: it is no child of ours any more. */
+static bool reaped(pid_t pid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == -1 && errno == ECHILD;
+}
+
+/* m was released by the supervisor: its next user recovers it. */
+static void assert_recovers(fx_rmutex *m)
+{
+    assert_int_equal(fx_rmutex_trylock(m), EOWNERDEAD);
+    assert_int_equal(fx_rmutex_consistent(m), 0);
+    assert_int_equal(fx_rmutex_unlock(m), 0);
+}
+
+static int worker_lock_and_exit_7(void *p)
+{
+    struct shared *sh = p;
+    if (fx_rmutex_lock(&sh->m) != 0)
+        return 10;
+    fxt_flag_set(&sh->held, 1);
+    return 7; /* exits holding m */
+}
+
+static int count_and_exit(void *p)
+{
+    struct shared *sh = p;
+    __atomic_fetch_add(&sh->calls, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+/* Spawned, killed holding a bound rmutex: reap releases it first, while the
+ * zombie pins the PID (released, none unsure), then reaps, once. */
+static void test_worker_spawned_and_killed_is_released_then_reaped_exactly_once(void **state)
+{
+    (void)state;
+    int fds = open_fds();
+    struct shared *sh = shared_new();
+    fx_worker w;
+    pid_t pid = spawn_worker(&w, 0, worker_lock_and_park, sh);
+    assert_int_equal(fx_worker_bind_rmutex(&w, &sh->m), 0);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    assert_int_equal(fx_rmutex_owner(&sh->m), pid); /* fn ran in the child */
+    /* Running: a reap with its deadline passed reaps nothing. */
+    int status = -1;
+    struct timespec now = fx_deadline_in(0);
+    assert_int_equal(fx_worker_reap(&w, &now, &status), ETIMEDOUT);
+    assert_int_equal(status, -1);
+    assert_true(unreaped(pid));
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    /* No check or wait before: reap runs the release itself. */
+    assert_int_equal(fx_worker_reap(&w, NULL, &status), 0);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    assert_true(reaped(pid));
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_check(&w, &rep), 0);
+    assert_int_equal(rep.event, FX_WORKER_EXITED);
+    assert_int_equal(rep.released, 1);
+    assert_int_equal(rep.unsure + rep.ambiguous, 0); /* released while pinned */
+    assert_recovers(&sh->m);
+    /* Reaped once: nothing more to reap. */
+    assert_int_equal(fx_worker_reap(&w, NULL, &status), ECHILD);
+    assert_int_equal(fx_worker_wait(&w, NULL, &rep), 0);
+    assert_int_equal(rep.released, 1);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    assert_int_equal(open_fds(), fds);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+/* Spawned, exits (status 7) holding a bound rmutex: released, then the
+ * status reported by the reap. */
+static void test_worker_spawned_that_exits_holding_rmutex_reports_its_status_after_the_release(
+    void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    fx_worker w;
+    pid_t pid = spawn_worker(&w, FX_WORKER_NOEXEC, worker_lock_and_exit_7, sh);
+    assert_int_equal(fx_worker_bind_rmutex(&w, &sh->m), 0);
+    int status = -1;
+    assert_int_equal(fx_worker_reap(&w, NULL, &status), 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 7);
+    assert_true(reaped(pid));
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_check(&w, &rep), 0);
+    assert_int_equal(rep.event, FX_WORKER_EXITED);
+    assert_int_equal(rep.released, 1);
+    assert_int_equal(rep.unsure + rep.ambiguous, 0);
+    assert_recovers(&sh->m);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+/* Spawned, execs holding a bound rmutex: released at the exec, reaped only
+ * once the exec'd program has exited. */
+static void test_worker_spawned_that_execs_is_reaped_only_when_the_new_program_exits(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    fx_worker w;
+    pid_t pid = spawn_worker(&w, 0, worker_lock_then_exec_itself, sh);
+    assert_int_equal(fx_worker_bind_rmutex(&w, &sh->m), 0);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    fxt_flag_set(&sh->go, 1);
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_wait(&w, NULL, &rep), 0);
+    assert_int_equal(rep.event, FX_WORKER_EXECED);
+    assert_int_equal(rep.released, 1);
+    assert_recovers(&sh->m);
+    struct timespec now = fx_deadline_in(0);
+    assert_int_equal(fx_worker_reap(&w, &now, NULL), ETIMEDOUT);
+    assert_runs_sleeper(pid);
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    int status = -1;
+    assert_int_equal(fx_worker_reap(&w, NULL, &status), 0);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    assert_true(reaped(pid));
+    assert_int_equal(fx_worker_check(&w, &rep), 0);
+    assert_int_equal(rep.event, FX_WORKER_EXECED); /* the report repeats */
+    assert_int_equal(rep.released, 1);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+/* Whether process pid holds a pidfd of process target (its fdinfo's Pid
+ * line): 1 yes, 0 no, -1 when fdinfo shows no Pid line (Linux before 5.4). */
+static int holds_pidfd_of(pid_t pid, pid_t target)
+{
+    char dir[64], path[512], buf[512], want[32];
+    snprintf(dir, sizeof dir, "/proc/%d/fdinfo", (int)pid);
+    snprintf(want, sizeof want, "\nPid:\t%d\n", (int)target);
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return -1;
+    int found = -1;
+    struct dirent *e;
+    while (found != 1 && (e = readdir(d)) != NULL) {
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0)
+            continue;
+        buf[n] = '\0';
+        if (strstr(buf, want) != NULL)
+            found = 1;
+        else if (strstr(buf, "\nPid:\t") != NULL)
+            found = 0;
+    }
+    closedir(d);
+    return found;
+}
+
+/* fn's first look: the supervisor (its parent) holds its pidfd already. */
+static int worker_checks_it_is_watched(void *p)
+{
+    (void)p;
+    return holds_pidfd_of(getppid(), getpid()) == 1 ? 0 : 30;
+}
+
+/* The child runs fn only once attach has opened its pidfd: no line of fn
+ * runs unsupervised. */
+static void test_worker_spawned_runs_fn_only_once_the_supervisor_watches_it(void **state)
+{
+    (void)state;
+    int self = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    assert_true(self >= 0);
+    int shown = holds_pidfd_of(getpid(), getpid());
+    close(self);
+    if (shown != 1) {
+        print_message("[  SKIP    ] /proc/<pid>/fdinfo shows no pidfd's Pid (Linux before 5.4)\n");
+        skip();
+    }
+    fx_worker w;
+    pid_t pid = -1;
+    assert_int_equal(fx_worker_spawn(&w, 0, worker_checks_it_is_watched, NULL, &pid), 0);
+    int status = -1;
+    assert_int_equal(fx_worker_reap(&w, NULL, &status), 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(fx_worker_detach(&w), 0);
+}
+
+/* In a child: spawn fails (want), and leaves nothing: no descriptor, no
+ * child (alive or zombie), fn never run, w not prepared. */
+static int spawn_fails_leaving_nothing(struct shared *sh, int flags, int want, int code)
+{
+    int fds = open_fds();
+    fx_worker w;
+    pid_t pid = -5;
+    int r = fx_worker_spawn(&w, flags, count_and_exit, sh, &pid);
+    FXT_CHILD_CHECK(r == want || (want == EPERM && r == EINVAL), code); /* EINVAL: qemu-user */
+    FXT_CHILD_CHECK(pid == -5, code + 1);
+    FXT_CHILD_CHECK(open_fds() == fds, code + 2);
+    siginfo_t si;
+    FXT_CHILD_CHECK(waitid(P_ALL, 0, &si, WEXITED | WNOHANG) == -1 && errno == ECHILD, code + 3);
+    FXT_CHILD_CHECK(__atomic_load_n(&sh->calls, __ATOMIC_RELAXED) == 0, code + 4);
+    FXT_CHILD_CHECK(fx_worker_detach(&w) == EINVAL, code + 5);
+    return 0;
+}
+
+/* The supervisor's attach fails after the fork (pidfd_open refused): the
+ * child, held at the gate, is killed and reaped before fn runs. */
+static int spawn_with_attach_refused(void *p)
+{
+    FXT_CHILD_CHECK(fxt_refuse_syscall(SYS_pidfd_open, ENOSYS, 0) == 0, 60);
+    return spawn_fails_leaving_nothing(p, 0, ENOSYS, 61);
+}
+
+/* SIGCHLD ignored: no child is started. */
+static int spawn_with_sigchld_ignored(void *p)
+{
+    FXT_CHILD_CHECK(signal(SIGCHLD, SIG_IGN) != SIG_ERR, 60);
+    return spawn_fails_leaving_nothing(p, 0, ECHILD, 61);
+}
+
+/* A new PID namespace without the privilege: the clone fails. */
+static int spawn_newpid_unprivileged(void *p)
+{
+    FXT_CHILD_CHECK(geteuid() != 0 || (setresgid(65534, 65534, 65534) == 0 &&
+                                       setresuid(65534, 65534, 65534) == 0),
+                    60);
+    return spawn_fails_leaving_nothing(p, FX_WORKER_NEWPID, EPERM, 61);
+}
+
+static void test_worker_spawn_that_fails_leaves_no_child_no_zombie_and_no_descriptor(void **state)
+{
+    (void)state;
+    struct shared *sh = shared_new();
+    assert_int_equal(fxt_run_child(spawn_with_sigchld_ignored, sh), 0);
+    assert_int_equal(fxt_run_child(spawn_newpid_unprivileged, sh), 0);
+    fxt_require_seccomp();
+    assert_int_equal(fxt_run_child(spawn_with_attach_refused, sh), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+/* FX_WORKER_NEWPID: the worker is PID 1 of a new namespace (a raw clone: no
+ * robust list, its word PROBED); released through its TID there, reaped. */
+static void test_worker_spawned_in_a_new_pid_namespace_is_released_and_reaped(void **state)
+{
+    (void)state;
+    if (skip_unless_newpid())
+        skip();
+    struct shared *sh = shared_new();
+    fx_worker w;
+    pid_t pid = -1;
+    assert_int_equal(fx_worker_spawn(&w, FX_WORKER_NEWPID, worker_lock_and_park, sh, &pid), 0);
+    assert_int_equal(fx_worker_bind_rmutex(&w, &sh->m), 0);
+    assert_true(fxt_flag_wait(&sh->held, 1, 10000));
+    assert_int_equal(fx_rmutex_owner(&sh->m), 1);
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    int status = -1;
+    assert_int_equal(fx_worker_reap(&w, NULL, &status), 0);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    fx_worker_report rep;
+    assert_int_equal(fx_worker_check(&w, &rep), 0);
+    assert_int_equal(rep.released, 1);
+    assert_recovers(&sh->m);
+    assert_int_equal(fx_worker_detach(&w), 0);
+    fxt_shared_free(sh, sizeof *sh);
+}
+
+/* The handle is opaque storage of a size and alignment programs are built
+ * with: pinned here and in src/worker.c. */
+static void test_worker_handle_is_opaque_storage_of_pinned_size(void **state)
+{
+    (void)state;
+    assert_int_equal(sizeof(fx_worker), 512);
+    assert_int_equal(_Alignof(fx_worker), _Alignof(uint64_t));
+}
+
 /* --- bad input -------------------------------------------------------------------- */
 
 static void test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_echild(void **state)
@@ -1217,10 +1520,16 @@ static void test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_e
     assert_int_equal(fx_worker_attach(NULL, 1), EINVAL);
     assert_int_equal(fx_worker_detach(NULL), EINVAL);
     assert_int_equal(fx_worker_fd(NULL), -EINVAL);
+    assert_int_equal(fx_worker_reap(&w, NULL, NULL), EINVAL);
+    assert_int_equal(fx_worker_reap(NULL, NULL, NULL), EINVAL);
+    assert_int_equal(fx_worker_spawn(NULL, 0, count_and_exit, NULL, NULL), EINVAL);
+    assert_int_equal(fx_worker_spawn(&w, 0, NULL, NULL, NULL), EINVAL);
+    assert_int_equal(fx_worker_spawn(&w, 4, count_and_exit, NULL, NULL), EINVAL);
 
     assert_int_equal(fx_worker_prepare(&w, 0), 0);
     fx_rmutex m = FX_RMUTEX_INIT;
     assert_int_equal(fx_worker_bind_rmutex(&w, &m), EINVAL); /* not attached */
+    assert_int_equal(fx_worker_reap(&w, NULL, NULL), EINVAL);    /* not attached */
     assert_int_equal(fx_worker_attach(&w, 0), EINVAL);
     assert_int_equal(fx_worker_attach(&w, -1), EINVAL);
     assert_int_equal(fx_worker_attach(&w, 1), ECHILD); /* init: not our child */
@@ -1231,6 +1540,7 @@ static void test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_e
     pid_t pid = start_worker(&w, FX_WORKER_NOEXEC, worker_exits_when_told, sh);
     assert_int_equal(fx_worker_attach(&w, pid), EINVAL); /* twice */
     assert_int_equal(fx_worker_prepare(&w, 0), EBUSY);  /* attached: detach first */
+    assert_int_equal(fx_worker_spawn(&w, 0, count_and_exit, sh, NULL), EBUSY);
     int32_t raw[3];
     assert_int_equal(fx_worker_bind_rmutex(&w, NULL), EINVAL);
     assert_int_equal(fx_worker_bind_rmutex(&w, (fx_rmutex *)((char *)raw + 1)), EINVAL);
@@ -1245,6 +1555,7 @@ static void test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_e
     assert_int_equal(fx_worker_bind_once(&w, &o), ENOSPC);
     struct timespec bad = {0, 1000000000L};
     assert_int_equal(fx_worker_wait(&w, &bad, NULL), EINVAL);
+    assert_int_equal(fx_worker_reap(&w, &bad, NULL), EINVAL);
     fxt_flag_set(&sh->go, 1);
     fx_worker_report rep;
     assert_int_equal(fx_worker_wait(&w, NULL, &rep), 0);
@@ -1252,7 +1563,9 @@ static void test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_e
     assert_int_equal(fx_worker_wait(&w, &bad, NULL), 0); /* gone: no wait, no check */
     assert_int_equal(fx_worker_bind_rmutex(&w, &m), ESRCH);
     assert_int_equal(fx_worker_refresh(&w), ESRCH);
-    assert_int_equal(fxt_wait_child(pid, 10000), 0);
+    assert_int_equal(fx_worker_reap(&w, &bad, NULL), 0); /* exited: no wait */
+    assert_int_equal(fx_worker_reap(&w, NULL, NULL), ECHILD);
+    assert_true(reaped(pid));
     assert_int_equal(fx_worker_detach(&w), 0);
     assert_int_equal(fx_worker_check(&w, NULL), EINVAL);
     fxt_shared_free(sh, sizeof *sh);
@@ -1280,6 +1593,13 @@ int main(void)
         cmocka_unit_test(test_worker_wait_times_out_under_signals_while_the_worker_runs),
         cmocka_unit_test(test_worker_wait_with_a_far_deadline_sleeps_until_the_worker_exits),
         cmocka_unit_test(test_worker_calls_cancelled_leave_no_lock_held_and_no_descriptor_open),
+        cmocka_unit_test(test_worker_spawned_and_killed_is_released_then_reaped_exactly_once),
+        cmocka_unit_test(test_worker_spawned_that_exits_holding_rmutex_reports_its_status_after_the_release),
+        cmocka_unit_test(test_worker_spawned_that_execs_is_reaped_only_when_the_new_program_exits),
+        cmocka_unit_test(test_worker_spawned_runs_fn_only_once_the_supervisor_watches_it),
+        cmocka_unit_test(test_worker_spawn_that_fails_leaves_no_child_no_zombie_and_no_descriptor),
+        cmocka_unit_test(test_worker_spawned_in_a_new_pid_namespace_is_released_and_reaped),
+        cmocka_unit_test(test_worker_handle_is_opaque_storage_of_pinned_size),
         cmocka_unit_test(test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_echild),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -167,25 +167,33 @@ static int run(struct board *b, int argc, char **argv, int i)
 
 /* --supervise: the rest of the arguments run in a forked worker whose death
  * or exec releases the board's lock at once, whoever looks at it next. */
+struct run_args {
+    struct board *b;
+    int argc;
+    char **argv;
+    int i;
+};
+
+static int run_worker(void *p)
+{
+    struct run_args *a = p;
+    int status = run(a->b, a->argc, a->argv, a->i);
+    fflush(NULL); /* the worker ends with _exit */
+    return status;
+}
+
 static int supervise(struct board *b, int argc, char **argv, int i)
 {
     fx_worker w;
-    int r = fx_worker_prepare(&w, 0);
-    if (r != 0) {
-        fprintf(stderr, "shm_client: fx_worker_prepare: %s\n", strerror(r));
-        return 1;
-    }
+    pid_t pid;
+    struct run_args a = {b, argc, argv, i};
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        perror("shm_client: fork");
+    int r = fx_worker_spawn(&w, 0, run_worker, &a, &pid);
+    if (r != 0) {
+        fprintf(stderr, "shm_client: fx_worker_spawn: %s\n", strerror(r));
         return 1;
     }
-    if (pid == 0)
-        _exit(run(b, argc, argv, i));
-    r = fx_worker_attach(&w, pid);
-    if (r == 0)
-        r = fx_worker_bind_rmutex(&w, &b->lock);
+    r = fx_worker_bind_rmutex(&w, &b->lock);
     fx_worker_report rep;
     if (r == 0)
         r = fx_worker_wait(&w, NULL, &rep);
@@ -196,11 +204,12 @@ static int supervise(struct board *b, int argc, char **argv, int i)
         printf("shm_client: worker %d %s; the supervisor released %d lock(s)\n", (int)pid,
                rep.event == FX_WORKER_EXITED ? "exited" : "exec'd", (int)rep.released);
     }
+    /* The zombie goes only now, after the release (an exec'd worker: once
+     * the new program has exited). */
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
+    int e = fx_worker_reap(&w, NULL, &st);
     fx_worker_detach(&w);
-    if (r != 0)
+    if (r != 0 || e != 0)
         return 1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

@@ -8,18 +8,26 @@
  * which some environments make impossible (no /proc, hidepid, a seccomp
  * filter, another UID, another PID namespace) and which exec fools (the TID
  * lives on in the new program). A supervisor does not look: the kernel tells
- * it. Usage, in the process that forks the worker:
+ * it. Usage, in the process that starts the worker:
  *
  *     fx_worker w;
+ *     pid_t pid;
+ *     fx_worker_spawn(&w, 0, run_worker, arg, &pid);   fork, attach
+ *     fx_worker_bind_rmutex(&w, &shared->lock);
+ *     fx_worker_wait(&w, NULL, &report);   or poll fx_worker_fd(&w), then
+ *                                          fx_worker_check(&w, &report)
+ *     fx_worker_reap(&w, NULL, &status);   the zombie, after the release
+ *     fx_worker_detach(&w);
+ *
+ * or, for a worker the caller starts itself (its own fork or clone, a
+ * posix_spawn with FX_WORKER_NOEXEC):
+ *
  *     fx_worker_prepare(&w, 0);            before fork: the exec pipe
  *     pid_t pid = fork();                  (or clone(), CLONE_NEWPID too)
  *     if (pid == 0) { ... the worker ...; _exit(0); }
  *     fx_worker_attach(&w, pid);           right after fork, in the parent
- *     fx_worker_bind_rmutex(&w, &shared->lock);
- *     fx_worker_wait(&w, NULL, &report);   or poll fx_worker_fd(&w), then
- *                                          fx_worker_check(&w, &report)
- *     waitpid(pid, &status, 0);            reap only now
- *     fx_worker_detach(&w);
+ *     ... bind, wait or check, reap, detach as above (or waitpid(pid) once
+ *     wait or check has reported it gone, never before)
  *
  * What is noticed, without polling:
  *   - exit: a pidfd (pidfd_open, Linux 5.3) of the worker, readable once it
@@ -44,9 +52,10 @@
  * event. The worker's TIDs, as it writes them into owner words:
  *   - its main thread's: its PID, pinned by the kernel until the worker is
  *     reaped (so the supervisor must reap only after the release: check and
- *     wait never reap; a worker reaped before is not released from, and is
- *     counted `unsure`); after an exec the new program has it (a non-main
- *     thread that execs takes the main thread's TID);
+ *     wait never reap, fx_worker_reap releases first; a worker reaped before
+ *     is not released from, and is counted `unsure`); after an exec the new
+ *     program has it (a non-main thread that execs takes the main thread's
+ *     TID);
  *   - in another PID namespace, its TID there: the last field of the NSpid
  *     line of /proc/<pid>/status, read by attach while the worker lives,
  *     only from a /proc of the supervisor's own PID namespace (attach checks
@@ -67,7 +76,7 @@
  *   - the worker is a child of the calling process (forked by any of its
  *     threads), SIGCHLD is not ignored and has no SA_NOCLDWAIT, and nobody
  *     reaps it (a SIGCHLD handler's waitpid(-1) loop included) before check
- *     or wait has reported it gone;
+ *     or wait has reported it gone (fx_worker_reap keeps that order itself);
  *   - after an exec, the new program must not acquire objects bound to the
  *     worker: it runs with the dead image's TID, so the supervisor cannot tell
  *     its ownership from the dead image's;
@@ -83,11 +92,13 @@
  *
  * What the supervisor sees to itself (no rule for the caller): its
  * descriptors are above 2, so a worker's redirection of its standard ones
- * never closes the exec pipe; no call but fx_worker_wait is a cancellation
- * point, and wait's cancellation leaves nothing held; /proc is read only
- * when it is of the caller's PID namespace; the worker's copy of a prepared
- * handle is told from the supervisor's exactly, not by PID; any deadline,
- * however far, is slept on.
+ * never closes the exec pipe; no call but fx_worker_wait and fx_worker_reap
+ * is a cancellation point, and their cancellation leaves nothing held; /proc
+ * is read only when it is of the caller's PID namespace; the worker's copy
+ * of a prepared handle is told from the supervisor's exactly, not by PID;
+ * any deadline, however far, is slept on; fx_worker_spawn attaches before
+ * the worker runs a line of fn, and leaves nothing behind when it fails;
+ * fx_worker_reap frees the zombie only after the release.
  *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is
@@ -113,7 +124,7 @@ extern "C" {
 #define FX_WORKER_BIND_MAX 16 /* bound objects */
 #define FX_WORKER_TIDS_MAX 16 /* TIDs of the worker (its main thread included) */
 
-/* Flags for fx_worker_prepare. */
+/* Flags for fx_worker_prepare and fx_worker_spawn. */
 #define FX_WORKER_NOEXEC 1 /* watch for exit only (no pipe) */
 #define FX_WORKER_NEWPID 2 /* the worker is the first process (PID 1) of a new PID namespace */
 
@@ -131,25 +142,13 @@ typedef struct fx_worker_report {
     int32_t unsure;    /* kept: the TID may name another task now (reaped, reused) */
 } fx_worker_report;
 
-/* A worker handle: caller-provided memory, no allocation. The fields are
- * private; use the functions. */
+/* A worker handle: caller-provided memory, no allocation, opaque: its state
+ * is private to the library (use the functions). 512 bytes, aligned as a
+ * uint64_t, on every target. It holds descriptors and is linked into a list
+ * of this process while attached: do not copy it or share it with another
+ * process, and detach it before its memory is reused. */
 typedef struct fx_worker {
-    int32_t fx_magic;
-    int32_t fx_flags;
-    int32_t fx_pid;
-    int32_t fx_pidfd;
-    uint64_t fx_stamp; /* the process that prepared it, among its fork copies */
-    int32_t fx_pipe[2];
-    int32_t fx_epfd;
-    int32_t fx_ntids;
-    int32_t fx_tid[FX_WORKER_TIDS_MAX];   /* in this process's PID namespace */
-    int32_t fx_nstid[FX_WORKER_TIDS_MAX]; /* as the worker writes them */
-    uint64_t fx_ns;                       /* the worker's PID namespace (0: unknown) */
-    int32_t fx_nbound;
-    int32_t fx_kind[FX_WORKER_BIND_MAX];
-    void *fx_obj[FX_WORKER_BIND_MAX];
-    fx_worker_report fx_report;
-    struct fx_worker *fx_next;
+    uint64_t fx_private[64];
 } fx_worker;
 
 /* Sets *w up for one worker, before the fork that starts it: makes the exec
@@ -176,6 +175,36 @@ int fx_worker_prepare(fx_worker *w, int flags) FX_WARN_UNUSED;
  * pending or arriving meanwhile acts at the caller's next one, after attach
  * has returned with its descriptors in w. */
 int fx_worker_attach(fx_worker *w, pid_t pid) FX_WARN_UNUSED;
+
+/* Starts a supervised worker: prepares *w (flags as for fx_worker_prepare),
+ * forks a child, attaches *w to it, and only then lets the child run
+ * fn(arg), which ends with _exit(fn's result): fn runs supervised from its
+ * first line and never returns into the caller's frames. *pid, when pid is
+ * not NULL, receives the worker's PID. With FX_WORKER_NEWPID the child is
+ * made by clone(CLONE_NEWPID) as the first process (PID 1) of a new PID
+ * namespace, which takes CAP_SYS_ADMIN. The child is a copy of the caller
+ * with one thread, as after fork(2): in a multithreaded caller fn may call
+ * only async-signal-safe functions until it execs; the copies of the
+ * caller's stdio buffers are never flushed by the child (fflush(NULL)
+ * before the call if output is pending, and in fn before it returns). A
+ * FX_WORKER_NEWPID child runs no pthread_atfork handler and has no robust
+ * futex list (the fx_rmutex and fx_once objects it holds are released by
+ * this supervisor or found by their waiters' probe); as PID 1 it gets only
+ * the signals it has a handler for, SIGKILL and SIGSTOP aside, and its exit
+ * ends every process of its namespace. Returns 0 (w attached, its worker
+ * running); EINVAL (NULL w or fn, unknown flags); EBUSY (w is attached:
+ * detach it first); ECHILD (SIGCHLD is ignored or has SA_NOCLDWAIT: nothing
+ * would pin the worker's PID, and no child is started); EPERM
+ * (FX_WORKER_NEWPID without the privilege); EAGAIN (a process limit:
+ * RLIMIT_NPROC, threads-max); ENOMEM (no memory, or a PID namespace whose
+ * first process has exited); ENOSPC (too many nested PID namespaces); ENOSYS
+ * (no pidfd_open: Linux before 5.3); EMFILE, ENFILE (no descriptor for the
+ * exec pipe, the pidfd or the call's own socketpair). On error nothing is
+ * left behind: fn has not run, a child already made is killed and reaped,
+ * no descriptor of the call stays open, and w is not prepared. Not a
+ * cancellation point. */
+int fx_worker_spawn(fx_worker *w, int flags, int (*fn)(void *arg), void *arg,
+                    pid_t *pid) FX_WARN_UNUSED;
 
 /* Adds the worker's threads started since attach to its TIDs, as
  * /proc/<pid>/task lists them (call it once the worker has started them).
@@ -226,8 +255,27 @@ int fx_worker_check(fx_worker *w, fx_worker_report *report);
  * attached as it was, with nothing to clean up. */
 int fx_worker_wait(fx_worker *w, const struct timespec *deadline, fx_worker_report *report);
 
+/* Reaps the worker in the order the release needs: waits until the worker
+ * process has exited (after an exec, until the exec'd program exits) or the
+ * absolute CLOCK_MONOTONIC deadline (NULL: none) passes, runs the release
+ * first as fx_worker_check does if no check or wait has yet, and only then
+ * frees the zombie, storing its wait status as waitpid(2) gives it
+ * (WIFEXITED, WEXITSTATUS, WIFSIGNALED, WTERMSIG) in *status when status is
+ * not NULL. A deadline already passed makes it a look that never blocks. For
+ * any attached worker, spawned or attached by the caller. w stays attached:
+ * fx_worker_check repeats the report; the worker's PID is free from now on
+ * and may name another process. Returns 0 (reaped); ETIMEDOUT (not exited:
+ * nothing reaped); ECHILD (already reaped: by an earlier fx_worker_reap, or
+ * against the rules above by another waitpid, which the release counted
+ * `unsure`); EINVAL (w not attached, or tv_nsec outside [0, 999999999] when
+ * it would wait). Never EINTR. A cancellation point, as fx_worker_wait,
+ * acting only while it sleeps: a cancelled reap has reaped nothing and
+ * leaves w attached, with nothing to clean up. */
+int fx_worker_reap(fx_worker *w, const struct timespec *deadline, int *status);
+
 /* Unlinks w from the list of attached handles, closes its descriptors and
- * forgets its bindings; nothing is released and the worker is not reaped.
+ * forgets its bindings; nothing is released and the worker is not reaped
+ * (fx_worker_reap it first, or waitpid it once it is reported gone).
  * In the worker itself (a fork child's copy of the prepared handle, told
  * from the supervisor's by a stamp that fork does not carry over, not by a
  * PID, which is 1 for both when each is the first process of a PID
