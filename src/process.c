@@ -138,7 +138,11 @@ bool fxi_wipe_at_fork(void *page, size_t size)
 {
     int saved = errno;
     pthread_once(&proc_once, proc_setup);
-    bool ok = proc_wiped && madvise(page, size, MADV_WIPEONFORK) == 0;
+    /* Whole pages only: the kernel rounds the range up to a page boundary,
+     * and would wipe in a fork child whatever else shares the last page. */
+    long ps = sysconf(_SC_PAGESIZE);
+    bool whole = ps > 0 && (uintptr_t)page % (uintptr_t)ps == 0 && size % (size_t)ps == 0;
+    bool ok = whole && proc_wiped && madvise(page, size, MADV_WIPEONFORK) == 0;
     errno = saved;
     return ok;
 }

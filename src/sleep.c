@@ -86,12 +86,13 @@ struct fxi_watch {
 #define FX_WATCHES ((FXI_TID_PAGE - 64) / sizeof(struct fxi_watch))
 
 /* The table, alone in its page(s) so that the whole of it, lock included,
- * is wiped at fork. */
-static struct {
+ * is wiped at fork: the type is page-aligned, so its size is whole pages and
+ * nothing else shares them (the kernel wipes whole pages). */
+static struct __attribute__((aligned(FXI_TID_PAGE))) {
     uint32_t lock; /* 0 free, 1 held, 2 held and someone sleeps on it */
     struct fxi_watch w[FX_WATCHES];
-} watch_table __attribute__((aligned(FXI_TID_PAGE)));
-_Static_assert(sizeof watch_table <= FXI_TID_PAGE, "the table fits its page");
+} watch_table;
+_Static_assert(sizeof watch_table == FXI_TID_PAGE, "the table is its page");
 
 static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
 /* Whether designation works in this process: set once, before any use, by
@@ -539,11 +540,13 @@ struct fxi_probed {
 /* A slot whose word left: the chains of linear probing run past it. */
 #define FX_PROBED_GONE ((const int32_t *)(uintptr_t)1)
 
-/* Guarded by watch_table.lock; alone in its pages, wiped at fork. */
-static struct {
+/* Guarded by watch_table.lock; alone in its pages (a page-aligned type, as
+ * watch_table's), wiped at fork. */
+static struct __attribute__((aligned(FXI_TID_PAGE))) {
     int32_t prober; /* 1 while a call holds the role */
     struct fxi_probed s[FX_PROBED_SLOTS];
-} probed_table __attribute__((aligned(FXI_TID_PAGE)));
+} probed_table;
+_Static_assert(sizeof probed_table % FXI_TID_PAGE == 0, "the prober's table is whole pages");
 
 static bool probed_usable;
 

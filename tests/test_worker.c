@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "fxfault.h"
 #include "fxtest.h"
+#include "../src/internal/futex.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -811,12 +812,28 @@ static int supervise_as_pid1_a_pid1_worker_that_detaches(void *p)
     return 0;
 }
 
+/* No owner: what fxi_futex_sleep_probed asks of a word. */
+static uint32_t no_owner(const int32_t *word)
+{
+    (void)word;
+    return 0;
+}
+
 static void test_worker_with_pid_1_like_its_supervisor_detaching_its_copy_is_not_an_exec(
     void **state)
 {
     (void)state;
     if (skip_unless_newpid())
         skip();
+    /* The sleepers' tables are set up (their pages marked wiped at fork) as
+     * any shared sleep of the process would, before the supervisor forks:
+     * the state that tells the worker's copy of the handle from the
+     * supervisor's once shared a page with them, so the worker got it zeroed
+     * and closed the exec pipe. The word differs from the value: nothing
+     * sleeps. */
+    int32_t word = 0;
+    bool judge;
+    (void)fxi_futex_sleep_probed(&word, 1, no_owner, NULL, &judge);
     struct shared *sh = shared_new();
     pid_t pid = fork_newpid(supervise_as_pid1_a_pid1_worker_that_detaches, sh);
     assert_true(pid > 0);

@@ -40,7 +40,10 @@ bool fxi_process_caches(void);
 /* Marks [page, page + size) (whole pages of zero-initialised static
  * memory) MADV_WIPEONFORK, and true only when the kernel was proven to honour
  * that advice in this process (the epoch's probe): a fork child then gets the
- * range zeroed. False where it cannot be trusted. */
+ * range zeroed. False where it cannot be trusted, and, marking nothing, when
+ * the range is not whole pages (the kernel would round it up and wipe the
+ * neighbours): make the object's type page-aligned, so that its size is a
+ * multiple of the page. */
 bool fxi_wipe_at_fork(void *page, size_t size);
 
 /* Whether the calling process proved that it runs in the initial PID
