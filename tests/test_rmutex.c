@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,6 +44,26 @@ static pid_t my_tid(void)
 static uint32_t owner_word(const fx_rmutex *m)
 {
     return (uint32_t)__atomic_load_n(&m->owner, __ATOMIC_SEQ_CST);
+}
+
+/* Whether this process runs in the initial PID namespace, asked of the
+ * kernel: the inode of its PID namespace is PROC_PID_INIT_INO. */
+static bool in_initial_pidns(void)
+{
+    struct stat st;
+    return stat("/proc/self/ns/pid", &st) == 0 && st.st_ino == 0xEFFFFFFCu;
+}
+
+/* The owner word that thread `tid` of this process writes
+ * (include/futexsync/rmutex.h): its TID alone where the kernel reports its
+ * death, else TID | PROBED, plus LOCALNS unless the process runs in the
+ * initial PID namespace. */
+static uint32_t word_of(pid_t tid)
+{
+    if (fxt_rmutex_robust())
+        return (uint32_t)tid;
+    return (uint32_t)tid | (uint32_t)FX_RMUTEX_PROBED |
+           (in_initial_pidns() ? 0u : (uint32_t)FX_RMUTEX_LOCALNS);
 }
 
 static int32_t depth_slot(const fx_rmutex *m)
@@ -208,10 +229,13 @@ static void die_with_parent(void)
 }
 
 /* In a child that must own its rmutexes as PROBED (the kernel will not
- * report its death): get_robust_list answers ENOSYS, as under qemu-user. */
+ * report its death): get_robust_list answers ENOSYS, as under qemu-user.
+ * Where no seccomp filter can be installed (qemu-user itself), the thread
+ * must already be PROBED, which its own word tells. */
 static void refuse_robust_list(const struct shared *s)
 {
-    if (s->probed && fxt_refuse_syscall(SYS_get_robust_list, ENOSYS, 0) != 0)
+    if (s->probed && fxt_refuse_syscall(SYS_get_robust_list, ENOSYS, 0) != 0 &&
+        fxt_rmutex_robust())
         _exit(13);
 }
 
@@ -229,11 +253,15 @@ static int holder_child(void *p)
     return 12;
 }
 
-/* Forks a child that holds s->m (depth 2) and sleeps until killed. */
+/* Forks a child that holds s->m (depth 2) and sleeps until killed. A child
+ * that fails first is reported with its status, not waited for. */
 static pid_t spawn_holder_process(struct shared *s)
 {
     pid_t pid = fxt_fork(holder_child, s);
-    assert_int_equal(fx_counter_wait(&s->held, 1, NULL), 0);
+    struct timespec d = fx_deadline_in(30 * FX_NSEC_PER_SEC);
+    if (fx_counter_wait(&s->held, 1, &d) != 0)
+        fail_msg("the holder process never held the mutex: status %d",
+                 fxt_wait_child(pid, 1000));
     assert_int_equal(fx_rmutex_owner(&s->m), pid); /* its only thread: TID == PID */
     return pid;
 }
@@ -292,7 +320,7 @@ static void test_lock_records_owner_tid_and_unlock_frees(void **state)
     fx_rmutex m = FX_RMUTEX_INIT;
     assert_int_equal(fx_rmutex_lock(&m), 0);
     assert_int_equal(fx_rmutex_owner(&m), my_tid());
-    assert_int_equal(owner_word(&m), (uint32_t)my_tid());
+    assert_int_equal(owner_word(&m), word_of(my_tid()));
     assert_int_equal(depth_slot(&m), 1);
     assert_int_equal(fx_rmutex_unlock(&m), 0);
     assert_int_equal(fx_rmutex_owner(&m), 0);
@@ -1433,7 +1461,7 @@ static void test_acquire_step_reports_word_value_and_recheck_time(void **state)
     int64_t before = fxt_now_ns();
     assert_int_equal(fxi_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), EBUSY);
     assert_ptr_equal(word, &m.owner);
-    assert_int_equal((uint32_t)sleep_on, (uint32_t)h.tid | W_BIT);
+    assert_int_equal((uint32_t)sleep_on, word_of(h.tid) | W_BIT);
     assert_int_equal(owner_word(&m), (uint32_t)sleep_on);
     int64_t at = (int64_t)recheck.tv_sec * FX_NSEC_PER_SEC + recheck.tv_nsec;
     if (fxt_rmutex_robust()) {
@@ -1455,7 +1483,7 @@ static void test_acquire_step_reports_word_value_and_recheck_time(void **state)
     fxt_join(t);
     assert_int_equal(fxi_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), 0);
     /* It had slept: it keeps WAITERS, so its unlock wakes whoever may remain. */
-    assert_int_equal(owner_word(&m), (uint32_t)my_tid() | W_BIT);
+    assert_int_equal(owner_word(&m), word_of(my_tid()) | W_BIT);
     assert_int_equal(fx_rmutex_unlock(&m), 0);
     assert_int_equal(owner_word(&m), 0);
 }
