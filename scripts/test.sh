@@ -160,14 +160,7 @@ if [ "${FUTEXSYNC_CROSS:-1}" = 1 ]; then
     for arch in aarch64 riscv64; do
         stage "$arch: cmocka for $arch-linux-gnu"
         cmocka=$(fx_cross_cmocka "$arch-linux-gnu")
-        # Not yet ported to the PROBED owner words these emulated stages
-        # write (qemu-user refuses get_robust_list): their owner-word
-        # assertions expect a bare TID. Listed here until they are; the
-        # x86-64 stages run them all (CLOSING NOTE of 2026-12-07).
-        echo "note: $arch: test_rmutex test_owner_death" \
-             "test_fault_identity are left out here (PROBED words, not ported yet)"
-        build_and_test "$arch" -LE 'stress|model' \
-            -E '^(test_rmutex|test_owner_death|test_fault_identity)$' -- \
+        build_and_test "$arch" -LE 'stress|model' -- \
             -DCMAKE_TOOLCHAIN_FILE="cmake/$arch-linux-gnu.cmake" -DFUTEXSYNC_CMOCKA_PREFIX="$cmocka" \
             -DCMAKE_BUILD_TYPE=RelWithDebInfo
     done

@@ -42,6 +42,16 @@ static pid_t absent_tid(void)
     return max > 0 && max <= FX_RMUTEX_TID_MAX ? (pid_t)FX_RMUTEX_TID_MAX : 0;
 }
 
+/* In a forked child whose rmutex and fx_once words must say PROBED (the
+ * kernel will not report its death): get_robust_list answers ENOSYS from now
+ * on, as under qemu-user. Where no seccomp filter can be installed (qemu-user
+ * itself), the thread must be PROBED already, which its own word tells.
+ * true when the child's words say PROBED. */
+static bool refuse_robust_list(void)
+{
+    return fxt_refuse_syscall(SYS_get_robust_list, ENOSYS, 0) == 0 || !fxt_rmutex_robust();
+}
+
 /* --- TID reuse (class 1) -------------------------------------------------------- */
 
 /* A word naming the caller's TID that the caller never acquired was left by a
@@ -192,6 +202,7 @@ struct lost {
     int32_t n_locked;   /* N holds m */
     int32_t n_release;  /* N may unlock */
     int32_t n_result;   /* N's lock result */
+    uint32_t n_word;    /* the owner word N's lock wrote */
     int32_t hook_entered; /* W reached the fault point */
     int32_t hook_done;  /* the controller has done the hook's work */
     int32_t w_result;   /* W's lock result, -1 while it waits */
@@ -214,6 +225,9 @@ static void *n_thread(void *p)
 {
     struct lost *l = p;
     l->n_result = fx_rmutex_lock(l->m);
+    /* Relaxed: N's own write, read back before anyone else may change it (W
+     * waits in the fault hook until the controller is done). */
+    l->n_word = (uint32_t)__atomic_load_n(&l->m->owner, __ATOMIC_RELAXED);
     fxt_flag_set(&l->n_locked, 1);
     fxt_flag_wait(&l->n_release, 1, 90000);
     fxt_flag_set(&l->n_unlocked, 1);
@@ -308,9 +322,13 @@ static void rmutex_waiter_that_lost_the_takeover_does_not_recover_a_live_reused_
         print_message("skipped: TID %d was not handed out again in 2000 tries\n", (int)t);
         return;
     }
+    /* N's word names T: alone where the kernel reports N's death, else with
+     * PROBED (and LOCALNS outside the initial PID namespace). */
+    assert_int_equal(l->n_word & ~(uint32_t)(FX_RMUTEX_PROBED | FX_RMUTEX_LOCALNS), (uint32_t)t);
+    assert_int_equal((l->n_word & (uint32_t)FX_RMUTEX_PROBED) == 0, fxt_rmutex_robust());
     /* W either returned (main: EOWNERDEAD while N holds m) or re-marked
      * WAITERS on N's value to sleep until N's unlock. */
-    uint32_t nw = (uint32_t)t | (uint32_t)FX_RMUTEX_WAITERS;
+    uint32_t nw = l->n_word | (uint32_t)FX_RMUTEX_WAITERS;
     bool slept = false;
     for (int i = 0; i < 60000 && !slept; i++) {
         if (__atomic_load_n(&l->w_result, __ATOMIC_ACQUIRE) != -1)
@@ -345,7 +363,7 @@ static int run_and_die(void *p)
     /* Without a robust list (PROBED): the kernel leaves the word to the
      * callers' probe. exit_inside never returns: reaching the return is the
      * failure. */
-    if (fxt_refuse_syscall(SYS_get_robust_list, ENOSYS, 0) != 0)
+    if (!refuse_robust_list())
         return 3;
     return fx_once_call(p, exit_inside, NULL) == 0 ? 1 : 2;
 }
@@ -477,7 +495,7 @@ static int die_holding(void *p)
 {
     /* Without a robust list (as under qemu-user): the owner is PROBED, and
      * the waiter's probe must tell the zombie dead. */
-    if (fxt_refuse_syscall(SYS_get_robust_list, ENOSYS, 0) != 0)
+    if (!refuse_robust_list())
         return 2;
     return fx_rmutex_lock(&((struct zombie *)p)->m) == 0 ? 0 : 1;
 }
@@ -490,7 +508,7 @@ static void die_inside(void *p)
 
 static int die_initialising(void *p)
 {
-    if (fxt_refuse_syscall(SYS_get_robust_list, ENOSYS, 0) != 0)
+    if (!refuse_robust_list())
         return 3;
     /* die_inside never returns: reaching the return is the failure. */
     return fx_once_call(&((struct zombie *)p)->o, die_inside, NULL) == 0 ? 1 : 2;
