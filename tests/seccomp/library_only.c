@@ -374,15 +374,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: library_only DOC\n");
         return 2;
     }
+    if (sc_skip_here())
+        return SC_SKIP;
 #ifndef SC_AUDIT_ARCH
     (void)argv;
-    printf("SKIP: %s\n", sc_unsupported());
-    return SC_SKIP;
+    return SC_SKIP; /* sc_skip_here said why */
 #else
-    if (sc_unsupported() != NULL) {
-        printf("SKIP: %s\n", sc_unsupported());
-        return SC_SKIP;
-    }
     static struct sc_list lib, end;
     if (sc_doc_list(argv[1], SC_DOC_RMUTEX_ONCE, &lib) != 0)
         return 1;

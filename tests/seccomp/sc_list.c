@@ -259,6 +259,15 @@ const char *sc_unsupported(void)
 #endif
 }
 
+bool sc_skip_here(void)
+{
+    const char *why = sc_unsupported();
+    if (why == NULL)
+        return false;
+    printf("SKIP: %s\n", why);
+    return true;
+}
+
 int sc_lookup(const char *name, long *nr)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {

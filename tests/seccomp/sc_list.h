@@ -37,6 +37,9 @@
  * or a sanitizer runtime, whose own calls (and, under TSan, the library's
  * race-detector mode) are on no list. */
 const char *sc_unsupported(void);
+/* The launchers' first check: prints "SKIP: <why>" and returns true when
+ * sc_unsupported() says the filter cannot be used here. */
+bool sc_skip_here(void);
 
 /* The heading of the library's section, of its subsection that lists the
  * calls of fx_rmutex and fx_once (and of what they reach), and of the one
