@@ -38,7 +38,7 @@ static const char *const known[] = {
     "kill", "madvise", "mmap", "mprotect", "munmap", "newfstatat", "openat", "pause",
     "pidfd_open", "pipe2", "poll", "ppoll", "prctl", "pread64", "preadv", "prlimit64",
     "process_vm_readv", "read", "restart_syscall", "rseq", "rt_sigaction", "rt_sigprocmask",
-    "rt_sigreturn", "sched_yield", "seccomp", "set_robust_list", "set_tid_address", "stat",
+    "rt_sigreturn", "sched_yield", "seccomp", "set_robust_list", "set_tid_address", "socketpair", "stat",
     "statx", "tgkill", "unshare", "wait4", "waitid", "write",
 };
 
@@ -218,6 +218,9 @@ static const struct {
 #endif
 #ifdef SYS_seccomp
     SC_E(seccomp),
+#endif
+#ifdef SYS_socketpair
+    SC_E(socketpair),
 #endif
 #ifdef SYS_set_robust_list
     SC_E(set_robust_list),
