@@ -384,6 +384,16 @@ only='ltl' mutation sleep-end-no-pass sleep.pml \
     "the designated call ends without handing its role on" \
     end-no-pass '        atomic { designated = 0; role = 0; wake = 0 }; /* MUTANT */'
 
+# --- the process's prober (models/prober.pml, src/sleep.c) ----------------
+
+only='safety' mutation prober-pass-no-wake prober.pml \
+    "a free prober role is handed on by moving the tell word alone: a sleeper already asleep is never woken to take it" \
+    pass-no-wake '    :: s < NS -> skip /* MUTANT: the role passed without a wake */'
+
+only='ltl' mutation prober-look-no-tell prober.pml \
+    "the prober's tick does not tell the sleepers of a word whose owner it found dead: while it waits for a live owner of its own, they sleep for ever" \
+    look-no-tell '                            :: sleepers[k] > 0 -> s = NS /* MUTANT */'
+
 # --- equivalent mutations: changes the checks must ACCEPT -------------------
 # Each documents a freedom of the design, found with the model; the run fails
 # if such a mutation is caught (then the comment in the source is right and
