@@ -271,6 +271,17 @@ bool sc_skip_here(void)
     return true;
 }
 
+bool sc_skip_without_filter(void)
+{
+    int e = sc_probe();
+    if (e == 0)
+        return false;
+    printf("SKIP: seccomp(SECCOMP_SET_MODE_FILTER) fails here (%s; an emulator such as "
+           "qemu-user implements no filter)\n",
+           e > 0 ? strerror(e) : "the probe's child did not run");
+    return true;
+}
+
 int sc_lookup(const char *name, long *nr)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {

@@ -40,6 +40,9 @@ const char *sc_unsupported(void);
 /* The launchers' first check: prints "SKIP: <why>" and returns true when
  * sc_unsupported() says the filter cannot be used here. */
 bool sc_skip_here(void);
+/* The launchers' check once their lists are read: prints "SKIP: <why>" and
+ * returns true when sc_probe() finds that no filter can be installed here. */
+bool sc_skip_without_filter(void);
 
 /* The heading of the library's section, of its subsection that lists the
  * calls of fx_rmutex and fx_once (and of what they reach), and of the one
