@@ -168,11 +168,49 @@ static inline int once_leave(int32_t me, int r)
     return r;
 }
 
+/* The PROBED initialiser named in an fx_once word, for the process's
+ * prober (src/sleep.c), or 0. */
+static uint32_t once_word_owner(const int32_t *word)
+{
+    /* Relaxed: a hint; the caller told judges the value it reads. */
+    int32_t v = __atomic_load_n(word, __ATOMIC_RELAXED);
+    return v != DONE && (v & RUNNING) && (v & PROBED) ? (uint32_t)(v & (TID_MASK | LOCALNS | PROBED))
+                                                     : 0;
+}
+
+/* A sleep on a word naming a PROBED initialiser: the first check is due
+ * FX_ONCE_CHECK_MS after the first sleep, on the caller's own schedule;
+ * after it, the process's prober looks (src/sleep.c), and *check is due
+ * when it tells. Where the prober cannot be used, every check is the
+ * caller's, every FX_ONCE_CHECK_MS on the recheck grid. Returns whether a
+ * FUTEX_WAKE ended the sleep. */
+static bool once_sleep_probed(fx_once *o, int32_t s, struct timespec *check)
+{
+    const int64_t period = FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC;
+    bool first = check->tv_nsec < 0 && check->tv_sec == 0;
+    if (!first) {
+        bool judge;
+        int r = fxi_futex_sleep_probed(&o->state, s, once_word_owner, NULL, &judge);
+        if (r != ENOSYS) {
+            /* Due now when told; else not until told (tv_sec 1 marks it). */
+            *check = judge ? (struct timespec){0, 0} : (struct timespec){1, -1};
+            return r == 0 && !judge;
+        }
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (check->tv_nsec < 0 || !fxi_ts_before(&now, check))
+        *check = fxi_ns_ts(fxi_recheck_grid(fxi_ts_ns(&now), period));
+    return fxi_futex_wait_raw(&o->state, s, check, FX_BITSET_ANY) == 0;
+}
+
 __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void *), void *arg)
 {
     int32_t me = (int32_t)fxi_id();
-    /* One absolute liveness schedule for the whole call (PROBED owners). */
-    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT(FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC);
+    /* The liveness check of a PROBED initialiser: due at `check` (absolute,
+     * so signals and spurious wakes cannot postpone it); tv_nsec < 0: not
+     * due until the process's prober tells (or before the first sleep). */
+    struct timespec check = {0, -1};
     bool woken = false; /* the last sleep ended by a FUTEX_WAKE */
     /* A death from here on, between a CAS and the link or after a consumed
      * wake, is told to the next caller by the kernel. */
@@ -216,13 +254,11 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
              * for every caller (the initial PID namespace); else unknown:
              * alive. */
             dead = fxi_id_comparable((uint32_t)owner);
-        } else if (rc.tick.tv_nsec >= 0) {
-            /* After a sleep: is the liveness check due? The schedule is
-             * absolute (rc.tick), so signals and spurious wakes that end
-             * sleeps early cannot put it off. */
+        } else if (check.tv_nsec >= 0) {
+            /* After a sleep: is the liveness check due? */
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
-            dead = !fxi_ts_before(&now, &rc.tick) &&
+            dead = !fxi_ts_before(&now, &check) &&
                    fxi_id_probe((uint32_t)owner) == FXI_TID_DEAD;
         }
         if (dead) {
@@ -245,16 +281,13 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
                 continue;
             s |= WAITERS;
         }
-        /* Woken, the word changed, a signal, or the recheck is due: look
-         * again (no caller deadline, so never ETIMEDOUT). A PROBED owner's
-         * sleep is bounded by its liveness schedule; any other is untimed:
-         * the kernel reports that owner's death. */
-        if (owner & PROBED) {
-            (void)fxi_futex_sleep(&o->state, s, NULL, &rc);
-            woken = rc.woken;
-        } else {
+        /* Woken, the word changed, a signal, or the check is due: look
+         * again (no caller deadline, so never ETIMEDOUT). Any owner but a
+         * PROBED one is slept on untimed: the kernel reports its death. */
+        if (owner & PROBED)
+            woken = once_sleep_probed(o, s, &check);
+        else
             woken = fxi_futex_wait_raw(&o->state, s, NULL, FX_BITSET_ANY) == 0;
-        }
         s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
     }
 }

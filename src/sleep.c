@@ -1,59 +1,51 @@
 /*
- * src/sleep.c - the blocking sleep of every primitive (fxi_futex_sleep):
- * bounded by a recheck where a death in another process can lose a wake,
- * unbounded where none can, and in shared memory paid for by one sleeper of
- * each word per process, not by every sleeper.
+ * src/sleep.c - the one waiting engine: how every primitive sleeps on its
+ * word (fxi_futex_sleep, fxi_futex_sleep_cancel, fxi_futex_sleep_probed).
  *
- * Designation: the sleepers of one word, among this process's threads, once
- * their first recheck found the word shared (or their call rechecks in every
- * memory, FX_RECHECK_INIT):
+ * A call's first sleep is bounded by its recheck; at that recheck it asks
+ * whether its words are in memory no other process can futex-wake
+ * (recheck_scope). Where they surely are, it sleeps untimed from then on, as
+ * a pthread wait does: the threads of one process die together, so no wake
+ * can be lost to a death. Anywhere else a waker may be killed between its
+ * change and its FUTEX_WAKE, or a woken sleeper before it returns, and the
+ * word must be looked at again now and then. That look is paid per process,
+ * not per object nor per sleeper: one sleeping call of the process, the
+ * prober, sleeps bounded on the look grid (FXI_PROBE_NS) and at each tick
+ * looks at every other sleeper's word for it; the others sleep untimed in
+ * futex_waitv on their word and on their own process-private tell word.
  *
- *   state of a word's entry      event                       next state
- *   (designated, untimed)
- *   free                         a call comes to sleep       (1, 0): it is
- *                                                              the designated
- *   (1, n)                       another call comes          (1, n+1): it
- *                                                              sleeps untimed
- *   (1, n)                       the designated call ends    (0, n); if n > 0
- *                                                              handoff += 1,
- *                                                              wake one on it;
- *                                                              free if n = 0
- *   (d, n+1)                     an untimed sleep returns    (1, n) if d = 0
- *                                  (woken, hand-off, word      (it takes the
- *                                  changed, signal, its        role), else
- *                                  deadline)                   (1, n)
- *   (d, n+1)                     an untimed sleeper is       (d, n); if d = 0
- *                                  cancelled                   and n > 0 hand
- *                                                              off as above
- *   (1, n), n > 0                the designated one's        handoff += 1,
- *                                  recheck finds the word      wake all on it:
- *                                  not the value the n slept   each re-reads
- *                                  on (or they slept on        its word as at
- *                                  different values)           a recheck
+ * A sleeper's place (struct fxi_sleeper, in its call's frame):
  *
- * The designated call sleeps bounded by its recheck, as every sleeper did
- * before (its tick), and keeps the role across its sleeps until it returns.
- * An untimed sleeper waits on two words at once (futex_waitv): the object's
- * word, and the entry's process-private hand-off word with the value it read
- * when it registered. So a hand-off reaches an untimed sleeper whether it is
- * asleep (the wake), on its way to sleep (the hand-off word changed: EAGAIN)
- * or on its way back (it finds the role free), and it reaches only this
- * process's sleepers of this word.
+ *   state    event                                       next state
+ *   OUT      a call comes to sleep, the role is free      PROBER
+ *   OUT      a call comes to sleep, the role is held      LISTED (at the tail)
+ *   LISTED   a look finds its word changed, or the        TOLD: tell += 1,
+ *              owner its word names dead (owner())          wake it; it returns
+ *   LISTED   the prober's call ends (any way), it is      PROBER: tell += 1,
+ *              the head of the list                         wake it; it sleeps
+ *                                                           on as the prober
+ *   LISTED   its own sleep ends (wake, word changed,      OUT (unlinked)
+ *              signal, deadline, cancellation)
+ *   TOLD     back from its sleep                          OUT: the caller
+ *                                                           re-reads its word
+ *   PROBER   its look is due (a grid tick has passed      PROBER (the look
+ *              since the last look of any prober)           done first, also
+ *                                                           when its deadline
+ *                                                           fell on the tick)
+ *   PROBER   its own sleep ends                           OUT; the role goes
+ *                                                           to the head, if any
  *
- * Invariant: while an entry counts untimed sleepers, it has a designated call
- * or a hand-off in flight that one of them will take; and at each recheck
- * of the designated call, every untimed sleeper whose own recheck would
- * have found its word changed is woken to re-read it. So an untimed sleeper
- * misses only rechecks that would have found nothing, a wake lost to a
- * death in another process still costs at most one recheck period, and an
- * idle object costs one sleeper's rechecks per process, whatever the number
- * of sleepers. Threads of one process die together, so an
- * entry never outlives its designated call but through a fork, and the
- * table lives in a page the kernel hands a fork child zeroed
- * (MADV_WIPEONFORK, proven once per process by src/identity.c). Where that
- * proof, futex_waitv (Linux 5.16) or a free entry is missing, every sleeper
- * rechecks, as each did before. docs/design/futex.md, "Shared memory pays
- * per object", tells the rest.
+ * Invariant: while the list is not empty, the role is held: by a sleeping
+ * prober, or by a sleeper that was told so and, once back, looks at once if
+ * a tick has passed (next_look is the process's, not the prober's). So a
+ * change of a listed sleeper's word is seen within one period of the change
+ * (plus scheduling), an idle process costs one wake-up per period whatever
+ * the number of its sleepers and objects, and the list has no size limit:
+ * its nodes are the sleeping calls' own. The table lives in a page the
+ * kernel hands a fork child zeroed (MADV_WIPEONFORK, proven once per
+ * process), so a child never sees its parent's sleepers; where that proof or
+ * futex_waitv is missing, each call keeps its own recheck instead.
+ * docs/design/futex.md, "One waiting engine", tells why this shape.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,64 +64,65 @@
 #include "internal/identity.h"
 #include "internal/syscall.h"
 
-/* The sleepers of one word in this process. */
-struct fxi_watch {
-    const int32_t *word; /* NULL: free */
-    int32_t untimed;     /* sleepers registered untimed */
-    int32_t designated;  /* 1 while a call holds the word's recheck */
-    uint32_t handoff;    /* process-private futex word: moves when the role falls free */
-    int32_t slept_on;    /* the value the untimed sleepers slept on, when alike */
-    int32_t alike;       /* 0 none registered since the last recheck, 1 all
-                          * on slept_on, 2 on different values */
-};
+enum { OUT = 0, LISTED, TOLD, PROBER };
 
-#define FX_WATCHES ((FXI_TID_PAGE - 64) / sizeof(struct fxi_watch))
-
-/* The table, alone in its page(s) so that the whole of it, lock included,
- * is wiped at fork: the type is page-aligned, so its size is whole pages and
- * nothing else shares them (the kernel wipes whole pages). */
+/* The process's sleepers, alone in their page so that the whole of it, lock
+ * included, is wiped at fork: the type is page-aligned, so its size is whole
+ * pages and nothing else shares them (the kernel wipes whole pages). */
 static struct __attribute__((aligned(FXI_TID_PAGE))) {
-    uint32_t lock; /* 0 free, 1 held, 2 held and someone sleeps on it */
-    struct fxi_watch w[FX_WATCHES];
-} watch_table;
-_Static_assert(sizeof watch_table == FXI_TID_PAGE, "the table is its page");
+    uint32_t lock;                   /* 0 free, 1 held, 2 held and contended */
+    int32_t prober;                  /* 1 while a call holds the role */
+    struct fxi_sleeper *head, *tail; /* the LISTED sleepers, oldest first */
+    int64_t next_look;               /* CLOCK_MONOTONIC ns: the next look is due */
+    uint32_t looks;                  /* looks made (a node's `looked` names one) */
+} engine;
+_Static_assert(sizeof engine == FXI_TID_PAGE, "the engine is its page");
 
-static pthread_once_t watch_once = PTHREAD_ONCE_INIT;
-/* Whether designation works in this process: set once, before any use, by
- * watch_setup (read after pthread_once). Kept by a fork child, whose
- * kernel and page advice are its parent's. */
-static bool watch_usable;
+static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
+/* Whether the engine works in this process: set once, before any use, by
+ * engine_setup (read after pthread_once), cleared by a later refusal of
+ * futex_waitv. Kept by a fork child, whose kernel and page advice are its
+ * parent's. */
+static bool engine_usable;
 
 /* futex_waitv must answer as the kernel does: EAGAIN when a word differs,
  * ETIMEDOUT for a past deadline. An emulator or a sandbox that returns 0 or
- * ENOSYS fails this, and every sleeper then rechecks. */
+ * ENOSYS fails this, and every call then keeps its own recheck. */
 static bool waitv_works(void)
 {
     uint32_t h = 1;
     int32_t w = 0;
-    bool by_handoff;
+    bool by_tell;
     const struct timespec past = {0, 0};
-    return fxi_futex_wait2_raw(&w, 1, &h, 1, &past, &by_handoff) == EAGAIN &&
-           fxi_futex_wait2_raw(&w, 0, &h, 1, &past, &by_handoff) == ETIMEDOUT;
+    return fxi_futex_wait2_raw(&w, 1, &h, 1, &past, &by_tell) == EAGAIN &&
+           fxi_futex_wait2_raw(&w, 0, &h, 1, &past, &by_tell) == ETIMEDOUT;
 }
 
-static void watch_setup(void)
+static void engine_setup(void)
 {
-    /* The table's words are the library's own, ordered by its lock (whose
-     * atomics Helgrind and DRD do not see). */
-    fxi_ann_own_words(&watch_table, sizeof watch_table);
+    /* The table is the library's own, ordered by its lock (whose atomics
+     * Helgrind and DRD do not see). */
+    fxi_ann_own_words(&engine, sizeof engine);
     /* Relaxed: pthread_once orders it for every later caller. */
-    __atomic_store_n(&watch_usable,
-                     waitv_works() && fxi_wipe_at_fork(&watch_table, sizeof watch_table),
+    __atomic_store_n(&engine_usable, waitv_works() && fxi_wipe_at_fork(&engine, sizeof engine),
                      __ATOMIC_RELAXED);
 }
 
-/* The table's lock: held for a few loads and stores, never across a sleep
- * of the caller or a cancellation point. Acquire/release: it orders the
- * table's plain fields. */
-static void watch_lock(void)
+static bool engine_ready(void)
 {
-    uint32_t *l = &watch_table.lock;
+    pthread_once(&engine_once, engine_setup);
+    /* Relaxed: set by the setup (ordered by pthread_once), or cleared by a
+     * refusal, a hint: a thread that misses it meets the same refusal. */
+    return __atomic_load_n(&engine_usable, __ATOMIC_RELAXED);
+}
+
+/* The table's lock: held for a few loads and stores and the wakes of told
+ * sleepers, never across a sleep of the caller, a probe or a cancellation
+ * point. Acquire/release: it orders the table's and the nodes' plain
+ * fields. */
+static void engine_lock(void)
+{
+    uint32_t *l = &engine.lock;
     uint32_t c = 0;
     if (__atomic_compare_exchange_n(l, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         return;
@@ -141,123 +134,269 @@ static void watch_lock(void)
     }
 }
 
-static void watch_unlock(void)
+static void engine_unlock(void)
 {
-    if (__atomic_exchange_n(&watch_table.lock, 0, __ATOMIC_RELEASE) == 2)
-        fxi_futex_wake_private(&watch_table.lock, 1);
+    if (__atomic_exchange_n(&engine.lock, 0, __ATOMIC_RELEASE) == 2)
+        fxi_futex_wake_private(&engine.lock, 1);
 }
 
-/* Under the lock: the entry of word, a free one set up for it, or NULL
- * when the table is full. */
-static struct fxi_watch *watch_find(const int32_t *word)
+/* Under the lock: n's state. Relaxed atomic: its own thread reads it
+ * without the lock only to see whether it is OUT, which no other thread
+ * changes (internal/futex.h, fxi_recheck_end). */
+static void set_state(struct fxi_sleeper *n, uint32_t state)
 {
-    struct fxi_watch *free_one = NULL;
-    for (size_t i = 0; i < FX_WATCHES; i++) {
-        struct fxi_watch *e = &watch_table.w[i];
-        if (e->word == word)
-            return e;
-        if (e->word == NULL && free_one == NULL)
-            free_one = e;
-    }
-    if (free_one != NULL) {
-        free_one->word = word;
-        free_one->untimed = 0;
-        free_one->designated = 0;
-        free_one->alike = 0;
-    }
-    return free_one;
+    __atomic_store_n(&n->state, state, __ATOMIC_RELAXED);
 }
 
-/* Under the lock: after the designated call left, or an untimed sleeper
- * left without taking the free role. Wakes (after the unlock) one untimed
- * sleeper to take it, or frees the entry when none is left. */
-static bool watch_pass(struct fxi_watch *e)
+/* Under the lock: n leaves the list. */
+static void list_unlink(struct fxi_sleeper *n)
 {
-    if (e->designated)
-        return false;
-    if (e->untimed == 0) {
-        e->word = NULL;
-        return false;
-    }
+    *(n->prev != NULL ? &n->prev->next : &engine.head) = n->next;
+    *(n->next != NULL ? &n->next->prev : &engine.tail) = n->prev;
+    n->next = n->prev = NULL;
+}
+
+/* Under the lock: a LISTED sleeper is told (TOLD or PROBER) and woken. The
+ * wake is made under the lock, so the node is still there to be woken; a
+ * sleeper not yet asleep finds its tell word moved (EAGAIN). */
+static void tell(struct fxi_sleeper *n, uint32_t state)
+{
+    list_unlink(n);
+    set_state(n, state);
     /* Relaxed: the lock orders it; the kernel compares it in futex_waitv. */
-    __atomic_store_n(&e->handoff, e->handoff + 1, __ATOMIC_RELAXED);
-    return true;
+    __atomic_store_n(&n->tell, n->tell + 1, __ATOMIC_RELAXED);
+    fxi_futex_wake_private(&n->tell, 1);
 }
 
-/* Joins word's sleepers: the designated one (s->watch set) or an untimed one
- * (returns the entry and the hand-off value in *h). NULL and no role when
- * designation cannot be used: the caller sleeps bounded. */
-static struct fxi_watch *watch_join(const int32_t *word, int32_t expected,
-                                       struct fxi_recheck *s, uint32_t *h)
+/* Under the lock, the prober's call ending: the role goes to the oldest
+ * listed sleeper, or falls free when there is none. */
+static void pass_role(void)
 {
-    pthread_once(&watch_once, watch_setup);
-    /* Relaxed: set once by the setup (ordered by pthread_once), or cleared
-     * by a refusal (a hint, see sleep_once). */
-    if (!__atomic_load_n(&watch_usable, __ATOMIC_RELAXED))
-        return NULL;
-    watch_lock();
-    struct fxi_watch *e = watch_find(word);
-    if (e != NULL) {
-        if (!e->designated) {
-            e->designated = 1;
-            s->watch = e;
-            e = NULL;
-        } else {
-            e->untimed++;
-            *h = e->handoff;
-            if (e->alike == 0) {
-                e->slept_on = expected;
-                e->alike = 1;
-            } else if (e->slept_on != expected) {
-                e->alike = 2;
+    engine.prober = engine.head != NULL;
+    /* @step sleep.role.pass */
+    if (engine.head != NULL)
+        tell(engine.head, PROBER);
+}
+
+/* One look's verdicts on owners, so that an owner of many words is probed
+ * once. */
+struct verdicts {
+    uint32_t id[64];
+    bool dead[64];
+    unsigned n;
+};
+
+static int verdict_of(const struct verdicts *v, uint32_t id)
+{
+    for (unsigned k = 0; k < v->n; k++)
+        if (v->id[k] == id)
+            return (int)k;
+    return -1;
+}
+
+/* The look, done by the prober at each grid tick: every listed sleeper
+ * whose word no longer holds the value it slept on is told (its change's
+ * wake may have been lost), and so is every one whose word names an owner
+ * the liveness probe finds dead. The probes are system calls, so they are
+ * made outside the lock, a batch of owners at a time; the verdict applies
+ * to the owner the word names when it is told, which the told sleeper
+ * judges again on the value it reads. Returns whether the owner named in
+ * the prober's own word (me) is dead. */
+static bool engine_look(const struct fxi_sleeper *me)
+{
+    engine_lock();
+    uint32_t look = ++engine.looks;
+    for (struct fxi_sleeper *n = engine.head, *next; n != NULL; n = next) {
+        next = n->next;
+        /* Relaxed: a hint; the told sleeper re-reads its word as its
+         * primitive says. The word stays valid while its sleeper is listed. */
+        if (__atomic_load_n(n->word, __ATOMIC_RELAXED) != n->expected)
+            tell(n, TOLD);
+    }
+    engine_unlock();
+    /* @step sleep.look.values */
+    struct verdicts v;
+    for (;;) {
+        v.n = 0;
+        engine_lock();
+        for (struct fxi_sleeper *n = engine.head; n != NULL; n = n->next) {
+            if (n->owner == NULL || n->looked == look)
+                continue;
+            uint32_t id = n->owner(n->word);
+            if (id != 0 && verdict_of(&v, id) < 0) {
+                if (v.n == 64)
+                    continue; /* the next batch */
+                v.id[v.n++] = id;
+            }
+            n->looked = look;
+        }
+        engine_unlock();
+        if (v.n == 0)
+            break;
+        bool any = false;
+        for (unsigned k = 0; k < v.n; k++)
+            any |= v.dead[k] = fxi_id_probe(v.id[k]) == FXI_TID_DEAD;
+        if (!any)
+            continue;
+        engine_lock();
+        for (struct fxi_sleeper *n = engine.head, *next; n != NULL; n = next) {
+            next = n->next;
+            int k = n->owner != NULL ? verdict_of(&v, n->owner(n->word)) : -1;
+            if (k >= 0 && v.dead[k])
+                tell(n, TOLD);
+        }
+        engine_unlock();
+    }
+    /* @step sleep.look.owners */
+    if (me->owner == NULL)
+        return false;
+    uint32_t id = me->owner(me->word);
+    return id != 0 && fxi_id_probe(id) == FXI_TID_DEAD;
+}
+
+/* The futex wait itself, the part a cancellation may interrupt: asynchronous
+ * cancellation is enabled around the system call only (cancel), as glibc does
+ * around the futex wait of pthread_cond_wait. Everything else (the clock, the
+ * table's lock, the look) stays outside: clock_gettime may run where the
+ * unwinder cannot go (the vDSO, a libc without unwind tables), and the lock
+ * must never be left held. tell: also sleep while *tell == h (futex_waitv);
+ * *by_tell then says whether only the tell word ended it. */
+FX_CANCEL_FRAME static int engine_wait(int32_t *word, int32_t expected,
+                                       const struct timespec *until, uint32_t *tell, uint32_t h,
+                                       bool *by_tell, bool cancel)
+{
+    int type = 0;
+    *by_tell = false;
+    if (cancel)
+        pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
+    int r = tell != NULL ? fxi_futex_wait2_raw(word, expected, tell, h, until, by_tell)
+                         : fxi_futex_wait_raw(word, expected, until, FX_BITSET_ANY);
+    if (cancel) {
+        /* A test's fault point: a cancellation acting here, after a wake
+         * picked this thread, is the in-process way to lose a wake (the
+         * caller's cleanup handler passes it on). */
+        if (r == 0 && !*by_tell)
+            FX_FAULT("futex.sleep_cancel.woken");
+        pthread_setcanceltype(type, &type);
+    }
+    return r;
+}
+
+/* How an engine sleep ended, for its caller: a FUTEX_WAKE of its word, told
+ * by the prober (the word changed, or its owner is dead), or anything else
+ * (the word changed, a signal). */
+enum { ENDED = 0, WOKEN, TOLD_BY_LOOK };
+
+/* n holds the role: sleeps on word bounded by the look grid, looking for the
+ * process at each tick, until its own sleep ends. */
+FX_CANCEL_FRAME static int engine_probe(struct fxi_sleeper *n, int32_t *word, int32_t expected,
+                                        const struct timespec *deadline, bool cancel, int *how)
+{
+    for (;;) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        /* The prober alone reads and writes next_look; the role passes under
+         * the lock, which orders it. */
+        if (fxi_ts_ns(&now) >= engine.next_look) {
+            engine.next_look = fxi_recheck_grid(fxi_ts_ns(&now), FXI_PROBE_NS);
+            FX_FAULT("sleep.look");
+            if (engine_look(n)) {
+                *how = TOLD_BY_LOOK;
+                return 0;
             }
         }
+        /* After the look: a deadline that fell on the tick does not skip it. */
+        if (deadline != NULL && !fxi_ts_before(&now, deadline))
+            return ETIMEDOUT;
+        struct timespec tick = fxi_ns_ts(engine.next_look);
+        bool mine = deadline != NULL && fxi_ts_before(deadline, &tick);
+        bool by_tell;
+        int r = engine_wait(word, expected, mine ? deadline : &tick, NULL, 0, &by_tell, cancel);
+        if (r != ETIMEDOUT) {
+            *how = r == 0 ? WOKEN : ENDED;
+            return 0;
+        }
     }
-    watch_unlock();
-    FX_FAULT(s->watch != NULL ? "sleep.designated" : e != NULL ? "sleep.untimed" : "sleep.alone");
-    return e;
 }
 
-/* An untimed sleeper of e is back. take: it goes on sleeping or returns to
- * its call, and takes the role if it is free (the call gives it up when it
- * ends); otherwise (cancelled) it passes a free role on. */
-static void watch_back(struct fxi_watch *e, struct fxi_recheck *s, bool take)
+/* Under the lock: the call of n is back from the engine. */
+static void engine_leave_locked(struct fxi_sleeper *n)
 {
-    watch_lock();
-    if (--e->untimed == 0)
-        e->alike = 0;
-    bool wake = false;
-    if (take && !e->designated) {
-        e->designated = 1;
-        s->watch = e;
-    } else {
-        wake = watch_pass(e);
-    }
-    watch_unlock();
-    if (wake)
-        fxi_futex_wake_private(&e->handoff, 1);
+    if (n->state == LISTED)
+        list_unlink(n);
+    else if (n->state == PROBER)
+        pass_role();
+    set_state(n, OUT);
 }
 
 void fxi_recheck_end_slow(struct fxi_recheck *s)
 {
-    struct fxi_watch *e = s->untimed_in;
-    if (e != NULL) {
-        s->untimed_in = NULL;
-        watch_back(e, s, false);
-    }
-    e = s->watch;
-    if (e == NULL)
-        return;
-    s->watch = NULL;
-    watch_lock();
-    e->designated = 0;
-    bool wake = watch_pass(e);
-    watch_unlock();
-    /* @step sleep.end.handoff */
-    if (wake)
-        fxi_futex_wake_private(&e->handoff, 1);
+    engine_lock();
+    engine_leave_locked(&s->me);
+    engine_unlock();
 }
 
+/* One sleep of a call in the engine: as the prober, or listed. Returns 0
+ * (*how says why), ETIMEDOUT (the caller's deadline passed), or ENOSYS
+ * (futex_waitv refused since the setup: nothing slept, and nobody uses the
+ * engine from now on). n is OUT again on return, however the sleep ends;
+ * a cancellation's unwinding leaves it to the call's fxi_recheck_end. */
+FX_CANCEL_FRAME static int engine_sleep(struct fxi_sleeper *n, int32_t *word, int32_t expected,
+                                        uint32_t (*owner)(const int32_t *),
+                                        const struct timespec *deadline, bool cancel, int *how)
+{
+    *how = ENDED;
+    n->word = word;
+    n->expected = expected;
+    n->owner = owner;
+    fxi_ann_own_words(n, sizeof *n);
+    engine_lock();
+    bool listed = engine.prober;
+    if (!listed) {
+        engine.prober = 1;
+        set_state(n, PROBER);
+    } else {
+        set_state(n, LISTED);
+        n->next = NULL;
+        n->prev = engine.tail;
+        *(engine.tail != NULL ? &engine.tail->next : &engine.head) = n;
+        engine.tail = n;
+    }
+    uint32_t h = n->tell;
+    engine_unlock();
+    FX_FAULT(listed ? "sleep.listed" : "sleep.prober");
+    int r = 0;
+    if (listed) {
+        bool by_tell;
+        r = engine_wait(word, expected, deadline, &n->tell, h, &by_tell, cancel);
+        engine_lock();
+        if (r == ENOSYS) {
+            /* Refused after the probe accepted it (a seccomp filter
+             * installed since): nobody sleeps untimed from now on. */
+            __atomic_store_n(&engine_usable, false, __ATOMIC_RELAXED);
+        } else if (n->state == TOLD) {
+            *how = TOLD_BY_LOOK;
+            r = 0;
+        } else if (r == 0 && !by_tell) {
+            *how = WOKEN;
+        }
+        /* Relaxed: whether the word still holds the value slept on; it
+         * decides only who probes next. */
+        bool go_on = n->state == PROBER && r != ETIMEDOUT && r != ENOSYS && *how == ENDED &&
+                     __atomic_load_n(word, __ATOMIC_RELAXED) == expected;
+        if (!go_on)
+            engine_leave_locked(n);
+        engine_unlock();
+        if (!go_on)
+            return r == ETIMEDOUT || r == ENOSYS ? r : 0;
+    }
+    /* @step sleep.probe */
+    r = engine_probe(n, word, expected, deadline, cancel, how);
+    engine_lock();
+    engine_leave_locked(n);
+    engine_unlock();
+    return r;
+}
 /* Whether no other process can futex-wake `word`: true only when the page
  * holding it is present and anonymous in this process, which the kernel
  * keys by (mm, address) for a futex without FUTEX_PRIVATE_FLAG; false for
@@ -302,7 +441,6 @@ static bool word_private(const int32_t *word)
     return false;
 #endif
 }
-
 /* The scope of the call of s, asked once, at its first recheck: private only
  * if its word and every other word it may sleep on are. */
 static void recheck_scope(const int32_t *word, struct fxi_recheck *s)
@@ -314,424 +452,81 @@ static void recheck_scope(const int32_t *word, struct fxi_recheck *s)
     FX_FAULT(priv ? "futex.scope.private" : "futex.scope.shared");
 }
 
-/* The designated sleeper's recheck, done for the untimed ones too: each of
- * them would, at a recheck of its own, re-read the word and act on it if it
- * no longer holds the value it slept on (a change whose wake was lost: a
- * counter past its target, a barrier's next round, a cond's signal, which
- * the designated one may not be waiting for itself). So when the word is
- * not the value they all slept on, they are all handed a recheck: woken
- * through the hand-off word, they re-read and sleep again or go. In an idle
- * object nothing changed and nobody is woken. */
-static void watch_recheck(struct fxi_watch *e, const int32_t *word)
+/* A sleep bounded by the call's own recheck: its first sleep (the scope not
+ * asked yet), and every sleep where the engine cannot be used. The recheck
+ * time is absolute and moves on only once it has passed, so neither signals
+ * nor spurious wakes postpone it; at the first recheck the scope is asked. */
+FX_CANCEL_FRAME static int sleep_bounded(int32_t *word, int32_t expected,
+                                         const struct timespec *deadline, struct fxi_recheck *s,
+                                         bool cancel)
 {
-    watch_lock();
-    /* Relaxed: compared only; whoever is woken re-reads it as its
-     * primitive says. */
-    bool changed = e->untimed > 0 &&
-                   (e->alike == 2 || __atomic_load_n(word, __ATOMIC_RELAXED) != e->slept_on);
-    if (changed) {
-        e->alike = 0; /* those who sleep again register afresh */
-        __atomic_store_n(&e->handoff, e->handoff + 1, __ATOMIC_RELAXED);
-    }
-    watch_unlock();
-    /* @step sleep.recheck.all */
-    if (changed)
-        fxi_futex_wake_private(&e->handoff, INT32_MAX);
-}
-
-/* Before a sleep in a shared scope: the call's part among word's sleepers
- * (the role it holds, or an untimed registration for this sleep). */
-static void sleep_enter(const int32_t *word, int32_t expected, struct fxi_recheck *s)
-{
-    if (s->scope != FXI_SCOPE_SHARED)
-        return; /* not asked yet (bounded) or private (untimed): no role */
-    if (s->watch != NULL) {
-        if (s->watch->word == word) /* ours while we hold the role */
-            return;
-        fxi_recheck_end(s); /* a call that moved to another word */
-    }
-    uint32_t h = 0;
-    struct fxi_watch *e = watch_join(word, expected, s, &h);
-    if (e != NULL) {
-        s->untimed_in = e;
-        s->handoff_seen = h;
-    }
-}
-
-/* After the sleep: an untimed sleeper is back (and takes the role if it is
- * free); the designated one's recheck is the untimed ones' too; the scope
- * is asked at the first recheck. recheck: the sleep ended at a recheck. */
-static void sleep_leave(const int32_t *word, struct fxi_recheck *s, bool recheck)
-{
-    struct fxi_watch *e = s->untimed_in;
-    if (e != NULL) {
-        s->untimed_in = NULL;
-        watch_back(e, s, true);
-    }
-    if (recheck && s->watch != NULL)
-        watch_recheck(s->watch, word);
-    if (recheck && s->scope == FXI_SCOPE_UNKNOWN)
-        recheck_scope(word, s);
-}
-
-/* Before a bounded sleep: the time of its next recheck. Done outside any
- * asynchronous-cancellation region, as everything that reads the clock:
- * clock_gettime may run where the unwinder cannot go (the vDSO, a libc
- * built without unwind tables, as Debian's riscv64 one), so a cancellation
- * acting inside it would skip the callers' cleanup. */
-static void sleep_tick(struct fxi_recheck *s)
-{
-    if (s->scope == FXI_SCOPE_PRIVATE || s->untimed_in != NULL)
-        return; /* no timer of its own */
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (s->tick.tv_nsec < 0 || !fxi_ts_before(&now, &s->tick)) {
         /* The first sleep of this call, or the recheck is due: the caller has
-         * re-read its word since the last tick. The next tick is set from now
-         * only here, once the previous one has passed, on the recheck grid
-         * (internal/futex.h). */
+         * re-read its word since the last tick. The next tick falls on the
+         * recheck grid (internal/futex.h). */
         s->tick = fxi_ns_ts(fxi_recheck_grid(fxi_ts_ns(&now), s->period_ns));
     }
-}
-
-/* After a sleep that ended at its recheck tick (*recheck): ETIMEDOUT if the
- * caller's deadline has passed too (then no recheck is done), else 0. Outside
- * any asynchronous-cancellation region (it reads the clock, see above). */
-static int sleep_tick_passed(const struct timespec *deadline, bool *recheck)
-{
-    if (*recheck && fxi_deadline_passed(deadline)) {
-        *recheck = false;
-        return ETIMEDOUT;
-    }
-    return 0;
-}
-
-/* The sleep itself, the part a cancellation may interrupt: nothing here but
- * the futex system calls. *recheck: true when it ended at the recheck tick
- * set by sleep_tick (what follows is done outside any
- * asynchronous-cancellation region: the clock, asking the scope, which opens
- * a descriptor, the designated sleeper's recheck, which takes the table's
- * lock). */
-FX_CANCEL_FRAME static int sleep_once(int32_t *word, int32_t expected,
-                                               const struct timespec *deadline,
-                                               struct fxi_recheck *s, bool *recheck)
-{
-    *recheck = false;
-    if (s->scope == FXI_SCOPE_PRIVATE) {
-        /* No recheck: only a wake, a change of the word, a signal or the
-         * caller's own deadline ends the sleep. */
-        int r = fxi_futex_wait_raw(word, expected, deadline, FX_BITSET_ANY);
-        s->woken = r == 0;
-        return r == ETIMEDOUT ? ETIMEDOUT : 0;
-    }
-    if (s->untimed_in != NULL) {
-        /* Untimed: the designated sleeper rechecks for us. Ends on a wake
-         * of the word, a hand-off, a change of either word, a signal or the
-         * caller's deadline. */
-        bool by_handoff;
-        int r = fxi_futex_wait2_raw(word, expected, &s->untimed_in->handoff, s->handoff_seen,
-                                    deadline, &by_handoff);
-        s->woken = r == 0 && !by_handoff;
-        if (r != ENOSYS)
-            return r == ETIMEDOUT ? ETIMEDOUT : 0;
-        /* Refused after the probe accepted it (a seccomp filter installed
-         * since): nobody sleeps untimed from now on. Relaxed: a hint; a
-         * thread that misses it gets the same refusal. This call returns as
-         * for a recheck: its caller re-reads the word and sleeps again,
-         * bounded (no tick was set for this sleep). */
-        __atomic_store_n(&watch_usable, false, __ATOMIC_RELAXED);
-        s->woken = false;
-        return 0;
-    }
     bool mine = deadline != NULL && fxi_ts_before(deadline, &s->tick);
-    int r = fxi_futex_wait_raw(word, expected, mine ? deadline : &s->tick, FX_BITSET_ANY);
+    bool by_tell;
+    int r = engine_wait(word, expected, mine ? deadline : &s->tick, NULL, 0, &by_tell, cancel);
     s->woken = r == 0;
     if (r != ETIMEDOUT)
         return 0; /* woken, EAGAIN (the word changed) or EINTR */
-    if (mine)
+    if (mine || fxi_deadline_passed(deadline))
         return ETIMEDOUT;
-    *recheck = true;
     /* @step futex.sleep.recheck */
-    return 0; /* the recheck is due (unless the deadline passed too) */
+    if (s->scope == FXI_SCOPE_UNKNOWN)
+        recheck_scope(word, s);
+    return 0; /* the recheck is due: the caller re-reads its word */
 }
 
-FX_CANCEL_FRAME int fxi_futex_sleep(int32_t *word, int32_t expected,
-                                    const struct timespec *deadline, struct fxi_recheck *s)
+FX_CANCEL_FRAME static int sleep_call(int32_t *word, int32_t expected,
+                                      const struct timespec *deadline, struct fxi_recheck *s,
+                                      bool cancel)
 {
-    bool recheck;
-    sleep_enter(word, expected, s);
-    sleep_tick(s);
-    int r = sleep_once(word, expected, deadline, s, &recheck);
-    if (r == 0)
-        r = sleep_tick_passed(deadline, &recheck);
-    sleep_leave(word, s, recheck);
-    return r;
+    if (s->scope == FXI_SCOPE_PRIVATE) {
+        /* No recheck: only a wake, a change of the word, a signal or the
+         * caller's own deadline ends the sleep. */
+        bool by_tell;
+        int r = engine_wait(word, expected, deadline, NULL, 0, &by_tell, cancel);
+        s->woken = r == 0;
+        return r == ETIMEDOUT ? ETIMEDOUT : 0;
+    }
+    if (s->scope == FXI_SCOPE_SHARED && engine_ready()) {
+        int how;
+        int r = engine_sleep(&s->me, word, expected, NULL, deadline, cancel, &how);
+        if (r != ENOSYS) {
+            s->woken = how == WOKEN;
+            return r;
+        }
+    }
+    return sleep_bounded(word, expected, deadline, s, cancel);
+}
+
+int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
+                    struct fxi_recheck *s)
+{
+    return sleep_call(word, expected, deadline, s, false);
 }
 
 FX_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected,
                                            const struct timespec *deadline,
                                            struct fxi_recheck *s)
 {
-    int type;
-    bool recheck;
-    sleep_enter(word, expected, s);
-    sleep_tick(s);
-    /* Acts at once on a pending cancellation (glibc); otherwise a
-     * pthread_cancel during the sleep interrupts it with SIGCANCEL. The
-     * unwinding runs the call's fxi_recheck_end (FXI_RECHECK_CALL), which
-     * gives up its part among the sleepers. */
-    pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
-    int r = sleep_once(word, expected, deadline, s, &recheck);
-    /* A test's fault point: a cancellation acting here, after a wake picked
-     * this thread, is the in-process way to lose a wake (the caller's
-     * cleanup handler passes it on). */
-    if (s->woken)
-        FX_FAULT("futex.sleep_cancel.woken");
-    pthread_setcanceltype(type, &type);
-    if (r == 0)
-        r = sleep_tick_passed(deadline, &recheck);
-    sleep_leave(word, s, recheck);
-    return r;
-}
-
-/* Sleepers of owners only the liveness probe can judge ---------------------
- *
- * A sleeper whose word names an owner whose death the kernel will not report
- * (fx_rmutex's PROBED owners) must have that owner looked at now and then.
- * One call per process does it for all of them, the prober: it sleeps on its
- * own word bounded by FXI_PROBE_NS on the recheck grid, and at each tick
- * probes the owner of every registered word (once per owner); where one is
- * dead, it wakes one of that word's sleepers (through the slot's process-private tell word), which then
- * judges at once and takes over. The others sleep untimed on two words
- * (futex_waitv): their object's word, and their slot's tell word with the
- * value read when they registered.
- *
- *   state                     event                        next state
- *   prober 0, sleepers n      a call comes to sleep        prober 1: it is the
- *                                                            prober
- *   prober 1                  another call comes           its slot's
- *                                                            sleepers + 1: untimed
- *   prober 1                  the prober's call returns    prober 0; if any slot
- *                                                            has sleepers, its
- *                                                            tell += 1, wake one
- *   prober 1, tick            a word's owner is dead       that slot's tell += 1,
- *                                                            wake one
- *   sleepers n + 1            an untimed sleep returns     sleepers n; if prober 0,
- *                                                            pass it on as above
- *
- * Invariant: while a slot counts sleepers, the role is held, or a tell
- * moved since a sleeper registered and that sleeper, or the next to return,
- * will pass it on or take it (it returns to its caller, which sleeps again
- * and finds the role free). So an idle process costs one wake-up per tick,
- * whatever the number of sleepers and words. Where the table is full, cannot
- * be wiped at fork, or futex_waitv is missing, the caller sleeps on its own
- * schedule (ENOSYS).
- */
-struct fxi_probed {
-    const int32_t *word; /* NULL: never used; FX_PROBED_GONE: free */
-    uint32_t (*owner)(const int32_t *word); /* its PROBED owner, or 0 */
-    int32_t sleepers;    /* untimed sleepers of word in this process */
-    uint32_t tell;       /* process-private futex word: moves to wake one */
-};
-
-/* 256 KiB of slots whatever the page size (untouched pages cost nothing):
- * about 10,900 words at once, found by their address's hash. */
-#define FX_PROBED_SLOTS ((262144 - 64) / sizeof(struct fxi_probed))
-/* A slot whose word left: the chains of linear probing run past it. */
-#define FX_PROBED_GONE ((const int32_t *)(uintptr_t)1)
-
-/* Guarded by watch_table.lock; alone in its pages (a page-aligned type, as
- * watch_table's), wiped at fork. */
-static struct __attribute__((aligned(FXI_TID_PAGE))) {
-    int32_t prober; /* 1 while a call holds the role */
-    struct fxi_probed s[FX_PROBED_SLOTS];
-} probed_table;
-_Static_assert(sizeof probed_table % FXI_TID_PAGE == 0, "the prober's table is whole pages");
-
-static bool probed_usable;
-
-static void probed_setup(void)
-{
-    pthread_once(&watch_once, watch_setup);
-    fxi_ann_own_words(&probed_table, sizeof probed_table);
-    /* Relaxed: pthread_once orders it for every later caller. */
-    __atomic_store_n(&probed_usable,
-                     __atomic_load_n(&watch_usable, __ATOMIC_RELAXED) &&
-                         fxi_wipe_at_fork(&probed_table, sizeof probed_table),
-                     __ATOMIC_RELAXED);
-}
-static pthread_once_t probed_once = PTHREAD_ONCE_INIT;
-
-/* Under the lock: word's slot, a free one set up for it, or NULL (full).
- * Open addressing by the word's address, linear probing; a freed slot is
- * marked GONE, which a search passes and an insertion reuses. */
-static struct fxi_probed *probed_find(const int32_t *word, uint32_t (*owner)(const int32_t *))
-{
-    size_t h = (size_t)(((uintptr_t)word >> 2) * (uintptr_t)0x9E3779B97F4A7C15ull);
-    struct fxi_probed *reuse = NULL;
-    for (size_t k = 0; k < FX_PROBED_SLOTS; k++) {
-        struct fxi_probed *p = &probed_table.s[(h + k) % FX_PROBED_SLOTS];
-        if (p->word == word)
-            return p;
-        if (p->word == FX_PROBED_GONE && reuse == NULL)
-            reuse = p;
-        if (p->word == NULL) {
-            reuse = reuse != NULL ? reuse : p;
-            break;
-        }
-    }
-    if (reuse != NULL) {
-        reuse->word = word;
-        reuse->owner = owner;
-        reuse->sleepers = 0;
-    }
-    return reuse;
-}
-
-/* Whether slot p holds a word with sleepers. */
-static bool probed_busy(const struct fxi_probed *p)
-{
-    return p->word != NULL && p->word != FX_PROBED_GONE && p->sleepers > 0;
-}
-
-/* Under the lock: moves p's tell so that one of its sleepers returns. */
-static uint32_t *probed_tell(struct fxi_probed *p)
-{
-    /* Relaxed: the lock orders it; the kernel compares it in futex_waitv. */
-    __atomic_store_n(&p->tell, p->tell + 1, __ATOMIC_RELAXED);
-    return &p->tell;
-}
-
-/* Under the lock, the role being free: the tell word to wake for a sleeper
- * to take it, or NULL when nobody sleeps. */
-static uint32_t *probed_pass(void)
-{
-    for (size_t i = 0; i < FX_PROBED_SLOTS; i++)
-        if (probed_busy(&probed_table.s[i]))
-            return probed_tell(&probed_table.s[i]);
-    return NULL;
-}
-
-/* One tick's verdicts, so that an owner of many words is probed once. */
-struct probed_memo {
-    uint32_t id[16];
-    bool dead[16];
-    unsigned n;
-};
-
-/* Whether the owner named in `word` (owner() says who) is dead, by the
- * liveness probe, asked once per owner and tick. */
-static bool probed_dead(const int32_t *word, uint32_t (*owner)(const int32_t *),
-                        struct probed_memo *memo)
-{
-    uint32_t id = owner(word);
-    if (id == 0)
-        return false;
-    for (unsigned k = 0; k < memo->n && k < 16; k++)
-        if (memo->id[k] == id)
-            return memo->dead[k];
-    bool dead = fxi_id_probe(id) == FXI_TID_DEAD;
-    memo->id[memo->n % 16] = id;
-    memo->dead[memo->n % 16] = dead;
-    memo->n++;
-    return dead;
-}
-
-/* The prober's tick: asks whether each registered word's owner is dead,
- * outside the lock (the probe is a system call), a batch of slots at a time,
- * and wakes one sleeper of each word whose owner is. The words stay valid
- * while their sleepers are registered; a slot freed or reused meanwhile is
- * told apart by its count and its word. */
-static void probed_look(struct probed_memo *memo)
-{
-    enum { BATCH = 32 };
-    struct fxi_probed seen[BATCH];
-    for (size_t i = 0; i < FX_PROBED_SLOTS; i += BATCH) {
-        size_t n = FX_PROBED_SLOTS - i < BATCH ? FX_PROBED_SLOTS - i : BATCH;
-        watch_lock();
-        for (size_t k = 0; k < n; k++)
-            seen[k] = probed_table.s[i + k];
-        watch_unlock();
-        for (size_t k = 0; k < n; k++) {
-            if (!probed_busy(&seen[k]) || !probed_dead(seen[k].word, seen[k].owner, memo))
-                continue;
-            struct fxi_probed *p = &probed_table.s[i + k];
-            watch_lock();
-            uint32_t *tell = p->word == seen[k].word && probed_busy(p) ? probed_tell(p) : NULL;
-            watch_unlock();
-            if (tell != NULL)
-                fxi_futex_wake_private(tell, 1);
-        }
-    }
-}
-
-/* The prober's sleeps, until its own wait ends: woken, the word changed, a
- * signal, the caller's deadline, or its own owner judged dead (*judge). */
-static int probed_prober(int32_t *word, int32_t expected, uint32_t (*owner)(const int32_t *),
-                         const struct timespec *deadline, bool *judge)
-{
-    for (;;) {
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        struct timespec tick = fxi_ns_ts(fxi_recheck_grid(fxi_ts_ns(&now), FXI_PROBE_NS));
-        bool mine = deadline != NULL && fxi_ts_before(deadline, &tick);
-        int r = fxi_futex_wait_raw(word, expected, mine ? deadline : &tick, FX_BITSET_ANY);
-        if (r != ETIMEDOUT)
-            return 0;
-        if (mine || fxi_deadline_passed(deadline))
-            return ETIMEDOUT;
-        FX_FAULT("sleep.probed.look");
-        struct probed_memo memo = {.n = 0};
-        probed_look(&memo);
-        if (probed_dead(word, owner, &memo)) {
-            *judge = true;
-            return 0;
-        }
-    }
+    return sleep_call(word, expected, deadline, s, true);
 }
 
 int fxi_futex_sleep_probed(int32_t *word, int32_t expected, uint32_t (*owner)(const int32_t *word),
                            const struct timespec *deadline, bool *judge)
 {
     *judge = false;
-    pthread_once(&probed_once, probed_setup);
-    /* Relaxed: set once by the setup, or cleared by a refusal (a hint). */
-    if (!__atomic_load_n(&probed_usable, __ATOMIC_RELAXED))
+    if (!engine_ready())
         return ENOSYS;
-    watch_lock();
-    struct fxi_probed *p = NULL;
-    bool prober = !probed_table.prober;
-    uint32_t h = 0;
-    if (prober) {
-        probed_table.prober = 1;
-    } else if ((p = probed_find(word, owner)) != NULL) {
-        p->sleepers++;
-        h = p->tell;
-    }
-    watch_unlock();
-    if (!prober && p == NULL)
-        return ENOSYS; /* full: the caller sleeps on its own schedule */
-    FX_FAULT(prober ? "sleep.probed.prober" : "sleep.probed.untimed");
-    int r;
-    if (prober) {
-        r = probed_prober(word, expected, owner, deadline, judge);
-    } else {
-        bool told;
-        r = fxi_futex_wait2_raw(word, expected, &p->tell, h, deadline, &told);
-        /* Told (its word judged dead, or the role falls to it), or anything
-         * else: the caller judges at once; it costs one look. */
-        *judge = r != ETIMEDOUT;
-        if (r == ENOSYS) /* refused since the setup: nobody sleeps untimed */
-            __atomic_store_n(&probed_usable, false, __ATOMIC_RELAXED);
-    }
-    watch_lock();
-    if (prober)
-        probed_table.prober = 0;
-    else if (--p->sleepers == 0)
-        p->word = FX_PROBED_GONE;
-    uint32_t *tell = probed_table.prober ? NULL : probed_pass();
-    watch_unlock();
-    if (tell != NULL)
-        fxi_futex_wake_private(tell, 1);
-    return r == ETIMEDOUT || r == ENOSYS ? r : 0;
+    struct fxi_sleeper n = {.state = OUT};
+    int how;
+    int r = engine_sleep(&n, word, expected, owner, deadline, false, &how);
+    *judge = how == TOLD_BY_LOOK;
+    return r;
 }

@@ -48,75 +48,64 @@
 int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *deadline,
                       uint32_t bitset);
 
-/* A bounded sleep: the blocking wait of every primitive.
+/* The blocking sleep of every primitive (src/sleep.c, the waiting engine).
  *
  * In shared memory a single wake cannot be trusted: a waker can be killed
  * between publishing its change and its FUTEX_WAKE, and a woken sleeper can be
- * killed before it returns to user space, consuming the wake. So a primitive
- * never sleeps longer than one recheck period at a time; when the period ends
- * it re-reads its word and takes whatever the object now allows. The recheck
- * time is absolute and moves on only once it has passed, so neither signals
- * nor spurious wakes can postpone it.
+ * killed before it returns to user space, consuming the wake. So a sleeper's
+ * word is looked at again now and then, and a sleeper whose word changed is
+ * made to re-read it and take whatever the object now allows.
  *
- * In memory no other process can futex-wake, none of that can happen (the
- * threads of one process die together), so there the recheck is not needed:
- * at its first recheck, a call declared FX_RECHECK_INIT_SCOPED asks whether
- * its words are in private
- * anonymous pages (fxi_futex_sleep below; docs/design/futex.md, "Private
- * memory sleeps untimed") and, if they surely are, sleeps from then on until
- * it is woken or its caller's deadline passes, as a pthread wait does. Any
- * doubt keeps the recheck.
- *
- * In shared memory the recheck is paid per word and process, not per
- * sleeper: one call among a word's sleepers in this process holds it (the
- * designated sleeper), the others sleep untimed, and the role passes on when
- * its call ends (src/sleep.c; docs/design/futex.md, "Shared memory pays per
- * object").
+ * A call's first sleep is bounded by its own recheck (period_ns); at that
+ * recheck it asks whether its words are in memory no other process can
+ * futex-wake (docs/design/futex.md, "Private memory sleeps untimed"). If
+ * they surely are, it sleeps untimed from then on, as a pthread wait does.
+ * Otherwise it joins the process's engine: one sleeping call of the process
+ * looks at every other one's word each FXI_PROBE_NS, and they sleep
+ * untimed. Any doubt keeps the look.
  *
  * Declare a struct fxi_recheck per blocking call, FXI_RECHECK_CALL, with
- * FX_RECHECK_INIT_SCOPED(period_ns) where the recheck is only for deaths in
- * other processes, or FX_RECHECK_INIT(period_ns) where it must stay in every
- * memory, and pass it to every fxi_futex_sleep of that call, all on one
- * word. */
-struct fxi_watch; /* src/sleep.c: the sleepers of one word in this process */
+ * FX_RECHECK_INIT_SCOPED(period_ns), and pass it to every fxi_futex_sleep of
+ * that call. */
+
+/* A call's place among the process's sleepers (src/sleep.c): in its call's
+ * frame, linked in the engine's list while it sleeps untimed. */
+struct fxi_sleeper {
+    struct fxi_sleeper *next, *prev;
+    int32_t *word;
+    uint32_t (*owner)(const int32_t *word); /* names a PROBED owner, or NULL */
+    int32_t expected;
+    uint32_t tell;   /* process-private futex word: moves when it is told */
+    uint32_t state;  /* src/sleep.c's state table; 0 (OUT) outside the engine */
+    uint32_t looked; /* the last look that probed its owner */
+};
 struct fxi_recheck {
     struct timespec tick; /* the next recheck; tv_nsec < 0 before the first sleep */
-    int64_t period_ns;    /* the recheck period, > 0 */
+    int64_t period_ns;    /* the first recheck's period, > 0 */
     int woken;            /* set by each fxi_futex_sleep: 1 if a FUTEX_WAKE ended it */
     int scope;            /* FXI_SCOPE_*: what the first recheck found */
     /* Another word the call may end up sleeping on (a requeue target: the
      * cond's park and its mutex's word), or NULL: it must be private too. */
     const int32_t *also[2];
-    /* In a shared scope (src/sleep.c): the entry whose recheck this call
-     * holds (the designated sleeper), or NULL; the entry this sleep is
-     * registered untimed in, and the hand-off value it read. */
-    struct fxi_watch *watch;
-    struct fxi_watch *untimed_in;
-    uint32_t handoff_seen;
+    struct fxi_sleeper me;
 };
 /* scope: not asked yet; every word of the call is surely in memory that no
- * other process can futex-wake (no recheck); shared, or not known (recheck). */
+ * other process can futex-wake (no recheck); shared, or not known (the
+ * engine's look). */
 enum { FXI_SCOPE_UNKNOWN = 0, FXI_SCOPE_PRIVATE = 1, FXI_SCOPE_SHARED = 2 };
-/* A recheck for any death: kept in every memory (fx_once's liveness check of
- * its initialiser, whose thread can die in any memory). */
-#define FX_RECHECK_INIT(period_ns) \
-    { {0, -1}, (period_ns), 0, FXI_SCOPE_SHARED, {NULL, NULL}, NULL, NULL, 0 }
-/* A recheck only for deaths in other processes (a waker killed in the wake
- * window): asked at the first recheck and dropped in private memory. The
- * blocking waits of fx_mutex, fx_cond, fx_sem, fx_rwlock, fx_barrier and
- * fx_counter. */
-#define FX_RECHECK_INIT_SCOPED(period_ns) \
-    { {0, -1}, (period_ns), 0, FXI_SCOPE_UNKNOWN, {NULL, NULL}, NULL, NULL, 0 }
+/* The blocking waits of fx_mutex, fx_cond, fx_sem, fx_rwlock, fx_barrier and
+ * fx_counter: their recheck is only for deaths in other processes. */
+#define FX_RECHECK_INIT_SCOPED(p) {.tick = {0, -1}, .period_ns = (p), .scope = FXI_SCOPE_UNKNOWN}
 
-/* Gives up the call's part among its word's sleepers: the recheck it holds
- * passes to another sleeper of the word in this process. Every struct
- * fxi_recheck is declared FXI_RECHECK_CALL, so this runs however the call
- * ends, a cancellation's unwinding included; calling it again does nothing. */
+/* Gives up the call's place among the process's sleepers, if it still has
+ * one (a cancellation's unwinding out of a sleep). Every struct fxi_recheck
+ * is declared FXI_RECHECK_CALL, so this runs however the call ends. */
 void fxi_recheck_end_slow(struct fxi_recheck *s);
 static inline void fxi_recheck_end(struct fxi_recheck *s)
 {
-    if (__builtin_expect(s->watch != NULL || s->untimed_in != NULL, 0))
-        fxi_recheck_end_slow(s); /* only after a sleep in shared memory */
+    /* Relaxed: only this thread moves its node to or from OUT. */
+    if (__builtin_expect(__atomic_load_n(&s->me.state, __ATOMIC_RELAXED) != 0, 0))
+        fxi_recheck_end_slow(s);
 }
 #define FXI_RECHECK_CALL __attribute__((cleanup(fxi_recheck_end)))
 
@@ -136,12 +125,13 @@ static inline int64_t fxi_recheck_grid(int64_t now_ns, int64_t period_ns)
 #define FX_RECHECK_NS (500 * 1000000LL)
 
 /* Sleeps while *word == expected, until woken, the caller's absolute
- * CLOCK_MONOTONIC deadline (NULL: none; tv_nsec already checked) or the next
- * recheck of s (none once s->scope is FXI_SCOPE_PRIVATE). Returns ETIMEDOUT only when the caller's deadline has passed;
- * 0 otherwise (woken, the word changed, a signal, or a recheck is due): the
- * caller re-reads its word and calls again with the same s and deadline.
- * s->woken tells a wake (1) from the other reasons (0), for a caller whose
- * word does not show everything a wake means (fx_cond). */
+ * CLOCK_MONOTONIC deadline (NULL: none; tv_nsec already checked), or a
+ * recheck or look that finds the word changed. Returns ETIMEDOUT only when
+ * the caller's deadline has passed; 0 otherwise (woken, the word changed, a
+ * signal, or a recheck is due): the caller re-reads its word and calls
+ * again with the same s and deadline. s->woken tells a wake (1) from the
+ * other reasons (0), for a caller whose word does not show everything a
+ * wake means (fx_cond). */
 int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
                    struct fxi_recheck *s);
 
@@ -169,18 +159,15 @@ int fxi_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespe
                           struct fxi_recheck *s);
 
 /* A sleep on the word of an owner whose death only the liveness probe can
- * tell (fx_rmutex's PROBED owners), paid for per process: one sleeper of the
- * process (the prober) wakes every FXI_PROBE_NS on the recheck grid and
- * probes owner(word), the identity word of the PROBED owner named in each
- * word its process's sleepers wait on (0: none), once per owner, waking one
- * sleeper of each word whose owner is dead; the others sleep untimed
- * (src/sleep.c).
+ * tell (fx_rmutex's and fx_once's PROBED owners), in the engine in any
+ * memory: its prober probes owner(word), the identity word of the PROBED
+ * owner the word names (0: none), at each look, once per owner, and tells
+ * the sleepers of the words whose owner is dead.
  * Returns 0 (woken, the word changed, a signal, or told), ETIMEDOUT (the
  * absolute CLOCK_MONOTONIC deadline, NULL none, passed; its tv_nsec checked
  * already), or ENOSYS: nothing slept, the caller sleeps on its own schedule
- * (no futex_waitv, no wipe at fork, or the table is full). *judge: the
- * caller should ask now whether the owner is dead (it may have been told
- * so). Not a cancellation point. */
+ * (no futex_waitv or no wipe at fork). *judge: the owner was found dead;
+ * the caller judges the value it reads. Not a cancellation point. */
 #define FXI_PROBE_NS (250 * 1000000LL)
 int fxi_futex_sleep_probed(int32_t *word, int32_t expected, uint32_t (*owner)(const int32_t *word),
                            const struct timespec *deadline, bool *judge);
@@ -190,7 +177,7 @@ int fxi_futex_sleep_probed(int32_t *word, int32_t expected, uint32_t (*owner)(co
  * CLOCK_MONOTONIC deadline (NULL: none). Returns 0 (woken: *by_handoff
  * tells whether through handoff only), EAGAIN (a word differed), ETIMEDOUT,
  * EINTR, or ENOSYS when the kernel cannot (futex_waitv, Linux 5.16, refused
- * or unknown). The designated sleeper's hand-off (src/sleep.c). */
+ * or unknown). A listed sleeper of the engine (src/sleep.c). */
 int fxi_futex_wait2_raw(int32_t *word, int32_t expected, uint32_t *handoff, uint32_t h,
                         const struct timespec *deadline, bool *by_handoff);
 
