@@ -22,7 +22,7 @@
  *   LISTED   a look finds its word changed, or the        TOLD: tell += 1,
  *              owner its word names dead (owner())          wake it; it returns
  *   LISTED   the prober's call ends (any way), it is      PROBER: tell += 1,
- *              the head of the list                         wake it; it sleeps
+ *              the first listed                             wake it; it sleeps
  *                                                           on as the prober
  *   LISTED   its own sleep ends (wake, word changed,      OUT (unlinked)
  *              signal, deadline, cancellation)
@@ -35,16 +35,16 @@
  *   PROBER   its own sleep ends                           OUT; the role goes
  *                                                           to the head, if any
  *
- * Invariant: while the list is not empty, the role is held: by a sleeping
+ * Invariant: while a sleeper is listed, the role is held: by a sleeping
  * prober, or by a sleeper that was told so and, once back, looks at once if
  * a tick has passed (next_look is the process's, not the prober's). So a
  * change of a listed sleeper's word is seen within one period of the change
- * (plus scheduling), an idle process costs one wake-up per period whatever
- * the number of its sleepers and objects, and the list has no size limit:
- * its nodes are the sleeping calls' own. The table lives in a page the
- * kernel hands a fork child zeroed (MADV_WIPEONFORK, proven once per
- * process), so a child never sees its parent's sleepers; where that proof or
- * futex_waitv is missing, each call keeps its own recheck instead.
+ * (plus scheduling), and an idle process costs one wake-up per period
+ * whatever the number of its sleepers and objects. The engine lives in
+ * pages the kernel hands a fork child zeroed (MADV_WIPEONFORK, proven once
+ * per process), so a child never sees its parent's sleepers; where that
+ * proof or futex_waitv is missing, or more than FX_LISTED_MAX calls sleep
+ * at once, a call keeps its own recheck instead.
  * docs/design/futex.md, "One waiting engine", tells why this shape.
  */
 #include <errno.h>
@@ -70,13 +70,31 @@ enum { OUT = 0, LISTED, TOLD, PROBER };
  * included, is wiped at fork: the type is page-aligned, so its size is whole
  * pages and nothing else shares them (the kernel wipes whole pages). */
 static struct __attribute__((aligned(FXI_TID_PAGE))) {
-    uint32_t lock;                   /* 0 free, 1 held, 2 held and contended */
-    int32_t prober;                  /* 1 while a call holds the role */
-    struct fxi_sleeper *head, *tail; /* the LISTED sleepers, oldest first */
-    int64_t next_look;               /* CLOCK_MONOTONIC ns: the next look is due */
-    uint32_t looks;                  /* looks made (a node's `looked` names one) */
+    uint32_t lock;      /* 0 free, 1 held, 2 held and contended */
+    int32_t prober;     /* 1 while a call holds the role */
+    uint32_t listed;    /* LISTED sleepers: the first entries of `listed` */
+    uint32_t looks;     /* looks made (an entry's `looked` names one) */
+    int64_t next_look;  /* CLOCK_MONOTONIC ns: the next look is due */
 } engine;
 _Static_assert(sizeof engine == FXI_TID_PAGE, "the engine is its page");
+
+/* A LISTED sleeper as the look reads it: the look walks this array, not the
+ * nodes, which lie on as many stacks as there are sleepers. Guarded by the
+ * engine's lock; in pages of their own, wiped at fork. Untouched pages cost
+ * nothing; a process with more sleepers at once than entries lets the
+ * others keep their own recheck. */
+struct listed {
+    int32_t *word;
+    uint32_t (*owner)(const int32_t *word);
+    struct fxi_sleeper *node;
+    int32_t expected;
+    uint32_t looked;
+};
+#define FX_LISTED_MAX 32768u
+static struct __attribute__((aligned(FXI_TID_PAGE))) {
+    struct listed e[FX_LISTED_MAX];
+} listed;
+_Static_assert(sizeof listed % 65536 == 0, "the entries are whole pages");
 
 static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
 /* Whether the engine works in this process: set once, before any use, by
@@ -104,7 +122,10 @@ static void engine_setup(void)
      * Helgrind and DRD do not see). */
     fxi_ann_own_words(&engine, sizeof engine);
     /* Relaxed: pthread_once orders it for every later caller. */
-    __atomic_store_n(&engine_usable, waitv_works() && fxi_wipe_at_fork(&engine, sizeof engine),
+    fxi_ann_own_words(&listed, sizeof listed);
+    __atomic_store_n(&engine_usable,
+                     waitv_works() && fxi_wipe_at_fork(&engine, sizeof engine) &&
+                         fxi_wipe_at_fork(&listed, sizeof listed),
                      __ATOMIC_RELAXED);
 }
 
@@ -148,12 +169,22 @@ static void set_state(struct fxi_sleeper *n, uint32_t state)
     __atomic_store_n(&n->state, state, __ATOMIC_RELAXED);
 }
 
-/* Under the lock: n leaves the list. */
+/* Under the lock: n joins the LISTED entries, unless they are full. */
+static bool list_link(struct fxi_sleeper *n)
+{
+    if (engine.listed == FX_LISTED_MAX)
+        return false;
+    n->slot = engine.listed++;
+    listed.e[n->slot] = (struct listed){n->word, n->owner, n, n->expected, 0};
+    return true;
+}
+
+/* Under the lock: n leaves them; the last entry takes its place. */
 static void list_unlink(struct fxi_sleeper *n)
 {
-    *(n->prev != NULL ? &n->prev->next : &engine.head) = n->next;
-    *(n->next != NULL ? &n->next->prev : &engine.tail) = n->prev;
-    n->next = n->prev = NULL;
+    struct listed *last = &listed.e[--engine.listed];
+    listed.e[n->slot] = *last;
+    last->node->slot = n->slot;
 }
 
 /* Under the lock: a LISTED sleeper is told (TOLD or PROBER) and woken. The
@@ -172,10 +203,10 @@ static void tell(struct fxi_sleeper *n, uint32_t state)
  * listed sleeper, or falls free when there is none. */
 static void pass_role(void)
 {
-    engine.prober = engine.head != NULL;
+    engine.prober = engine.listed > 0;
     /* @step sleep.role.pass */
-    if (engine.head != NULL)
-        tell(engine.head, PROBER);
+    if (engine.listed > 0)
+        tell(listed.e[0].node, PROBER);
 }
 
 /* One look's verdicts on owners, so that an owner of many words is probed
@@ -206,29 +237,35 @@ static bool engine_look(const struct fxi_sleeper *me)
 {
     engine_lock();
     uint32_t look = ++engine.looks;
-    for (struct fxi_sleeper *n = engine.head, *next; n != NULL; n = next) {
-        next = n->next;
+    bool owners = false;
+    for (uint32_t i = 0; i < engine.listed;) {
+        struct listed *e = &listed.e[i];
+        owners |= e->owner != NULL;
         /* Relaxed: a hint; the told sleeper re-reads its word as its
-         * primitive says. The word stays valid while its sleeper is listed. */
-        if (__atomic_load_n(n->word, __ATOMIC_RELAXED) != n->expected)
-            tell(n, TOLD);
+         * primitive says. The word stays valid while its sleeper is listed.
+         * A told entry's place is taken by the last one: look at i again. */
+        if (__atomic_load_n(e->word, __ATOMIC_RELAXED) != e->expected)
+            tell(e->node, TOLD);
+        else
+            i++;
     }
     engine_unlock();
     /* @step sleep.look.values */
     struct verdicts v;
-    for (;;) {
+    while (owners) {
         v.n = 0;
         engine_lock();
-        for (struct fxi_sleeper *n = engine.head; n != NULL; n = n->next) {
-            if (n->owner == NULL || n->looked == look)
+        for (uint32_t i = 0; i < engine.listed; i++) {
+            struct listed *e = &listed.e[i];
+            if (e->owner == NULL || e->looked == look)
                 continue;
-            uint32_t id = n->owner(n->word);
+            uint32_t id = e->owner(e->word);
             if (id != 0 && verdict_of(&v, id) < 0) {
                 if (v.n == 64)
                     continue; /* the next batch */
                 v.id[v.n++] = id;
             }
-            n->looked = look;
+            e->looked = look;
         }
         engine_unlock();
         if (v.n == 0)
@@ -239,11 +276,13 @@ static bool engine_look(const struct fxi_sleeper *me)
         if (!any)
             continue;
         engine_lock();
-        for (struct fxi_sleeper *n = engine.head, *next; n != NULL; n = next) {
-            next = n->next;
-            int k = n->owner != NULL ? verdict_of(&v, n->owner(n->word)) : -1;
+        for (uint32_t i = 0; i < engine.listed;) {
+            struct listed *e = &listed.e[i];
+            int k = e->owner != NULL ? verdict_of(&v, e->owner(e->word)) : -1;
             if (k >= 0 && v.dead[k])
-                tell(n, TOLD);
+                tell(e->node, TOLD);
+            else
+                i++;
         }
         engine_unlock();
     }
@@ -351,22 +390,22 @@ FX_CANCEL_FRAME static int engine_sleep(struct fxi_sleeper *n, int32_t *word, in
     n->owner = owner;
     fxi_ann_own_words(n, sizeof *n);
     engine_lock();
-    bool listed = engine.prober;
-    if (!listed) {
+    bool is_listed = engine.prober, full = false;
+    if (!is_listed) {
         engine.prober = 1;
         set_state(n, PROBER);
-    } else {
+    } else if (list_link(n)) {
         set_state(n, LISTED);
-        n->next = NULL;
-        n->prev = engine.tail;
-        *(engine.tail != NULL ? &engine.tail->next : &engine.head) = n;
-        engine.tail = n;
+    } else {
+        full = true;
     }
     uint32_t h = n->tell;
     engine_unlock();
-    FX_FAULT(listed ? "sleep.listed" : "sleep.prober");
+    if (full)
+        return ENOSYS; /* the caller keeps its own recheck */
+    FX_FAULT(is_listed ? "sleep.listed" : "sleep.prober");
     int r = 0;
-    if (listed) {
+    if (is_listed) {
         bool by_tell;
         r = engine_wait(word, expected, deadline, &n->tell, h, &by_tell, cancel);
         engine_lock();

@@ -69,15 +69,14 @@ int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *d
  * that call. */
 
 /* A call's place among the process's sleepers (src/sleep.c): in its call's
- * frame, linked in the engine's list while it sleeps untimed. */
+ * frame, listed in the engine while it sleeps untimed. */
 struct fxi_sleeper {
-    struct fxi_sleeper *next, *prev;
     int32_t *word;
     uint32_t (*owner)(const int32_t *word); /* names a PROBED owner, or NULL */
     int32_t expected;
     uint32_t tell;   /* process-private futex word: moves when it is told */
     uint32_t state;  /* src/sleep.c's state table; 0 (OUT) outside the engine */
-    uint32_t looked; /* the last look that probed its owner */
+    uint32_t slot;   /* its entry in the engine while LISTED */
 };
 struct fxi_recheck {
     struct timespec tick; /* the next recheck; tv_nsec < 0 before the first sleep */
