@@ -88,7 +88,7 @@
 #define FX_RWLOCK_SPIN 100
 #endif
 
-/* Writers' recheck (the designated sleeper of writer_seq, src/sleep.c), and
+/* Writers' first recheck (then the process's engine, src/sleep.c), and
  * the reader's watch of a stale writer intent: docs/design/rwlock.md,
  * "Writer intent". */
 #define FX_RWLOCK_WRITER_RECHECK_NS (250 * 1000000LL)

@@ -31,9 +31,12 @@
  * runs it (that thread links the flag into its robust futex list, as
  * fx_rmutex's owner does: at its exit, its death or its exec the kernel
  * marks the word and wakes a caller, in any PID namespace). For a PROBED
- * initialiser, every FX_ONCE_CHECK_MS milliseconds, on a schedule that
- * signal handlers cannot postpone, they check that the running thread still
- * exists (a zombie counts as dead; the check needs no file descriptor).
+ * initialiser, FX_ONCE_CHECK_MS milliseconds after they first sleep, and
+ * after that at each look of the process's waiting engine (four a second;
+ * every FX_ONCE_CHECK_MS where the engine cannot run, as under qemu-user),
+ * on a schedule that signal handlers cannot postpone, they check that the
+ * running thread still exists (a zombie counts as dead; the check needs no
+ * file descriptor).
  *
  * If the initialiser does not return (its thread exits or is cancelled inside
  * it, a C++ exception leaves it, or its process dies), the flag goes back to "not run" and one waiting or
@@ -52,8 +55,8 @@
  * fx_once_recover, or fx_worker_bind_once (futexsync/worker.h).
  *
  * A PROBED initialiser (its thread has no usable robust list: another libc,
- * a raw clone(), qemu-user) is judged by the liveness probe within
- * FX_ONCE_CHECK_MS; where the check cannot decide, the thread counts as
+ * a raw clone(), qemu-user) is judged by the liveness probe on that
+ * schedule; where the check cannot decide, the thread counts as
  * alive: the initialiser never runs twice at once. A TID means something
  * only in its own PID namespace: a caller judges a PROBED initialiser dead
  * only when neither it nor the initialiser has FX_ONCE_LOCALNS
