@@ -1,15 +1,16 @@
-/* tests/test_sleep.c - the sleepers of a shared word pay one recheck per
- * process, not one each (src/sleep.c): one designated sleeper rechecks, the
- * others sleep untimed in futex_waitv, and the recheck passes on when its
- * call ends, however it ends, so that a wake lost to a death in another
- * process is still made up for within a recheck period.
+/* tests/test_sleep.c - the sleepers of shared memory pay one look per
+ * process, not one each nor one per object (src/sleep.c, the waiting
+ * engine): one sleeper, the prober, looks for all, the others sleep untimed
+ * in futex_waitv, and the role passes on when the prober's sleep ends,
+ * however it ends, so that a wake lost to a death in another process is
+ * still made up for within a look period.
  *
- * Which thread holds the recheck is read from the kernel, not guessed: the
- * designated sleeper waits in futex(2) on the word, the untimed ones in
- * futex_waitv(2) with the word among theirs (/proc/<tid>/syscall). Where
- * futex_waitv does not work (a kernel before 5.16, an emulator), every
- * sleeper rechecks and these tests skip, saying so (as where MADV_WIPEONFORK
- * is not honoured). */
+ * Which thread is the prober is read from the kernel, not guessed: the
+ * prober waits in futex(2) on its word, the listed ones in futex_waitv(2)
+ * with their word among theirs (/proc/<tid>/syscall). Where futex_waitv
+ * does not work (a kernel before 5.16, an emulator), every sleeper rechecks
+ * and these tests skip, saying so (as where MADV_WIPEONFORK is not
+ * honoured). */
 #define _GNU_SOURCE
 #include "fxfault.h"
 #include "fxtest.h"
@@ -32,23 +33,23 @@
 enum { SLEEPERS = 5, SETTLE_MS = 5000 };
 
 /* Waits until, of the n tasks tids (of any process), exactly one sleeps as the
- * designated sleeper of word and the n-1 others untimed; its index, or -1
+ * prober (in futex(2) on word) and the n-1 others listed; its index, or -1
  * after SETTLE_MS (two recheck periods bring every sleeper there). */
 static int wait_settled(const pid_t *tids, int n, const void *word)
 {
     int64_t limit = fxt_now_ns() + (int64_t)SETTLE_MS * 1000000;
     while (fxt_now_ns() < limit) {
-        int designated = -1, ones = 0, twos = 0;
+        int prober = -1, ones = 0, twos = 0;
         for (int i = 0; i < n; i++) {
             int how = tids[i] ? fxt_futex_sleep_how(tids[i], word) : 0;
             if (how == 1) {
                 ones++;
-                designated = i;
+                prober = i;
             }
             twos += how == 2;
         }
         if (ones == 1 && twos == n - 1)
-            return designated;
+            return prober;
         struct timespec pause = {0, 2000000}; /* polling interval only */
         nanosleep(&pause, NULL);
     }
@@ -93,11 +94,11 @@ static bool all_stopped(pid_t pid)
     return stopped;
 }
 
-/* Whether the library can designate sleepers here (it asks the same, once
+/* Whether the library's engine can run here (it asks the same, once
  * per process): futex_waitv answers as the kernel does, and a page marked
  * MADV_WIPEONFORK is really zeroed in a fork child (an emulator may accept
  * the advice and ignore it). */
-static bool designation_works(void)
+static bool engine_works(void)
 {
 #ifdef SYS_futex_waitv
     uint32_t w = 0;
@@ -129,9 +130,9 @@ static bool designation_works(void)
 #endif
 }
 
-#define SKIP_WITHOUT_DESIGNATION()                                                              \
+#define SKIP_WITHOUT_ENGINE()                                                              \
     do {                                                                                  \
-        if (!designation_works()) {                                                       \
+        if (!engine_works()) {                                                       \
             printf("# futex_waitv or MADV_WIPEONFORK does not work here: every sleeper "   \
                    "rechecks; skipped\n");                                                \
             skip();                                                                       \
@@ -194,7 +195,7 @@ static int crowd_live(const struct crowd *c, pid_t *live, int *idx)
     return n;
 }
 
-/* Index (in c) of the designated sleeper once the live ones settled. */
+/* Index (in c) of the prober once the live ones settled. */
 static int crowd_settled(const struct crowd *c)
 {
     pid_t live[SLEEPERS];
@@ -244,10 +245,10 @@ static void crowd_finish(struct crowd *c)
     fxt_shared_free(c->b, sizeof *c->b);
 }
 
-static void test_shared_sleepers_of_one_word_recheck_through_one(void **state)
+static void test_shared_sleepers_of_one_word_are_looked_at_by_one(void **state)
 {
     (void)state;
-    SKIP_WITHOUT_DESIGNATION();
+    SKIP_WITHOUT_ENGINE();
     struct crowd c;
     crowd_start(&c);
     (void)crowd_settled(&c);
@@ -266,10 +267,10 @@ static void test_shared_sleepers_of_one_word_recheck_through_one(void **state)
     crowd_finish(&c);
 }
 
-static void test_designated_sleeper_cancelled_hands_the_recheck_on(void **state)
+static void test_prober_cancelled_hands_the_look_on(void **state)
 {
     (void)state;
-    SKIP_WITHOUT_DESIGNATION();
+    SKIP_WITHOUT_ENGINE();
     struct crowd c;
     crowd_start(&c);
     int d = crowd_settled(&c);
@@ -287,10 +288,10 @@ static void test_designated_sleeper_cancelled_hands_the_recheck_on(void **state)
     crowd_finish(&c);
 }
 
-static void test_untimed_sleeper_cancelled_leaves_the_designated_in_place(void **state)
+static void test_listed_sleeper_cancelled_leaves_the_prober_in_place(void **state)
 {
     (void)state;
-    SKIP_WITHOUT_DESIGNATION();
+    SKIP_WITHOUT_ENGINE();
     struct crowd c;
     crowd_start(&c);
     int d = crowd_settled(&c);
@@ -299,7 +300,7 @@ static void test_untimed_sleeper_cancelled_leaves_the_designated_in_place(void *
     crowd_finish(&c);
 }
 
-/* --- the designated sleeper rechecks for sleepers waiting for other things --- */
+/* --- the prober looks for sleepers waiting for other things ---------------- */
 
 struct target_waiter {
     fx_counter *c;
@@ -319,11 +320,11 @@ static void *target_main(void *p)
 }
 
 /* Starts waiter a, lets it sleep past its first recheck (so that it holds
- * the recheck), then starts waiter b, and waits until a sleeps designated
+ * the role), then starts waiter b, and waits until a sleeps as the prober
  * and b untimed in futex_waitv, both on their counter's word. 0, or a code
  * (10..13: which step failed); no cmocka assert, so that a forked child can
  * call it too. */
-static int start_designated_and_untimed(struct target_waiter *a, struct target_waiter *b,
+static int start_prober_and_listed(struct target_waiter *a, struct target_waiter *b,
                                         pthread_t *ta, pthread_t *tb)
 {
     const int32_t *word = &a->c->value;
@@ -345,16 +346,16 @@ static int start_designated_and_untimed(struct target_waiter *a, struct target_w
     return wait_settled(tids, 2, word) == 0 ? 0 : 13;
 }
 
-static void test_designated_recheck_wakes_an_untimed_waiter_whose_target_came(void **state)
+static void test_look_tells_a_listed_waiter_whose_target_came(void **state)
 {
     (void)state;
-    SKIP_WITHOUT_DESIGNATION();
+    SKIP_WITHOUT_ENGINE();
     fx_counter *c = fxt_shared_alloc(sizeof *c);
     /* A waits for 100 and holds the recheck (it slept past its first one
      * before B came); B waits for 10, untimed. */
     struct target_waiter a = {c, 100, 0, 0, -1}, b = {c, 10, 0, 0, -1};
     pthread_t ta, tb;
-    assert_int_equal(start_designated_and_untimed(&a, &b, &ta, &tb), 0);
+    assert_int_equal(start_prober_and_listed(&a, &b, &ta, &tb), 0);
     /* B's target comes from a writer killed before its wake: only A's
      * recheck, not A's own target, can get B out. */
     int64_t t0 = fxt_now_ns();
@@ -372,6 +373,103 @@ static void test_designated_recheck_wakes_an_untimed_waiter_whose_target_came(vo
     fxt_shared_free(c, sizeof *c);
 }
 
+/* --- one prober for every object of the process ----------------------------- */
+
+enum { OBJECTS = 8 };
+
+/* Many objects with one waiter each: one of them is the prober, in
+ * futex(2) on its own word; the others sleep untimed in futex_waitv(2) on
+ * theirs. With one looker per word, each would sleep in futex(2). */
+static void test_waiters_of_many_objects_share_one_prober(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_ENGINE();
+    fx_counter *c = fxt_shared_alloc(OBJECTS * sizeof *c);
+    struct target_waiter w[OBJECTS];
+    pthread_t t[OBJECTS];
+    for (int i = 0; i < OBJECTS; i++) {
+        w[i] = (struct target_waiter){&c[i], 1, 0, 0, -1};
+        t[i] = fxt_thread(target_main, &w[i]);
+    }
+    int64_t limit = fxt_now_ns() + (int64_t)SETTLE_MS * 1000000;
+    int ones = 0, twos = 0;
+    while (fxt_now_ns() < limit) {
+        ones = twos = 0;
+        for (int i = 0; i < OBJECTS; i++) {
+            pid_t tid = __atomic_load_n(&w[i].tid, __ATOMIC_ACQUIRE);
+            int how = tid ? fxt_futex_sleep_how(tid, &c[i].value) : 0;
+            ones += how == 1;
+            twos += how == 2;
+        }
+        if (ones == 1 && twos == OBJECTS - 1)
+            break;
+        struct timespec pause = {0, 2000000}; /* polling interval only */
+        nanosleep(&pause, NULL);
+    }
+    printf("# %d objects: %d waiters in futex, %d in futex_waitv\n", OBJECTS, ones, twos);
+    assert_int_equal(ones, 1);
+    assert_int_equal(twos, OBJECTS - 1);
+    for (int i = 0; i < OBJECTS; i++)
+        assert_int_equal(fx_counter_store(&c[i], 1), 0);
+    for (int i = 0; i < OBJECTS; i++) {
+        fxt_join(t[i]);
+        assert_int_equal(w[i].result, 0);
+    }
+    fxt_shared_free(c, OBJECTS * sizeof *c);
+}
+
+/* --- a prober whose deadline falls on a tick ---------------------------------- */
+
+struct on_tick {
+    fx_counter c;
+    struct timespec deadline; /* a look tick, past the first recheck */
+};
+
+static void *count_looks_from(void *p)
+{
+    /* Half a period before the tick: the look before it has been made (it
+     * can only be late, and then it is counted too: never a false
+     * failure), the one at the tick has not. */
+    struct timespec *arm = p;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, arm, NULL) == EINTR) {
+    }
+    fxf_count_at("sleep.look");
+    return NULL;
+}
+
+/* The child: the only sleeper of its process, so the prober; its wait ends
+ * at its deadline, which is a tick of the look grid. */
+static int deadline_on_tick_child(void *arg)
+{
+    struct on_tick *o = arg;
+    int64_t d = (int64_t)o->deadline.tv_sec * 1000000000LL + o->deadline.tv_nsec;
+    struct timespec arm = {(time_t)((d - 125000000LL) / 1000000000LL),
+                           (long)((d - 125000000LL) % 1000000000LL)};
+    pthread_t t;
+    FXT_CHILD_CHECK(pthread_create(&t, NULL, count_looks_from, &arm) == 0, 2);
+    FXT_CHILD_CHECK(fx_counter_wait(&o->c, 1, &o->deadline) == ETIMEDOUT, 3);
+    FXT_CHILD_CHECK(pthread_join(t, NULL) == 0, 4);
+    /* The look due at the tick was made before the wait returned. */
+    FXT_CHILD_CHECK(fxf_counted() >= 1, 5);
+    return 0;
+}
+
+/* A wake lost to a death is made up at the next look even when the prober's
+ * own deadline falls on that tick (any whole-second deadline does): the look
+ * comes first. Skipping it used to hand the role to a sleeper whose first
+ * look was a period later, doubling the repair bound. */
+static void test_prober_whose_deadline_falls_on_a_tick_looks_first(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_ENGINE();
+    struct on_tick *o = fxt_shared_alloc(sizeof *o);
+    const int64_t period = 250000000LL; /* FXI_PROBE_NS */
+    int64_t t = (fxt_now_ns() + 1500000000LL) / period * period + period;
+    o->deadline = (struct timespec){(time_t)(t / 1000000000LL), (long)(t % 1000000000LL)};
+    assert_int_equal(fxt_run_child(deadline_on_tick_child, o), 0);
+    fxt_shared_free(o, sizeof *o);
+}
+
 /* --- futex_waitv refused after the probe ------------------------------------ */
 
 /* The child of the test below (its own process: the filter stays for its
@@ -384,7 +482,7 @@ static int refused_waitv_child(void *p)
     fx_counter *c = p;
     struct target_waiter a = {c, 100, 0, 0, -1}, b = {c, 10, 0, 0, -1};
     pthread_t ta, tb;
-    int r = start_designated_and_untimed(&a, &b, &ta, &tb);
+    int r = start_prober_and_listed(&a, &b, &ta, &tb);
     if (r != 0)
         return r;
     /* futex_waitv refused to every thread from now on: a filter installed
@@ -420,17 +518,17 @@ static int refused_waitv_child(void *p)
     return 0;
 }
 
-static void test_untimed_sleeper_refused_futex_waitv_later_sleeps_bounded(void **state)
+static void test_listed_sleeper_refused_futex_waitv_later_sleeps_bounded(void **state)
 {
     (void)state;
-    SKIP_WITHOUT_DESIGNATION();
+    SKIP_WITHOUT_ENGINE();
     fx_counter *c = fxt_shared_alloc(sizeof *c);
     pid_t child = fxt_fork(refused_waitv_child, c);
     assert_int_equal(fxt_wait_child(child, 60000), 0);
     fxt_shared_free(c, sizeof *c);
 }
 
-/* --- a fork child's sleepers designate their own ---------------------------- */
+/* --- a fork child's sleepers have their own prober -------------------------- */
 
 struct family {
     fx_sem s;
@@ -453,7 +551,7 @@ static void *family_sleeper(void *p)
 }
 
 /* The grandchild: two sleepers of its own on the same word as its parent's
- * (whose table, designated sleeper included, it would inherit without the
+ * (whose engine, prober included, it would inherit without the
  * wipe at fork). Exit 0 once both took a token. */
 static int family_child(void *p)
 {
@@ -490,10 +588,10 @@ static int family_parent(void *p)
     return st == 0 ? 0 : 30 + (st & 0x3f);
 }
 
-static void test_fork_child_sleepers_designate_their_own(void **state)
+static void test_fork_child_sleepers_have_their_own_prober(void **state)
 {
     (void)state;
-    SKIP_WITHOUT_DESIGNATION();
+    SKIP_WITHOUT_ENGINE();
 #if FXT_UNDER_TSAN
     /* Its parent forks with sleeper threads running, and the child starts
      * threads: ThreadSanitizer does not support that (it stops the child).
@@ -515,7 +613,7 @@ static void test_fork_child_sleepers_designate_their_own(void **state)
     while (__atomic_load_n(&f->child_tids[1], __ATOMIC_ACQUIRE) == 0 ||
            __atomic_load_n(&f->child_tids[0], __ATOMIC_ACQUIRE) == 0)
         sched_yield();
-    /* The child's own: one designated, one untimed (with the parent's table
+    /* The child's own: one prober, one listed (with the parent's engine
      * it would have two untimed sleepers and nobody rechecking). */
     assert_true(wait_settled(f->child_tids, 2, &f->s.value) >= 0);
     /* Only the child's recheck can now make up for a lost wake: stop the
@@ -623,11 +721,11 @@ static int probed_settled(struct probed_waiter *w, int n)
     return -1;
 }
 
-/* The preconditions: designation (futex_waitv, a wipe at fork), a seccomp
+/* The preconditions: the engine (futex_waitv, a wipe at fork), a seccomp
  * filter for the PROBED child, and zombies the probe can see dead. */
 static void probed_require(void)
 {
-    SKIP_WITHOUT_DESIGNATION();
+    SKIP_WITHOUT_ENGINE();
     fxt_require_seccomp();
 }
 
@@ -756,12 +854,14 @@ static void test_probe_role_passes_when_the_prober_times_out(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shared_sleepers_of_one_word_recheck_through_one),
-        cmocka_unit_test(test_designated_sleeper_cancelled_hands_the_recheck_on),
-        cmocka_unit_test(test_untimed_sleeper_cancelled_leaves_the_designated_in_place),
-        cmocka_unit_test(test_designated_recheck_wakes_an_untimed_waiter_whose_target_came),
-        cmocka_unit_test(test_untimed_sleeper_refused_futex_waitv_later_sleeps_bounded),
-        cmocka_unit_test(test_fork_child_sleepers_designate_their_own),
+        cmocka_unit_test(test_shared_sleepers_of_one_word_are_looked_at_by_one),
+        cmocka_unit_test(test_prober_cancelled_hands_the_look_on),
+        cmocka_unit_test(test_listed_sleeper_cancelled_leaves_the_prober_in_place),
+        cmocka_unit_test(test_look_tells_a_listed_waiter_whose_target_came),
+        cmocka_unit_test(test_waiters_of_many_objects_share_one_prober),
+        cmocka_unit_test(test_prober_whose_deadline_falls_on_a_tick_looks_first),
+        cmocka_unit_test(test_listed_sleeper_refused_futex_waitv_later_sleeps_bounded),
+        cmocka_unit_test(test_fork_child_sleepers_have_their_own_prober),
         cmocka_unit_test(test_probed_waiters_of_many_objects_share_one_prober),
         cmocka_unit_test(test_probed_waiters_of_one_object_share_one_prober),
         cmocka_unit_test(test_probe_role_passes_when_the_prober_times_out),
