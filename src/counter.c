@@ -46,6 +46,7 @@
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
+#include "internal/sleep.h"
 
 int fx_counter_init(fx_counter *c, int32_t value)
 {

@@ -32,7 +32,7 @@
  * finds UNLOCKED and takes it as CONTENDED, so its unlock wakes the next. In
  * shared memory one sleeper per process rechecks, for all (src/sleep.c), so
  * an idle object costs one wake-up per FX_RECHECK_NS and process; in private
- * memory none (no death can lose a wake there: src/internal/futex.h); the
+ * memory none (no death can lose a wake there: src/internal/sleep.h); the
  * uncontended paths are unchanged. A thread that has slept acquires with
  * CONTENDED, not LOCKED, because it cannot know whether it was
  * the last sleeper ("Futexes Are Tricky", mutex3).
@@ -61,6 +61,7 @@
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
+#include "internal/sleep.h"
 #include "internal/mutex.h"
 #include "internal/spin.h"
 #include "internal/stats.h"
@@ -204,7 +205,7 @@ int fxi_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
                 return EINVAL;
             checked = true;
         }
-        /* A bounded sleep (src/internal/futex.h): a wake consumed by a
+        /* A bounded sleep (src/internal/sleep.h): a wake consumed by a
          * process that died before returning to user space is made up for at
          * the next recheck, when the step finds the word UNLOCKED. */
         /* @step mutex.lock_slept.sleep */

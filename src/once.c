@@ -67,6 +67,7 @@
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
+#include "internal/sleep.h"
 #include "internal/identity.h"
 #include "internal/robust.h"
 

@@ -80,6 +80,7 @@
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
+#include "internal/sleep.h"
 #include "internal/rmutex.h"
 #include "internal/spin.h"
 #include "internal/rmutex_word.h" /* and the identity.h and robust.h it builds on */

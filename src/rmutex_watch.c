@@ -20,6 +20,7 @@
 
 #include "internal/deadline.h"
 #include "internal/futex.h"
+#include "internal/sleep.h"
 #include "internal/rmutex.h"
 #include "internal/rmutex_word.h"
 
@@ -66,7 +67,7 @@ bool fxi_rmutex_watch(struct fxi_rmutex_waiter *w, uint32_t t)
         dead = fxi_id_probe(t) == FXI_TID_DEAD;
         w->looked = 1;
         /* A waiter that has watched the same live owner for long looks less
-         * often, on the recheck grid (internal/futex.h): many idle waiters
+         * often, on the recheck grid (internal/sleep.h): many idle waiters
          * that cannot sleep through the prober cost little. */
         w->check_at = now - w->since < LONG_AFTER_NS ? now + RECHECK_NS
                                                      : fxi_recheck_grid(now, LONG_RECHECK_NS);

@@ -82,6 +82,7 @@
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
+#include "internal/sleep.h"
 #include "internal/spin.h"
 
 #ifndef FX_RWLOCK_SPIN

@@ -55,6 +55,7 @@
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
+#include "internal/sleep.h"
 #include "internal/waiters.h"
 #include "internal/spin.h"
 

@@ -61,6 +61,7 @@
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
+#include "internal/sleep.h"
 #include "internal/identity.h"
 #include "internal/syscall.h"
 
@@ -163,7 +164,7 @@ static void engine_unlock(void)
 
 /* Under the lock: n's state. Relaxed atomic: its own thread reads it
  * without the lock only to see whether it is OUT, which no other thread
- * changes (internal/futex.h, fxi_recheck_end). */
+ * changes (internal/sleep.h, fxi_recheck_end). */
 static void set_state(struct fxi_sleeper *n, uint32_t state)
 {
     __atomic_store_n(&n->state, state, __ATOMIC_RELAXED);
@@ -504,7 +505,7 @@ FX_CANCEL_FRAME static int sleep_bounded(int32_t *word, int32_t expected,
     if (s->tick.tv_nsec < 0 || !fxi_ts_before(&now, &s->tick)) {
         /* The first sleep of this call, or the recheck is due: the caller has
          * re-read its word since the last tick. The next tick falls on the
-         * recheck grid (internal/futex.h). */
+         * recheck grid (internal/sleep.h). */
         s->tick = fxi_ns_ts(fxi_recheck_grid(fxi_ts_ns(&now), s->period_ns));
     }
     bool mine = deadline != NULL && fxi_ts_before(deadline, &s->tick);

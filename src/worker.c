@@ -81,6 +81,7 @@
 #include "futexsync/time.h"
 #include "internal/deadline.h"
 #include "internal/futex.h"
+#include "internal/sleep.h"
 #include "internal/worker.h"
 
 #ifndef SYS_pidfd_open

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "internal/futex.h"
+#include "internal/sleep.h"
 #include "internal/worker.h"
 
 #ifndef P_PIDFD

@@ -8,6 +8,7 @@
 #include "fxfault.h"
 #include "fxtest.h"
 #include "../src/internal/futex.h"
+#include "../src/internal/sleep.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -228,6 +228,7 @@ bool fxi_ann_detected(void)
 
 /* ---- the futex model ---- */
 #include "internal/futex.h"
+#include "internal/sleep.h"
 
 #ifndef FXG_QUEUE
 #define FXG_QUEUE 12 /* futex waits per execution, at most */
@@ -428,10 +429,10 @@ int fxi_tid_probe(pid_t tid)
     return FXI_TID_ALIVE;
 }
 
-/* Where the futex layer has the designated sleeper of shared memory
+/* Where the waiting engine lists the sleepers of shared memory
  * (src/sleep.c): every fxi_recheck of the model stays private (scope set by
- * fxi_futex_sleep above, no watch), so the call's end has nothing to give
- * up and this is never reached. */
+ * fxi_futex_sleep above, never in the engine), so the call's end has
+ * nothing to give up and this is never reached. */
 #ifdef FXI_RECHECK_CALL
 void fxi_recheck_end_slow(struct fxi_recheck *s)
 {
