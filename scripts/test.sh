@@ -5,17 +5,17 @@
 #   genmc    builds GenMC once per machine (tests/genmc/build-genmc.sh)
 #   gcc      -Werror build, the whole ctest suite (unit, examples, stress, bench smoke,
 #            the GenMC checks of tests/genmc/)
-#   clang    -Werror build, the ctest suite but the stress runs
-#   asan     AddressSanitizer + UndefinedBehaviorSanitizer, the whole suite
-#   tsan     ThreadSanitizer, the whole suite (plus the TSan annotation tests)
+#   clang    -Werror build, the ctest suite but the stress runs and the source checks
+#   asan     AddressSanitizer + UndefinedBehaviorSanitizer, the suite but the source checks
+#   tsan     ThreadSanitizer, the suite but the source checks (plus the TSan annotation tests)
 #   stats    -DFUTEXSYNC_STATS=ON: test_stats and the bench smoke
 #   fuzz     clang, -DFUTEXSYNC_FUZZ=ON: the libFuzzer targets (tests/fuzz)
 #   i686     Debian's i686 cross compiler (cmake/i686-linux-gnu.cmake), run
 #            natively on the x86-64 kernel with a 64-bit time_t: the ctest suite
-#            but stress and models; i686-time32: the futex, time and syscall
+#            but stress, models and source checks; i686-time32: the futex, time and syscall
 #            tests with a 32-bit time_t
 #   aarch64, riscv64  cross-built (cmake/<arch>-linux-gnu.cmake): the ctest
-#            suite but stress and models, run under qemu-user
+#            suite but stress, models and source checks, run under qemu-user
 #   install  cmake --install, then a separate CMake project (find_package) and
 #            a plain pkg-config build, in C and C++; a user's program built with
 #            -fsanitize=thread (and one under Helgrind) against the installed
@@ -74,13 +74,16 @@ tests/genmc/build-genmc.sh >/dev/null ||
 
 build_and_test gcc -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# The checks of the sources alone (label source: docs, man pages, include
+# cycles, file sizes) run in the gcc stage only: the sources are the same in
+# every stage.
 # clang: every test but the stress runs, which the gcc, ASan and TSan builds
 # run (they run one at a time, RUN_SERIAL, and a fourth pass costs CI a minute).
-build_and_test clang -LE stress -- -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+build_and_test clang -LE 'stress|source' -- -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo
-build_and_test asan -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+build_and_test asan -LE source -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
     -DCMAKE_BUILD_TYPE=Debug -DFUTEXSYNC_SANITIZE=address,undefined
-build_and_test tsan -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
+build_and_test tsan -LE source -- -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFUTEXSYNC_SANITIZE=thread
 # The stats build (FUTEXSYNC_STATS=ON): its own tests and the bench's fx_* columns.
 # Only the programs these tests run are built.
@@ -116,7 +119,7 @@ if ! i686-linux-gnu-gcc "$i686_probe/p.c" -o "$i686_probe/p" 2>/dev/null || ! "$
     i686_ctest=(-R '^$' --no-tests=ignore)
 fi
 rm -rf "$i686_probe"
-build_and_test i686 -LE 'stress|model' ${i686_ctest[@]+"${i686_ctest[@]}"} -- -DCMAKE_TOOLCHAIN_FILE=cmake/i686-linux-gnu.cmake \
+build_and_test i686 -LE 'stress|model|source' ${i686_ctest[@]+"${i686_ctest[@]}"} -- -DCMAKE_TOOLCHAIN_FILE=cmake/i686-linux-gnu.cmake \
     -DFUTEXSYNC_CMOCKA_PREFIX="$cmocka" -DFUTEXSYNC_TIME_BITS=64 -DCMAKE_BUILD_TYPE=RelWithDebInfo
 stage "i686-time32: configure and build (32-bit time_t)"
 cmake -S . -B build/i686-time32 -DFUTEXSYNC_WERROR=ON -DFUTEXSYNC_CMOCKA_PREFIX="$cmocka" \
@@ -166,7 +169,7 @@ if [ "${FUTEXSYNC_CROSS:-1}" = 1 ]; then
         # cases), never in the native stages, which run everything once.
         # ctest names every test that needed the second run. Stopgap until the
         # cause is caught (CLOSING NOTE of 2026-12-07, "a rare hang").
-        build_and_test "$arch" -LE 'stress|model' --repeat until-pass:2 -- \
+        build_and_test "$arch" -LE 'stress|model|source' --repeat until-pass:2 -- \
             -DCMAKE_TOOLCHAIN_FILE="cmake/$arch-linux-gnu.cmake" -DFUTEXSYNC_CMOCKA_PREFIX="$cmocka" \
             -DCMAKE_BUILD_TYPE=RelWithDebInfo
     done
