@@ -28,9 +28,9 @@
  * bounded sleep (fxi_futex_sleep), so each sleeper re-reads the value at its
  * recheck and returns if it meets the target. (W2 wakes all, so a woken
  * waiter that dies before returning to user space costs nobody else.) In
- * shared memory one waiter per process rechecks, for all (src/sleep.c): an
- * idle counter costs one wake-up per FX_RECHECK_NS and process, in private
- * memory none (src/internal/futex.h); add, store and a wait
+ * shared memory one sleeper of the process looks for all (src/sleep.c):
+ * idle counters cost one wake-up per look period and process, in private
+ * memory none (src/internal/sleep.h); add, store and a wait
  * that finds its target are unchanged. W1 and W2 are seq_cst, and R1 is
  * followed by the kernel's full barrier before its compare in R4 (the Dekker
  * pattern): why that loses no wake-up is in docs/design/counter.md.

@@ -30,8 +30,9 @@
  * UNLOCKED, later uncontended pairs (0 -> 1 -> 0) make no wake, and only the
  * sleepers' own bounded sleeps (fxi_futex_sleep) end it: the first to recheck
  * finds UNLOCKED and takes it as CONTENDED, so its unlock wakes the next. In
- * shared memory one sleeper per process rechecks, for all (src/sleep.c), so
- * an idle object costs one wake-up per FX_RECHECK_NS and process; in private
+ * shared memory one sleeper of the process looks for all, whatever their
+ * objects (src/sleep.c), so idle objects cost one wake-up per look period
+ * and process; in private
  * memory none (no death can lose a wake there: src/internal/sleep.h); the
  * uncontended paths are unchanged. A thread that has slept acquires with
  * CONTENDED, not LOCKED, because it cannot know whether it was

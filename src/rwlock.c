@@ -359,12 +359,10 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                 }
                 continue;
             }
-            /* The sleep ends when the watch is due: the engine looks
-             * only for a change of the state word (src/sleep.c), and the
-             * intent goes stale without one. Not in private memory once a
-             * look has found a writer asleep on writer_seq: one of this
-             * process, which wakes us when it leaves. In shared memory
-             * that writer may die asleep, so the watch goes on. */
+            /* The sleep ends when the watch is due (an intent goes stale
+             * with no change of the word the engine watches), except in
+             * private memory once a look has found a writer of this
+             * process asleep on writer_seq: it wakes us when it leaves. */
             if (!fxi_recheck_private(&rc) || !watch.writer_seen) {
                 watch_end = fxi_ts_add_ns(watch.since, FX_RWLOCK_STALE_NS);
                 if (deadline == NULL || fxi_ts_before(&watch_end, deadline))

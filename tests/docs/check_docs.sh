@@ -11,7 +11,7 @@
 #     "errno is never set"; backquotes and comment layout aside).
 #  5. The recheck periods the headers promise ("at least every half second",
 #     "a waiting writer every quarter second") are the source's:
-#     FX_RECHECK_NS (src/internal/futex.h), FX_RWLOCK_WRITER_RECHECK_NS
+#     FX_RECHECK_NS (src/internal/sleep.h), FX_RWLOCK_WRITER_RECHECK_NS
 #     (src/rwlock.c).
 # Prints one line per problem and exits 1 if there is any. POSIX sh, grep, sed,
 # awk and find only.
@@ -138,7 +138,7 @@ period_words() {
 period_ms() { # NAME FILE: the N of "#define NAME (N * 1000000LL)"
     sed -n "s/^#define $1 (\([0-9]*\) \* 1000000LL).*/\1/p" "$2"
 }
-recheck_ms=$(period_ms FX_RECHECK_NS src/internal/futex.h)
+recheck_ms=$(period_ms FX_RECHECK_NS src/internal/sleep.h)
 writer_ms=$(period_ms FX_RWLOCK_WRITER_RECHECK_NS src/rwlock.c)
 nperiod=0
 if [ -z "$recheck_ms" ] || [ -z "$writer_ms" ]; then
