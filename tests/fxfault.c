@@ -21,6 +21,8 @@ static const int32_t *fxf_gate;
  * fxf_count_at; only touched with __atomic builtins. */
 static const char *fxf_counting;
 static long fxf_hits;
+/* Points reached before this time (fxt_now_ns) are not counted. */
+static int64_t fxf_count_from_ns;
 
 /* The library's weak reference (src/internal/fault.h) resolves to this. */
 void fxi_fault_point(const char *step);
@@ -30,7 +32,8 @@ void fxi_fault_point(const char *step)
      * count is seq_cst: the step comes before what its thread does next, so
      * a test that saw that sees the count. */
     const char *counting = __atomic_load_n(&fxf_counting, __ATOMIC_ACQUIRE);
-    if (counting != NULL && strcmp(counting, step) == 0)
+    if (counting != NULL && strcmp(counting, step) == 0 &&
+        fxt_now_ns() >= __atomic_load_n(&fxf_count_from_ns, __ATOMIC_RELAXED))
         __atomic_fetch_add(&fxf_hits, 1, __ATOMIC_SEQ_CST);
     /* Acquire: pairs with the release of fxf_kill_at in another thread (and
      * so makes fxf_gate, stored before it, visible). */
@@ -49,6 +52,13 @@ void fxf_kill_at(const char *step)
 
 void fxf_count_at(const char *step)
 {
+    fxf_count_from(step, 0);
+}
+
+void fxf_count_from(const char *step, int64_t from_ns)
+{
+    /* Relaxed: ordered before fxf_counting's release below. */
+    __atomic_store_n(&fxf_count_from_ns, from_ns, __ATOMIC_RELAXED);
     __atomic_store_n(&fxf_hits, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&fxf_counting, step, __ATOMIC_RELEASE);
 }
