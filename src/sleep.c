@@ -352,7 +352,10 @@ FX_CANCEL_FRAME static int engine_probe(struct fxi_sleeper *n, int32_t *word, in
         bool mine = deadline != NULL && fxi_ts_before(deadline, &tick);
         bool by_tell;
         int r = engine_wait(word, expected, mine ? deadline : &tick, NULL, 0, &by_tell, cancel);
-        if (r != ETIMEDOUT) {
+        /* A signal: sleep on (the word is compared again), so that a storm
+         * of them does not pass the role around at each one; a cancellation
+         * acts inside engine_wait. */
+        if (r != ETIMEDOUT && r != EINTR) {
             *how = r == 0 ? WOKEN : ENDED;
             return 0;
         }
