@@ -24,13 +24,6 @@
 #include "internal/rmutex.h"
 #include "internal/rmutex_word.h"
 
-static int64_t watch_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return fxi_ts_ns(&t);
-}
-
 /* Thread-local memo of the last look made by a non-waiting attempt. */
 static _Thread_local struct {
     const fx_rmutex *m;
@@ -40,7 +33,7 @@ static _Thread_local struct {
 
 bool fxi_rmutex_dead_now(const fx_rmutex *m, uint32_t t)
 {
-    int64_t now = watch_now();
+    int64_t now = fxi_now_ns();
     if (watch_memo.m == m && watch_memo.tid == t && now < watch_memo.until)
         return false;
     if (fxi_id_probe(t) == FXI_TID_DEAD)
@@ -55,7 +48,7 @@ bool fxi_rmutex_watch(struct fxi_rmutex_waiter *w, uint32_t t)
 {
     bool dead = false;
     /* @step rmutex.step.now */
-    int64_t now = watch_now();
+    int64_t now = fxi_now_ns();
     /* @step rmutex.step.new_owner */
     if ((uint32_t)w->seen != t) {
         w->seen = (int32_t)t;

@@ -49,13 +49,6 @@ static _Thread_local struct {
 } handoff;
 _Thread_local uint32_t fxi_handoff_pending;
 
-static int64_t spin_now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 __attribute__((noinline, cold)) static int32_t spin_measure(void)
 {
     /* Helgrind and DRD would see the word, stored here and read by every
@@ -67,17 +60,17 @@ __attribute__((noinline, cold)) static int32_t spin_measure(void)
     int64_t best = INT64_MAX;
     /* The counter's rate, over the whole measurement (tens of microseconds:
      * the clock's own granularity is far smaller). */
-    int64_t start_ns = spin_now_ns();
+    int64_t start_ns = fxi_now_ns();
     uint64_t start_ticks = fxi_ticks();
     for (int r = 0; r < FX_SPIN_CAL_RUNS; r++) {
-        int64_t t0 = spin_now_ns();
+        int64_t t0 = fxi_now_ns();
         for (int i = 0; i < FX_SPIN_CAL_ITERS; i++) {
             /* Relaxed: the load is only there to cost what a spin's load
              * costs; its value is not used. */
             (void)__atomic_load_n(&spin_per_us, __ATOMIC_RELAXED);
             fxi_cpu_relax();
         }
-        int64_t d = spin_now_ns() - t0;
+        int64_t d = fxi_now_ns() - t0;
         if (d < best)
             best = d;
     }
@@ -87,7 +80,7 @@ __attribute__((noinline, cold)) static int32_t spin_measure(void)
     if (per_us < FX_SPIN_PER_US_MIN)
         per_us = FX_SPIN_PER_US_MIN;
     uint64_t ticks = fxi_ticks() - start_ticks;
-    int64_t elapsed = spin_now_ns() - start_ns;
+    int64_t elapsed = fxi_now_ns() - start_ns;
     int64_t tpu = elapsed > 0 ? (int64_t)(ticks * 1000 / (uint64_t)elapsed) : 0;
     if (tpu < FX_HANDOFF_MIN_TICKS_PER_US || tpu > FX_TICKS_PER_US_MAX)
         tpu = 0;

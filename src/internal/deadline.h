@@ -42,6 +42,14 @@ static inline struct timespec fxi_ns_ts(int64_t ns)
     return t;
 }
 
+/* The CLOCK_MONOTONIC time now, in nanoseconds. */
+static inline int64_t fxi_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return fxi_ts_ns(&t);
+}
+
 /* The one timespec addition: t + ns (ns of either sign; t normalised), the
  * result normalised, saturating instead of wrapping: to the largest time_t
  * with tv_nsec 999999999 above, to the smallest with tv_nsec 0 below. */
