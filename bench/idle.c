@@ -288,6 +288,98 @@ static void fxb_idle_window_add(const struct fxb_idle_window *w, struct fxb_idle
     res->wakeups_s += sw / secs;
 }
 
+/* --- waiters in forked children -------------------------------------------- */
+
+/* The most processes a row spreads its waiters over. */
+#define FXB_IDLE_MAXPROCS 16
+
+/* A child's part of a run, in the MAP_SHARED memory of the run. */
+struct fxb_idle_kid {
+    struct fxb_idle_window w;
+    sem_t go, done; /* the parent asks for the window's two ends */
+    int made;       /* waiters it started */
+} __attribute__((aligned(64)));
+
+static void fxb_idle_sem_wait(sem_t *sem)
+{
+    while (sem_wait(sem) != 0 && errno == EINTR) {
+    }
+}
+
+/* The process-shared semaphores of n children: whether all were made. */
+static bool fxb_idle_kids_init(struct fxb_idle_kid *kid, int n)
+{
+    bool ok = true;
+    for (int k = 0; k < n; k++)
+        ok = ok && sem_init(&kid[k].go, 1, 0) == 0 && sem_init(&kid[k].done, 1, 0) == 0;
+    return ok;
+}
+
+/* A child's waiters: `share` threads running fn(arg), started on *start and
+ * counted on *spawned; its window's ends on kid->go, then they are joined
+ * once the parent releases them. */
+static void fxb_idle_child(sem_t *start, sem_t *spawned, struct fxb_idle_kid *kid, int share,
+                           void *(*fn)(void *), void *arg)
+{
+    pthread_t *t = calloc((size_t)share + 1, sizeof *t);
+    int e = 0;
+    fxb_idle_sem_wait(start);
+    kid->made = t ? fxb_idle_spawn(t, share, fn, arg, &e) : 0;
+    sem_post(spawned);
+    fxb_idle_sem_wait(&kid->go);
+    fxb_idle_window_open(&kid->w);
+    sem_post(&kid->done);
+    fxb_idle_sem_wait(&kid->go);
+    fxb_idle_window_close(&kid->w);
+    sem_post(&kid->done);
+    for (int i = 0; i < kid->made; i++)
+        pthread_join(t[i], NULL);
+    free(t);
+}
+
+/* Asks n children for one end of their window and waits until all took it. */
+static void fxb_idle_kids(struct fxb_idle_kid *kid, int n)
+{
+    for (int k = 0; k < n; k++)
+        sem_post(&kid[k].go);
+    for (int k = 0; k < n; k++)
+        fxb_idle_sem_wait(&kid[k].done);
+}
+
+/* Forks n children, each running body(arg, k) for its index k and exiting
+ * 0. Returns how many were forked (their ids in pids); a fork that fails is
+ * reported and ends the forking. */
+static int fxb_idle_fork(pid_t *pids, int n, void (*body)(void *, int), void *arg)
+{
+    fflush(NULL);
+    int forked = 0;
+    for (; forked < n; forked++) {
+        pids[forked] = fork();
+        if (pids[forked] == 0) {
+            body(arg, forked);
+            _exit(0);
+        }
+        if (pids[forked] < 0) {
+            fprintf(stderr, "futexsync-bench: idle: fork: %s\n", strerror(errno));
+            break;
+        }
+    }
+    return forked;
+}
+
+/* Reaps n children within FXB_HANG_NS (now: kills them at once): the first
+ * non-zero status (fxb_reap's), or 0. */
+static int fxb_idle_reap(const pid_t *pids, int n, bool now)
+{
+    int status = 0;
+    int64_t deadline = now ? 0 : fxb_now_ns() + FXB_HANG_NS;
+    for (int k = 0; k < n; k++) {
+        int st = fxb_reap(pids[k], deadline);
+        status = status ? status : st;
+    }
+    return status;
+}
+
 /* The measured columns of a row: CPU % and wake-ups/s of fx and its peer,
  * "nan" for a run that failed. */
 /* pt NULL: the peer does not exist here; its cells show '-'. */
@@ -384,17 +476,11 @@ static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_n
  * up. Then the owner releases, and every waiter must get through. */
 #define FXB_IDLE_PROCS 4
 
-struct fxb_idle_kid {
-    struct fxb_idle_window w;
-    sem_t go, done; /* the parent asks for the window's two ends */
-    int made;       /* waiters it started */
-} __attribute__((aligned(64)));
-
 struct fxb_idle_rm {
     const struct fxb_lock *lk;
     int probed;       /* fx_rmutex only: the owner refuses itself get_robust_list */
     int owner_probed; /* the owner's word says FX_RMUTEX_PROBED */
-    int nobj;
+    int nobj, nwait, kids;
     size_t stride;
     int32_t arrived, passed, errors;
     sem_t start, spawned, held, release;
@@ -405,12 +491,6 @@ struct fxb_idle_rm {
 static void *fxb_idle_rm_obj(struct fxb_idle_rm *s, int i)
 {
     return s->obj + (size_t)i * s->stride;
-}
-
-static void fxb_idle_sem_wait(sem_t *sem)
-{
-    while (sem_wait(sem) != 0 && errno == EINTR) {
-    }
 }
 
 /* In the calling thread only (no TSYNC): get_robust_list answers ENOSYS, as
@@ -466,33 +546,12 @@ static void *fxb_idle_rm_waiter(void *arg)
     return NULL;
 }
 
-/* A child's waiters: started on s->start, its window's ends on kid.go, then
- * joined once the owner releases. */
-static void fxb_idle_rm_child(struct fxb_idle_rm *s, struct fxb_idle_kid *kid, int share)
+/* A child of fxb_idle_rm_run: its share of the waiters. */
+static void fxb_idle_rm_body(void *arg, int k)
 {
-    pthread_t *t = calloc((size_t)share + 1, sizeof *t);
-    int e = 0;
-    fxb_idle_sem_wait(&s->start);
-    kid->made = t ? fxb_idle_spawn(t, share, fxb_idle_rm_waiter, s, &e) : 0;
-    sem_post(&s->spawned);
-    fxb_idle_sem_wait(&kid->go);
-    fxb_idle_window_open(&kid->w);
-    sem_post(&kid->done);
-    fxb_idle_sem_wait(&kid->go);
-    fxb_idle_window_close(&kid->w);
-    sem_post(&kid->done);
-    for (int i = 0; i < kid->made; i++)
-        pthread_join(t[i], NULL);
-    free(t);
-}
-
-/* Asks every child for one end of its window and waits until all took it. */
-static void fxb_idle_rm_kids(struct fxb_idle_rm *s, int kids)
-{
-    for (int k = 0; k < kids; k++)
-        sem_post(&s->kid[k].go);
-    for (int k = 0; k < kids; k++)
-        fxb_idle_sem_wait(&s->kid[k].done);
+    struct fxb_idle_rm *s = arg;
+    fxb_idle_child(&s->start, &s->spawned, &s->kid[k],
+                   s->nwait / s->kids + (k < s->nwait % s->kids ? 1 : 0), fxb_idle_rm_waiter, s);
 }
 
 /* One run: nwait waiters on nobj objects in nproc processes (1: the
@@ -519,11 +578,11 @@ static void fxb_idle_rm_run(const struct fxb_lock *lk, bool probed, int nobj, in
     for (int i = 0; i < nobj && e == 0; i++)
         e = lk->init(fxb_idle_rm_obj(s, i), true);
     int kids = nproc > 1 ? nproc : 0;
+    s->nwait = nwait;
+    s->kids = kids;
     bool sems = sem_init(&s->start, 1, 0) == 0 && sem_init(&s->spawned, 1, 0) == 0 &&
-                sem_init(&s->held, 1, 0) == 0 && sem_init(&s->release, 1, 0) == 0;
-    for (int k = 0; k < kids; k++)
-        sems = sems && sem_init(&s->kid[k].go, 1, 0) == 0 &&
-               sem_init(&s->kid[k].done, 1, 0) == 0;
+                sem_init(&s->held, 1, 0) == 0 && sem_init(&s->release, 1, 0) == 0 &&
+                fxb_idle_kids_init(s->kid, kids);
     pthread_t owner, *t = calloc((size_t)nwait, sizeof *t);
     if (e != 0 || !sems || t == NULL) {
         fprintf(stderr, "futexsync-bench: idle: %s setup: %s\n", lk->name,
@@ -535,20 +594,7 @@ static void fxb_idle_rm_run(const struct fxb_lock *lk, bool probed, int nobj, in
     /* The children first, from a process of one thread; they wait for the
      * owner to hold every object. */
     pid_t pids[FXB_IDLE_PROCS];
-    fflush(NULL);
-    int forked = 0;
-    for (; forked < kids; forked++) {
-        pids[forked] = fork();
-        if (pids[forked] == 0) {
-            fxb_idle_rm_child(s, &s->kid[forked],
-                              nwait / kids + (forked < nwait % kids ? 1 : 0));
-            _exit(0);
-        }
-        if (pids[forked] < 0) {
-            fprintf(stderr, "futexsync-bench: idle: fork: %s\n", strerror(errno));
-            break;
-        }
-    }
+    int forked = fxb_idle_fork(pids, kids, fxb_idle_rm_body, s);
     e = pthread_create(&owner, NULL, fxb_idle_rm_owner, s);
     bool owned = e == 0;
     if (owned)
@@ -570,21 +616,16 @@ static void fxb_idle_rm_run(const struct fxb_lock *lk, bool probed, int nobj, in
      * all the same, and the row says how many there were. */
     fxb_idle_settle(&s->arrived, made, settle_ns);
     struct fxb_idle_window w;
-    fxb_idle_rm_kids(s, forked);
+    fxb_idle_kids(s->kid, forked);
     fxb_idle_window(&w, window_ns);
-    fxb_idle_rm_kids(s, forked);
+    fxb_idle_kids(s->kid, forked);
     if (owned) {
         sem_post(&s->release);
         pthread_join(owner, NULL);
     }
     for (int i = 0; i < (kids ? 0 : made); i++)
         fxb_join_or_die(t[i], lk->name, nwait, window_ns);
-    int status = 0;
-    int64_t deadline = fxb_now_ns() + FXB_HANG_NS;
-    for (int k = 0; k < forked; k++) {
-        int st = fxb_reap(pids[k], deadline);
-        status = status ? status : st;
-    }
+    int status = fxb_idle_reap(pids, forked, false);
     int passed = __atomic_load_n(&s->passed, __ATOMIC_RELAXED);
     int errors = __atomic_load_n(&s->errors, __ATOMIC_RELAXED);
     res->ok = owned && made > 0 && passed == made && errors == 0 && status == 0 &&
