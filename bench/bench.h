@@ -10,9 +10,10 @@
  *   run.c     one measured run: threads, processes, idle waiters, pairs
  *   report.c  result rows, medians, the terminal tables, CSV, gnuplot SVG
  *   main.c    options and the workloads (warm-up, interleaved rounds)
- *   idle.c    the idle workload's per-primitive table: N threads blocked on
- *             one fx_* object and on its pthread peer, private and shared;
- *             and its robust-mutex rows (fx_rmutex, 1 and 4 processes)
+ *   idle.c    the idle workload's per-primitive table: threads blocked on
+ *             fx_* objects and on their pthread peers, objects x waiters in
+ *             1 or more processes, private and shared memory; and its
+ *             robust-mutex rows (fx_rmutex, 1 and 4 processes)
  *   programs.c existing programs (sysbench, CPython) A/B against glibc
  *             through the LD_PRELOAD interposer of bench/preload
  *   toolbox.c fx_sem, fx_cond, fx_rwlock, fx_barrier, fx_once against their
@@ -348,9 +349,17 @@ void fxb_tb_list(void);
 
 /* --- idle waiters per primitive (idle.c) ----------------------------------- */
 
+/* The most processes a row spreads its waiters over (--idle-procs). */
+#define FXB_IDLE_MAXPROCS 16
+
 struct fxb_idle_opts {
-    const int *counts;    /* waiters of the per-primitive table */
+    const int *counts;    /* N of the private rows, 1 x N (1 process) */
     int ncounts;
+    const int *shape_objects, *shape_waiters; /* the MAP_SHARED rows: objects x
+                                                 waiters per object */
+    int nshapes;
+    const int *procs;     /* processes of each MAP_SHARED shape */
+    int nprocs;
     const int *rm_counts; /* N of the robust-mutex rows: 1 x N and N x 1 */
     int n_rm_counts;
     const char *prims;    /* --idle-prims: names or "all"; NULL: the six
@@ -358,15 +367,18 @@ struct fxb_idle_opts {
                              when `rmutex` */
     bool rmutex;
     int64_t settle_ms, window_ms;
-    int rounds;           /* interleaved rounds of the robust-mutex rows */
+    int rounds;           /* interleaved rounds of every row */
 };
 
-/* The idle workload's tables after the lock table. Per primitive: for each
- * count, each selected primitive, private and MAP_SHARED memory, futexsync
- * and its pthread peer. Robust mutexes (fx_rmutex selected): fx_rmutex and a
- * robust process-shared pthread_mutex_t held by a live owner thread, 1 x N
- * and N x 1 (objects x waiters), in 1 and in 4 processes. Prints them; false
- * when a run failed its checks (reported on stderr) or prims names none. */
+/* The idle workload's tables after the lock table. Per primitive, each
+ * selected one, futexsync beside its pthread peer: in private memory, 1
+ * object x N waiters for each count, in 1 process; in MAP_SHARED memory,
+ * each shape (objects x waiters per object) in each process count (1: the
+ * measuring process's threads wait; more: forked children do). Robust
+ * mutexes (fx_rmutex selected): fx_rmutex and a robust process-shared
+ * pthread_mutex_t held by a live owner thread, 1 x N and N x 1 (objects x
+ * waiters), in 1 and in 4 processes. Prints them; false when a run failed
+ * its checks (reported on stderr) or prims names none. */
 bool fxb_idle_toolbox(const struct fxb_idle_opts *o);
 
 #endif /* FXB_BENCH_H */

@@ -1,16 +1,17 @@
 /*
- * bench/idle.c - the idle workload's second table: N threads blocked on one
- * object of each primitive that nobody releases, in private and in
- * MAP_SHARED memory, against the pthread peer (issue 19).
+ * bench/idle.c - the idle workload's per-primitive tables: threads blocked on
+ * objects that nobody releases, against the pthread peer (issues 19, 30, 31).
  *
- * One run: the object is set up held (a mutex locked, a rwlock write-locked,
- * a barrier of N + 1 parties, a sem at 0, a cond or counter whose predicate
- * is false), N threads with small stacks block on it, the run waits until
- * all have arrived and then a settle time (past the first recheck of every
- * sleeper), and measures a window: CPU time and voluntary context switches
- * of the whole process (getrusage RUSAGE_SELF) minus those of the measuring
- * thread itself (RUSAGE_THREAD), over the window's wall time. Then the
- * object is released, every waiter must get through, and all are joined.
+ * One run: the objects are set up held (a mutex locked, a rwlock
+ * write-locked, a barrier of one party more than its waiters, a sem at 0, a
+ * cond or counter whose predicate is false), threads with small stacks block
+ * on them, in the measuring process or in forked children, the run waits
+ * until all have arrived and then a settle time (past the first recheck of
+ * every sleeper), and each waiting process measures a window: its CPU time
+ * and voluntary context switches (getrusage RUSAGE_SELF) minus those of its
+ * measuring thread (RUSAGE_THREAD), over the window's wall time; the run adds
+ * the processes up. Then the objects are released, every waiter must get
+ * through, and all are joined and reaped.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,173 +39,9 @@ static const char *const fxb_idle_peer[K_COUNT] = {
     "pthread_cond" /* a counter is a value and a condition variable */
 };
 
-/* Every object of a run, in private or MAP_SHARED memory. */
-struct fxb_idle_obj {
-    fx_mutex fm;
-    fx_cond fc;
-    fx_sem fs;
-    fx_rwlock frw;
-    fx_barrier fb;
-    fx_counter fn;
-    pthread_mutex_t pm;
-    pthread_cond_t pc;
-    sem_t ps;
-    pthread_rwlock_t prw;
-    pthread_barrier_t pb;
-    int kind, fx, parties;
-    int32_t go;      /* the cond's predicate, under fm or pm */
-    int32_t arrived; /* waiters about to block */
-    int32_t passed;  /* waiters through */
-    int32_t errors;  /* calls that returned an error */
-};
-
-static void fxb_idle_err(struct fxb_idle_obj *o, int r)
-{
-    /* Relaxed: a count read after the joins. */
-    if (r != 0)
-        __atomic_fetch_add(&o->errors, 1, __ATOMIC_RELAXED);
-}
-
-static void *fxb_idle_blocker(void *arg)
-{
-    struct fxb_idle_obj *o = arg;
-    /* Relaxed: counts the coordinator polls; the objects order the rest. */
-    __atomic_fetch_add(&o->arrived, 1, __ATOMIC_RELAXED);
-    if (o->fx) {
-        switch (o->kind) {
-        case K_MUTEX:
-            fxb_idle_err(o, fx_mutex_lock(&o->fm));
-            fxb_idle_err(o, fx_mutex_unlock(&o->fm));
-            break;
-        case K_COND:
-            fxb_idle_err(o, fx_mutex_lock(&o->fm));
-            while (o->go == 0)
-                fxb_idle_err(o, fx_cond_wait(&o->fc, &o->fm));
-            fxb_idle_err(o, fx_mutex_unlock(&o->fm));
-            break;
-        case K_SEM:
-            fxb_idle_err(o, fx_sem_wait(&o->fs));
-            break;
-        case K_RWLOCK:
-            fxb_idle_err(o, fx_rwlock_rdlock(&o->frw));
-            fxb_idle_err(o, fx_rwlock_rdunlock(&o->frw));
-            break;
-        case K_BARRIER: {
-            int r = fx_barrier_wait(&o->fb, o->parties);
-            fxb_idle_err(o, r == FX_BARRIER_SERIAL_THREAD ? 0 : r);
-            break;
-        }
-        default:
-            fxb_idle_err(o, fx_counter_wait(&o->fn, 1, NULL));
-            break;
-        }
-    } else {
-        switch (o->kind) {
-        case K_MUTEX:
-            fxb_idle_err(o, pthread_mutex_lock(&o->pm));
-            fxb_idle_err(o, pthread_mutex_unlock(&o->pm));
-            break;
-        case K_SEM:
-            while (sem_wait(&o->ps) != 0)
-                if (errno != EINTR) {
-                    fxb_idle_err(o, errno);
-                    break;
-                }
-            break;
-        case K_RWLOCK:
-            fxb_idle_err(o, pthread_rwlock_rdlock(&o->prw));
-            fxb_idle_err(o, pthread_rwlock_unlock(&o->prw));
-            break;
-        case K_BARRIER: {
-            int r = pthread_barrier_wait(&o->pb);
-            fxb_idle_err(o, r == PTHREAD_BARRIER_SERIAL_THREAD ? 0 : r);
-            break;
-        }
-        default: /* K_COND, K_COUNTER */
-            fxb_idle_err(o, pthread_mutex_lock(&o->pm));
-            while (o->go == 0)
-                fxb_idle_err(o, pthread_cond_wait(&o->pc, &o->pm));
-            fxb_idle_err(o, pthread_mutex_unlock(&o->pm));
-            break;
-        }
-    }
-    __atomic_fetch_add(&o->passed, 1, __ATOMIC_RELAXED);
-    return NULL;
-}
-
-/* The pthread objects, process-shared when the memory is. 0 or an errno. */
-static int fxb_idle_init_pthread(struct fxb_idle_obj *o, bool shared, int parties)
-{
-    int ps = shared ? PTHREAD_PROCESS_SHARED : PTHREAD_PROCESS_PRIVATE;
-    pthread_mutexattr_t ma;
-    pthread_condattr_t ca;
-    pthread_rwlockattr_t ra;
-    pthread_barrierattr_t ba;
-    int r = pthread_mutexattr_init(&ma);
-    r = r ? r : pthread_mutexattr_setpshared(&ma, ps);
-    r = r ? r : pthread_mutex_init(&o->pm, &ma);
-    r = r ? r : pthread_condattr_init(&ca);
-    r = r ? r : pthread_condattr_setpshared(&ca, ps);
-    r = r ? r : pthread_cond_init(&o->pc, &ca);
-    r = r ? r : pthread_rwlockattr_init(&ra);
-    r = r ? r : pthread_rwlockattr_setpshared(&ra, ps);
-    r = r ? r : pthread_rwlock_init(&o->prw, &ra);
-    r = r ? r : pthread_barrierattr_init(&ba);
-    r = r ? r : pthread_barrierattr_setpshared(&ba, ps);
-    r = r ? r : pthread_barrier_init(&o->pb, &ba, (unsigned)parties);
-    if (r == 0 && sem_init(&o->ps, shared, 0) != 0)
-        r = errno;
-    return r;
-}
-
-/* Holds the object so that the waiters block: 0 or an errno. */
-static int fxb_idle_hold(struct fxb_idle_obj *o)
-{
-    switch (o->kind) {
-    case K_MUTEX:
-        return o->fx ? fx_mutex_lock(&o->fm) : pthread_mutex_lock(&o->pm);
-    case K_RWLOCK:
-        return o->fx ? fx_rwlock_wrlock(&o->frw) : pthread_rwlock_wrlock(&o->prw);
-    default:
-        return 0; /* the others block as they are */
-    }
-}
-
-/* Lets every waiter through: 0 or an errno. */
-static int fxb_idle_release(struct fxb_idle_obj *o, int n)
-{
-    int r = 0;
-    switch (o->kind) {
-    case K_MUTEX:
-        return o->fx ? fx_mutex_unlock(&o->fm) : pthread_mutex_unlock(&o->pm);
-    case K_RWLOCK:
-        return o->fx ? fx_rwlock_wrunlock(&o->frw) : pthread_rwlock_unlock(&o->prw);
-    case K_SEM:
-        for (int i = 0; i < n && r == 0; i++)
-            r = o->fx ? fx_sem_post(&o->fs) : (sem_post(&o->ps) == 0 ? 0 : errno);
-        return r;
-    case K_BARRIER:
-        r = o->fx ? fx_barrier_wait(&o->fb, o->parties) : pthread_barrier_wait(&o->pb);
-        return r == FX_BARRIER_SERIAL_THREAD || r == PTHREAD_BARRIER_SERIAL_THREAD ? 0 : r;
-    default: /* K_COND; K_COUNTER's peer is a cond */
-        if (o->fx && o->kind == K_COUNTER)
-            return fx_counter_store(&o->fn, 1);
-        if (o->fx) {
-            r = fx_mutex_lock(&o->fm);
-            o->go = 1;
-            r = r ? r : fx_cond_broadcast(&o->fc);
-            return r ? r : fx_mutex_unlock(&o->fm);
-        }
-        r = pthread_mutex_lock(&o->pm);
-        o->go = 1;
-        r = r ? r : pthread_cond_broadcast(&o->pc);
-        return r ? r : pthread_mutex_unlock(&o->pm);
-    }
-}
-
 struct fxb_idle_res {
     bool ok;
-    double cpu_pct;   /* % of one core, the waiters' process minus the measurer */
+    double cpu_pct;   /* % of one core, the waiting processes minus their measurers */
     double wakeups_s; /* voluntary context switches per second, likewise */
 };
 
@@ -288,6 +125,95 @@ static void fxb_idle_window_add(const struct fxb_idle_window *w, struct fxb_idle
     res->wakeups_s += sw / secs;
 }
 
+/* --- waiters in forked children -------------------------------------------- */
+
+/* A child's part of a run, in the MAP_SHARED memory of the run. */
+struct fxb_idle_kid {
+    struct fxb_idle_window w;
+    sem_t go, done; /* the parent asks for the window's two ends */
+    int made;       /* waiters it started */
+} __attribute__((aligned(64)));
+
+static void fxb_idle_sem_wait(sem_t *sem)
+{
+    while (sem_wait(sem) != 0 && errno == EINTR) {
+    }
+}
+
+/* The process-shared semaphores of n children: whether all were made. */
+static bool fxb_idle_kids_init(struct fxb_idle_kid *kid, int n)
+{
+    bool ok = true;
+    for (int k = 0; k < n; k++)
+        ok = ok && sem_init(&kid[k].go, 1, 0) == 0 && sem_init(&kid[k].done, 1, 0) == 0;
+    return ok;
+}
+
+/* A child's waiters: `share` threads running fn(arg), started on *start and
+ * counted on *spawned; its window's ends on kid->go, then they are joined
+ * once the parent releases them. */
+static void fxb_idle_child(sem_t *start, sem_t *spawned, struct fxb_idle_kid *kid, int share,
+                           void *(*fn)(void *), void *arg)
+{
+    pthread_t *t = calloc((size_t)share + 1, sizeof *t);
+    int e = 0;
+    fxb_idle_sem_wait(start);
+    kid->made = t ? fxb_idle_spawn(t, share, fn, arg, &e) : 0;
+    sem_post(spawned);
+    fxb_idle_sem_wait(&kid->go);
+    fxb_idle_window_open(&kid->w);
+    sem_post(&kid->done);
+    fxb_idle_sem_wait(&kid->go);
+    fxb_idle_window_close(&kid->w);
+    sem_post(&kid->done);
+    for (int i = 0; i < kid->made; i++)
+        pthread_join(t[i], NULL);
+    free(t);
+}
+
+/* Asks n children for one end of their window and waits until all took it. */
+static void fxb_idle_kids(struct fxb_idle_kid *kid, int n)
+{
+    for (int k = 0; k < n; k++)
+        sem_post(&kid[k].go);
+    for (int k = 0; k < n; k++)
+        fxb_idle_sem_wait(&kid[k].done);
+}
+
+/* Forks n children, each running body(arg, k) for its index k and exiting
+ * 0. Returns how many were forked (their ids in pids); a fork that fails is
+ * reported and ends the forking. */
+static int fxb_idle_fork(pid_t *pids, int n, void (*body)(void *, int), void *arg)
+{
+    fflush(NULL);
+    int forked = 0;
+    for (; forked < n; forked++) {
+        pids[forked] = fork();
+        if (pids[forked] == 0) {
+            body(arg, forked);
+            _exit(0);
+        }
+        if (pids[forked] < 0) {
+            fprintf(stderr, "futexsync-bench: idle: fork: %s\n", strerror(errno));
+            break;
+        }
+    }
+    return forked;
+}
+
+/* Reaps n children within FXB_HANG_NS (now: kills them at once): the first
+ * non-zero status (fxb_reap's), or 0. */
+static int fxb_idle_reap(const pid_t *pids, int n, bool now)
+{
+    int status = 0;
+    int64_t deadline = now ? 0 : fxb_now_ns() + FXB_HANG_NS;
+    for (int k = 0; k < n; k++) {
+        int st = fxb_reap(pids[k], deadline);
+        status = status ? status : st;
+    }
+    return status;
+}
+
 /* The measured columns of a row: CPU % and wake-ups/s of fx and its peer,
  * "nan" for a run that failed. */
 /* pt NULL: the peer does not exist here; its cells show '-'. */
@@ -310,67 +236,412 @@ static void fxb_idle_cells_head(void)
     printf(" | %8s %11s | %8s %11s |", "fx CPU%", "fx wakeup/s", "pt CPU%", "pt wakeup/s");
 }
 
-static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_ns,
-                         int64_t window_ns, struct fxb_idle_res *res)
+/* --- idle waiters per primitive --------------------------------------------- */
+
+/* One object of each primitive, in private or MAP_SHARED memory; a run uses
+ * one kind, futexsync's or its peer. */
+struct fxb_idle_obj {
+    fx_mutex fm;
+    fx_cond fc;
+    fx_sem fs;
+    fx_rwlock frw;
+    fx_barrier fb;
+    fx_counter fn;
+    pthread_mutex_t pm;
+    pthread_cond_t pc;
+    sem_t ps;
+    pthread_rwlock_t prw;
+    pthread_barrier_t pb;
+    int32_t go; /* the cond's predicate, under fm or pm */
+} __attribute__((aligned(64)));
+
+/* A run: nobj objects with `per` waiters each, spread over nproc processes
+ * (1: the measuring process's own threads; more: forked children). */
+struct fxb_idle_set {
+    int kind, fx, parties, nobj, per, nproc;
+    int32_t arrived; /* waiters about to block */
+    int32_t passed;  /* waiters through */
+    int32_t errors;  /* calls that returned an error */
+    sem_t start, spawned;
+    struct fxb_idle_kid kid[FXB_IDLE_MAXPROCS];
+    struct fxb_idle_obj obj[];
+};
+
+/* The waiters of one process, in its own memory: the set's waiters are
+ * numbered 0 .. nobj * per - 1; process k has those whose number is k mod
+ * nproc, and waiter w blocks on object w / per, so the waiters of one object
+ * are spread over the processes (over min(per, nproc) of them). */
+struct fxb_idle_part {
+    struct fxb_idle_set *s;
+    int k;
+    int32_t next; /* the process's waiters taken */
+};
+
+static void fxb_idle_err(struct fxb_idle_set *s, int r)
+{
+    /* Relaxed: a count read after the joins. */
+    if (r != 0)
+        __atomic_fetch_add(&s->errors, 1, __ATOMIC_RELAXED);
+}
+
+static void *fxb_idle_blocker(void *arg)
+{
+    struct fxb_idle_part *p = arg;
+    struct fxb_idle_set *s = p->s;
+    /* Relaxed: a ticket, and counts the coordinator polls; the objects
+     * order the rest. */
+    int j = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
+    struct fxb_idle_obj *o = &s->obj[(p->k + s->nproc * j) / s->per];
+    __atomic_fetch_add(&s->arrived, 1, __ATOMIC_RELAXED);
+    if (s->fx) {
+        switch (s->kind) {
+        case K_MUTEX:
+            fxb_idle_err(s, fx_mutex_lock(&o->fm));
+            fxb_idle_err(s, fx_mutex_unlock(&o->fm));
+            break;
+        case K_COND:
+            fxb_idle_err(s, fx_mutex_lock(&o->fm));
+            while (o->go == 0)
+                fxb_idle_err(s, fx_cond_wait(&o->fc, &o->fm));
+            fxb_idle_err(s, fx_mutex_unlock(&o->fm));
+            break;
+        case K_SEM:
+            fxb_idle_err(s, fx_sem_wait(&o->fs));
+            break;
+        case K_RWLOCK:
+            fxb_idle_err(s, fx_rwlock_rdlock(&o->frw));
+            fxb_idle_err(s, fx_rwlock_rdunlock(&o->frw));
+            break;
+        case K_BARRIER: {
+            int r = fx_barrier_wait(&o->fb, s->parties);
+            fxb_idle_err(s, r == FX_BARRIER_SERIAL_THREAD ? 0 : r);
+            break;
+        }
+        default:
+            fxb_idle_err(s, fx_counter_wait(&o->fn, 1, NULL));
+            break;
+        }
+    } else {
+        switch (s->kind) {
+        case K_MUTEX:
+            fxb_idle_err(s, pthread_mutex_lock(&o->pm));
+            fxb_idle_err(s, pthread_mutex_unlock(&o->pm));
+            break;
+        case K_SEM:
+            while (sem_wait(&o->ps) != 0)
+                if (errno != EINTR) {
+                    fxb_idle_err(s, errno);
+                    break;
+                }
+            break;
+        case K_RWLOCK:
+            fxb_idle_err(s, pthread_rwlock_rdlock(&o->prw));
+            fxb_idle_err(s, pthread_rwlock_unlock(&o->prw));
+            break;
+        case K_BARRIER: {
+            int r = pthread_barrier_wait(&o->pb);
+            fxb_idle_err(s, r == PTHREAD_BARRIER_SERIAL_THREAD ? 0 : r);
+            break;
+        }
+        default: /* K_COND, K_COUNTER */
+            fxb_idle_err(s, pthread_mutex_lock(&o->pm));
+            while (o->go == 0)
+                fxb_idle_err(s, pthread_cond_wait(&o->pc, &o->pm));
+            fxb_idle_err(s, pthread_mutex_unlock(&o->pm));
+            break;
+        }
+    }
+    __atomic_fetch_add(&s->passed, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+/* The pthread objects, process-shared when the memory is. 0 or an errno. */
+static int fxb_idle_init_pthread(struct fxb_idle_obj *o, bool shared, int parties)
+{
+    int ps = shared ? PTHREAD_PROCESS_SHARED : PTHREAD_PROCESS_PRIVATE;
+    pthread_mutexattr_t ma;
+    pthread_condattr_t ca;
+    pthread_rwlockattr_t ra;
+    pthread_barrierattr_t ba;
+    int r = pthread_mutexattr_init(&ma);
+    r = r ? r : pthread_mutexattr_setpshared(&ma, ps);
+    r = r ? r : pthread_mutex_init(&o->pm, &ma);
+    r = r ? r : pthread_condattr_init(&ca);
+    r = r ? r : pthread_condattr_setpshared(&ca, ps);
+    r = r ? r : pthread_cond_init(&o->pc, &ca);
+    r = r ? r : pthread_rwlockattr_init(&ra);
+    r = r ? r : pthread_rwlockattr_setpshared(&ra, ps);
+    r = r ? r : pthread_rwlock_init(&o->prw, &ra);
+    r = r ? r : pthread_barrierattr_init(&ba);
+    r = r ? r : pthread_barrierattr_setpshared(&ba, ps);
+    r = r ? r : pthread_barrier_init(&o->pb, &ba, (unsigned)parties);
+    if (r == 0 && sem_init(&o->ps, shared, 0) != 0)
+        r = errno;
+    return r;
+}
+
+/* Holds the object so that the waiters block: 0 or an errno. */
+static int fxb_idle_hold(const struct fxb_idle_set *s, struct fxb_idle_obj *o)
+{
+    switch (s->kind) {
+    case K_MUTEX:
+        return s->fx ? fx_mutex_lock(&o->fm) : pthread_mutex_lock(&o->pm);
+    case K_RWLOCK:
+        return s->fx ? fx_rwlock_wrlock(&o->frw) : pthread_rwlock_wrlock(&o->prw);
+    default:
+        return 0; /* the others block as they are */
+    }
+}
+
+/* Lets every waiter of the object through: 0 or an errno. */
+static int fxb_idle_release(const struct fxb_idle_set *s, struct fxb_idle_obj *o)
+{
+    int r = 0;
+    switch (s->kind) {
+    case K_MUTEX:
+        return s->fx ? fx_mutex_unlock(&o->fm) : pthread_mutex_unlock(&o->pm);
+    case K_RWLOCK:
+        return s->fx ? fx_rwlock_wrunlock(&o->frw) : pthread_rwlock_unlock(&o->prw);
+    case K_SEM:
+        for (int i = 0; i < s->per && r == 0; i++)
+            r = s->fx ? fx_sem_post(&o->fs) : (sem_post(&o->ps) == 0 ? 0 : errno);
+        return r;
+    case K_BARRIER: /* the last party */
+        r = s->fx ? fx_barrier_wait(&o->fb, s->parties) : pthread_barrier_wait(&o->pb);
+        return r == FX_BARRIER_SERIAL_THREAD || r == PTHREAD_BARRIER_SERIAL_THREAD ? 0 : r;
+    default: /* K_COND; K_COUNTER's peer is a cond */
+        if (s->fx && s->kind == K_COUNTER)
+            return fx_counter_store(&o->fn, 1);
+        if (s->fx) {
+            r = fx_mutex_lock(&o->fm);
+            o->go = 1;
+            r = r ? r : fx_cond_broadcast(&o->fc);
+            return r ? r : fx_mutex_unlock(&o->fm);
+        }
+        r = pthread_mutex_lock(&o->pm);
+        o->go = 1;
+        r = r ? r : pthread_cond_broadcast(&o->pc);
+        return r ? r : pthread_mutex_unlock(&o->pm);
+    }
+}
+
+/* A child of fxb_idle_run: its share of the waiters. */
+static void fxb_idle_body(void *arg, int k)
+{
+    struct fxb_idle_set *s = arg;
+    int total = s->nobj * s->per;
+    struct fxb_idle_part part = { .s = s, .k = k };
+    fxb_idle_child(&s->start, &s->spawned, &s->kid[k],
+                   total / s->nproc + (k < total % s->nproc ? 1 : 0), fxb_idle_blocker, &part);
+}
+
+/* One run: nobj objects of one kind, futexsync's (fx) or its peer's, with
+ * `per` waiters each, in private (nproc 1 only) or MAP_SHARED memory; the
+ * waiters are threads of this process (nproc 1) or of nproc forked children,
+ * which then do all the waiting: this process only holds, measures the
+ * children's windows and releases. The objects are set up held, every waiter
+ * blocks, and after the settle time each waiting process measures its own
+ * window; res adds them up. Then every object is released, and every waiter
+ * must get through. */
+static void fxb_idle_run(int kind, bool fx, bool shared, int nobj, int per, int nproc,
+                         int64_t settle_ns, int64_t window_ns, struct fxb_idle_res *res)
 {
     *res = (struct fxb_idle_res){ .ok = false };
-    size_t size = sizeof(struct fxb_idle_obj);
-    struct fxb_idle_obj *o = mmap(NULL, size, PROT_READ | PROT_WRITE,
+    const char *name = fx ? fxb_idle_kind[kind] : fxb_idle_peer[kind];
+    int total = nobj * per, kids = nproc > 1 ? nproc : 0;
+    size_t size = sizeof(struct fxb_idle_set) + sizeof(struct fxb_idle_obj) * (size_t)nobj;
+    /* Anonymous memory comes zeroed: every fx object is initialised. */
+    struct fxb_idle_set *s = mmap(NULL, size, PROT_READ | PROT_WRITE,
                                   (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
-    if (o == MAP_FAILED) {
+    if (s == MAP_FAILED) {
         fprintf(stderr, "futexsync-bench: idle: mmap: %s\n", strerror(errno));
         return;
     }
-    memset(o, 0, size);
-    o->kind = kind;
-    o->fx = fx;
-    o->parties = n + 1;
-    int e = fxb_idle_init_pthread(o, shared, n + 1);
-    e = e ? e : fxb_idle_hold(o);
-    pthread_t *t = calloc((size_t)n, sizeof *t);
-    if (e != 0 || t == NULL) {
-        fprintf(stderr, "futexsync-bench: idle: %s setup: %s\n", fxb_idle_kind[kind],
-                strerror(e ? e : ENOMEM));
+    s->kind = kind;
+    s->fx = fx;
+    s->parties = per + 1; /* the releaser is the last party of each */
+    s->nobj = nobj;
+    s->per = per;
+    s->nproc = nproc;
+    int e = 0;
+    for (int i = 0; i < nobj && e == 0; i++)
+        e = fxb_idle_init_pthread(&s->obj[i], shared, per + 1);
+    bool sems = sem_init(&s->start, 1, 0) == 0 && sem_init(&s->spawned, 1, 0) == 0 &&
+                fxb_idle_kids_init(s->kid, kids);
+    pthread_t *t = kids ? NULL : calloc((size_t)total, sizeof *t);
+    if (e != 0 || !sems || (kids == 0 && t == NULL)) {
+        fprintf(stderr, "futexsync-bench: idle: %s setup: %s\n", name,
+                strerror(e ? e : !sems ? errno : ENOMEM));
         free(t);
-        munmap(o, size);
+        munmap(s, size);
         return;
     }
-    int made = fxb_idle_spawn(t, n, fxb_idle_blocker, o, &e);
+    /* The children first, from a process of one thread; they start their
+     * waiters once every object is held. */
+    pid_t pids[FXB_IDLE_MAXPROCS];
+    int forked = fxb_idle_fork(pids, kids, fxb_idle_body, s);
+    int held = 0;
+    while (held < nobj && e == 0)
+        if ((e = fxb_idle_hold(s, &s->obj[held])) == 0)
+            held++;
+    if (e != 0) /* that object's waiters pass: the run fails */
+        fprintf(stderr, "futexsync-bench: idle: %s hold: %s\n", name, strerror(e));
+    struct fxb_idle_part part = { .s = s, .k = 0 };
+    int made = 0, se = 0;
+    if (kids == 0) {
+        made = fxb_idle_spawn(t, total, fxb_idle_blocker, &part, &se);
+    } else {
+        for (int k = 0; k < forked; k++)
+            sem_post(&s->start);
+        for (int k = 0; k < forked; k++)
+            fxb_idle_sem_wait(&s->spawned);
+        for (int k = 0; k < forked; k++)
+            made += s->kid[k].made;
+    }
+    /* A thread limit that bites leaves fewer waiters: the run fails, and
+     * those there are are measured all the same. */
+    fxb_idle_settle(&s->arrived, made, settle_ns);
     struct fxb_idle_window w;
-    if (e == 0) {
-        fxb_idle_settle(&o->arrived, n, settle_ns);
-        fxb_idle_window(&w, window_ns);
-    }
-    if (e != 0 && kind == K_BARRIER) {
+    fxb_idle_kids(s->kid, forked);
+    fxb_idle_window(&w, window_ns);
+    fxb_idle_kids(s->kid, forked);
+    if (made < total && kind == K_BARRIER) {
         /* The parties that were made wait for the missing ones for ever:
-         * leave them (and their object) be; the run is reported failed. */
+         * the children are killed; this process's own are left be, with
+         * their objects. */
+        fprintf(stderr, "futexsync-bench: FAILED (idle): %s, %d x %d waiters in %d "
+                        "processes: only %d made\n",
+                name, nobj, per, nproc, made);
+        if (kids != 0) {
+            fxb_idle_reap(pids, forked, true);
+            munmap(s, size);
+        }
+        free(t);
         return;
     }
-    int r = fxb_idle_release(o, made);
-    if (r != 0)
-        fprintf(stderr, "futexsync-bench: idle: %s release: %s\n",
-                fx ? fxb_idle_kind[kind] : fxb_idle_peer[kind], strerror(r));
-    for (int i = 0; i < made; i++)
-        pthread_join(t[i], NULL);
-    if (e == 0) {
-        int passed = __atomic_load_n(&o->passed, __ATOMIC_RELAXED);
-        int errors = __atomic_load_n(&o->errors, __ATOMIC_RELAXED);
-        res->ok = passed == n && errors == 0;
-        if (!res->ok)
-            fprintf(stderr, "futexsync-bench: FAILED (idle): %s, %s memory, %d waiters: %d "
-                            "through, %d calls failed\n",
-                    fx ? fxb_idle_kind[kind] : fxb_idle_peer[kind],
-                    shared ? "shared" : "private", n, passed, errors);
-        fxb_idle_window_add(&w, res);
+    int r = 0;
+    for (int i = 0; i < held; i++) {
+        int x = fxb_idle_release(s, &s->obj[i]);
+        r = r ? r : x;
     }
-    pthread_mutex_destroy(&o->pm);
-    pthread_cond_destroy(&o->pc);
-    pthread_rwlock_destroy(&o->prw);
-    if (e == 0)
-        pthread_barrier_destroy(&o->pb);
-    sem_destroy(&o->ps);
+    if (r != 0)
+        fprintf(stderr, "futexsync-bench: idle: %s release: %s\n", name, strerror(r));
+    for (int i = 0; i < made && kids == 0; i++)
+        fxb_join_or_die(t[i], name, total, window_ns);
+    int status = fxb_idle_reap(pids, forked, false);
+    int passed = __atomic_load_n(&s->passed, __ATOMIC_RELAXED);
+    int errors = __atomic_load_n(&s->errors, __ATOMIC_RELAXED);
+    res->ok = e == 0 && r == 0 && made == total && passed == total && errors == 0 &&
+              status == 0 && forked == kids;
+    if (!res->ok)
+        fprintf(stderr, "futexsync-bench: FAILED (idle): %s, %s memory, %d x %d waiters in %d "
+                        "processes: %d made, %d through, %d calls failed, child status %d%s\n",
+                name, shared ? "shared" : "private", nobj, per, nproc, made, passed, errors,
+                status, status < 0 ? " (did not finish: a lost wake-up or a deadlock)" : "");
+    if (kids == 0)
+        fxb_idle_window_add(&w, res);
+    for (int k = 0; k < forked; k++)
+        fxb_idle_window_add(&s->kid[k].w, res);
+    for (int i = 0; i < nobj; i++) {
+        struct fxb_idle_obj *o = &s->obj[i];
+        pthread_mutex_destroy(&o->pm);
+        pthread_cond_destroy(&o->pc);
+        pthread_rwlock_destroy(&o->prw);
+        if (passed == total)
+            pthread_barrier_destroy(&o->pb);
+        sem_destroy(&o->ps);
+    }
     free(t);
-    munmap(o, size);
+    munmap(s, size);
+}
+
+/* Whether the comma-separated list names `name` or "all" (NULL: every name). */
+static bool fxb_idle_selected(const char *list, const char *name)
+{
+    if (list == NULL)
+        return true;
+    for (const char *p = list; p != NULL; p = strchr(p, ',')) {
+        if (*p == ',')
+            p++;
+        for (const char *want = name; want != NULL; want = want == name ? "all" : NULL) {
+            size_t n = strlen(want);
+            if (strncmp(p, want, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The per-primitive table: rows of private memory (1 object x N, 1
+ * process), then of MAP_SHARED memory (each shape in each process count),
+ * each selected primitive beside its peer; the two alternate over
+ * interleaved rounds, and the rows show medians. */
+static bool fxb_idle_prim_table(const struct fxb_idle_opts *o)
+{
+    int R = o->rounds;
+    int64_t settle_ns = o->settle_ms * 1000000, window_ns = o->window_ms * 1000000;
+    double *v = calloc((size_t)R * 4, sizeof *v); /* [round][fx, pt][cpu, w/s] */
+    if (v == NULL) {
+        fprintf(stderr, "futexsync-bench: idle: %s\n", strerror(ENOMEM));
+        return false;
+    }
+    printf("\n== idle, per primitive: waiters blocked on objects nobody releases ==\n"
+           "objects x per obj waiters (the objects set up held; a barrier has per obj + 1 "
+           "parties, the\nreleaser the last). private: MAP_PRIVATE memory, the waiters are "
+           "threads of the measuring\nprocess. shared: MAP_SHARED memory, pthread objects "
+           "PROCESS_SHARED; procs 1: the waiters\nare threads of the measuring process; "
+           "procs P > 1: P forked children do all the waiting\n(waiter w in child w mod P, "
+           "on object w / per obj) and the measuring process, which only\nholds and "
+           "releases, is not counted. CPU %% of one core and wake-ups/s (voluntary context"
+           "\nswitches) of every waiting process, added up, each one's measuring thread "
+           "excluded, over\n%lld ms, %lld ms after the last waiter arrived; medians of %d "
+           "interleaved round%s\n\n",
+           (long long)o->window_ms, (long long)o->settle_ms, R, R == 1 ? "" : "s");
+    printf("%-11s %-7s %7s %7s %5s", "primitive", "memory", "objects", "per obj", "procs");
+    fxb_idle_cells_head();
+    printf(" %-15s | most wakeup/s in a round: fx, pt\n", "pthread peer");
+    bool ok = true;
+    int rows = o->ncounts + o->nshapes * o->nprocs;
+    for (int row = 0; row < rows; row++)
+        for (int k = 0; k < K_COUNT; k++) {
+            if (!fxb_idle_selected(o->prims, fxb_idle_kind[k]))
+                continue;
+            bool shared = row >= o->ncounts;
+            int x = row - o->ncounts;
+            int nobj = shared ? o->shape_objects[x / o->nprocs] : 1;
+            int per = shared ? o->shape_waiters[x / o->nprocs] : o->counts[row];
+            int nproc = shared ? o->procs[x % o->nprocs] : 1;
+            struct fxb_idle_res res[2] = { { .ok = true }, { .ok = true } };
+            for (int round = 0; round < R; round++)
+                for (int j = 0; j < 2; j++) {
+                    int pt = (j + round) % 2; /* fx first, then the peer first, ... */
+                    struct fxb_idle_res r;
+                    fxb_note_progress("idle, per primitive",
+                                      pt ? fxb_idle_peer[k] : fxb_idle_kind[k], nobj * per,
+                                      round + 1, R);
+                    fxb_idle_run(k, !pt, shared, nobj, per, nproc, settle_ns, window_ns, &r);
+                    res[pt].ok = res[pt].ok && r.ok;
+                    v[(round * 2 + pt) * 2] = r.cpu_pct;
+                    v[(round * 2 + pt) * 2 + 1] = r.wakeups_s;
+                }
+            fxb_end_progress();
+            double med[4], lo, hi[2];
+            fxb_medians(v, 0, R, 4, med);
+            for (int pt = 0; pt < 2; pt++) {
+                res[pt].cpu_pct = med[pt * 2];
+                res[pt].wakeups_s = med[pt * 2 + 1];
+                fxb_spread(&v[pt * 2 + 1], R, 4, &lo, &hi[pt]);
+            }
+            bool row_ok = res[0].ok && res[1].ok;
+            ok = ok && row_ok;
+            printf("%-11s %-7s %7d %7d %5d", fxb_idle_kind[k], shared ? "shared" : "private",
+                   nobj, per, nproc);
+            fxb_idle_cells(&res[0], &res[1]);
+            printf(" %-15s | %.1f, %.1f%s\n", fxb_idle_peer[k], hi[0], hi[1],
+                   row_ok ? "" : "  !");
+        }
+    free(v);
+    return ok;
 }
 
 /* --- robust mutexes held by a live owner ------------------------------------ */
@@ -384,17 +655,11 @@ static void fxb_idle_run(int kind, bool fx, bool shared, int n, int64_t settle_n
  * up. Then the owner releases, and every waiter must get through. */
 #define FXB_IDLE_PROCS 4
 
-struct fxb_idle_kid {
-    struct fxb_idle_window w;
-    sem_t go, done; /* the parent asks for the window's two ends */
-    int made;       /* waiters it started */
-} __attribute__((aligned(64)));
-
 struct fxb_idle_rm {
     const struct fxb_lock *lk;
     int probed;       /* fx_rmutex only: the owner refuses itself get_robust_list */
     int owner_probed; /* the owner's word says FX_RMUTEX_PROBED */
-    int nobj;
+    int nobj, nwait, kids;
     size_t stride;
     int32_t arrived, passed, errors;
     sem_t start, spawned, held, release;
@@ -405,12 +670,6 @@ struct fxb_idle_rm {
 static void *fxb_idle_rm_obj(struct fxb_idle_rm *s, int i)
 {
     return s->obj + (size_t)i * s->stride;
-}
-
-static void fxb_idle_sem_wait(sem_t *sem)
-{
-    while (sem_wait(sem) != 0 && errno == EINTR) {
-    }
 }
 
 /* In the calling thread only (no TSYNC): get_robust_list answers ENOSYS, as
@@ -466,33 +725,12 @@ static void *fxb_idle_rm_waiter(void *arg)
     return NULL;
 }
 
-/* A child's waiters: started on s->start, its window's ends on kid.go, then
- * joined once the owner releases. */
-static void fxb_idle_rm_child(struct fxb_idle_rm *s, struct fxb_idle_kid *kid, int share)
+/* A child of fxb_idle_rm_run: its share of the waiters. */
+static void fxb_idle_rm_body(void *arg, int k)
 {
-    pthread_t *t = calloc((size_t)share + 1, sizeof *t);
-    int e = 0;
-    fxb_idle_sem_wait(&s->start);
-    kid->made = t ? fxb_idle_spawn(t, share, fxb_idle_rm_waiter, s, &e) : 0;
-    sem_post(&s->spawned);
-    fxb_idle_sem_wait(&kid->go);
-    fxb_idle_window_open(&kid->w);
-    sem_post(&kid->done);
-    fxb_idle_sem_wait(&kid->go);
-    fxb_idle_window_close(&kid->w);
-    sem_post(&kid->done);
-    for (int i = 0; i < kid->made; i++)
-        pthread_join(t[i], NULL);
-    free(t);
-}
-
-/* Asks every child for one end of its window and waits until all took it. */
-static void fxb_idle_rm_kids(struct fxb_idle_rm *s, int kids)
-{
-    for (int k = 0; k < kids; k++)
-        sem_post(&s->kid[k].go);
-    for (int k = 0; k < kids; k++)
-        fxb_idle_sem_wait(&s->kid[k].done);
+    struct fxb_idle_rm *s = arg;
+    fxb_idle_child(&s->start, &s->spawned, &s->kid[k],
+                   s->nwait / s->kids + (k < s->nwait % s->kids ? 1 : 0), fxb_idle_rm_waiter, s);
 }
 
 /* One run: nwait waiters on nobj objects in nproc processes (1: the
@@ -519,11 +757,11 @@ static void fxb_idle_rm_run(const struct fxb_lock *lk, bool probed, int nobj, in
     for (int i = 0; i < nobj && e == 0; i++)
         e = lk->init(fxb_idle_rm_obj(s, i), true);
     int kids = nproc > 1 ? nproc : 0;
+    s->nwait = nwait;
+    s->kids = kids;
     bool sems = sem_init(&s->start, 1, 0) == 0 && sem_init(&s->spawned, 1, 0) == 0 &&
-                sem_init(&s->held, 1, 0) == 0 && sem_init(&s->release, 1, 0) == 0;
-    for (int k = 0; k < kids; k++)
-        sems = sems && sem_init(&s->kid[k].go, 1, 0) == 0 &&
-               sem_init(&s->kid[k].done, 1, 0) == 0;
+                sem_init(&s->held, 1, 0) == 0 && sem_init(&s->release, 1, 0) == 0 &&
+                fxb_idle_kids_init(s->kid, kids);
     pthread_t owner, *t = calloc((size_t)nwait, sizeof *t);
     if (e != 0 || !sems || t == NULL) {
         fprintf(stderr, "futexsync-bench: idle: %s setup: %s\n", lk->name,
@@ -535,20 +773,7 @@ static void fxb_idle_rm_run(const struct fxb_lock *lk, bool probed, int nobj, in
     /* The children first, from a process of one thread; they wait for the
      * owner to hold every object. */
     pid_t pids[FXB_IDLE_PROCS];
-    fflush(NULL);
-    int forked = 0;
-    for (; forked < kids; forked++) {
-        pids[forked] = fork();
-        if (pids[forked] == 0) {
-            fxb_idle_rm_child(s, &s->kid[forked],
-                              nwait / kids + (forked < nwait % kids ? 1 : 0));
-            _exit(0);
-        }
-        if (pids[forked] < 0) {
-            fprintf(stderr, "futexsync-bench: idle: fork: %s\n", strerror(errno));
-            break;
-        }
-    }
+    int forked = fxb_idle_fork(pids, kids, fxb_idle_rm_body, s);
     e = pthread_create(&owner, NULL, fxb_idle_rm_owner, s);
     bool owned = e == 0;
     if (owned)
@@ -570,21 +795,16 @@ static void fxb_idle_rm_run(const struct fxb_lock *lk, bool probed, int nobj, in
      * all the same, and the row says how many there were. */
     fxb_idle_settle(&s->arrived, made, settle_ns);
     struct fxb_idle_window w;
-    fxb_idle_rm_kids(s, forked);
+    fxb_idle_kids(s->kid, forked);
     fxb_idle_window(&w, window_ns);
-    fxb_idle_rm_kids(s, forked);
+    fxb_idle_kids(s->kid, forked);
     if (owned) {
         sem_post(&s->release);
         pthread_join(owner, NULL);
     }
     for (int i = 0; i < (kids ? 0 : made); i++)
         fxb_join_or_die(t[i], lk->name, nwait, window_ns);
-    int status = 0;
-    int64_t deadline = fxb_now_ns() + FXB_HANG_NS;
-    for (int k = 0; k < forked; k++) {
-        int st = fxb_reap(pids[k], deadline);
-        status = status ? status : st;
-    }
+    int status = fxb_idle_reap(pids, forked, false);
     int passed = __atomic_load_n(&s->passed, __ATOMIC_RELAXED);
     int errors = __atomic_load_n(&s->errors, __ATOMIC_RELAXED);
     res->ok = owned && made > 0 && passed == made && errors == 0 && status == 0 &&
@@ -603,23 +823,6 @@ static void fxb_idle_rm_run(const struct fxb_lock *lk, bool probed, int nobj, in
         lk->destroy(fxb_idle_rm_obj(s, i));
     free(t);
     munmap(s, size);
-}
-
-/* Whether the comma-separated list names `name` or "all" (NULL: every name). */
-static bool fxb_idle_selected(const char *list, const char *name)
-{
-    if (list == NULL)
-        return true;
-    for (const char *p = list; p != NULL; p = strchr(p, ',')) {
-        if (*p == ',')
-            p++;
-        for (const char *want = name; want != NULL; want = want == name ? "all" : NULL) {
-            size_t n = strlen(want);
-            if (strncmp(p, want, n) == 0 && (p[n] == ',' || p[n] == '\0'))
-                return true;
-        }
-    }
-    return false;
 }
 
 /* 0 when lk can make a process-shared object here, else init's error: glibc
@@ -744,32 +947,8 @@ bool fxb_idle_toolbox(const struct fxb_idle_opts *o)
                 prims);
         return false;
     }
-    if (any) {
-        printf("\n== idle, per primitive: N threads blocked on one object nobody releases ==\n"
-               "CPU %% of one core and wake-ups/s (voluntary context switches) of the whole "
-               "process,\nthe measuring thread excluded, over %lld ms, %lld ms after the last "
-               "waiter arrived\n\n",
-               (long long)o->window_ms, (long long)o->settle_ms);
-        printf("%-11s %-7s %7s", "primitive", "memory", "waiters");
-        fxb_idle_cells_head();
-        printf(" %s\n", "pthread peer");
-    }
-    int64_t settle_ns = o->settle_ms * 1000000, window_ns = o->window_ms * 1000000;
-    for (int c = 0; c < o->ncounts; c++)
-        for (int k = 0; k < K_COUNT; k++)
-            for (int shared = 0; shared < 2 && fxb_idle_selected(prims, fxb_idle_kind[k]);
-                 shared++) {
-                struct fxb_idle_res fx, pt;
-                int n = o->counts[c];
-                fxb_note_progress("idle, per primitive", fxb_idle_kind[k], n, 1, 1);
-                fxb_idle_run(k, true, shared, n, settle_ns, window_ns, &fx);
-                fxb_idle_run(k, false, shared, n, settle_ns, window_ns, &pt);
-                fxb_end_progress();
-                ok = ok && fx.ok && pt.ok;
-                printf("%-11s %-7s %7d", fxb_idle_kind[k], shared ? "shared" : "private", n);
-                fxb_idle_cells(&fx, &pt);
-                printf(" %s%s\n", fxb_idle_peer[k], fx.ok && pt.ok ? "" : "  !");
-            }
+    if (any)
+        ok = fxb_idle_prim_table(o);
     if (rmutex)
         ok = fxb_idle_rm_table(o) && ok;
     return ok;

@@ -61,7 +61,9 @@ struct fxb_opts {
     int nlocks; /* 0: the default set of each workload */
     struct fxb_list threads, procs; /* n == 0: the workload's default */
     struct fxb_list rw_threads, parties; /* rwlock, barrier */
-    struct fxb_list idle_counts;         /* idle, per primitive */
+    struct fxb_list idle_counts;         /* idle, per primitive: private rows */
+    struct fxb_list idle_objects, idle_per; /* its shared shapes; n == 0: default */
+    struct fxb_list idle_procs;
     int64_t idle_window_ms;
     const char *idle_prims;              /* NULL: the six toolbox primitives */
     int read_pct;
@@ -129,8 +131,13 @@ static void fxb_usage(FILE *f)
           "  --warmup-ms MS      discarded run per lock before a workload (default: half a run)\n"
           "  --rounds R          interleaved rounds; numbers are medians (default 5)\n"
           "  --idle-threads N    waiters of the idle workload (default 64)\n"
-          "  --idle-counts N,... waiters of the idle workload's per-primitive table\n"
-          "                      (default 100,1000,10000)\n"
+          "  --idle-counts N,... waiters of the idle workload's per-primitive table in\n"
+          "                      private memory, 1 object x N (default 10000)\n"
+          "  --idle-shapes OxW,... its shapes in MAP_SHARED memory, O objects x W waiters\n"
+          "                      each (default 1x10000,10000x1,1000x10)\n"
+          "  --idle-procs P,...  processes of each shape: 1, the measuring process's own\n"
+          "                      threads wait; more, P forked children share the waiters\n"
+          "                      (default 1,4; at most 16)\n"
           "  --idle-window-ms MS its measured window (default 2000, after a 1 s settle)\n"
           "  --idle-prims P,...  its primitives (fx_mutex,fx_cond,fx_sem,fx_rwlock,\n"
           "                      fx_barrier,fx_counter: the default), and fx_rmutex for\n"
@@ -199,6 +206,35 @@ static void fxb_parse_list(const char *opt, const char *s, struct fxb_list *l, i
         l->v[l->n++] = (int)fxb_parse_num(opt, tok, 1, max);
     }
     if (l->n == 0)
+        fxb_die_usage("empty list '%s'", s);
+}
+
+/* --idle-shapes: OBJECTSxWAITERS,... (waiters per object), each total at
+ * most max. */
+static void fxb_parse_shapes(const char *opt, const char *s, struct fxb_list *objects,
+                             struct fxb_list *per, int max)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", s);
+    objects->n = per->n = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        char *x = strpbrk(tok, "xX");
+        if (x == NULL)
+            fxb_die_usage("shape '%s': OBJECTSxWAITERS, e.g. 1000x10", tok);
+        if (objects->n == FXB_MAXN)
+            fxb_die_usage("too many values in '%s'", s);
+        *x = '\0';
+        int a = (int)fxb_parse_num(opt, tok, 1, max), b = (int)fxb_parse_num(opt, x + 1, 1, max);
+        if ((int64_t)a * b > max) {
+            fprintf(stderr, "futexsync-bench: %s: %dx%d: more than %d waiters\n", opt, a, b,
+                    max);
+            exit(2);
+        }
+        objects->v[objects->n++] = a;
+        per->v[per->n++] = b;
+    }
+    if (objects->n == 0)
         fxb_die_usage("empty list '%s'", s);
 }
 
@@ -355,6 +391,10 @@ static void fxb_parse(int argc, char **argv, struct fxb_opts *o)
             o->rounds = (int)fxb_parse_num(name, val, 1, 1000), o->rounds_given = true;
         else if (strcmp(name, "--idle-counts") == 0)
             fxb_parse_list(name, val, &o->idle_counts, 30000);
+        else if (strcmp(name, "--idle-shapes") == 0)
+            fxb_parse_shapes(name, val, &o->idle_objects, &o->idle_per, 30000);
+        else if (strcmp(name, "--idle-procs") == 0)
+            fxb_parse_list(name, val, &o->idle_procs, FXB_IDLE_MAXPROCS);
         else if (strcmp(name, "--idle-prims") == 0)
             o->idle_prims = val;
         else if (strcmp(name, "--idle-window-ms") == 0)
@@ -901,12 +941,23 @@ int main(int argc, char **argv)
         fxb_syscalls(&rep, &o);
     if (o.work[W_IDLE]) {
         fxb_contended(&rep, &o, W_IDLE);
-        static const struct fxb_list idle_default = { { 100, 1000, 10000 }, 3 },
-                                     idle_smoke = { { 3 }, 1 }, rm_default = { { 10000 }, 1 };
+        /* The shapes: 1 x 10,000, 10,000 x 1 and 1,000 x 10 (objects x
+         * waiters per object) in 1 and 4 processes; --smoke: 2 x 2 in 1 and
+         * 2, the children's path at its smallest. */
+        static const struct fxb_list idle_default = { { 10000 }, 1 }, idle_smoke = { { 3 }, 1 },
+                                     obj_default = { { 1, 10000, 1000 }, 3 },
+                                     per_default = { { 10000, 1, 10 }, 3 },
+                                     shape_smoke = { { 2 }, 1 },
+                                     procs_default = { { 1, 4 }, 2 },
+                                     procs_smoke = { { 1, 2 }, 2 };
         struct fxb_list ic = o.idle_counts.n ? o.idle_counts : o.smoke ? idle_smoke : idle_default;
-        struct fxb_list rc = o.idle_counts.n ? o.idle_counts : o.smoke ? idle_smoke : rm_default;
+        struct fxb_list so = o.idle_objects.n ? o.idle_objects : o.smoke ? shape_smoke : obj_default;
+        struct fxb_list sp = o.idle_per.n ? o.idle_per : o.smoke ? shape_smoke : per_default;
+        struct fxb_list ip = o.idle_procs.n ? o.idle_procs : o.smoke ? procs_smoke : procs_default;
         struct fxb_idle_opts io = {
-            .counts = ic.v, .ncounts = ic.n, .rm_counts = rc.v, .n_rm_counts = rc.n,
+            .counts = ic.v, .ncounts = ic.n, .shape_objects = so.v, .shape_waiters = sp.v,
+            .nshapes = so.n, .procs = ip.v, .nprocs = ip.n, .rm_counts = ic.v,
+            .n_rm_counts = ic.n,
             .prims = o.idle_prims, .rmutex = o.smoke, .settle_ms = o.smoke ? 20 : 1000,
             .window_ms = o.idle_window_ms > 0 ? o.idle_window_ms : o.smoke ? 20 : 2000,
             .rounds = fxb_idle_rounds(&o),
