@@ -359,10 +359,9 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                 }
                 continue;
             }
-            /* The sleep ends when the watch is due (an intent goes stale
-             * with no change of the word the engine watches), except in
-             * private memory once a look has found a writer of this
-             * process asleep on writer_seq: it wakes us when it leaves. */
+            /* The sleep ends when the watch is due (no word moves as an
+             * intent goes stale), but in private memory once a writer of
+             * this process was found asleep: it wakes us when it leaves. */
             if (!fxi_recheck_private(&rc) || !watch.writer_seen) {
                 watch_end = fxi_ts_add_ns(watch.since, FX_RWLOCK_STALE_NS);
                 if (deadline == NULL || fxi_ts_before(&watch_end, deadline))
@@ -532,9 +531,11 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
         /* @step rwlock.wrlock_slow.no_sleep */
         if ((s & HELD) == 0 || !(s & WW))
             continue; /* freed, or a waker took our WW: do not sleep */
-        /* A bounded sleep: if the one writer a release woke dies before it
-         * returns to user space, the others still look again at their next
-         * recheck (in shared memory; one per process: src/sleep.c). */
+        /* A woken writer or a releaser killed in the wake window: the others
+         * look again once the engine sees the state move (src/sleep.c). */
+
+        rc.watch = (const int32_t *)&l->state;
+        rc.watch_value = (int32_t)s;
         /* @step rwlock.wrlock_slow.sleep */
         int r = fxi_futex_sleep(&l->writer_seq, seq, deadline, &rc);
         /* @step rwlock.wrlock_slow.timed_out */

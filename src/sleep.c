@@ -88,7 +88,9 @@ struct listed {
     int32_t *word;
     uint32_t (*owner)(const int32_t *word);
     struct fxi_sleeper *node;
+    const int32_t *watch;
     int32_t expected;
+    int32_t watch_value;
     uint32_t looked;
 };
 #define FX_LISTED_MAX 32768u
@@ -176,7 +178,8 @@ static bool list_link(struct fxi_sleeper *n)
     if (engine.listed == FX_LISTED_MAX)
         return false;
     n->slot = engine.listed++;
-    listed.e[n->slot] = (struct listed){n->word, n->owner, n, n->expected, 0};
+    listed.e[n->slot] =
+        (struct listed){n->word, n->owner, n, n->watch, n->expected, n->watch_value, 0};
     return true;
 }
 
@@ -226,6 +229,15 @@ static int verdict_of(const struct verdicts *v, uint32_t id)
     return -1;
 }
 
+/* Whether a sleeper's word, or the word it watches, moved from the value
+ * it saw. Relaxed: a hint; the told sleeper re-reads its words as its
+ * primitive says. The words stay valid while their sleeper sleeps. */
+static bool moved(const int32_t *word, int32_t expected, const int32_t *watch, int32_t seen)
+{
+    return __atomic_load_n(word, __ATOMIC_RELAXED) != expected ||
+           (watch != NULL && __atomic_load_n(watch, __ATOMIC_RELAXED) != seen);
+}
+
 /* The look, done by the prober at each grid tick: every listed sleeper
  * whose word no longer holds the value it slept on is told (its change's
  * wake may have been lost), and so is every one whose word names an owner
@@ -242,10 +254,8 @@ static bool engine_look(const struct fxi_sleeper *me)
     for (uint32_t i = 0; i < engine.listed;) {
         struct listed *e = &listed.e[i];
         owners |= e->owner != NULL;
-        /* Relaxed: a hint; the told sleeper re-reads its word as its
-         * primitive says. The word stays valid while its sleeper is listed.
-         * A told entry's place is taken by the last one: look at i again. */
-        if (__atomic_load_n(e->word, __ATOMIC_RELAXED) != e->expected)
+        /* A told entry's place is taken by the last one: look at i again. */
+        if (moved(e->word, e->expected, e->watch, e->watch_value))
             tell(e->node, TOLD);
         else
             i++;
@@ -340,7 +350,9 @@ FX_CANCEL_FRAME static int engine_probe(struct fxi_sleeper *n, int32_t *word, in
         if (fxi_ts_ns(&now) >= engine.next_look) {
             engine.next_look = fxi_recheck_grid(fxi_ts_ns(&now), FXI_PROBE_NS);
             FX_FAULT("sleep.look");
-            if (engine_look(n)) {
+            /* Its own words too: the word it sleeps on is compared by the
+             * kernel at its next sleep, the one it watches only here. */
+            if (engine_look(n) || moved(word, expected, n->watch, n->watch_value)) {
                 *how = TOLD_BY_LOOK;
                 return 0;
             }
@@ -392,6 +404,7 @@ FX_CANCEL_FRAME static int engine_sleep(struct fxi_sleeper *n, int32_t *word, in
     n->word = word;
     n->expected = expected;
     n->owner = owner;
+    /* n->watch and n->watch_value: set by the caller. */
     fxi_ann_own_words(n, sizeof *n);
     engine_lock();
     bool is_listed = engine.prober, full = false;
@@ -426,7 +439,7 @@ FX_CANCEL_FRAME static int engine_sleep(struct fxi_sleeper *n, int32_t *word, in
         /* Relaxed: whether the word still holds the value slept on; it
          * decides only who probes next. */
         bool go_on = n->state == PROBER && r != ETIMEDOUT && r != ENOSYS && *how == ENDED &&
-                     __atomic_load_n(word, __ATOMIC_RELAXED) == expected;
+                     !moved(word, expected, n->watch, n->watch_value);
         if (!go_on)
             engine_leave_locked(n);
         engine_unlock();
@@ -539,6 +552,8 @@ FX_CANCEL_FRAME static int sleep_call(int32_t *word, int32_t expected,
     }
     if (s->scope == FXI_SCOPE_SHARED && engine_ready()) {
         int how;
+        s->me.watch = s->watch;
+        s->me.watch_value = s->watch_value;
         int r = engine_sleep(&s->me, word, expected, NULL, deadline, cancel, &how);
         if (r != ENOSYS) {
             s->woken = how == WOKEN;

@@ -457,6 +457,62 @@ static void test_prober_whose_deadline_falls_on_a_tick_looks_first(void **state)
     fxt_shared_free(o, sizeof *o);
 }
 
+/* --- a word watched, not slept on ---------------------------------------------- */
+
+struct writer_waiter {
+    fx_rwlock *l;
+    pid_t tid;
+    int32_t done;
+    int result;
+};
+
+static void *writer_main(void *p)
+{
+    struct writer_waiter *w = p;
+    __atomic_store_n(&w->tid, fxt_gettid(), __ATOMIC_RELEASE);
+    w->result = fx_rwlock_wrlock(w->l);
+    if (w->result == 0)
+        w->result = fx_rwlock_unlock(w->l);
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Waiting writers sleep on writer_seq but decide on the state word. The
+ * last reader is killed between the CAS that frees the lock and its wake of
+ * a writer (its writer_seq += 1): the state moved, writer_seq did not. Both
+ * writers, the prober and a listed one, must still be told and get in. */
+static void test_writers_told_when_the_state_moves_under_writer_seq(void **state)
+{
+    (void)state;
+    SKIP_WITHOUT_ENGINE();
+    fx_rwlock *l = fxt_shared_alloc(sizeof *l);
+    assert_int_equal(fx_rwlock_rdlock(l), 0);
+    struct writer_waiter w[2] = {{l, 0, 0, -1}, {l, 0, 0, -1}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        t[i] = fxt_thread(writer_main, &w[i]);
+    pid_t tids[2];
+    for (int i = 0; i < 2; i++)
+        while ((tids[i] = __atomic_load_n(&w[i].tid, __ATOMIC_ACQUIRE)) == 0)
+            sched_yield();
+    /* One in futex(2), the other in futex_waitv(2): both in the engine. */
+    assert_true(wait_settled(tids, 2, &l->writer_seq) >= 0);
+    /* The reader's release, killed before its wake: one reader fewer, the
+     * writers' bits left, writer_seq untouched, nobody woken. */
+    int32_t s = __atomic_load_n(&l->state, __ATOMIC_SEQ_CST);
+    assert_int_equal(s & (int32_t)(FX_RWLOCK_MAX_READERS - 1), 1);
+    assert_true(__atomic_compare_exchange_n(&l->state, &s, s - 1, false, __ATOMIC_SEQ_CST,
+                                            __ATOMIC_SEQ_CST));
+    for (int i = 0; i < 2; i++) {
+        assert_true(fxt_flag_wait(&w[i].done, 1, 10000));
+        assert_int_equal(w[i].result, 0);
+        fxt_join(t[i]);
+    }
+    assert_int_equal(fx_rwlock_trywrlock(l), 0);
+    assert_int_equal(fx_rwlock_unlock(l), 0);
+    fxt_shared_free(l, sizeof *l);
+}
+
 /* --- futex_waitv refused after the probe ------------------------------------ */
 
 /* The child of the test below (its own process: the filter stays for its
@@ -847,6 +903,7 @@ int main(void)
         cmocka_unit_test(test_look_tells_a_listed_waiter_whose_target_came),
         cmocka_unit_test(test_waiters_of_many_objects_share_one_prober),
         cmocka_unit_test(test_prober_whose_deadline_falls_on_a_tick_looks_first),
+        cmocka_unit_test(test_writers_told_when_the_state_moves_under_writer_seq),
         cmocka_unit_test(test_listed_sleeper_refused_futex_waitv_later_sleeps_bounded),
         cmocka_unit_test(test_fork_child_sleepers_have_their_own_prober),
         cmocka_unit_test(test_probed_waiters_of_many_objects_share_one_prober),

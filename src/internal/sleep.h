@@ -57,6 +57,8 @@
 struct fxi_sleeper {
     int32_t *word;
     uint32_t (*owner)(const int32_t *word); /* names a PROBED owner, or NULL */
+    const int32_t *watch;                   /* another word to look at, or NULL */
+    int32_t watch_value;                    /* ... and the value its caller saw */
     int32_t expected;
     uint32_t tell;   /* process-private futex word: moves when it is told */
     uint32_t state;  /* src/sleep.c's state table; 0 (OUT) outside the engine */
@@ -70,6 +72,12 @@ struct fxi_recheck {
     /* Another word the call may end up sleeping on (a requeue target: the
      * cond's park and its mutex's word), or NULL: it must be private too. */
     const int32_t *also[2];
+    /* A word whose change the caller must see although it does not sleep
+     * on it (a waiting writer of fx_rwlock sleeps on writer_seq and decides
+     * on the state word), and the value it last read; NULL: none. Set
+     * before each sleep: the engine tells the call when either word moved. */
+    const int32_t *watch;
+    int32_t watch_value;
     struct fxi_sleeper me;
 };
 /* scope: not asked yet; every word of the call is surely in memory that no
