@@ -244,14 +244,15 @@ static bool engine_look(const struct fxi_sleeper *me)
         /* Relaxed: a hint; the told sleeper re-reads its word as its
          * primitive says. The word stays valid while its sleeper is listed.
          * A told entry's place is taken by the last one: look at i again. */
+        /* @step sleep.look.values */
         if (__atomic_load_n(e->word, __ATOMIC_RELAXED) != e->expected)
             tell(e->node, TOLD);
         else
             i++;
     }
     engine_unlock();
-    /* @step sleep.look.values */
     struct verdicts v;
+    /* @step sleep.look.owners */
     while (owners) {
         v.n = 0;
         engine_lock();
@@ -271,11 +272,13 @@ static bool engine_look(const struct fxi_sleeper *me)
         if (v.n == 0)
             break;
         bool any = false;
+        /* @step sleep.look.probe */
         for (unsigned k = 0; k < v.n; k++)
             any |= v.dead[k] = fxi_id_probe(v.id[k]) == FXI_TID_DEAD;
         if (!any)
             continue;
         engine_lock();
+        /* @step sleep.look.dead */
         for (uint32_t i = 0; i < engine.listed;) {
             struct listed *e = &listed.e[i];
             int k = e->owner != NULL ? verdict_of(&v, e->owner(e->word)) : -1;
@@ -286,7 +289,7 @@ static bool engine_look(const struct fxi_sleeper *me)
         }
         engine_unlock();
     }
-    /* @step sleep.look.owners */
+    /* @step sleep.look.own */
     if (me->owner == NULL)
         return false;
     uint32_t id = me->owner(me->word);
@@ -336,6 +339,7 @@ FX_CANCEL_FRAME static int engine_probe(struct fxi_sleeper *n, int32_t *word, in
         clock_gettime(CLOCK_MONOTONIC, &now);
         /* The prober alone reads and writes next_look; the role passes under
          * the lock, which orders it. */
+        /* @step sleep.probe.due */
         if (fxi_ts_ns(&now) >= engine.next_look) {
             engine.next_look = fxi_recheck_grid(fxi_ts_ns(&now), FXI_PROBE_NS);
             FX_FAULT("sleep.look");
@@ -345,11 +349,13 @@ FX_CANCEL_FRAME static int engine_probe(struct fxi_sleeper *n, int32_t *word, in
             }
         }
         /* After the look: a deadline that fell on the tick does not skip it. */
+        /* @step sleep.probe.deadline */
         if (deadline != NULL && !fxi_ts_before(&now, deadline))
             return ETIMEDOUT;
         struct timespec tick = fxi_ns_ts(engine.next_look);
         bool mine = deadline != NULL && fxi_ts_before(deadline, &tick);
         bool by_tell;
+        /* @step sleep.probe.wait */
         int r = engine_wait(word, expected, mine ? deadline : &tick, NULL, 0, &by_tell, cancel);
         if (r != ETIMEDOUT) {
             *how = r == 0 ? WOKEN : ENDED;
@@ -390,6 +396,7 @@ FX_CANCEL_FRAME static int engine_sleep(struct fxi_sleeper *n, int32_t *word, in
     n->owner = owner;
     fxi_ann_own_words(n, sizeof *n);
     engine_lock();
+    /* @step sleep.join */
     bool is_listed = engine.prober, full = false;
     if (!is_listed) {
         engine.prober = 1;
@@ -407,6 +414,7 @@ FX_CANCEL_FRAME static int engine_sleep(struct fxi_sleeper *n, int32_t *word, in
     int r = 0;
     if (is_listed) {
         bool by_tell;
+        /* @step sleep.listed.wait */
         r = engine_wait(word, expected, deadline, &n->tell, h, &by_tell, cancel);
         engine_lock();
         if (r == ENOSYS) {
@@ -421,6 +429,7 @@ FX_CANCEL_FRAME static int engine_sleep(struct fxi_sleeper *n, int32_t *word, in
         }
         /* Relaxed: whether the word still holds the value slept on; it
          * decides only who probes next. */
+        /* @step sleep.listed.back */
         bool go_on = n->state == PROBER && r != ETIMEDOUT && r != ENOSYS && *how == ENDED &&
                      __atomic_load_n(word, __ATOMIC_RELAXED) == expected;
         if (!go_on)
