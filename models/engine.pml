@@ -50,7 +50,11 @@
  *     (fx_cond_wait and fx_sem_wait are cancellation points): at any step
  *     inside engine_wait, where asynchronous cancellation is enabled; the
  *     unwinding runs fxi_recheck_end, which gives up the call's place
- *     (engine_leave_locked).
+ *     (engine_leave_locked). A cancellation may come at any of those
+ *     points, so under weak fairness a thread 0 asleep for good is
+ *     cancelled: what all_through then checks is that the others get
+ *     through whatever its cancellation leaves (thread 0's own liveness is
+ *     the check without CANCEL's).
  *
  *   Time. `due` is "now >= engine.next_look": a grid tick has passed since
  *   the last look of any prober (next_look is the process's). The clock
@@ -141,7 +145,6 @@ bool dead = 0;          /* its owner has died */
 
 bool due = 0;           /* now >= engine.next_look */
 bool expired = 0;       /* the timed thread's deadline has passed */
-bool creq = 0;          /* thread 0 is to be cancelled (CANCEL) */
 
 /* The engine (engine.prober, engine.listed, listed.e[]), under its lock */
 bool prober = 0;
@@ -292,8 +295,8 @@ inline look_owners()
  * futex call has returned (a wake may have picked it). The step before the
  * futex call is left out: that call's compare is seen by nobody else. */
 #if CANCEL
-#define CANCEL_ASLEEP :: creq && me == 0 && asleep[me] -> goto cancelled
-#define CANCEL_POINT if :: creq && me == 0 -> goto cancelled :: true -> skip fi
+#define CANCEL_ASLEEP :: me == 0 && asleep[me] -> goto cancelled
+#define CANCEL_POINT if :: me == 0 -> goto cancelled :: true -> skip fi
 #else
 #define CANCEL_ASLEEP
 #define CANCEL_POINT skip
@@ -409,7 +412,7 @@ call:
 cancelled:
     /* The unwinding runs fxi_recheck_end (sleep.c fxi_recheck_end_slow()):
      * the kernel has dequeued the thread. */
-    atomic { asleep[me] = 0; if :: st[me] != OUT -> leave_locked() :: else -> skip fi; check_inv() };
+    atomic { asleep[me] = 0; if :: st[me] != OUT -> leave_locked() :: else -> skip fi; check_inv() }; /* [M:cancel-leave] */
 through:
     gone[me] = 1;
     assert(!asleep[me] && st[me] == OUT)
@@ -448,7 +451,7 @@ inline stale(t)
     fi
 }
 
-/* Time: the grid's ticks, the deadline, a cancellation request. */
+/* Time: the grid's ticks, and the deadline. */
 active proctype clock()
 {
 end:
@@ -456,9 +459,6 @@ end:
     :: atomic { !due && !looking -> due = 1; stale(0); stale(1); stale(2) }
     :: atomic { !expired && !gone[TIMED] -> expired = 1 }
     :: atomic { !due && !looking && !expired && !gone[TIMED] -> due = 1; expired = 1; stale(0); stale(1); stale(2) }
-#if CANCEL
-    :: atomic { !creq && !gone[0] -> creq = 1 }
-#endif
     od
 }
 

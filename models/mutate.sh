@@ -404,6 +404,10 @@ mutation engine-told-prober-no-pass engine.pml \
     "a listed sleeper told PROBER whose own sleep ended (its word changed, its deadline) returns without passing the role on: the role is held by nobody" \
     listed-leave '            :: else -> if :: st[me] == LISTED -> list_unlink(me) :: else -> skip fi; st[me] = OUT; returns() /* MUTANT: a told prober leaves without pass_role */'
 
+only=CANCEL mutation engine-cancel-keeps-role engine.pml \
+    "the cleanup of a call cancelled in its sleep takes a listed sleeper's entry away but never passes the prober's role on: a prober cancelled in its bounded sleep leaves the role held by nobody" \
+    cancel-leave '    atomic { asleep[me] = 0; if :: st[me] == LISTED -> list_unlink(me) :: else -> skip fi; st[me] = OUT; check_inv() }; /* MUTANT */'
+
 # --- equivalent mutations: changes the checks must ACCEPT -------------------
 # Each documents a freedom of the design, found with the model; the run fails
 # if such a mutation is caught (then the comment in the source is right and
