@@ -30,7 +30,7 @@
  * "@barrier.<step>" (an "@step barrier.<step>" comment in the C).
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
-//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=10db938727fcf9736574783bfbc253fb3b01897e8563ffd07e6b61effdbab854
+//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=a1e3ac5ed83da827e4df30830f4ce51836e7b4215b776c66448d2a8ec9b7d5c2
 //@mirrors src/barrier.c barrier_wait wait_round sha256=fc4586193bc19173c66896c5ef9601ac425bf885035349610caafc3bc8fd2e11
 //@check safety
 //@check ltl late_pass -DDEATHS=1
@@ -73,7 +73,15 @@ byte serials[ROUNDS];     /* serial parties per round (observer) */
  * the property is about the rounds that did end: late_pass (weak fairness),
  * a live party still waiting in a round that has ended eventually passes.
  * Every sleep is bounded (fxi_futex_sleep): the recheck, always enabled for a
- * sleeper, ends it. The mutation barrier-no-recheck is caught. No timeouts
+ * sleeper, ends it. The mutation barrier-no-recheck is caught. In shared
+ * memory the bound is the process's waiting engine (src/sleep.c): a sleep
+ * ends at a look that finds the word no longer the value slept on
+ * (models/engine.pml shows that every sleeper whose word changed is told),
+ * and not otherwise. A recheck at any time is exact for that: a party whose
+ * sleep ends with the word unchanged finds its round still open and S
+ * already set, and sleeps on the same value again, which changes nothing.
+ * (Checked 2026-12-07: with the recheck enabled only while the word differs
+ * from the value slept on, late_pass passes too.) No timeouts
  * or signals in this scenario (the safety check has them). */
 byte deaths = DEATHS;
 bool doom[N];             /* the killer chose party p: it dies */

@@ -102,7 +102,7 @@
  *                           only guards waiters with different mutexes)
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw sha256=a31b3cdbb04d03574c563a9e263d9718204eafd061d03f04dcb91f7fe9aa5a4d
-//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope fxi_futex_sleep_cancel sleep_enter sleep_leave watch_recheck sha256=f80876883453e319e7e5d2bee0663ca0a52cc6301e4778c0a9e7317cec839214
+//@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=81c234e215fb4cec5e4a5bc62b78681f5c5d2bf7f952318e5c87c9d07a8e0ea5
 //@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_mutex_relock cond_mutex_relock_hot cond_mutex_relock_slept cond_signal_waiters fx_cond_signal cond_sleep cond_wait_core sha256=2731c821fe603ee979e0e6c77175f5e71a9a6380293a0fe28136c1f446c199f2
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=e6b4574e505576255a4046e49cf89e45b47840b48b8c6fb909045516b5fd4ad1
 //@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fxi_mutex_check_held fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin mutex_poll mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=715947d848f55e41dd29569848e118a61540deaf3b1bef5413b3def8a52911de
@@ -180,7 +180,18 @@ byte finished = 0;      /* (observer) */
  * woken side: the unlock's wake is consumed). The kernel drops it from the
  * futex queue. Every sleep then has its bounded recheck (BOUNDED), and the
  * property is signalled_returns. The mutation cond-unbounded-sleep removes
- * the recheck and is caught. */
+ * the recheck and is caught. In shared memory the bound is the process's
+ * waiting engine (src/sleep.c): a sleep ends at a look that finds its word
+ * no longer the value slept on (models/engine.pml shows that every sleeper
+ * whose word changed is told), and not otherwise; for W4 that word is seq,
+ * also for a waiter a broadcast moved onto park or the mutex word (the
+ * broadcast advanced seq first). A recheck at any time is exact for that:
+ * a W4 whose sleep ends, not woken, with seq unchanged sleeps on it again
+ * (@cond.wait_core.again), and a lock_slept whose sleep ends with the word
+ * still 2 fails its CAS 0->2 and sleeps on 2 again: neither changes
+ * anything. (Checked 2026-12-07: with the recheck enabled only while seq,
+ * or the mutex word, differs from the value slept on, signalled_returns
+ * with a death passes too.) */
 bit holds[NP];          /* (observer) process p holds the mutex */
 bit killable = 0;       /* the Signaller is inside a death window */
 bit doom = 0;           /* the killer chose the Signaller */

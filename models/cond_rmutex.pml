@@ -91,10 +91,18 @@
  * rmutex before its W7 wake of park, holding the rmutex, inside its
  * releases, in its W6 asleep or woken. With a death, every sleep is
  * bounded, as in the C (BOUNDED): a sleep on c->seq (or on park, where a
- * broadcast moved it: the kernel keeps its timeout) is fxi_futex_sleep's
- * (@cond.wait_core.sleep), whose recheck (@futex.sleep.recheck) returns
- * without a wake, so W4 re-reads the counter (@cond.wait_core.reload): a
- * recheck is not a wake; a sleep on the owner word (@cond.rmutex_relock.sleep,
+ * broadcast moved it) is fxi_futex_sleep's (@cond.wait_core.sleep), whose
+ * recheck (@futex.sleep.recheck, then the process's waiting engine,
+ * src/sleep.c) returns without a wake, so W4 re-reads the counter
+ * (@cond.wait_core.reload): a recheck is not a wake. The engine ends such
+ * a sleep at a look that finds seq changed (models/engine.pml shows that
+ * every sleeper whose word changed is told; a waiter moved onto park was
+ * moved by a broadcast, which advanced seq first), and not otherwise; a
+ * recheck at any time is exact for that, since a W4 whose sleep ends with
+ * seq unchanged sleeps on it again (@cond.wait_core.again), which changes
+ * nothing (checked 2026-12-07: with the recheck of c->seq enabled only while
+ * seq differs from the value slept on, the three no_stranded checks pass
+ * too). A sleep on the owner word (@cond.rmutex_relock.sleep,
  * @rmutex.wait.sleep) lasts at most until w->check_at
  * (@rmutex.step.new_owner, @rmutex.step.check_due), whether the owner lives
  * or not, after which the step is due (the liveness check). Signals,
@@ -153,7 +161,7 @@
  * costs a full run of the checks.)
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw fxi_futex_requeue_raw sha256=a31b3cdbb04d03574c563a9e263d9718204eafd061d03f04dcb91f7fe9aa5a4d
-//@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=082394764e8e8b2aba68094677ddf292b4b0973c01a91d12986c86fbdc6a98a8
+//@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=81c234e215fb4cec5e4a5bc62b78681f5c5d2bf7f952318e5c87c9d07a8e0ea5
 //@mirrors src/cond.c cond_advance fx_cond_broadcast cond_depart cond_drive cond_rmutex_check cond_rmutex_ops cond_rmutex_relock cond_signal_waiters fx_cond_signal cond_sleep cond_wait_core sha256=e3f979df07a6af60bfe4ef8e0572ffb3152c24078081775976f788794f7cf312
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=e6b4574e505576255a4046e49cf89e45b47840b48b8c6fb909045516b5fd4ad1
 //@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_contended rmutex_reenter rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_acquire_step fxi_rmutex_release_all fx_rmutex_unlock sha256=127f89a39ed6f7ae651650e1fb5b158812a8e00bc113ed3494e3a5818bfbb17f

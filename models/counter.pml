@@ -48,7 +48,7 @@
  */
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
-//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=10db938727fcf9736574783bfbc253fb3b01897e8563ffd07e6b61effdbab854
+//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=a1e3ac5ed83da827e4df30830f4ce51836e7b4215b776c66448d2a8ec9b7d5c2
 //@mirrors src/counter.c fx_counter_add counter_met counter_wait_until counter_wake_waiters sha256=89c2f4fe447207ce6ce46582aa54efb35c1654efbb40a035989d95089f236a66
 //@mirrors src/internal/counter_wait.h fxi_counter_waiter_enter fxi_counter_waiter_leave fxi_counter_waiter_look sha256=9de81fee76a8c89e7dc4bb9a6c85ae7b41ae207540a8ccd3dc90ddebb9f69596
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=e6b4574e505576255a4046e49cf89e45b47840b48b8c6fb909045516b5fd4ad1
@@ -78,7 +78,15 @@
  * for a value nobody writes), or a waiter at any step. Every sleep is
  * bounded (fxi_futex_sleep): the recheck, always enabled for a sleeper, ends
  * it. all_return then says: every live process returns. The mutation
- * counter-no-recheck (unbounded sleeps) is caught. The timed waiter is left
+ * counter-no-recheck (unbounded sleeps) is caught. In shared memory the
+ * bound is the process's waiting engine (src/sleep.c): a sleep ends at a
+ * look that finds the value no longer the one slept on (models/engine.pml
+ * shows that every sleeper whose word changed is told), and not otherwise.
+ * A recheck at any time is exact for that: a waiter whose sleep ends with
+ * the value unchanged finds it short of its target and sleeps on the same
+ * value again (R4), which changes nothing. (Checked 2026-12-07: with the
+ * recheck enabled only while the value differs from the one slept on,
+ * all_return with a death passes too.) The timed waiter is left
  * out of this scenario (its timeout is checked by the others). */
 #if DEATHS
 #define NWAITERS 2

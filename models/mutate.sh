@@ -175,6 +175,10 @@ mutation rwlock-fast-path-ignores-writer rwlock.pml \
     "the reader fast path keeps its increment while a writer holds the lock" \
     fast-check '            :: (s & ~(RMASK | WL)) == 0 -> st = s + 1; nr++; assert(!nw); wants[me] = 0; HOLDS(1); act = ENTER /* MUTANT */'
 
+only=ENGINE mutation rwlock-writer-unwatched rwlock.pml \
+    "a waiting writer does not name the state word to the engine (rc.watch): a reader killed between the CAS that frees the lock and its writer_seq += 1 leaves the writer asleep for ever" \
+    writer-watch '        :: r == SLEEPING -> futex_leave(qseq[w], seqchg[w]) /* MUTANT */'
+
 only=DEATHS mutation rwlock-fast-add-undo rwlock.pml \
     "the reader fast path adds itself with a fetch_add and takes it back when it may not enter (main before issue 19): a reader killed between the two is a phantom reader every later writer waits for" \
     fast-fail '            :: else -> st = s + 1; act = DONE /* MUTANT: the fetch_add keeps its increment */' \
@@ -366,33 +370,47 @@ long_equivalent cond-rm-relock-keeps-w cond_rmutex.pml \
     "W6 keeps W from its first step (fxi_rmutex_reacquire): correct, only a needless FUTEX_WAKE at the next unlock (tests/test_cond.c measures that cost)" \
     rm-relock '    slept = 1; due = 0; do :: rm_step(saved); if :: r == R_BUSY -> rm_futex_wait() :: else -> break fi od; slept = 0; /* MUTANT */'
 
-# --- the designated sleeper (models/sleep.pml, src/sleep.c) -----------------
+# --- the waiting engine (models/engine.pml, src/sleep.c) --------------------
 
-only='ltl' mutation sleep-pass-no-bump sleep.pml \
-    "a free role is handed on by a wake alone: an untimed sleeper on its way to sleep misses it" \
-    pass-no-bump '        :: else -> wake = 1 /* MUTANT: hand-off word not moved */'
+mutation engine-pass-no-tell engine.pml \
+    "pass_role makes the first listed sleeper the prober without moving or waking its tell word: asleep, it never learns that it holds the role, and nobody looks again" \
+    pass-tell '    :: nlisted > 0 -> n = e[0]; list_unlink(n); st[n] = PROBER; n = 0 /* MUTANT: neither moved nor woken */'
 
-only='ltl' mutation sleep-back-no-take sleep.pml \
-    "an untimed sleeper woken by the hand-off does not take the free role" \
-    back-no-take '               :: !designated -> skip /* MUTANT */'
+mutation engine-tell-no-move engine.pml \
+    "tell() wakes the sleeper without moving its tell word: one told on its way to futex_waitv, after its link, sleeps on (as the prober, or with its owner dead)" \
+    tell-move '    skip; /* MUTANT: the tell word not moved */'
 
-only='ltl' mutation sleep-recheck-for-itself sleep.pml \
-    "the designated sleeper rechecks only for itself, not for the untimed ones" \
-    recheck-none '               :: false -> /* MUTANT */'
+mutation engine-tell-no-wake engine.pml \
+    "tell() moves the tell word without waking the sleeper: one already asleep in futex_waitv is never told" \
+    tell-wake '    skip /* MUTANT: no FUTEX_WAKE of the tell word */'
 
-only='ltl' mutation sleep-end-no-pass sleep.pml \
-    "the designated call ends without handing its role on" \
-    end-no-pass '        atomic { designated = 0; role = 0; wake = 0 }; /* MUTANT */'
+mutation engine-look-no-values engine.pml \
+    "the look checks only the owners (the old prober's look): a listed sleeper whose word changed without a wake is never told" \
+    look-values '        :: WORD(e[i]) != ex[e[i]] -> i++ /* MUTANT: a changed word is not told */'
 
-# --- the process's prober (models/prober.pml, src/sleep.c) ----------------
+mutation engine-look-owned-by-owner engine.pml \
+    "the value check is dropped in favour of the owner check for the words that name an owner: a PROBED owner that released its word and was killed before its wake leaves its sleeper asleep" \
+    look-values '        :: e[i] != 2 && WORD(e[i]) != ex[e[i]] -> n = e[i]; tell(n, TOLD) /* MUTANT: owned words judged by their owner only */'
 
-only='safety' mutation prober-pass-no-wake prober.pml \
-    "a free prober role is handed on by moving the tell word alone: a sleeper already asleep is never woken to take it" \
-    pass-no-wake '    :: s < NS -> skip /* MUTANT: the role passed without a wake */'
+mutation engine-look-no-owners engine.pml \
+    "the look checks only the values: a listed sleeper whose PROBED owner died (its word unchanged) is never told" \
+    look-owners '    :: false -> /* MUTANT: no owner probed */'
 
-only='ltl' mutation prober-look-no-tell prober.pml \
-    "the prober's tick does not tell the sleepers of a word whose owner it found dead: while it waits for a live owner of its own, they sleep for ever" \
-    look-no-tell '                            :: sleepers[k] > 0 -> s = NS /* MUTANT */'
+only='ltl' mutation engine-look-own-unprobed engine.pml \
+    "the prober never probes the owner named in its own word: a prober whose PROBED owner died sleeps on for good" \
+    look-own '        :: id -> skip /* MUTANT: the own owner not probed */'
+
+mutation engine-deadline-skips-look engine.pml \
+    "a prober whose deadline fell on the tick takes the tick (next_look moved on) and returns ETIMEDOUT without the look (the old repair-bound defect): the look of that tick is made by nobody" \
+    due '           :: due && nowexp -> due = 0; lookit = 0 /* MUTANT: the tick taken, its look skipped */ :: due && !nowexp -> due = 0; looking = 1; lookit = 1; look_values()'
+
+mutation engine-told-prober-no-pass engine.pml \
+    "a listed sleeper told PROBER whose own sleep ended (its word changed, its deadline) returns without passing the role on: the role is held by nobody" \
+    listed-leave '            :: else -> if :: st[me] == LISTED -> list_unlink(me) :: else -> skip fi; st[me] = OUT; returns() /* MUTANT: a told prober leaves without pass_role */'
+
+only=CANCEL mutation engine-cancel-keeps-role engine.pml \
+    "the cleanup of a call cancelled in its sleep takes a listed sleeper's entry away but never passes the prober's role on: a prober cancelled in its bounded sleep leaves the role held by nobody" \
+    cancel-leave '    atomic { asleep[me] = 0; if :: st[me] == LISTED -> list_unlink(me) :: else -> skip fi; st[me] = OUT; check_inv() }; /* MUTANT */'
 
 # --- equivalent mutations: changes the checks must ACCEPT -------------------
 # Each documents a freedom of the design, found with the model; the run fails
@@ -412,6 +430,10 @@ long_equivalent cond-arm-before-count cond.pml \
     "W1 runs under the mutex" \
     W1a '    atomic { seq = seq | A; v = seq }; /* MUTANT */' \
     W1b '    nw++; /* MUTANT */'
+
+long_equivalent engine-deadline-first engine.pml \
+    "a prober whose deadline has passed returns ETIMEDOUT before the look that is due, leaving the tick due: harmless, because next_look is the process's and the role's next holder looks at once" \
+    due '           :: due && !nowexp -> due = 0; looking = 1; lookit = 1; look_values() /* MUTANT: the deadline first, the tick left due */'
 
 # ---------------------------------------------------------------------------
 

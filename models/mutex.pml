@@ -70,7 +70,7 @@
  */
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
-//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=10db938727fcf9736574783bfbc253fb3b01897e8563ffd07e6b61effdbab854
+//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=a1e3ac5ed83da827e4df30830f4ce51836e7b4215b776c66448d2a8ec9b7d5c2
 //@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin mutex_poll fx_mutex_timedlock mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=249cbf91253c82eed0e6525dba8588abb5450cbc2194fb172ac82b073c3d6cd3
 
 //@check safety
@@ -141,7 +141,16 @@ bool resp[MAXPROC];             /* thread t is responsible for the sleepers: it
  * every live thread finishes, i.e. no sleeper of a lock that could let it
  * through stays asleep, which needs the bounded sleep (BOUNDED): the
  * mutation no-recheck removes it and a dead waker or wakee strands a
- * sleeper (invalid end state in safety, and live_finish fails). */
+ * sleeper (invalid end state in safety, and live_finish fails).
+ * In shared memory the bound is the process's waiting engine (src/sleep.c):
+ * a sleep ends at a look that finds the word no longer CONTENDED, the value
+ * slept on (models/engine.pml shows that every sleeper whose word changed
+ * is told), and not otherwise. BOUNDED, a recheck at any time, is exact for
+ * that: a sleep that ends with the word still CONTENDED is followed by
+ * fxi_mutex_lock_slept's CAS 0->2, which fails, and a sleep on CONTENDED
+ * again, which changes nothing. (Checked 2026-12-07: with the recheck
+ * enabled only while the word is not CONTENDED, both checks with deaths
+ * pass too.) */
 byte deaths = DEATHS;           /* deaths left */
 bool doom[MAXPROC];             /* the killer chose thread t: it dies at once */
 bool holds[MAXPROC];            /* (observer) thread t holds the lock */
@@ -178,9 +187,10 @@ inline cas(expect, desired, ok)
  * fxi_futex_sleep(), fxi_futex_wait_raw()): FUTEX_WAIT compares and queues in
  * one step. r: OK (woken by a wake, spuriously, or at the recheck time),
  * EAGAIN, ETIMEDOUT (timed only, and only while still queued) or EINTR. The
- * recheck (BOUNDED) ends any sleep: FX_RECHECK_NS is absolute, so a signal
- * cannot postpone it, and it is always enabled while the thread is queued;
- * under weak fairness a sleeper therefore always wakes up again. */
+ * recheck (BOUNDED) ends any sleep: the call's first recheck (FX_RECHECK_NS,
+ * absolute, so a signal cannot postpone it), then the engine's looks (see
+ * Death); it is always enabled while the thread is queued, so under weak
+ * fairness a sleeper always wakes up again. */
 inline futex_wait(expected, r)
 {
     atomic {

@@ -34,10 +34,18 @@
  * RUNNING|3 at the start); waiters with TIDs 1 and 2, whose initialiser may
  * exit early once (the cleanup handler once_abandon puts the word back to
  * NOT_RUN, and the thread is gone); the reborn thread, a new thread with TID
- * 3, which calls fx_once, or does not and exits some time later. The recheck
- * of a waiter (every FX_ONCE_CHECK_MS, at an absolute time signals cannot
- * postpone: fxi_futex_sleep's rc.tick) is a transition enabled while the
- * word names a dead TID; a wait also ends when the word changes. As in
+ * 3, which calls fx_once, or does not and exits some time later. The
+ * liveness check of a waiter (once_sleep_probed: due FX_ONCE_CHECK_MS after
+ * its first sleep, at an absolute time `check` that signals cannot
+ * postpone; after that, due when the process's waiting engine tells it, as
+ * its prober does at the first look that finds the TID dead,
+ * fxi_futex_sleep_probed's *judge, models/engine.pml; or, where the engine
+ * cannot be used, every FX_ONCE_CHECK_MS again) is a transition enabled
+ * while the word names a dead TID, the probe and the verdict in one step; a
+ * wait also ends when the word changes (the engine tells that too). A
+ * waiter told of a death whose own probe then finds the TID alive again (a
+ * reborn thread took it) sleeps on as before: that is the guard not
+ * enabled, here. As in
  * models/rmutex.pml -DTIDREUSE=1, a TID is not reused between one waiter's liveness
  * check and its CAS right after it.
  *
@@ -50,7 +58,8 @@
  * thread waits for itself, and everyone with it) are caught.
  */
 //@mirrors src/identity.c fxi_once_inside fxi_once_enter fxi_once_leave fxi_once_abandon sha256=8b3508df3e891daad7f5e2ea03416fb89c56434e01271c84337e462803a85e6d
-//@mirrors src/once.c once_finish once_abandon once_run once_slow fx_once_call sha256=e0ba433e9728b66b722b3270b77681bd71df62d56383e370554f6551e6a80b9d
+//@mirrors src/once.c once_finish once_abandon once_run once_word_owner once_sleep_probed once_slow fx_once_call sha256=987dc426c67dfdb9d0e738a04b189ef4f4838db406604cb273fcbaa89a8f0aa7
+//@mirrors src/sleep.c fxi_futex_sleep_probed sha256=8a7f94ae680778bdf1e2ea04525375973c10a028d46f02d7608a27cc877e7aa5
 //@check safety
 
 #define NOT_RUN 0

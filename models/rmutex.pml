@@ -42,10 +42,11 @@
  * dequeues every one. A sleeper leaves the queue only when dequeued by a wake,
  * or by a timeout:
  *   - the liveness re-check timer (FIRST_CHECK / RECHECK in
- *     rmutex_watch.c), or the process's prober telling one sleeper of a word
- *     whose owner it found dead (src/sleep.c fxi_futex_sleep_probed: the
- *     sleeper then looks at once; the prober's table and its hand-off are
- *     not modelled here, tests/test_sleep.c forces the hand-off). It is
+ *     rmutex_watch.c), or the process's waiting engine telling every
+ *     listed sleeper of a word whose PROBED owner its prober found dead
+ *     (src/sleep.c fxi_futex_sleep_probed: the sleeper then looks at once;
+ *     the engine's role, its looks and its hand-off are models/engine.pml's,
+ *     not modelled here, and tests/test_sleep.c forces the hand-off). It is
  *     enabled only while the word names a dead owner, because that is its
  *     only job: every other progress must come from wakes. A lost wake-up
  *     therefore shows up as a thread asleep forever (an invalid end state in

@@ -115,6 +115,31 @@
  * and so is the slow-path reader's entry past RW alone (RW cleared with the
  * entry, its readers woken).
  *
+ * The recheck and the engine. In shared memory (the checks with deaths)
+ * a sleep's bound is src/sleep.c's: the call's first recheck, then the
+ * process's waiting engine, which ends a sleep at a look that finds its
+ * word changed (models/engine.pml shows that every such sleeper is told)
+ * and not otherwise. BOUNDED (a recheck at any time, the checks above) is
+ * what the protocol needs, and it is what the engine gives the readers: a
+ * reader kept out by WP/WW alone (no WL) bounds its sleep by its own watch
+ * of the intent in any scope but private (@rwlock.rdlock_slow.sleep: the
+ * engine does not look at writer_seq), and a reader behind WL whose sleep
+ * ends with the state unchanged marks nothing new and sleeps on the same
+ * value again. A writer sleeps on writer_seq but decides on the state word,
+ * so it names the state as the word it watches (rc.watch,
+ * @rwlock.wrlock_slow.sleep): the engine tells it when writer_seq moved or
+ * the state differs from its last load. With ENGINE=1 the recheck fires only
+ * as the engine's would (a reader's while the state differs from the value
+ * slept on or no WL is set, a writer's while writer_seq moved or the state
+ * moved since its load), and live_finish holds. Without the watch it fails
+ * (found by this check, 2026-12-07): a reader killed in its release between
+ * the CAS that frees the lock (or wake_waiters' CAS that clears WW) and
+ * wake_writer's writer_seq += 1 leaves WP (and WW) on a free lock and
+ * writer_seq unchanged; the writer is never told, and new readers, finding
+ * it asleep on writer_seq, take the intent for alive and wait too
+ * (tests/test_sleep.c, test_writers_told_when_the_state_moves_under_
+ * writer_seq). The other checks with deaths keep BOUNDED.
+ *
  * Releases: a reader's release is reader_release (fx_rwlock_unlock, and
  * fx_rwlock_rdunlock, whose first CAS from 1 to 0 is the same step when it
  * is the only reader and no bit is set), a writer's is writer_release
@@ -129,8 +154,8 @@
  * (tests/test_rwlock.c checks that against concurrent threads).
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
-//@mirrors src/sleep.c fxi_futex_sleep sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=10db938727fcf9736574783bfbc253fb3b01897e8563ffd07e6b61effdbab854
-//@mirrors src/rwlock.c fx_rwlock_rdunlock rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=06ba3c35babef4006ad89467e0ae3d413693f1172da1d315ba878e0359c776db
+//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=a1e3ac5ed83da827e4df30830f4ce51836e7b4215b776c66448d2a8ec9b7d5c2
+//@mirrors src/rwlock.c fx_rwlock_rdunlock rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=c830fdd09da5d283c5cd4490ad58b2e4dff447aa19432681d684fd500ba92437
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3
@@ -142,6 +167,7 @@
 //@check ltl writer_progress -DSCENARIO_STREAM
 //@check ltl live_finish -DDEATHS=1 -DSCENARIO_DEATH
 //@check ltl live_finish -DDEATHS=1 -DSCENARIO_DEATH_WRITERS -DCOLLAPSE long
+//@check ltl live_finish -DDEATHS=1 -DSCENARIO_DEATH -DENGINE=1
 
 #define NR 2              /* readers: processes 0 .. NR-1 */
 #define NW 2              /* writers: processes NR .. NR+NW-1 */
@@ -158,6 +184,10 @@
 #endif
 #ifndef INTENT
 #define INTENT (DEATHS > 0)  /* readers take a stale writer intent away */
+#endif
+#ifndef ENGINE
+#define ENGINE 0          /* 1: the recheck as src/sleep.c's engine makes it (see
+                             "The recheck and the engine") */
 #endif
 #define RMASK 255
 #define WL 256
@@ -218,7 +248,7 @@ byte done = 0;            /* (observer) processes finished */
 #endif
 /* Leaves a futex wait (fxi_futex_wait_raw, futex.c): by a wake (queue
  * flag cleared by the waker), a timeout or a signal. */
-inline futex_leave(q)
+inline futex_leave(q, told)
 {
     if
     :: atomic { !q -> r = WOKEN }
@@ -228,7 +258,7 @@ inline futex_leave(q)
            :: else -> r = WOKEN
            fi }
     :: atomic { signals > 0 && q -> q = 0; signals--; r = EINTR }
-    :: atomic { BOUNDED && q -> q = 0; r = WOKEN }      /* the recheck (fxi_futex_sleep) [M:recheck-bound] */
+    :: atomic { BOUNDED && q && (!ENGINE || (told)) -> q = 0; r = WOKEN } /* the recheck (fxi_futex_sleep) [M:recheck-bound] */
     fi
 }
 
@@ -433,7 +463,7 @@ slow:   /* rdlock_slow, rwlock.c (the spin, @rwlock.rdlock_slow.spin, only repea
             fi
         };
         if
-        :: r == SLEEPING -> futex_leave(qst[me])
+        :: r == SLEEPING -> futex_leave(qst[me], (st != s || (s & WL) == 0))
         :: else -> skip
         fi;
         if
@@ -545,7 +575,7 @@ slow:   /* wrlock_slow, rwlock.c */
             fi
         };
         if
-        :: r == SLEEPING -> futex_leave(qseq[w])
+        :: r == SLEEPING -> futex_leave(qseq[w], (seqchg[w] || st != s)) /* the state watched [M:writer-watch] */
         :: else -> skip
         fi;
         if

@@ -35,7 +35,7 @@
  * step tag it mirrors as "@sem.<step>".
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
-//@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel sleep_once recheck_scope sleep_enter sleep_leave watch_recheck sha256=082394764e8e8b2aba68094677ddf292b4b0973c01a91d12986c86fbdc6a98a8
+//@mirrors src/sleep.c fxi_futex_sleep fxi_futex_sleep_cancel sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=81c234e215fb4cec5e4a5bc62b78681f5c5d2bf7f952318e5c87c9d07a8e0ea5
 //@mirrors src/sem.c fx_sem_post sem_post_body sem_post_wake sem_sleep sem_take fx_sem_timedwait fx_sem_wait sem_wait_body sem_wait_slow sha256=cae02bb1471b7116fcf22f7c7220ac7a5646bf561e13ba3786419aaae7f21807
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=e6b4574e505576255a4046e49cf89e45b47840b48b8c6fb909045516b5fd4ad1
 //@check safety
@@ -69,7 +69,14 @@
  * anywhere. The kernel drops a dying process from the futex queue; a waiter
  * killed after W1 leaves the waiters count raised (harmless: posters only
  * make a needless FUTEX_WAKE). Every sleep is bounded (fxi_futex_sleep): it
- * ends at the recheck at the latest, always enabled for a sleeper.
+ * ends at the recheck at the latest, always enabled for a sleeper. In
+ * shared memory the bound is the process's waiting engine (src/sleep.c): a
+ * sleep ends at a look that finds the value no longer 0 (models/engine.pml
+ * shows that every sleeper whose word changed is told), and not otherwise.
+ * A recheck at any time is exact for that: a waiter whose sleep ends with
+ * the value still 0 reads 0 (W2) and sleeps on 0 again (W3), which changes
+ * nothing. (Checked 2026-12-07: with the recheck enabled only while the
+ * value is not 0, token_taken passes too.)
  * Property token_taken (weak fairness): whenever a token is there while a
  * live waiter is in the slow path, eventually the token is taken or no live
  * waiter waits. The mutation sem-no-recheck (unbounded sleeps) is caught. */

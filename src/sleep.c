@@ -203,8 +203,9 @@ static void tell(struct fxi_sleeper *n, uint32_t state)
     fxi_futex_wake_private(&n->tell, 1);
 }
 
-/* Under the lock, the prober's call ending: the role goes to the oldest
- * listed sleeper, or falls free when there is none. */
+/* Under the lock, the prober's call ending: the role goes to the sleeper
+ * in the first entry (any listed one would do), or falls free when there is
+ * none. */
 static void pass_role(void)
 {
     engine.prober = engine.listed > 0;
@@ -255,14 +256,15 @@ static bool engine_look(const struct fxi_sleeper *me)
         struct listed *e = &listed.e[i];
         owners |= e->owner != NULL;
         /* A told entry's place is taken by the last one: look at i again. */
+        /* @step sleep.look.values */
         if (moved(e->word, e->expected, e->watch, e->watch_value))
             tell(e->node, TOLD);
         else
             i++;
     }
     engine_unlock();
-    /* @step sleep.look.values */
     struct verdicts v;
+    /* @step sleep.look.owners */
     while (owners) {
         v.n = 0;
         engine_lock();
@@ -282,11 +284,13 @@ static bool engine_look(const struct fxi_sleeper *me)
         if (v.n == 0)
             break;
         bool any = false;
+        /* @step sleep.look.probe */
         for (unsigned k = 0; k < v.n; k++)
             any |= v.dead[k] = fxi_id_probe(v.id[k]) == FXI_TID_DEAD;
         if (!any)
             continue;
         engine_lock();
+        /* @step sleep.look.dead */
         for (uint32_t i = 0; i < engine.listed;) {
             struct listed *e = &listed.e[i];
             int k = e->owner != NULL ? verdict_of(&v, e->owner(e->word)) : -1;
@@ -297,7 +301,7 @@ static bool engine_look(const struct fxi_sleeper *me)
         }
         engine_unlock();
     }
-    /* @step sleep.look.owners */
+    /* @step sleep.look.own */
     if (me->owner == NULL)
         return false;
     uint32_t id = me->owner(me->word);
@@ -347,6 +351,7 @@ FX_CANCEL_FRAME static int engine_probe(struct fxi_sleeper *n, int32_t *word, in
         clock_gettime(CLOCK_MONOTONIC, &now);
         /* The prober alone reads and writes next_look; the role passes under
          * the lock, which orders it. */
+        /* @step sleep.probe.due */
         if (fxi_ts_ns(&now) >= engine.next_look) {
             engine.next_look = fxi_recheck_grid(fxi_ts_ns(&now), FXI_PROBE_NS);
             FX_FAULT("sleep.look");
@@ -358,11 +363,13 @@ FX_CANCEL_FRAME static int engine_probe(struct fxi_sleeper *n, int32_t *word, in
             }
         }
         /* After the look: a deadline that fell on the tick does not skip it. */
+        /* @step sleep.probe.deadline */
         if (deadline != NULL && !fxi_ts_before(&now, deadline))
             return ETIMEDOUT;
         struct timespec tick = fxi_ns_ts(engine.next_look);
         bool mine = deadline != NULL && fxi_ts_before(deadline, &tick);
         bool by_tell;
+        /* @step sleep.probe.wait */
         int r = engine_wait(word, expected, mine ? deadline : &tick, NULL, 0, &by_tell, cancel);
         /* A signal: sleep on (the word is compared again), so that a storm
          * of them does not pass the role around at each one; a cancellation
@@ -407,6 +414,7 @@ FX_CANCEL_FRAME static int engine_sleep(struct fxi_sleeper *n, int32_t *word, in
     /* n->watch and n->watch_value: set by the caller. */
     fxi_ann_own_words(n, sizeof *n);
     engine_lock();
+    /* @step sleep.join */
     bool is_listed = engine.prober, full = false;
     if (!is_listed) {
         engine.prober = 1;
@@ -424,20 +432,22 @@ FX_CANCEL_FRAME static int engine_sleep(struct fxi_sleeper *n, int32_t *word, in
     int r = 0;
     if (is_listed) {
         bool by_tell;
+        /* @step sleep.listed.wait */
         r = engine_wait(word, expected, deadline, &n->tell, h, &by_tell, cancel);
         engine_lock();
         if (r == ENOSYS) {
             /* Refused after the probe accepted it (a seccomp filter
              * installed since): nobody sleeps untimed from now on. */
             __atomic_store_n(&engine_usable, false, __ATOMIC_RELAXED);
+        } else if (r == 0 && !by_tell) {
+            *how = WOKEN; /* a consumed wake is reported, told or not */
         } else if (n->state == TOLD) {
             *how = TOLD_BY_LOOK;
             r = 0;
-        } else if (r == 0 && !by_tell) {
-            *how = WOKEN;
         }
         /* Relaxed: whether the word still holds the value slept on; it
          * decides only who probes next. */
+        /* @step sleep.listed.back */
         bool go_on = n->state == PROBER && r != ETIMEDOUT && r != ENOSYS && *how == ENDED &&
                      !moved(word, expected, n->watch, n->watch_value);
         if (!go_on)
