@@ -30,7 +30,7 @@
  * "@barrier.<step>" (an "@step barrier.<step>" comment in the C).
  */
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
-//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=a1e3ac5ed83da827e4df30830f4ce51836e7b4215b776c66448d2a8ec9b7d5c2
+//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=2a0022e618d2c361235a25399039fb7580edc9bc1c330065ebfdf0c30e85079b
 //@mirrors src/barrier.c barrier_wait wait_round sha256=fc4586193bc19173c66896c5ef9601ac425bf885035349610caafc3bc8fd2e11
 //@check safety
 //@check ltl late_pass -DDEATHS=1

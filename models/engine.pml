@@ -104,7 +104,7 @@
  * lock, next_look by the role's passing under it.
  */
 
-//@mirrors src/sleep.c engine_sleep engine_probe engine_look engine_wait pass_role tell list_link list_unlink engine_leave_locked fxi_recheck_end_slow fxi_futex_sleep_probed sha256=b590f8e590aff1866fcedc22ae2c5860d3b85816f48afae2acbe8e3be2f80a58
+//@mirrors src/sleep.c engine_sleep engine_probe engine_look engine_wait pass_role tell list_link list_unlink engine_leave_locked fxi_recheck_end_slow fxi_futex_sleep_probed sha256=ed842114947cc01e3b253fb6743cdc4b3a98fe30210b2b560c483c55bafac7a3
 //@mirrors src/internal/sleep.h fxi_recheck_end sha256=dfce2d91faa6c6864e5b5ca115ab2f2e9f08692cbef780d0a48b6a6a8f1a7283
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wait2_raw fxi_futex_wake_private sha256=ad5f537af3deb16d1a6ccbb09fb4739a85d2afcb57ae7db91e8e92f637da82f6
 

@@ -70,7 +70,7 @@
  */
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
-//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=a1e3ac5ed83da827e4df30830f4ce51836e7b4215b776c66448d2a8ec9b7d5c2
+//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=2a0022e618d2c361235a25399039fb7580edc9bc1c330065ebfdf0c30e85079b
 //@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin mutex_poll fx_mutex_timedlock mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=249cbf91253c82eed0e6525dba8588abb5450cbc2194fb172ac82b073c3d6cd3
 
 //@check safety
