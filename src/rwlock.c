@@ -89,9 +89,8 @@
 #define FX_RWLOCK_SPIN 100
 #endif
 
-/* Writers' first recheck (then the process's engine, src/sleep.c), and
- * the reader's watch of a stale writer intent: docs/design/rwlock.md,
- * "Writer intent". */
+/* Writers' first recheck (then the engine's looks), and the reader's watch
+ * of a stale writer intent: docs/design/rwlock.md, "Writer intent". */
 #define FX_RWLOCK_WRITER_RECHECK_NS (250 * 1000000LL)
 #define FX_RWLOCK_WATCH_NS (100 * 1000000LL)
 #define FX_RWLOCK_STALE_NS (600 * 1000000LL)
