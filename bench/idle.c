@@ -180,6 +180,32 @@ static void fxb_idle_kids(struct fxb_idle_kid *kid, int n)
         fxb_idle_sem_wait(&kid[k].done);
 }
 
+/* Lets n forked children start their waiters (*start), waits until each
+ * has (*spawned), and returns how many waiters they made in all. */
+static int fxb_idle_kids_spawn(sem_t *start, sem_t *spawned, const struct fxb_idle_kid *kid, int n)
+{
+    int made = 0;
+    for (int k = 0; k < n; k++)
+        sem_post(start);
+    for (int k = 0; k < n; k++)
+        fxb_idle_sem_wait(spawned);
+    for (int k = 0; k < n; k++)
+        made += kid[k].made;
+    return made;
+}
+
+/* Once the made waiters have arrived, one measured window: the n children's
+ * (through kid) and this process's own (w). */
+static void fxb_idle_measure(const int32_t *arrived, int made, int64_t settle_ns,
+                             struct fxb_idle_kid *kid, int n, int64_t window_ns,
+                             struct fxb_idle_window *w)
+{
+    fxb_idle_settle(arrived, made, settle_ns);
+    fxb_idle_kids(kid, n);
+    fxb_idle_window(w, window_ns);
+    fxb_idle_kids(kid, n);
+}
+
 /* Forks n children, each running body(arg, k) for its index k and exiting
  * 0. Returns how many were forked (their ids in pids); a fork that fails is
  * reported and ends the forking. */
@@ -491,20 +517,12 @@ static void fxb_idle_run(int kind, bool fx, bool shared, int nobj, int per, int 
     if (kids == 0) {
         made = fxb_idle_spawn(t, total, fxb_idle_blocker, &part, &se);
     } else {
-        for (int k = 0; k < forked; k++)
-            sem_post(&s->start);
-        for (int k = 0; k < forked; k++)
-            fxb_idle_sem_wait(&s->spawned);
-        for (int k = 0; k < forked; k++)
-            made += s->kid[k].made;
+        made = fxb_idle_kids_spawn(&s->start, &s->spawned, s->kid, forked);
     }
     /* A thread limit that bites leaves fewer waiters: the run fails, and
      * those there are are measured all the same. */
-    fxb_idle_settle(&s->arrived, made, settle_ns);
     struct fxb_idle_window w;
-    fxb_idle_kids(s->kid, forked);
-    fxb_idle_window(&w, window_ns);
-    fxb_idle_kids(s->kid, forked);
+    fxb_idle_measure(&s->arrived, made, settle_ns, s->kid, forked, window_ns, &w);
     if (made < total && kind == K_BARRIER) {
         /* The parties that were made wait for the missing ones for ever:
          * the children are killed; this process's own are left be, with
@@ -784,20 +802,12 @@ static void fxb_idle_rm_run(const struct fxb_lock *lk, bool probed, int nobj, in
     if (kids == 0) {
         made = fxb_idle_spawn(t, nwait, fxb_idle_rm_waiter, s, &e);
     } else {
-        for (int k = 0; k < forked; k++)
-            sem_post(&s->start);
-        for (int k = 0; k < forked; k++)
-            fxb_idle_sem_wait(&s->spawned);
-        for (int k = 0; k < forked; k++)
-            made += s->kid[k].made;
+        made = fxb_idle_kids_spawn(&s->start, &s->spawned, s->kid, forked);
     }
     /* A thread limit that bites leaves fewer waiters: they are measured
      * all the same, and the row says how many there were. */
-    fxb_idle_settle(&s->arrived, made, settle_ns);
     struct fxb_idle_window w;
-    fxb_idle_kids(s->kid, forked);
-    fxb_idle_window(&w, window_ns);
-    fxb_idle_kids(s->kid, forked);
+    fxb_idle_measure(&s->arrived, made, settle_ns, s->kid, forked, window_ns, &w);
     if (owned) {
         sem_post(&s->release);
         pthread_join(owner, NULL);
