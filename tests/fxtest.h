@@ -251,4 +251,46 @@ void fxt_cancel_blocked(struct fxt_cancel *c, int timeout_ms);
  * c->wait, which must act on it; asserts as fxt_cancel_blocked. */
 void fxt_cancel_pending(struct fxt_cancel *c, int timeout_ms);
 
+/* Isolated test runs -----------------------------------------------------------
+ *
+ * fxt_run_group_tests replaces cmocka_run_group_tests in every test binary's
+ * main: each test of the group runs in a forked child process of its own.
+ * A failing assertion longjmps out of the test function and leaves behind
+ * whatever the test started: threads still running or asleep in a primitive,
+ * locks they hold, the test's stack and arena objects they use. In one
+ * process those break the tests after it; in a child of its own they die
+ * with it (its whole process group is killed once it ends), so a failure,
+ * a crash or a hang stays in the test that caused it.
+ *
+ * The parent stays single-threaded and runs no test, so every child starts
+ * from the same state: the library's per-process state (cached TIDs, the
+ * probes' answers) is that of a process that has run nothing, and no test
+ * may rely on state set by an earlier one. The group's setup and teardown run in each
+ * child, around its one test. The parent prints cmocka's frame ("Running N
+ * test(s)", the summary with "[  PASSED  ] N test(s)." and the failed
+ * tests' names); each child prints its test's lines ([ RUN ], [ OK ],
+ * [ FAILED ] with cmocka's message), and the parent names what cmocka
+ * cannot: a test whose process died of a signal (CMOCKA_TEST_ABORT=1 turns
+ * a failed assertion into that), exited on its own, failed a sanitizer's
+ * check at its exit (ThreadSanitizer's exit status 66, LeakSanitizer's 23),
+ * or gave no verdict within FXT_TEST_TIMEOUT seconds (60 by default, below
+ * the binaries' ctest TIMEOUT).
+ *
+ * Environment: CMOCKA_TEST_FILTER and CMOCKA_SKIP_FILTER select tests by
+ * name (fnmatch patterns, as cmocka 2 reads them). FXT_ISOLATE=0 runs the
+ * group in one process, as cmocka_run_group_tests does (a debugger's view);
+ * so does a CMOCKA_MESSAGE_OUTPUT other than STDOUT (TAP, SUBUNIT and XML
+ * number or collect the tests of a whole group). Returns the number of
+ * failed tests (at most 255: a process's exit status). */
+int fxt_run_group_isolated(const char *group_name, const struct CMUnitTest *tests, size_t n,
+                           CMFixtureFunction group_setup, CMFixtureFunction group_teardown);
+#define fxt_run_group_tests(group_tests, group_setup, group_teardown)                      \
+    fxt_run_group_isolated(#group_tests, group_tests,                                      \
+                           sizeof(group_tests) / sizeof((group_tests)[0]), group_setup,   \
+                           group_teardown)
+#define fxt_run_group_tests_name(group_name, group_tests, group_setup, group_teardown)     \
+    fxt_run_group_isolated(group_name, group_tests,                                        \
+                           sizeof(group_tests) / sizeof((group_tests)[0]), group_setup,   \
+                           group_teardown)
+
 #endif /* FXTEST_H */
