@@ -2770,8 +2770,8 @@ int main(void)
     };
     const struct CMUnitTest uring[] = {BACKEND_TESTS(&backend_uring)};
     const struct CMUnitTest thread[] = {BACKEND_TESTS(&backend_thread)};
-    int failed = cmocka_run_group_tests_name("async_backends", backends, NULL, NULL);
-    failed += cmocka_run_group_tests_name("async_uring", uring, NULL, NULL);
-    failed += cmocka_run_group_tests_name("async_thread", thread, NULL, NULL);
-    return failed;
+    int failed = fxt_run_group_tests_name("async_backends", backends, NULL, NULL);
+    failed += fxt_run_group_tests_name("async_uring", uring, NULL, NULL);
+    failed += fxt_run_group_tests_name("async_thread", thread, NULL, NULL);
+    return failed < 255 ? failed : 255;
 }

@@ -2243,5 +2243,5 @@ int main(void)
         cmocka_unit_test(test_mutex_and_rmutex_waiters_at_once_are_all_released),
         cmocka_unit_test(test_cond_switches_between_mutex_and_rmutex_once_nobody_waits),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

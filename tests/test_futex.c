@@ -878,5 +878,5 @@ int main(void)
         cmocka_unit_test(private_cond_waiter_cancelled_after_its_wake_hands_the_signal_on),
         cmocka_unit_test(private_sem_waiter_cancelled_after_its_wake_hands_the_token_on),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

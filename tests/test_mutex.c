@@ -1061,5 +1061,5 @@ int main(void)
         cmocka_unit_test(mutex_all_waiters_acquire_after_release),
         cmocka_unit_test(mutex_barging_locker_strands_no_sleeper),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

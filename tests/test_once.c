@@ -581,5 +581,5 @@ int main(void)
         cmocka_unit_test(test_signal_storm_never_interrupts_a_waiter),
         cmocka_unit_test(test_uncontended_and_done_calls_make_no_futex_call),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

@@ -492,5 +492,5 @@ int main(void)
         cmocka_unit_test(cond_timeout_racing_signal_loses_no_wakeup),
         cmocka_unit_test(rmutex_timeout_racing_unlock_keeps_the_waiters_bit),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

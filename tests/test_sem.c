@@ -743,5 +743,5 @@ int main(void)
         cmocka_unit_test(test_uncontended_operations_make_no_futex_call),
         cmocka_unit_test(test_no_futex_proof_catches_a_blocking_wait),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }
