@@ -21,6 +21,9 @@ static const int32_t *fxf_gate;
  * fxf_count_at; only touched with __atomic builtins. */
 static const char *fxf_counting;
 static long fxf_hits;
+/* The thread whose points are counted, or 0 for every thread; set before
+ * fxf_counting. */
+static pid_t fxf_counting_tid;
 
 /* The library's weak reference (src/internal/fault.h) resolves to this. */
 void fxi_fault_point(const char *step);
@@ -30,8 +33,11 @@ void fxi_fault_point(const char *step)
      * count is seq_cst: the step comes before what its thread does next, so
      * a test that saw that sees the count. */
     const char *counting = __atomic_load_n(&fxf_counting, __ATOMIC_ACQUIRE);
-    if (counting != NULL && strcmp(counting, step) == 0)
-        __atomic_fetch_add(&fxf_hits, 1, __ATOMIC_SEQ_CST);
+    if (counting != NULL && strcmp(counting, step) == 0) {
+        pid_t only = __atomic_load_n(&fxf_counting_tid, __ATOMIC_RELAXED);
+        if (only == 0 || only == fxt_gettid())
+            __atomic_fetch_add(&fxf_hits, 1, __ATOMIC_SEQ_CST);
+    }
     /* Acquire: pairs with the release of fxf_kill_at in another thread (and
      * so makes fxf_gate, stored before it, visible). */
     const char *armed = __atomic_load_n(&fxf_armed, __ATOMIC_ACQUIRE);
@@ -49,6 +55,13 @@ void fxf_kill_at(const char *step)
 
 void fxf_count_at(const char *step)
 {
+    fxf_count_at_thread(step, 0);
+}
+
+void fxf_count_at_thread(const char *step, pid_t tid)
+{
+    __atomic_store_n(&fxf_counting, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&fxf_counting_tid, tid, __ATOMIC_RELAXED);
     __atomic_store_n(&fxf_hits, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&fxf_counting, step, __ATOMIC_RELEASE);
 }

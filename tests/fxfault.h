@@ -41,6 +41,8 @@ void fxf_kill_at(const char *step);
  * returns the count. */
 void fxf_count_at(const char *step);
 long fxf_counted(void);
+/* fxf_count_at for the points reached by thread tid (its gettid()) alone. */
+void fxf_count_at_thread(const char *step, pid_t tid);
 
 /* A CPU the calling thread may run on (the first of its affinity set), or -1. */
 int fxf_first_cpu(void);

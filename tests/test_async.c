@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "fxtest.h"
+#include "fxfault.h" /* fxf_count_at_thread */
 
 #include <dirent.h>
 #include <errno.h>
@@ -613,11 +614,15 @@ static void test_cancel_before_wake_leaves_mutex_to_others(void **state)
 struct blocked_locker {
     fx_mutex *m;
     int result; /* -1 until the lock call returned */
+    pid_t tid;  /* its TID once it runs (atomic) */
+    int32_t go; /* fxt_flag: 1 once it may lock */
 };
 
 static void *blocked_locker_main(void *p)
 {
     struct blocked_locker *b = p;
+    __atomic_store_n(&b->tid, fxt_gettid(), __ATOMIC_RELEASE);
+    fxt_flag_wait(&b->go, 1, LIMIT_MS);
     struct timespec d = fx_deadline_in(10000 * MS);
     int r = fx_mutex_timedlock(b->m, &d);
     __atomic_store_n(&b->result, r, __ATOMIC_RELEASE);
@@ -639,7 +644,25 @@ static void test_cancel_after_wake_passes_the_wake_on(void **state)
     b->m = m;
     b->result = -1;
     pthread_t t = fxt_thread(blocked_locker_main, b);
+    /* The locker's first recheck re-reads the word, and in private memory
+     * it is its only one (the sleeps after it have no timer): it must have
+     * come and gone before the release, or it could take the mutex that
+     * the release leaves free for the waiter it woke. */
+    int64_t limit = fxt_now_ns() + LIMIT_MS * MS;
+    pid_t tid;
+    while ((tid = __atomic_load_n(&b->tid, __ATOMIC_ACQUIRE)) == 0) {
+        assert_true(fxt_now_ns() < limit);
+        sched_yield();
+    }
+    fxf_count_at_thread("futex.scope.private", tid);
+    fxt_flag_set(&b->go, 1);
     wait_futex_sleepers(&m->state, own_sleepers(state) + 1);
+    limit = fxt_now_ns() + LIMIT_MS * MS;
+    while (fxf_counted() == 0) {
+        assert_true(fxt_now_ns() < limit);
+        usleep(1000);
+    }
+    assert_true(fxt_wait_asleep(tid, &m->state, LIMIT_MS));
     holder_release(h);
     assert_int_equal(wait_readable(fx_async_fd(w), 5000), 1);
     holder_join(h);
