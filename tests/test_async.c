@@ -234,20 +234,38 @@ static int threads_settled(int want)
     return n;
 }
 
-/* The thread count at rest: once it has not changed for 20 ms (threads of
- * earlier tests may still be leaving; a sanitizer runtime may have threads of
- * its own, so the count at rest is not known in advance). */
+/* Waits (up to 5 s) until thread `tid` of this process is gone from /proc:
+ * pthread_join returns when the kernel clears the thread's TID word, a moment
+ * before the task is released, and until then its TID still looks alive. */
+static void wait_thread_gone(pid_t tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d", (int)tid);
+    int64_t limit = fxt_now_ns() + 5000 * MS;
+    while (access(path, F_OK) == 0) {
+        assert_true(fxt_now_ns() < limit);
+        usleep(200);
+    }
+}
+
+static void *note_tid_main(void *p)
+{
+    __atomic_store_n((pid_t *)p, fxt_gettid(), __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* The thread count of the test's process at rest, before the test starts a
+ * thread of the library's. The test runs in a process of its own
+ * (fxt_run_group_tests): no thread of an earlier test can still be leaving.
+ * A thread of ours is started, joined and seen gone first, so that a runtime
+ * that starts a thread of its own with the first pthread_create (a
+ * sanitizer's) has done so. */
 static int threads_at_rest(void)
 {
-    int64_t limit = fxt_now_ns() + 5000 * MS;
-    int n = count_threads(), same = 0;
-    while (same < 20 && fxt_now_ns() < limit) {
-        usleep(1000);
-        int m = count_threads();
-        same = m == n ? same + 1 : 0;
-        n = m;
-    }
-    return n;
+    pid_t tid = 0;
+    fxt_join(fxt_thread(note_tid_main, &tid));
+    wait_thread_gone(__atomic_load_n(&tid, __ATOMIC_ACQUIRE));
+    return count_threads();
 }
 
 /* Whether a line of /proc/<tid>/syscall shows a futex call on addr
@@ -690,8 +708,10 @@ static void test_destroy_while_armed_cancels(void **state)
 
 static void test_cancel_and_destroy_leak_no_fd_or_thread(void **state)
 {
+    int threads = threads_at_rest();
     fx_async_destroy(new_waiter(state)); /* skips when unavailable */
-    int fds = count_fds(), threads = threads_at_rest();
+    int fds = count_fds();
+    assert_int_equal(threads_settled(threads), threads);
     for (int i = 0; i < 6; i++) {
         fx_async *w = new_waiter(state);
         /* io_uring: the eventfd and the ring; thread: the eventfd and a
@@ -1506,20 +1526,6 @@ static void rholder_join(struct rholder *h)
     join_within(h->thread);
 }
 
-/* Waits (up to 5 s) until thread `tid` of this process is gone from /proc:
- * pthread_join returns when the kernel clears the thread's TID word, a moment
- * before the task is released, and until then its TID still looks alive. */
-static void wait_thread_gone(pid_t tid)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d", (int)tid);
-    int64_t limit = fxt_now_ns() + 5000 * MS;
-    while (access(path, F_OK) == 0) {
-        assert_true(fxt_now_ns() < limit);
-        usleep(200);
-    }
-}
-
 /* An rmutex whose owner thread has exited holding it (and is gone); its TID
  * in *tid (when not NULL). An owner with a robust list (its word names it
  * without FX_RMUTEX_PROBED) is reported by the kernel at its exit: the word
@@ -2009,8 +2015,10 @@ static void test_rmutex_cancel_after_wake_passes_the_wake_on(void **state)
 
 static void test_rmutex_cancel_and_destroy_leak_no_fd_or_thread(void **state)
 {
+    int threads = threads_at_rest();
     fx_async_destroy(new_waiter(state)); /* skips when unavailable */
-    int fds = count_fds(), threads = threads_at_rest();
+    int fds = count_fds();
+    assert_int_equal(threads_settled(threads), threads);
     for (int i = 0; i < 4; i++) {
         fx_async *w = new_waiter(state);
         fx_rmutex *m = arena_rmutex();
