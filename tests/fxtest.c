@@ -182,6 +182,19 @@ long fxt_storm_stop(struct fxt_storm *s)
     return n;
 }
 
+long fxt_storm_hits(long n, int cap_ms)
+{
+    int64_t limit = fxt_now_ns() + (int64_t)cap_ms * 1000000;
+    long seen;
+    while ((seen = __atomic_load_n(&fxt_signals_seen, __ATOMIC_RELAXED)) < n &&
+           fxt_now_ns() < limit) {
+        /* Polling interval only: the CPU is the storm's and its target's. */
+        struct timespec pause = {0, 100000};
+        nanosleep(&pause, NULL);
+    }
+    return seen;
+}
+
 /* The no-futex proof --------------------------------------------------------- */
 
 /* futex_time64, where the library's timed waits go on 32-bit architectures;

@@ -83,6 +83,12 @@ struct fxt_storm;
 struct fxt_storm *fxt_storm_start(pthread_t target);
 /* Stops the storm; returns how many signals the handler ran (in any thread). */
 long fxt_storm_stop(struct fxt_storm *s);
+/* Lets the storm hit its target: waits until the handler has run n times
+ * since the storm started, for at most cap_ms (the storm or its target may
+ * be slow to run on a loaded machine, and a sanitizer may defer the handler
+ * of a thread asleep in a system call: this does not insist). Returns the
+ * count. For a test that asserts what a thread did while signals hit it. */
+long fxt_storm_hits(long n, int cap_ms);
 
 /* The no-system-call proof: runs fn(arg) in a forked child under a seccomp
  * filter that kills the child with SIGSYS if it makes a futex or futex_waitv
