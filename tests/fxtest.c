@@ -813,6 +813,7 @@ static int fxt_iso_group_teardown(void **state)
 
 static const int fxt_iso_signals[] = {SIGINT, SIGTERM, SIGHUP};
 static volatile pid_t fxt_iso_current; /* the running test's process (group) */
+static sigset_t fxt_iso_mask;         /* the signal mask before the run */
 
 /* A run interrupted (^C, a kill of the binary) ends its test's processes. */
 static void fxt_iso_interrupted(int sig)
@@ -829,6 +830,7 @@ static _Noreturn void fxt_iso_child(const char *group, const struct CMUnitTest *
 {
     for (size_t i = 0; i < sizeof fxt_iso_signals / sizeof fxt_iso_signals[0]; i++)
         signal(fxt_iso_signals[i], SIG_DFL);
+    sigprocmask(SIG_SETMASK, &fxt_iso_mask, NULL);
     /* Its own process group, which the parent kills whole; and its death
      * with the parent's (the parent cannot clean up after a SIGKILL). */
     (void)setpgid(0, 0);
@@ -874,27 +876,29 @@ static int fxt_iso_run_one(const char *group, const struct CMUnitTest *test, int
         fxt_iso_child(group, test, parent, verdict);
     (void)setpgid(pid, pid); /* as the child does: whichever runs first */
     fxt_iso_current = pid;
-    /* Poll for its end without reaping it (WNOWAIT): while it is unreaped,
+    /* Wait for its end without reaping it (WNOWAIT): while it is unreaped,
      * its PID, and so its process group's ID, cannot be reused, and the
-     * kill below reaches only what the test left. The interval only bounds
-     * how late an end is seen. */
+     * kill below reaches only what the test left. SIGCHLD is blocked during
+     * the run, so its end is seen at once, however it falls between the
+     * two calls. */
     int64_t deadline = fxt_now_ns() + limit_ns;
-    long pause_ns = 50000;
     bool timed_out = false;
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
     for (;;) {
         siginfo_t si;
         memset(&si, 0, sizeof si);
         if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
             break;
-        if (fxt_now_ns() > deadline) {
+        int64_t left = deadline - fxt_now_ns();
+        if (left <= 0) {
             timed_out = true;
             kill(pid, SIGKILL); /* should it have no group of its own */
             break;
         }
-        struct timespec pause = {0, pause_ns};
-        nanosleep(&pause, NULL);
-        if (pause_ns < 5000000)
-            pause_ns *= 2;
+        struct timespec t = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
+        sigtimedwait(&chld, NULL, &t);
     }
     kill(-pid, SIGKILL); /* the test's leftovers, or the whole test if it hangs */
     int st = 0;
@@ -964,6 +968,10 @@ int fxt_run_group_isolated(const char *group_name, const struct CMUnitTest *test
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof fxt_iso_signals / sizeof fxt_iso_signals[0]; i++)
         sigaction(fxt_iso_signals[i], &sa, &old[i]);
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, &fxt_iso_mask);
 
     unsigned selected = 0, executed = 0, passed = 0, skipped = 0, failed = 0;
     for (size_t i = 0; i < n; i++)
@@ -995,6 +1003,8 @@ int fxt_run_group_isolated(const char *group_name, const struct CMUnitTest *test
                 print_error("[  FAILED  ] %s\n", tests[i].name);
         print_error("\n %u FAILED TEST(S)\n", failed);
     }
+    sigprocmask(SIG_SETMASK, &fxt_iso_mask, NULL);
+    /* A SIGCHLD left pending is discarded with its default disposition. */
     for (size_t i = 0; i < sizeof fxt_iso_signals / sizeof fxt_iso_signals[0]; i++)
         sigaction(fxt_iso_signals[i], &old[i], NULL);
     free(outcome);

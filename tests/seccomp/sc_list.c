@@ -37,9 +37,10 @@ static const char *const known[] = {
     "getrandom", "gettid", "io_uring_enter", "io_uring_register", "io_uring_setup", "ioctl", "kill",
     "madvise", "mmap", "mprotect", "munmap", "newfstatat", "openat", "pause", "pidfd_open", "pipe2",
     "poll", "ppoll", "prctl", "pread64", "preadv", "prlimit64", "process_vm_readv", "read",
-    "restart_syscall", "rseq", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sched_yield",
-    "seccomp", "set_robust_list", "setpgid", "set_tid_address", "socketpair", "stat", "statx",
-    "tgkill", "unshare", "wait4", "waitid", "write",
+    "restart_syscall", "rseq", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigtimedwait",
+    "rt_sigtimedwait_time64", "sched_yield", "seccomp", "set_robust_list", "setpgid",
+    "set_tid_address", "socketpair", "stat", "statx", "tgkill", "unshare", "wait4", "waitid",
+    "write",
 };
 
 /* The numbers of those this architecture has. */
@@ -215,6 +216,12 @@ static const struct {
 #endif
 #ifdef SYS_rt_sigreturn
     SC_E(rt_sigreturn),
+#endif
+#ifdef SYS_rt_sigtimedwait
+    SC_E(rt_sigtimedwait),
+#endif
+#ifdef SYS_rt_sigtimedwait_time64
+    SC_E(rt_sigtimedwait_time64),
 #endif
 #ifdef SYS_sched_yield
     SC_E(sched_yield),

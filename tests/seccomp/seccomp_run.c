@@ -93,8 +93,9 @@ static const char *const harness[] = {
     "unshare",
     /* fxtest.c's isolated runner: each test in a child process whose
      * process group it kills whole, and which dies with the runner
-     * (PR_SET_PDEATHSIG, then a check that the runner has not died first). */
-    "setpgid", "getppid",
+     * (PR_SET_PDEATHSIG, then a check that the runner has not died first);
+     * the runner waits for the child's SIGCHLD with a time limit. */
+    "setpgid", "getppid", "rt_sigtimedwait", "rt_sigtimedwait_time64",
 };
 
 /* The child: its own process group (so that the whole test can be killed),
