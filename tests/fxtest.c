@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <futexsync/rmutex.h>
+#include <futexsync/time.h>
 
 #include "fxfault.h" /* FXF_CANCELLED_FRAME */
 
@@ -765,6 +766,66 @@ void fxt_cancel_blocked(struct fxt_cancel *c, int timeout_ms)
 void fxt_cancel_pending(struct fxt_cancel *c, int timeout_ms)
 {
     fxt_cancel_run(c, 1, timeout_ms);
+}
+
+/* Races against a deadline (fxtest.h) ---------------------------------------------- */
+
+bool fxt_race_next(struct fxt_race *r, int rounds)
+{
+    bool both = r->seen[0] > 0 && r->seen[1] > 0;
+    if (r->rounds >= rounds && (both || r->rounds >= 10 * rounds))
+        return false;
+    r->rounds++;
+    return true;
+}
+
+struct timespec fxt_race_deadline(const struct fxt_race *r)
+{
+    return fx_deadline_in(r->lead_ns);
+}
+
+int fxt_race_release(struct fxt_race *r, const struct timespec *deadline, int (*release)(void *),
+                     void *arg)
+{
+    /* From 100 us before to 400 us after the deadline, in 25 us steps. */
+    r->at_ns = fxt_ts_ns(deadline) + ((r->rounds - 1) % 21 - 4) * 25000LL;
+    if (fxt_now_ns() >= r->at_ns) {
+        /* Past the point already: the waiter took longer than the lead. */
+        if (r->lead_ns < 256000000)
+            r->lead_ns *= 2;
+        r->in_time = false;
+        r->late++;
+        return release(arg);
+    }
+    /* Asleep until shortly before the point, then a spin to it: a thread
+     * that spun for the whole lead would have used up its time slice by
+     * then, and a loaded machine would preempt it there. The margin grows
+     * while the wake-up overshoots it. */
+    int64_t wake = r->at_ns - r->margin_ns;
+    struct timespec t = {(time_t)(wake / 1000000000), (long)(wake % 1000000000)};
+    if (wake > fxt_now_ns())
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+            ;
+    bool early = fxt_now_ns() < r->at_ns;
+    while (fxt_now_ns() < r->at_ns)
+        ;
+    int ret = release(arg);
+    /* In time: at the point, and not preempted on the way (a loaded
+     * machine's time slices are milliseconds; an emulator's system call
+     * alone can take a few hundred microseconds). */
+    r->in_time = early && fxt_now_ns() - r->at_ns < 1000000;
+    if (!r->in_time) {
+        r->late++;
+        if (!early && r->margin_ns < 16000000)
+            r->margin_ns *= 2;
+    }
+    return ret;
+}
+
+void fxt_race_count(struct fxt_race *r, int outcome)
+{
+    if (r->in_time)
+        r->seen[outcome != 0]++;
 }
 
 /* Isolated test runs (fxtest.h) -------------------------------------------------- */

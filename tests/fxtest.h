@@ -257,6 +257,43 @@ void fxt_cancel_blocked(struct fxt_cancel *c, int timeout_ms);
  * c->wait, which must act on it; asserts as fxt_cancel_blocked. */
 void fxt_cancel_pending(struct fxt_cancel *c, int timeout_ms);
 
+/* Races against a deadline -----------------------------------------------------
+ *
+ * A regression test that releases (signals, unlocks) around a timed waiter's
+ * deadline, round after round, must see both outcomes of the race (the
+ * waiter released, or timed out) to have exercised it. A round's release
+ * point lies from 100 us before to 400 us after the deadline, which was set
+ * a lead time ahead; on a loaded machine the waiter may take longer than
+ * that lead to fall asleep, and the release then comes late and proves
+ * nothing about the race. So only the rounds released at their point (and
+ * not preempted on the way) count, a round that reached its point late
+ * doubles the lead of the next (4 ms at first, 256 ms at most), and the
+ * rounds go on past the test's number until both outcomes were counted (ten
+ * times the number at most). The release sleeps until shortly before its
+ * point and spins the rest: a thread that spun through the whole lead would
+ * be preempted at the point. */
+struct fxt_race {
+    int64_t lead_ns;   /* how far ahead the next round's deadline is */
+    int64_t margin_ns; /* how long before the point the release's spin starts */
+    int64_t at_ns;     /* this round's release point */
+    bool in_time;      /* this round's release came at its point */
+    int rounds;        /* rounds begun */
+    int late;          /* rounds whose release came late */
+    int seen[2];       /* counted rounds that ended each way */
+};
+#define FXT_RACE_INIT {4000000, 200000, 0, false, 0, 0, {0, 0}}
+/* Whether to begin another round: at least `rounds` of them, then on until
+ * both outcomes were counted, ten times `rounds` at most. */
+bool fxt_race_next(struct fxt_race *r, int rounds);
+/* The deadline for this round's waiter: the lead from now. */
+struct timespec fxt_race_deadline(const struct fxt_race *r);
+/* Once the waiter sleeps (or has returned): spins until the round's point
+ * around deadline and calls release(arg) there; its result. */
+int fxt_race_release(struct fxt_race *r, const struct timespec *deadline, int (*release)(void *),
+                     void *arg);
+/* The round's outcome (0 or 1), counted if it was released at its point. */
+void fxt_race_count(struct fxt_race *r, int outcome);
+
 /* Isolated test runs -----------------------------------------------------------
  *
  * fxt_run_group_tests replaces cmocka_run_group_tests in every test binary's
