@@ -21,7 +21,10 @@ static const int32_t *fxf_gate;
  * fxf_count_at; only touched with __atomic builtins. */
 static const char *fxf_counting;
 static long fxf_hits;
-/* Points reached before this time (fxt_now_ns) are not counted. */
+/* The thread whose points are counted, or 0 for every thread, and the
+ * time (fxt_now_ns) before which points are not counted; set before
+ * fxf_counting. */
+static pid_t fxf_counting_tid;
 static int64_t fxf_count_from_ns;
 
 /* The library's weak reference (src/internal/fault.h) resolves to this. */
@@ -32,9 +35,12 @@ void fxi_fault_point(const char *step)
      * count is seq_cst: the step comes before what its thread does next, so
      * a test that saw that sees the count. */
     const char *counting = __atomic_load_n(&fxf_counting, __ATOMIC_ACQUIRE);
-    if (counting != NULL && strcmp(counting, step) == 0 &&
-        fxt_now_ns() >= __atomic_load_n(&fxf_count_from_ns, __ATOMIC_RELAXED))
-        __atomic_fetch_add(&fxf_hits, 1, __ATOMIC_SEQ_CST);
+    if (counting != NULL && strcmp(counting, step) == 0) {
+        pid_t only = __atomic_load_n(&fxf_counting_tid, __ATOMIC_RELAXED);
+        if ((only == 0 || only == fxt_gettid()) &&
+            fxt_now_ns() >= __atomic_load_n(&fxf_count_from_ns, __ATOMIC_RELAXED))
+            __atomic_fetch_add(&fxf_hits, 1, __ATOMIC_SEQ_CST);
+    }
     /* Acquire: pairs with the release of fxf_kill_at in another thread (and
      * so makes fxf_gate, stored before it, visible). */
     const char *armed = __atomic_load_n(&fxf_armed, __ATOMIC_ACQUIRE);
@@ -52,12 +58,24 @@ void fxf_kill_at(const char *step)
 
 void fxf_count_at(const char *step)
 {
-    fxf_count_from(step, 0);
+    fxf_count_where(step, 0, 0);
+}
+
+void fxf_count_at_thread(const char *step, pid_t tid)
+{
+    fxf_count_where(step, tid, 0);
 }
 
 void fxf_count_from(const char *step, int64_t from_ns)
 {
+    fxf_count_where(step, 0, from_ns);
+}
+
+void fxf_count_where(const char *step, pid_t tid, int64_t from_ns)
+{
+    __atomic_store_n(&fxf_counting, NULL, __ATOMIC_RELEASE);
     /* Relaxed: ordered before fxf_counting's release below. */
+    __atomic_store_n(&fxf_counting_tid, tid, __ATOMIC_RELAXED);
     __atomic_store_n(&fxf_count_from_ns, from_ns, __ATOMIC_RELAXED);
     __atomic_store_n(&fxf_hits, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&fxf_counting, step, __ATOMIC_RELEASE);

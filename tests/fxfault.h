@@ -41,10 +41,14 @@ void fxf_kill_at(const char *step);
  * returns the count. */
 void fxf_count_at(const char *step);
 long fxf_counted(void);
+/* fxf_count_at for the points reached by thread tid (its gettid()) alone. */
+void fxf_count_at_thread(const char *step, pid_t tid);
 /* fxf_count_at, counting only the points reached at or after the
  * CLOCK_MONOTONIC time from_ns (fxt_now_ns), so a thread can arm a count of
  * what happens later without a second thread to arm it on time. */
 void fxf_count_from(const char *step, int64_t from_ns);
+/* Both: thread tid alone (0: any), from from_ns on (0: at once). */
+void fxf_count_where(const char *step, pid_t tid, int64_t from_ns);
 
 /* A CPU the calling thread may run on (the first of its affinity set), or -1. */
 int fxf_first_cpu(void);

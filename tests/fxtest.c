@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/futex.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include <futexsync/rmutex.h>
+#include <futexsync/time.h>
 
 #include "fxfault.h" /* FXF_CANCELLED_FRAME */
 
@@ -178,6 +181,19 @@ long fxt_storm_stop(struct fxt_storm *s)
     /* Keep the handler installed: a signal still in flight must not kill us. */
     free(s);
     return n;
+}
+
+long fxt_storm_hits(long n, int cap_ms)
+{
+    int64_t limit = fxt_now_ns() + (int64_t)cap_ms * 1000000;
+    long seen;
+    while ((seen = __atomic_load_n(&fxt_signals_seen, __ATOMIC_RELAXED)) < n &&
+           fxt_now_ns() < limit) {
+        /* Polling interval only: the CPU is the storm's and its target's. */
+        struct timespec pause = {0, 100000};
+        nanosleep(&pause, NULL);
+    }
+    return seen;
 }
 
 /* The no-futex proof --------------------------------------------------------- */
@@ -750,4 +766,309 @@ void fxt_cancel_blocked(struct fxt_cancel *c, int timeout_ms)
 void fxt_cancel_pending(struct fxt_cancel *c, int timeout_ms)
 {
     fxt_cancel_run(c, 1, timeout_ms);
+}
+
+/* Races against a deadline (fxtest.h) ---------------------------------------------- */
+
+bool fxt_race_next(struct fxt_race *r, int rounds)
+{
+    bool both = r->seen[0] > 0 && r->seen[1] > 0;
+    if (r->rounds >= rounds && (both || r->rounds >= 10 * rounds))
+        return false;
+    r->rounds++;
+    return true;
+}
+
+struct timespec fxt_race_deadline(const struct fxt_race *r)
+{
+    return fx_deadline_in(r->lead_ns);
+}
+
+int fxt_race_release(struct fxt_race *r, const struct timespec *deadline, int (*release)(void *),
+                     void *arg)
+{
+    /* From 100 us before to 400 us after the deadline, in 25 us steps. */
+    r->at_ns = fxt_ts_ns(deadline) + ((r->rounds - 1) % 21 - 4) * 25000LL;
+    if (fxt_now_ns() >= r->at_ns) {
+        /* Past the point already: the waiter took longer than the lead. */
+        if (r->lead_ns < 256000000)
+            r->lead_ns *= 2;
+        r->in_time = false;
+        r->late++;
+        return release(arg);
+    }
+    /* Asleep until shortly before the point, then a spin to it: a thread
+     * that spun for the whole lead would have used up its time slice by
+     * then, and a loaded machine would preempt it there. The margin grows
+     * while the wake-up overshoots it. */
+    int64_t wake = r->at_ns - r->margin_ns;
+    struct timespec t = {(time_t)(wake / 1000000000), (long)(wake % 1000000000)};
+    if (wake > fxt_now_ns())
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+            ;
+    bool early = fxt_now_ns() < r->at_ns;
+    while (fxt_now_ns() < r->at_ns)
+        ;
+    int ret = release(arg);
+    /* In time: at the point, and not preempted on the way (a loaded
+     * machine's time slices are milliseconds; an emulator's system call
+     * alone can take a few hundred microseconds). */
+    r->in_time = early && fxt_now_ns() - r->at_ns < 1000000;
+    if (!r->in_time) {
+        r->late++;
+        if (!early && r->margin_ns < 16000000)
+            r->margin_ns *= 2;
+    }
+    return ret;
+}
+
+void fxt_race_count(struct fxt_race *r, int outcome)
+{
+    if (r->in_time)
+        r->seen[outcome != 0]++;
+}
+
+/* Isolated test runs (fxtest.h) -------------------------------------------------- */
+
+/* What a child reports beside its exit status, in memory shared with the
+ * parent: an exit status of 0 alone could come from a test that called
+ * exit(0) itself. */
+enum { FXT_ISO_NONE, FXT_ISO_PASSED, FXT_ISO_SKIPPED, FXT_ISO_NOT_RUN, FXT_ISO_FAILED };
+
+/* The child's one test and the group's fixtures, which the wrappers call. */
+static CMUnitTestFunction fxt_iso_func;
+static CMFixtureFunction fxt_iso_setup, fxt_iso_teardown;
+static bool fxt_iso_entered, fxt_iso_returned, fxt_iso_teardown_failed;
+
+/* cmocka longjmps out of a test that fails or skips: a test that returned
+ * passed, one that did not and counts no failure skipped. */
+static void fxt_iso_test(void **state)
+{
+    fxt_iso_entered = true;
+    fxt_iso_func(state);
+    fxt_iso_returned = true;
+}
+
+/* The child runs its test as a cmocka group of one, whose "Running 1
+ * test(s)" and summary would clutter the output and repeat the summary line
+ * that scripts count once per binary. The subunit format prints no group
+ * lines, so the child starts in it, and the group fixtures, which cmocka
+ * calls after the group's first line and before its summary, switch to the
+ * standard format around the test. */
+static int fxt_iso_group_setup(void **state)
+{
+    cmocka_set_message_output(CM_OUTPUT_STDOUT);
+    return fxt_iso_setup != NULL ? fxt_iso_setup(state) : 0;
+}
+
+static int fxt_iso_group_teardown(void **state)
+{
+    int r = fxt_iso_teardown != NULL ? fxt_iso_teardown(state) : 0;
+    if (r != 0) {
+        fxt_iso_teardown_failed = true;
+        print_error("[  ERROR   ] --- the group teardown failed (%d)\n", r);
+    }
+    cmocka_set_message_output(CM_OUTPUT_SUBUNIT);
+    return r;
+}
+
+static const int fxt_iso_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static volatile pid_t fxt_iso_current; /* the running test's process (group) */
+static sigset_t fxt_iso_mask;         /* the signal mask before the run */
+
+/* A run interrupted (^C, a kill of the binary) ends its test's processes. */
+static void fxt_iso_interrupted(int sig)
+{
+    pid_t pid = fxt_iso_current;
+    if (pid > 0)
+        kill(-pid, SIGKILL);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static _Noreturn void fxt_iso_child(const char *group, const struct CMUnitTest *test,
+                                    pid_t parent, int *verdict)
+{
+    for (size_t i = 0; i < sizeof fxt_iso_signals / sizeof fxt_iso_signals[0]; i++)
+        signal(fxt_iso_signals[i], SIG_DFL);
+    sigprocmask(SIG_SETMASK, &fxt_iso_mask, NULL);
+    /* Its own process group, which the parent kills whole; and its death
+     * with the parent's (the parent cannot clean up after a SIGKILL). */
+    (void)setpgid(0, 0);
+    (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(125);
+    struct CMUnitTest one = *test;
+    fxt_iso_func = test->test_func;
+    if (one.test_func != NULL)
+        one.test_func = fxt_iso_test;
+    cmocka_set_message_output(CM_OUTPUT_SUBUNIT);
+    int failed = _cmocka_run_group_tests(group, &one, 1, fxt_iso_group_setup,
+                                         fxt_iso_group_teardown);
+    if (failed != 0 || fxt_iso_teardown_failed) {
+        *verdict = FXT_ISO_FAILED; /* cmocka printed why */
+        fflush(NULL);
+        _exit(1); /* not exit(): a failed test may have left a thread holding stdio's locks */
+    }
+    *verdict = fxt_iso_returned  ? FXT_ISO_PASSED
+               : fxt_iso_entered ? FXT_ISO_SKIPPED
+                                 : FXT_ISO_NOT_RUN;
+    /* exit(), not _exit(): a sanitizer's checks at exit (LeakSanitizer's
+     * leak check, ThreadSanitizer's exit status) belong to this test. */
+    exit(0);
+}
+
+/* Runs test in a child: FXT_ISO_PASSED, _SKIPPED, _NOT_RUN or _FAILED (what
+ * cmocka could not say about a failure is printed here). verdict: shared
+ * memory, for the child's word. */
+static int fxt_iso_run_one(const char *group, const struct CMUnitTest *test, int *verdict,
+                           int64_t limit_ns)
+{
+    *verdict = FXT_ISO_NONE;
+    fflush(NULL);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        print_error("[  ERROR   ] --- fork: %s\n", strerror(errno));
+        print_message("[  FAILED  ] %s\n", test->name);
+        return FXT_ISO_FAILED;
+    }
+    if (pid == 0)
+        fxt_iso_child(group, test, parent, verdict);
+    (void)setpgid(pid, pid); /* as the child does: whichever runs first */
+    fxt_iso_current = pid;
+    /* Wait for its end without reaping it (WNOWAIT): while it is unreaped,
+     * its PID, and so its process group's ID, cannot be reused, and the
+     * kill below reaches only what the test left. SIGCHLD is blocked during
+     * the run, so its end is seen at once, however it falls between the
+     * two calls. */
+    int64_t deadline = fxt_now_ns() + limit_ns;
+    bool timed_out = false;
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    for (;;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
+            break;
+        int64_t left = deadline - fxt_now_ns();
+        if (left <= 0) {
+            timed_out = true;
+            kill(pid, SIGKILL); /* should it have no group of its own */
+            break;
+        }
+        struct timespec t = {(time_t)(left / 1000000000), (long)(left % 1000000000)};
+        sigtimedwait(&chld, NULL, &t);
+    }
+    kill(-pid, SIGKILL); /* the test's leftovers, or the whole test if it hangs */
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    fxt_iso_current = 0;
+    if (timed_out) {
+        print_error("[  ERROR   ] --- %s: no verdict within %lld s (FXT_TEST_TIMEOUT): "
+                    "its processes were killed\n",
+                    test->name, (long long)(limit_ns / 1000000000));
+    } else if (WIFSIGNALED(st)) {
+        print_error("[  ERROR   ] --- %s: its process was killed by signal %d (%s)\n", test->name,
+                    WTERMSIG(st), strsignal(WTERMSIG(st)));
+    } else if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && *verdict != FXT_ISO_NONE &&
+               *verdict != FXT_ISO_FAILED) {
+        return *verdict;
+    } else if (WIFEXITED(st) && WEXITSTATUS(st) == 1 && *verdict == FXT_ISO_FAILED) {
+        return FXT_ISO_FAILED; /* cmocka reported it */
+    } else if (*verdict == FXT_ISO_PASSED) {
+        print_error("[  ERROR   ] --- %s: its process exited with status %d after the test "
+                    "passed (a sanitizer's report above?)\n",
+                    test->name, WEXITSTATUS(st));
+    } else {
+        print_error("[  ERROR   ] --- %s: its process exited with status %d before the test "
+                    "ended\n",
+                    test->name, WEXITSTATUS(st));
+    }
+    print_message("[  FAILED  ] %s\n", test->name);
+    return FXT_ISO_FAILED;
+}
+
+/* Whether a test of the group runs: a cmocka test (a name and a function),
+ * selected by the filters. */
+static bool fxt_iso_selected(const struct CMUnitTest *t)
+{
+    if (t->name == NULL ||
+        (t->test_func == NULL && t->setup_func == NULL && t->teardown_func == NULL))
+        return false;
+    const char *only = getenv("CMOCKA_TEST_FILTER"), *skip = getenv("CMOCKA_SKIP_FILTER");
+    if (only != NULL && fnmatch(only, t->name, 0) != 0)
+        return false;
+    return skip == NULL || fnmatch(skip, t->name, 0) != 0;
+}
+
+int fxt_run_group_isolated(const char *group_name, const struct CMUnitTest *tests, size_t n,
+                           CMFixtureFunction group_setup, CMFixtureFunction group_teardown)
+{
+    const char *iso = getenv("FXT_ISOLATE"), *out = getenv("CMOCKA_MESSAGE_OUTPUT");
+    if ((iso != NULL && strcmp(iso, "0") == 0) || (out != NULL && strcasecmp(out, "stdout") != 0))
+        return _cmocka_run_group_tests(group_name, tests, n, group_setup, group_teardown);
+    const char *limit_env = getenv("FXT_TEST_TIMEOUT");
+    long limit_s = limit_env != NULL ? strtol(limit_env, NULL, 10) : 0;
+    if (limit_s <= 0 || limit_s > 86400)
+        limit_s = 60;
+    /* Line-buffered, so that a child's lines reach the log in order with
+     * its unbuffered stderr, and are not lost if it dies. */
+    fflush(stdout);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    fxt_iso_setup = group_setup; /* for the children */
+    fxt_iso_teardown = group_teardown;
+    int *verdict = fxt_shared_alloc(sizeof *verdict);
+    int *outcome = calloc(n > 0 ? n : 1, sizeof *outcome);
+    assert_non_null(outcome);
+    struct sigaction sa, old[sizeof fxt_iso_signals / sizeof fxt_iso_signals[0]];
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fxt_iso_interrupted;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof fxt_iso_signals / sizeof fxt_iso_signals[0]; i++)
+        sigaction(fxt_iso_signals[i], &sa, &old[i]);
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, &fxt_iso_mask);
+
+    unsigned selected = 0, executed = 0, passed = 0, skipped = 0, failed = 0;
+    for (size_t i = 0; i < n; i++)
+        selected += fxt_iso_selected(&tests[i]);
+    print_message("[==========] Running %u test(s).\n", selected);
+    for (size_t i = 0; i < n; i++) {
+        if (!fxt_iso_selected(&tests[i]))
+            continue;
+        outcome[i] = fxt_iso_run_one(group_name, &tests[i], verdict, limit_s * 1000000000LL);
+        executed += outcome[i] != FXT_ISO_NOT_RUN;
+        passed += outcome[i] == FXT_ISO_PASSED;
+        skipped += outcome[i] == FXT_ISO_SKIPPED;
+        failed += outcome[i] == FXT_ISO_FAILED;
+    }
+    /* The summary as cmocka prints it. */
+    print_message("[==========] %u test(s) run.\n", executed);
+    print_error("[  PASSED  ] %u test(s).\n", passed);
+    if (skipped > 0) {
+        print_error("[  SKIPPED ] %u test(s), listed below:\n", skipped);
+        for (size_t i = 0; i < n; i++)
+            if (fxt_iso_selected(&tests[i]) && outcome[i] == FXT_ISO_SKIPPED)
+                print_error("[  SKIPPED ] %s\n", tests[i].name);
+        print_error("\n %u SKIPPED TEST(S)\n", skipped);
+    }
+    if (failed > 0) {
+        print_error("[  FAILED  ] %u test(s), listed below:\n", failed);
+        for (size_t i = 0; i < n; i++)
+            if (fxt_iso_selected(&tests[i]) && outcome[i] == FXT_ISO_FAILED)
+                print_error("[  FAILED  ] %s\n", tests[i].name);
+        print_error("\n %u FAILED TEST(S)\n", failed);
+    }
+    sigprocmask(SIG_SETMASK, &fxt_iso_mask, NULL);
+    /* A SIGCHLD left pending is discarded with its default disposition. */
+    for (size_t i = 0; i < sizeof fxt_iso_signals / sizeof fxt_iso_signals[0]; i++)
+        sigaction(fxt_iso_signals[i], &old[i], NULL);
+    free(outcome);
+    fxt_shared_free(verdict, sizeof *verdict);
+    return failed < 255 ? (int)failed : 255;
 }

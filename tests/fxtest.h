@@ -83,6 +83,12 @@ struct fxt_storm;
 struct fxt_storm *fxt_storm_start(pthread_t target);
 /* Stops the storm; returns how many signals the handler ran (in any thread). */
 long fxt_storm_stop(struct fxt_storm *s);
+/* Lets the storm hit its target: waits until the handler has run n times
+ * since the storm started, for at most cap_ms (the storm or its target may
+ * be slow to run on a loaded machine, and a sanitizer may defer the handler
+ * of a thread asleep in a system call: this does not insist). Returns the
+ * count. For a test that asserts what a thread did while signals hit it. */
+long fxt_storm_hits(long n, int cap_ms);
 
 /* The no-system-call proof: runs fn(arg) in a forked child under a seccomp
  * filter that kills the child with SIGSYS if it makes a futex or futex_waitv
@@ -250,5 +256,84 @@ void fxt_cancel_blocked(struct fxt_cancel *c, int timeout_ms);
  * for the cancellation with cancellation disabled, then enables it and calls
  * c->wait, which must act on it; asserts as fxt_cancel_blocked. */
 void fxt_cancel_pending(struct fxt_cancel *c, int timeout_ms);
+
+/* Races against a deadline -----------------------------------------------------
+ *
+ * A regression test that releases (signals, unlocks) around a timed waiter's
+ * deadline, round after round, must see both outcomes of the race (the
+ * waiter released, or timed out) to have exercised it. A round's release
+ * point lies from 100 us before to 400 us after the deadline, which was set
+ * a lead time ahead; on a loaded machine the waiter may take longer than
+ * that lead to fall asleep, and the release then comes late and proves
+ * nothing about the race. So only the rounds released at their point (and
+ * not preempted on the way) count, a round that reached its point late
+ * doubles the lead of the next (4 ms at first, 256 ms at most), and the
+ * rounds go on past the test's number until both outcomes were counted (ten
+ * times the number at most). The release sleeps until shortly before its
+ * point and spins the rest: a thread that spun through the whole lead would
+ * be preempted at the point. */
+struct fxt_race {
+    int64_t lead_ns;   /* how far ahead the next round's deadline is */
+    int64_t margin_ns; /* how long before the point the release's spin starts */
+    int64_t at_ns;     /* this round's release point */
+    bool in_time;      /* this round's release came at its point */
+    int rounds;        /* rounds begun */
+    int late;          /* rounds whose release came late */
+    int seen[2];       /* counted rounds that ended each way */
+};
+#define FXT_RACE_INIT {4000000, 200000, 0, false, 0, 0, {0, 0}}
+/* Whether to begin another round: at least `rounds` of them, then on until
+ * both outcomes were counted, ten times `rounds` at most. */
+bool fxt_race_next(struct fxt_race *r, int rounds);
+/* The deadline for this round's waiter: the lead from now. */
+struct timespec fxt_race_deadline(const struct fxt_race *r);
+/* Once the waiter sleeps (or has returned): spins until the round's point
+ * around deadline and calls release(arg) there; its result. */
+int fxt_race_release(struct fxt_race *r, const struct timespec *deadline, int (*release)(void *),
+                     void *arg);
+/* The round's outcome (0 or 1), counted if it was released at its point. */
+void fxt_race_count(struct fxt_race *r, int outcome);
+
+/* Isolated test runs -----------------------------------------------------------
+ *
+ * fxt_run_group_tests replaces cmocka_run_group_tests in every test binary's
+ * main: each test of the group runs in a forked child process of its own.
+ * A failing assertion longjmps out of the test function and leaves behind
+ * whatever the test started: threads still running or asleep in a primitive,
+ * locks they hold, the test's stack and arena objects they use. In one
+ * process those break the tests after it; in a child of its own they die
+ * with it (its whole process group is killed once it ends), so a failure,
+ * a crash or a hang stays in the test that caused it.
+ *
+ * The parent stays single-threaded and runs no test, so every child starts
+ * from the same state: the library's per-process state (cached TIDs, the
+ * probes' answers) is that of a process that has run nothing, and no test
+ * may rely on state set by an earlier one. The group's setup and teardown run in each
+ * child, around its one test. The parent prints cmocka's frame ("Running N
+ * test(s)", the summary with "[  PASSED  ] N test(s)." and the failed
+ * tests' names); each child prints its test's lines ([ RUN ], [ OK ],
+ * [ FAILED ] with cmocka's message), and the parent names what cmocka
+ * cannot: a test whose process died of a signal (CMOCKA_TEST_ABORT=1 turns
+ * a failed assertion into that), exited on its own, failed a sanitizer's
+ * check at its exit (ThreadSanitizer's exit status 66, LeakSanitizer's 23),
+ * or gave no verdict within FXT_TEST_TIMEOUT seconds (60 by default, below
+ * the binaries' ctest TIMEOUT).
+ *
+ * Environment: CMOCKA_TEST_FILTER and CMOCKA_SKIP_FILTER select tests by
+ * name (fnmatch patterns, as cmocka 2 reads them). FXT_ISOLATE=0 runs the
+ * group in one process, as cmocka_run_group_tests does (a debugger's view);
+ * so does a CMOCKA_MESSAGE_OUTPUT other than STDOUT (TAP, SUBUNIT and XML
+ * number or collect the tests of a whole group). Returns the number of
+ * failed tests (at most 255: a process's exit status). */
+int fxt_run_group_isolated(const char *group_name, const struct CMUnitTest *tests, size_t n,
+                           CMFixtureFunction group_setup, CMFixtureFunction group_teardown);
+#define fxt_run_group_tests(group_tests, group_setup, group_teardown)                      \
+    fxt_run_group_isolated(#group_tests, group_tests,                                      \
+                           sizeof(group_tests) / sizeof((group_tests)[0]), group_setup,   \
+                           group_teardown)
+#define fxt_run_group_tests_name(group_name, group_tests, group_setup, group_teardown)     \
+    fxt_run_group_isolated(group_name, group_tests,                                        \
+                           sizeof(group_tests) / sizeof((group_tests)[0]), group_setup,   \
+                           group_teardown)
 
 #endif /* FXTEST_H */

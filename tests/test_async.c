@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "fxtest.h"
+#include "fxfault.h" /* fxf_count_at_thread */
 
 #include <dirent.h>
 #include <errno.h>
@@ -233,20 +234,38 @@ static int threads_settled(int want)
     return n;
 }
 
-/* The thread count at rest: once it has not changed for 20 ms (threads of
- * earlier tests may still be leaving; a sanitizer runtime may have threads of
- * its own, so the count at rest is not known in advance). */
+/* Waits (up to 5 s) until thread `tid` of this process is gone from /proc:
+ * pthread_join returns when the kernel clears the thread's TID word, a moment
+ * before the task is released, and until then its TID still looks alive. */
+static void wait_thread_gone(pid_t tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d", (int)tid);
+    int64_t limit = fxt_now_ns() + 5000 * MS;
+    while (access(path, F_OK) == 0) {
+        assert_true(fxt_now_ns() < limit);
+        usleep(200);
+    }
+}
+
+static void *note_tid_main(void *p)
+{
+    __atomic_store_n((pid_t *)p, fxt_gettid(), __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* The thread count of the test's process at rest, before the test starts a
+ * thread of the library's. The test runs in a process of its own
+ * (fxt_run_group_tests): no thread of an earlier test can still be leaving.
+ * A thread of ours is started, joined and seen gone first, so that a runtime
+ * that starts a thread of its own with the first pthread_create (a
+ * sanitizer's) has done so. */
 static int threads_at_rest(void)
 {
-    int64_t limit = fxt_now_ns() + 5000 * MS;
-    int n = count_threads(), same = 0;
-    while (same < 20 && fxt_now_ns() < limit) {
-        usleep(1000);
-        int m = count_threads();
-        same = m == n ? same + 1 : 0;
-        n = m;
-    }
-    return n;
+    pid_t tid = 0;
+    fxt_join(fxt_thread(note_tid_main, &tid));
+    wait_thread_gone(__atomic_load_n(&tid, __ATOMIC_ACQUIRE));
+    return count_threads();
 }
 
 /* Whether a line of /proc/<tid>/syscall shows a futex call on addr
@@ -613,11 +632,15 @@ static void test_cancel_before_wake_leaves_mutex_to_others(void **state)
 struct blocked_locker {
     fx_mutex *m;
     int result; /* -1 until the lock call returned */
+    pid_t tid;  /* its TID once it runs (atomic) */
+    int32_t go; /* fxt_flag: 1 once it may lock */
 };
 
 static void *blocked_locker_main(void *p)
 {
     struct blocked_locker *b = p;
+    __atomic_store_n(&b->tid, fxt_gettid(), __ATOMIC_RELEASE);
+    fxt_flag_wait(&b->go, 1, LIMIT_MS);
     struct timespec d = fx_deadline_in(10000 * MS);
     int r = fx_mutex_timedlock(b->m, &d);
     __atomic_store_n(&b->result, r, __ATOMIC_RELEASE);
@@ -639,7 +662,25 @@ static void test_cancel_after_wake_passes_the_wake_on(void **state)
     b->m = m;
     b->result = -1;
     pthread_t t = fxt_thread(blocked_locker_main, b);
+    /* The locker's first recheck re-reads the word, and in private memory
+     * it is its only one (the sleeps after it have no timer): it must have
+     * come and gone before the release, or it could take the mutex that
+     * the release leaves free for the waiter it woke. */
+    int64_t limit = fxt_now_ns() + LIMIT_MS * MS;
+    pid_t tid;
+    while ((tid = __atomic_load_n(&b->tid, __ATOMIC_ACQUIRE)) == 0) {
+        assert_true(fxt_now_ns() < limit);
+        sched_yield();
+    }
+    fxf_count_at_thread("futex.scope.private", tid);
+    fxt_flag_set(&b->go, 1);
     wait_futex_sleepers(&m->state, own_sleepers(state) + 1);
+    limit = fxt_now_ns() + LIMIT_MS * MS;
+    while (fxf_counted() == 0) {
+        assert_true(fxt_now_ns() < limit);
+        usleep(1000);
+    }
+    assert_true(fxt_wait_asleep(tid, &m->state, LIMIT_MS));
     holder_release(h);
     assert_int_equal(wait_readable(fx_async_fd(w), 5000), 1);
     holder_join(h);
@@ -667,8 +708,10 @@ static void test_destroy_while_armed_cancels(void **state)
 
 static void test_cancel_and_destroy_leak_no_fd_or_thread(void **state)
 {
+    int threads = threads_at_rest();
     fx_async_destroy(new_waiter(state)); /* skips when unavailable */
-    int fds = count_fds(), threads = threads_at_rest();
+    int fds = count_fds();
+    assert_int_equal(threads_settled(threads), threads);
     for (int i = 0; i < 6; i++) {
         fx_async *w = new_waiter(state);
         /* io_uring: the eventfd and the ring; thread: the eventfd and a
@@ -1483,20 +1526,6 @@ static void rholder_join(struct rholder *h)
     join_within(h->thread);
 }
 
-/* Waits (up to 5 s) until thread `tid` of this process is gone from /proc:
- * pthread_join returns when the kernel clears the thread's TID word, a moment
- * before the task is released, and until then its TID still looks alive. */
-static void wait_thread_gone(pid_t tid)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d", (int)tid);
-    int64_t limit = fxt_now_ns() + 5000 * MS;
-    while (access(path, F_OK) == 0) {
-        assert_true(fxt_now_ns() < limit);
-        usleep(200);
-    }
-}
-
 /* An rmutex whose owner thread has exited holding it (and is gone); its TID
  * in *tid (when not NULL). An owner with a robust list (its word names it
  * without FX_RMUTEX_PROBED) is reported by the kernel at its exit: the word
@@ -1986,8 +2015,10 @@ static void test_rmutex_cancel_after_wake_passes_the_wake_on(void **state)
 
 static void test_rmutex_cancel_and_destroy_leak_no_fd_or_thread(void **state)
 {
+    int threads = threads_at_rest();
     fx_async_destroy(new_waiter(state)); /* skips when unavailable */
-    int fds = count_fds(), threads = threads_at_rest();
+    int fds = count_fds();
+    assert_int_equal(threads_settled(threads), threads);
     for (int i = 0; i < 4; i++) {
         fx_async *w = new_waiter(state);
         fx_rmutex *m = arena_rmutex();
@@ -2770,8 +2801,8 @@ int main(void)
     };
     const struct CMUnitTest uring[] = {BACKEND_TESTS(&backend_uring)};
     const struct CMUnitTest thread[] = {BACKEND_TESTS(&backend_thread)};
-    int failed = cmocka_run_group_tests_name("async_backends", backends, NULL, NULL);
-    failed += cmocka_run_group_tests_name("async_uring", uring, NULL, NULL);
-    failed += cmocka_run_group_tests_name("async_thread", thread, NULL, NULL);
-    return failed;
+    int failed = fxt_run_group_tests_name("async_backends", backends, NULL, NULL);
+    failed += fxt_run_group_tests_name("async_uring", uring, NULL, NULL);
+    failed += fxt_run_group_tests_name("async_thread", thread, NULL, NULL);
+    return failed < 255 ? failed : 255;
 }

@@ -2223,5 +2223,5 @@ int main(void)
                                                    .test_func = run_twin,
                                                    .initial_state = (void *)&twins[i]};
     print_totals(NROWS);
-    return _cmocka_run_group_tests("badstate", tests, NROWS + NTWINS + 4, NULL, NULL);
+    return fxt_run_group_isolated("badstate", tests, NROWS + NTWINS + 4, NULL, NULL);
 }

@@ -14,13 +14,6 @@
 
 #define SERIAL FX_BARRIER_SERIAL_THREAD
 
-static void sleep_ms(int ms)
-{
-    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&t, &t) != 0) {
-    }
-}
-
 /* --- single thread: values and return codes ------------------------------ */
 
 static void test_zero_bytes_with_one_party_is_always_serial(void **state)
@@ -317,7 +310,7 @@ static void test_signal_storm_never_interrupts_wait(void **state)
     pthread_t t = fxt_thread(waiter_main, &w);
     fxt_wait_sleeping(&w.tid, &b.state);
     struct fxt_storm *storm = fxt_storm_start(t);
-    sleep_ms(40); /* signals hit the sleeper: duration, not sync */
+    fxt_storm_hits(100, 500); /* signals hit the sleeper */
     assert_int_equal(__atomic_load_n(&w.result, __ATOMIC_ACQUIRE), -2);
     assert_int_equal(fx_barrier_wait(&b, 2), SERIAL);
     fxt_join(t);
@@ -397,5 +390,5 @@ int main(void)
         cmocka_unit_test(test_signal_storm_keeps_the_deadline),
         cmocka_unit_test(test_rounds_without_sleepers_make_no_futex_call),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

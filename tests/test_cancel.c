@@ -206,5 +206,5 @@ int main(void)
             test_sem_timedwait_past_a_recheck_reads_the_clock_only_with_deferred_cancellation),
         cmocka_unit_test(test_cond_waits_read_the_clock_only_with_deferred_cancellation),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

@@ -647,7 +647,7 @@ static void test_signal_handlers_never_make_wait_return_eintr(void **state)
     pthread_t t = fxt_thread(stormed_main, &s);
     ASSERT_EVENTUALLY((__atomic_load_n(&b.c.waiters, __ATOMIC_SEQ_CST) == 1));
     struct fxt_storm *storm = fxt_storm_start(t);
-    usleep(50000); /* let the storm hit the sleeping waiter */
+    fxt_storm_hits(100, 500); /* the storm hits the sleeping waiter */
     fx_mutex_lock(&b.m);
     s.go = 1;
     assert_int_equal(fx_cond_signal(&b.c), 0);
@@ -2043,11 +2043,20 @@ static void test_rmutex_signal_handlers_never_make_wait_or_reacquire_return_eint
     pthread_t t = fxt_thread(rstormed_main, s);
     ASSERT_EVENTUALLY((__atomic_load_n(&s->c.waiters, __ATOMIC_SEQ_CST) == 1));
     struct fxt_storm *storm = fxt_storm_start(t);
-    usleep(30000); /* let the storm hit the sleeping waiter */
+    fxt_storm_hits(100, 500); /* the storm hits the sleeping waiter */
     assert_int_equal(fx_rmutex_lock(&s->m), 0);
     s->go = 1;
     assert_int_equal(fx_cond_signal(&s->c), 0);
-    usleep(60000); /* ... and the waiter blocked on the rmutex (past a re-check) */
+    /* ... and the waiter blocked on the rmutex: once it has set the WAITERS
+     * bit (not its sleep, which the storm may never let a sampler see under
+     * an emulator), more signals. */
+    ASSERT_EVENTUALLY((__atomic_load_n(&s->m.owner, __ATOMIC_SEQ_CST) & FX_RMUTEX_WAITERS) != 0);
+    fxt_storm_hits(fxt_signal_count() + 100, 500);
+    /* Where the waiter judges this owner by liveness checks (a PROBED
+     * owner, as under qemu-user), the storm spans one of them too: a
+     * duration, not synchronization. */
+    if (s->m.owner & FX_RMUTEX_PROBED)
+        usleep(3 * FX_RMUTEX_RECHECK_MS * 1000 / 2);
     assert_int_equal(fx_rmutex_unlock(&s->m), 0);
     fxt_join(t);
     long sigs = fxt_storm_stop(storm);
@@ -2243,5 +2252,5 @@ int main(void)
         cmocka_unit_test(test_mutex_and_rmutex_waiters_at_once_are_all_released),
         cmocka_unit_test(test_cond_switches_between_mutex_and_rmutex_once_nobody_waits),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

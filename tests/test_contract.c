@@ -3995,5 +3995,5 @@ int main(void)
         tests[i].initial_state = (void *)&rows[i];
     }
     print_message("contract: %zu promises\n", NROWS);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

@@ -718,5 +718,5 @@ int main(void)
         cmocka_unit_test(counter_wait_under_signal_storm_never_returns_eintr),
         cmocka_unit_test(counter_wait_under_signal_storm_keeps_the_deadline),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

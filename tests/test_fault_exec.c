@@ -380,5 +380,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(rmutex_owner_killed_by_another_threads_exec_is_recovered_as_glibc),
         cmocka_unit_test(once_non_main_initialiser_that_execs_is_left_to_recover),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

@@ -90,5 +90,5 @@ int main(void)
         cmocka_unit_test(fork_child_handler_running_before_the_librarys_is_not_the_parent),
         cmocka_unit_test(child_of_a_fork_without_atfork_handlers_is_not_the_parent),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

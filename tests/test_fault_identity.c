@@ -630,5 +630,5 @@ int main(void)
         cmocka_unit_test(once_zombie_initialiser_is_dead_with_no_file_descriptor_left),
         cmocka_unit_test(once_waiter_under_a_periodic_signal_takes_over_from_a_dead_initialiser),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

@@ -866,5 +866,5 @@ int main(void)
         cmocka_unit_test(cond_wait_rmutex_relock_does_not_act_on_a_pending_cancel),
         cmocka_unit_test(rmutex_verdicts_do_not_change_without_file_descriptors),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

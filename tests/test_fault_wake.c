@@ -375,5 +375,5 @@ int main(void)
         cmocka_unit_test(test_rmutex_cond_waiters_recover_when_signalled_process_dies),
         cmocka_unit_test(test_rmutex_cond_waiters_recover_when_signaller_dies_before_wake),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

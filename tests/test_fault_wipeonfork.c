@@ -419,5 +419,5 @@ int main(void)
         cmocka_unit_test(first_use_creates_no_process),
         cmocka_unit_test(wipe_of_a_partial_page_is_refused),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

@@ -285,5 +285,5 @@ int main(void)
         cmocka_unit_test(far_mutex_poll_under_signal_storm_acquires_on_unlock),
         cmocka_unit_test(far_rmutex_waiter_takes_a_lock_released_without_a_wake),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

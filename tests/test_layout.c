@@ -141,5 +141,5 @@ int main(void)
         cmocka_unit_test(golden_table_is_the_one_of_its_layout),
         cmocka_unit_test(running_library_has_the_built_layout),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

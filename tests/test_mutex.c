@@ -915,38 +915,40 @@ static void wait_asleep_or_done(struct locker *l)
  * or re-marking the word, P would sleep forever. P must always get the lock. */
 #define RACE_ROUNDS 200
 
+static int unlock_mutex(void *m)
+{
+    return fx_mutex_unlock(m);
+}
+
 static void mutex_timeout_racing_unlock_loses_no_wake(void **state)
 {
     (void)state;
     fx_mutex *m = mutex_new();
-    int timed_out = 0, acquired = 0;
-    for (int round = 0; round < RACE_ROUNDS; round++) {
+    struct fxt_race race = FXT_RACE_INIT;
+    while (fxt_race_next(&race, RACE_ROUNDS)) {
         assert_int_equal(fx_mutex_lock(m), 0);
-        struct timespec d = fx_deadline_in(4 * FX_NSEC_PER_MSEC);
+        struct timespec d = fxt_race_deadline(&race);
         struct locker *t = locker_start(m, OP_TIMEDLOCK, &d, NULL, 0);
         wait_asleep_or_done(t);
         struct locker *p = locker_start(m, OP_LOCK, NULL, NULL, 0);
         locker_wait_asleep(p);
         /* Unlock from 100 us before to 400 us after the deadline (the
          * kernel's timer slack and wake-up latency put the real race some
-         * way after it), in 25 us steps. */
-        int64_t at = fxt_ts_ns(&d) + ((round % 21) - 4) * 25000;
-        while (fxt_now_ns() < at)
-            ;
-        assert_int_equal(fx_mutex_unlock(m), 0);
+         * way after it), in 25 us steps (fxt_race_release). */
+        assert_int_equal(fxt_race_release(&race, &d, unlock_mutex, m), 0);
         int rt = locker_join(t);
         assert_true(rt == 0 || rt == ETIMEDOUT);
-        if (rt == 0)
-            acquired++;
-        else
-            timed_out++;
+        fxt_race_count(&race, rt == 0);
         assert_int_equal(locker_join(p), 0);
         assert_int_equal(state_of(m), FX_MUTEX_UNLOCKED);
     }
-    /* The rounds straddled the race: T sometimes got the lock, sometimes
-     * timed out (otherwise the test would not have exercised the race). */
-    assert_true(timed_out > 0);
-    assert_true(acquired > 0);
+    /* The rounds released at their point straddled the race: T sometimes
+     * got the lock, sometimes timed out (otherwise the test would not have
+     * exercised the race). */
+    print_message("# %d rounds (%d released late): %d timed out, %d acquired\n", race.rounds,
+                  race.late, race.seen[0], race.seen[1]);
+    assert_true(race.seen[0] > 0);
+    assert_true(race.seen[1] > 0);
 }
 
 /* N waiters blocked; one release; all N must eventually acquire (each unlock
@@ -1061,5 +1063,5 @@ int main(void)
         cmocka_unit_test(mutex_all_waiters_acquire_after_release),
         cmocka_unit_test(mutex_barging_locker_strands_no_sleeper),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

@@ -15,13 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static void sleep_ms(int ms)
-{
-    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&t, &t) != 0) {
-    }
-}
-
 static void count_call(void *p)
 {
     __atomic_fetch_add((int32_t *)p, 1, __ATOMIC_RELAXED);
@@ -527,7 +520,7 @@ static void test_signal_storm_never_interrupts_a_waiter(void **state)
     pthread_t tw = fxt_thread(storm_waiter_main, &w);
     fxt_wait_sleeping(&w.tid, &g.o.state);
     struct fxt_storm *storm = fxt_storm_start(tw);
-    sleep_ms(40); /* signals hit the sleeper: duration, not sync */
+    fxt_storm_hits(100, 500); /* signals hit the sleeper */
     assert_int_equal(__atomic_load_n(&w.result, __ATOMIC_ACQUIRE), -1);
     __atomic_store_n(&g.release, 1, __ATOMIC_RELEASE);
     fxt_join(t);
@@ -581,5 +574,5 @@ int main(void)
         cmocka_unit_test(test_signal_storm_never_interrupts_a_waiter),
         cmocka_unit_test(test_uncontended_and_done_calls_make_no_futex_call),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

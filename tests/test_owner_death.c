@@ -450,5 +450,5 @@ int main(void)
         TEST_ROWS(owner_on_host_waiter_in_container),
         TEST_ROWS(sibling_containers),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

@@ -353,44 +353,54 @@ static void wait_asleep_or_done(const pid_t *tid, const int32_t *done, const voi
     }
 }
 
-/* Waiter 1 waits without a deadline, waiter 0 with one 4 ms away; a single
- * signal comes from 100 us before to 400 us after that deadline. Either
- * waiter 0 was released (it returns 0, even if its deadline passed as it
- * woke), or it timed out and the signal released waiter 1: a timed-out
- * waiter never swallows the wake. */
+/* Reports how the rounds of a race went; true when both outcomes were seen
+ * among the rounds released at their point (fxtest.h, fxt_race). */
+static bool race_straddled(const char *what, const struct fxt_race *r)
+{
+    print_message("# %d rounds (%d released late): %d timed out, %d %s\n", r->rounds, r->late,
+                  r->seen[0], r->seen[1], what);
+    return r->seen[0] > 0 && r->seen[1] > 0;
+}
+
+static int signal_cond(void *c)
+{
+    return fx_cond_signal(c);
+}
+
+/* Waiter 1 waits without a deadline, waiter 0 with one a few ms away; a
+ * single signal comes from 100 us before to 400 us after that deadline.
+ * Either waiter 0 was released (it returns 0, even if its deadline passed
+ * as it woke), or it timed out and the signal released waiter 1: a
+ * timed-out waiter never swallows the wake. */
 #define RACE_ROUNDS 84
 
 static void cond_timeout_racing_signal_loses_no_wakeup(void **state)
 {
     (void)state;
-    int timed_out = 0, released = 0;
-    for (int round = 0; round < RACE_ROUNDS; round++) {
+    struct fxt_race race = FXT_RACE_INIT;
+    while (fxt_race_next(&race, RACE_ROUNDS)) {
         struct cond_case *cc = fxt_arena(sizeof *cc);
         struct cond_arg *args = fxt_arena(2 * sizeof *args);
         pthread_t th[2];
         args[1] = (struct cond_arg){cc, 1};
         th[1] = fxt_thread(cond_waiter, &args[1]);
         fxt_wait_sleeping(&cc->tid[1], &cc->c.seq);
-        cc->deadline = fx_deadline_in(4 * FX_NSEC_PER_MSEC);
+        cc->deadline = fxt_race_deadline(&race);
         args[0] = (struct cond_arg){cc, 0};
         th[0] = fxt_thread(cond_waiter, &args[0]);
         wait_asleep_or_done(&cc->tid[0], &cc->done[0], &cc->c.seq);
-        int64_t at = fxt_ts_ns(&cc->deadline) + ((round % 21) - 4) * 25000;
-        while (fxt_now_ns() < at)
-            ;
-        assert_int_equal(fx_cond_signal(&cc->c), 0);
+        assert_int_equal(fxt_race_release(&race, &cc->deadline, signal_cond, &cc->c), 0);
         assert_true(fxt_join_timed(th[0], 10000, NULL));
         assert_true(cc->result[0] == 0 || cc->result[0] == ETIMEDOUT);
+        fxt_race_count(&race, cc->result[0] == 0);
         if (cc->result[0] == ETIMEDOUT) {
             /* The signal's wake went to waiter 1 (nothing else will come). */
-            timed_out++;
             assert_true(fxt_join_timed(th[1], 10000, NULL));
         } else {
             /* Waiter 0 was released. Waiter 1 may be too: a waiter that had
              * left the kernel at its deadline when the signal advanced the
              * sequence counts as released, and the signal's wake then finds
              * waiter 1 asleep (cond.h: exactly one only when all sleep). */
-            released++;
             assert_int_equal(fx_cond_broadcast(&cc->c), 0);
             assert_true(fxt_join_timed(th[1], 10000, NULL));
         }
@@ -398,8 +408,7 @@ static void cond_timeout_racing_signal_loses_no_wakeup(void **state)
         assert_int_equal(cc->c.waiters, 0);
     }
     /* The rounds straddled the race (otherwise it was not exercised). */
-    assert_true(timed_out > 0);
-    assert_true(released > 0);
+    assert_true(race_straddled("released", &race));
 }
 
 /* --- fx_rmutex: an unlock racing a timed waiter's deadline -------------------- */
@@ -449,36 +458,35 @@ static void *rm_waiter(void *arg)
  * without taking the wake, and the second waiter gets the mutex. (A blocked
  * rmutex waiter also wakes every FX_RMUTEX_RECHECK_MS to check the owner's
  * liveness, so a lost wake would only delay it: the test checks the mark.) */
+static int unlock_rmutex(void *m)
+{
+    return fx_rmutex_unlock(m);
+}
+
 static void rmutex_timeout_racing_unlock_keeps_the_waiters_bit(void **state)
 {
     (void)state;
-    int timed_out = 0, acquired = 0;
-    for (int round = 0; round < RACE_ROUNDS; round++) {
+    struct fxt_race race = FXT_RACE_INIT;
+    while (fxt_race_next(&race, RACE_ROUNDS)) {
         struct rm_case *rc = fxt_arena(sizeof *rc);
         assert_int_equal(fx_rmutex_lock(&rc->m), 0);
         pthread_t t1 = fxt_thread(rm_waiter, rc);
         fxt_wait_sleeping(&rc->tid[1], &rc->m.owner);
-        rc->deadline = fx_deadline_in(4 * FX_NSEC_PER_MSEC);
+        rc->deadline = fxt_race_deadline(&race);
         pthread_t t0 = fxt_thread(rm_timed_waiter, rc);
         wait_asleep_or_done(&rc->tid[0], &rc->done[0], &rc->m.owner);
-        int64_t at = fxt_ts_ns(&rc->deadline) + ((round % 21) - 4) * 25000;
-        while (fxt_now_ns() < at)
-            ;
-        assert_int_equal(fx_rmutex_unlock(&rc->m), 0);
+        assert_int_equal(fxt_race_release(&race, &rc->deadline, unlock_rmutex, &rc->m), 0);
         assert_true(fxt_join_timed(t0, 10000, NULL));
         assert_true(fxt_join_timed(t1, 10000, NULL));
         assert_int_equal(rc->result[1], 0);
-        if (rc->result[0] == 0) {
-            acquired++;
+        if (rc->result[0] == 0)
             assert_int_equal(rc->held_word, rc->word | FX_RMUTEX_WAITERS);
-        } else {
+        else
             assert_int_equal(rc->result[0], ETIMEDOUT);
-            timed_out++;
-        }
+        fxt_race_count(&race, rc->result[0] == 0);
         assert_int_equal(rc->m.owner, 0);
     }
-    assert_true(timed_out > 0);
-    assert_true(acquired > 0);
+    assert_true(race_straddled("acquired", &race));
 }
 
 int main(void)
@@ -492,5 +500,5 @@ int main(void)
         cmocka_unit_test(cond_timeout_racing_signal_loses_no_wakeup),
         cmocka_unit_test(rmutex_timeout_racing_unlock_keeps_the_waiters_bit),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

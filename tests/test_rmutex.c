@@ -1649,5 +1649,5 @@ int main(void)
         cmocka_unit_test(test_acquire_step_reports_word_value_and_recheck_time),
         cmocka_unit_test(test_abandoned_wait_passes_the_wake_on),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

@@ -1398,5 +1398,5 @@ int main(void)
         cmocka_unit_test(test_signal_storm_keeps_the_deadline),
         cmocka_unit_test(test_uncontended_operations_make_no_futex_call),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

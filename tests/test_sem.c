@@ -22,13 +22,6 @@ static void wait_slot(const int32_t *slot, int32_t want)
     }
 }
 
-static void sleep_ms(int ms)
-{
-    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&t, &t) != 0) {
-    }
-}
-
 /* --- values and return codes -------------------------------------------- */
 
 static void test_zero_bytes_are_an_empty_semaphore(void **state)
@@ -625,7 +618,7 @@ static void test_signal_storm_never_interrupts_wait(void **state)
     pthread_t t = fxt_thread(waiter_main, &w);
     wait_slot(&s.waiters, 1);
     struct fxt_storm *storm = fxt_storm_start(t);
-    sleep_ms(50); /* let signals hit the sleeping waiter: duration, not sync */
+    fxt_storm_hits(100, 500); /* signals hit the sleeping waiter */
     assert_int_equal(__atomic_load_n(&w.result, __ATOMIC_ACQUIRE), -1);
     assert_int_equal(fx_sem_post(&s), 0);
     fxt_join(t);
@@ -743,5 +736,5 @@ int main(void)
         cmocka_unit_test(test_uncontended_operations_make_no_futex_call),
         cmocka_unit_test(test_no_futex_proof_catches_a_blocking_wait),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

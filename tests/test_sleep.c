@@ -910,5 +910,5 @@ int main(void)
         cmocka_unit_test(test_probed_waiters_of_one_object_share_one_prober),
         cmocka_unit_test(test_probe_role_passes_when_the_prober_times_out),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

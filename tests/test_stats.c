@@ -396,5 +396,5 @@ int main(void)
         cmocka_unit_test_setup(test_counts_belong_to_the_calling_process, reset_all),
 #endif
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

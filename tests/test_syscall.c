@@ -94,5 +94,5 @@ int main(void)
         cmocka_unit_test(result_above_2_gib_is_an_address_not_an_error),
         cmocka_unit_test(failure_is_minus_errno_and_errno_is_kept),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

@@ -391,5 +391,5 @@ int main(void)
         cmocka_unit_test(deadline_from_realtime_times_out_a_timed_lock),
         cmocka_unit_test(ts_sub_is_exact_and_saturates_at_the_ends_of_time_t),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

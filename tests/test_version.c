@@ -43,5 +43,5 @@ int main(void)
         cmocka_unit_test(version_string_is_major_minor_patch),
         cmocka_unit_test(layout_version_matches_the_header),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

@@ -1620,5 +1620,5 @@ int main(void)
         cmocka_unit_test(test_worker_handle_is_opaque_storage_of_pinned_size),
         cmocka_unit_test(test_worker_bad_input_gives_einval_a_full_table_enospc_a_non_child_echild),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return fxt_run_group_tests(tests, NULL, NULL);
 }

@@ -198,7 +198,7 @@ int main()
         cmocka_unit_test(test_zero_filled_barrier_without_a_count_calls_the_error_handler),
         cmocka_unit_test(test_call_once_runs_once_without_exceptions),
     };
-    int r = cmocka_run_group_tests(tests, nullptr, nullptr);
+    int r = fxt_run_group_tests(tests, nullptr, nullptr);
     fxt_shared_free(g_reported, sizeof *g_reported);
     return r;
 }

@@ -357,5 +357,5 @@ int main()
         cmocka_unit_test(test_lock_robust_reports_owner_dead_then_not_recoverable),
         cmocka_unit_test(test_lock_robust_of_a_free_mutex_gives_no_error),
     };
-    return cmocka_run_group_tests(tests, nullptr, nullptr);
+    return fxt_run_group_tests(tests, nullptr, nullptr);
 }

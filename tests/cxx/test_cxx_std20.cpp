@@ -342,5 +342,5 @@ int main()
         cmocka_unit_test(test_condition_variable_waits_on_a_futexsync_unique_lock),
         cmocka_unit_test(test_condition_variable_waits_on_the_held_mutex_itself),
     };
-    return cmocka_run_group_tests(tests, nullptr, nullptr);
+    return fxt_run_group_tests(tests, nullptr, nullptr);
 }

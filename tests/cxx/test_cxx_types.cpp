@@ -368,5 +368,5 @@ int main()
         cmocka_unit_test(test_notify_on_a_corrupt_condition_variable_terminates_with_a_message),
         cmocka_unit_test(test_unique_lock_relocked_while_held_throws_edeadlk),
     };
-    return cmocka_run_group_tests(tests, nullptr, nullptr);
+    return fxt_run_group_tests(tests, nullptr, nullptr);
 }

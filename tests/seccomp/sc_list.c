@@ -31,15 +31,16 @@
 /* Every name the lists may use, on any architecture. */
 static const char *const known[] = {
     "access", "arch_prctl", "brk", "clock_gettime", "clock_gettime64", "clock_nanosleep",
-    "clock_nanosleep_time64", "clone", "clone3", "close", "epoll_create1", "epoll_ctl",
-    "eventfd2", "execve", "exit", "exit_group", "faccessat", "fcntl", "fstat", "fstatat64",
-    "futex", "futex_time64", "futex_waitv", "get_robust_list", "getdents64", "getpid",
-    "getrandom", "gettid", "io_uring_enter", "io_uring_register", "io_uring_setup", "ioctl",
-    "kill", "madvise", "mmap", "mprotect", "munmap", "newfstatat", "openat", "pause",
-    "pidfd_open", "pipe2", "poll", "ppoll", "prctl", "pread64", "preadv", "prlimit64",
-    "process_vm_readv", "read", "restart_syscall", "rseq", "rt_sigaction", "rt_sigprocmask",
-    "rt_sigreturn", "sched_yield", "seccomp", "set_robust_list", "set_tid_address", "socketpair", "stat",
-    "statx", "tgkill", "unshare", "wait4", "waitid", "write",
+    "clock_nanosleep_time64", "clone", "clone3", "close", "epoll_create1", "epoll_ctl", "eventfd2",
+    "execve", "exit", "exit_group", "faccessat", "fcntl", "fstat", "fstatat64", "futex",
+    "futex_time64", "futex_waitv", "get_robust_list", "getdents64", "getpid", "getppid",
+    "getrandom", "gettid", "io_uring_enter", "io_uring_register", "io_uring_setup", "ioctl", "kill",
+    "madvise", "mmap", "mprotect", "munmap", "newfstatat", "openat", "pause", "pidfd_open", "pipe2",
+    "poll", "ppoll", "prctl", "pread64", "preadv", "prlimit64", "process_vm_readv", "read",
+    "restart_syscall", "rseq", "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigtimedwait",
+    "rt_sigtimedwait_time64", "sched_yield", "seccomp", "set_robust_list", "setpgid",
+    "set_tid_address", "socketpair", "stat", "statx", "tgkill", "unshare", "wait4", "waitid",
+    "write",
 };
 
 /* The numbers of those this architecture has. */
@@ -125,6 +126,9 @@ static const struct {
 #endif
 #ifdef SYS_getpid
     SC_E(getpid),
+#endif
+#ifdef SYS_getppid
+    SC_E(getppid),
 #endif
 #ifdef SYS_getrandom
     SC_E(getrandom),
@@ -213,6 +217,12 @@ static const struct {
 #ifdef SYS_rt_sigreturn
     SC_E(rt_sigreturn),
 #endif
+#ifdef SYS_rt_sigtimedwait
+    SC_E(rt_sigtimedwait),
+#endif
+#ifdef SYS_rt_sigtimedwait_time64
+    SC_E(rt_sigtimedwait_time64),
+#endif
 #ifdef SYS_sched_yield
     SC_E(sched_yield),
 #endif
@@ -224,6 +234,9 @@ static const struct {
 #endif
 #ifdef SYS_set_robust_list
     SC_E(set_robust_list),
+#endif
+#ifdef SYS_setpgid
+    SC_E(setpgid),
 #endif
 #ifdef SYS_set_tid_address
     SC_E(set_tid_address),

@@ -30,7 +30,7 @@
  *
  * A refused call is reported by a seccomp listener (SECCOMP_RET_USER_NOTIF,
  * Linux 5.0): the launcher, which is not filtered, names it and kills the
- * test's process group at once (a forked child killed alone would leave the
+ * test's process group, and the program's, at once (a forked child killed alone would leave the
  * test waiting for it until its timeout). Where the kernel has no listener,
  * the call kills the process that made it (SECCOMP_RET_KILL_PROCESS).
  */
@@ -91,6 +91,11 @@ static const char *const harness[] = {
     "process_vm_readv",
     /* test_owner_death: owners and waiters in new PID namespaces. */
     "unshare",
+    /* fxtest.c's isolated runner: each test in a child process whose
+     * process group it kills whole, and which dies with the runner
+     * (PR_SET_PDEATHSIG, then a check that the runner has not died first);
+     * the runner waits for the child's SIGCHLD with a time limit. */
+    "setpgid", "getppid", "rt_sigtimedwait", "rt_sigtimedwait_time64",
 };
 
 /* The child: its own process group (so that the whole test can be killed),
@@ -143,6 +148,11 @@ static int supervise(pid_t pid, int listener, const char *prog, bool *bad)
                         "library's list nor the harness's: killed\n",
                         prog, (int)n.pid, n.data.nr, sc_name(n.data.nr));
                 *bad = true;
+                /* The test's process group (fxtest.c runs each test in a
+                 * group of its own), then the runner's. */
+                pid_t group = getpgid((pid_t)n.pid);
+                if (group > 0)
+                    kill(-group, SIGKILL);
                 kill(-pid, SIGKILL);
             }
         }
