@@ -1004,6 +1004,20 @@ static bool fxt_iso_selected(const struct CMUnitTest *t)
     return skip == NULL || fnmatch(skip, t->name, 0) != 0;
 }
 
+/* The summary's list of the count tests whose outcome was `which`, headed
+ * and closed as cmocka does ("[  FAILED  ] ... listed below"). */
+static void fxt_iso_list(const struct CMUnitTest *tests, size_t n, const int *outcome, int which,
+                         unsigned count, const char *label)
+{
+    if (count == 0)
+        return;
+    print_error("[  %-7s ] %u test(s), listed below:\n", label, count);
+    for (size_t i = 0; i < n; i++)
+        if (fxt_iso_selected(&tests[i]) && outcome[i] == which)
+            print_error("[  %-7s ] %s\n", label, tests[i].name);
+    print_error("\n %u %s TEST(S)\n", count, label);
+}
+
 int fxt_run_group_isolated(const char *group_name, const struct CMUnitTest *tests, size_t n,
                            CMFixtureFunction group_setup, CMFixtureFunction group_teardown)
 {
@@ -1050,20 +1064,8 @@ int fxt_run_group_isolated(const char *group_name, const struct CMUnitTest *test
     /* The summary as cmocka prints it. */
     print_message("[==========] %u test(s) run.\n", executed);
     print_error("[  PASSED  ] %u test(s).\n", passed);
-    if (skipped > 0) {
-        print_error("[  SKIPPED ] %u test(s), listed below:\n", skipped);
-        for (size_t i = 0; i < n; i++)
-            if (fxt_iso_selected(&tests[i]) && outcome[i] == FXT_ISO_SKIPPED)
-                print_error("[  SKIPPED ] %s\n", tests[i].name);
-        print_error("\n %u SKIPPED TEST(S)\n", skipped);
-    }
-    if (failed > 0) {
-        print_error("[  FAILED  ] %u test(s), listed below:\n", failed);
-        for (size_t i = 0; i < n; i++)
-            if (fxt_iso_selected(&tests[i]) && outcome[i] == FXT_ISO_FAILED)
-                print_error("[  FAILED  ] %s\n", tests[i].name);
-        print_error("\n %u FAILED TEST(S)\n", failed);
-    }
+    fxt_iso_list(tests, n, outcome, FXT_ISO_SKIPPED, skipped, "SKIPPED");
+    fxt_iso_list(tests, n, outcome, FXT_ISO_FAILED, failed, "FAILED");
     sigprocmask(SIG_SETMASK, &fxt_iso_mask, NULL);
     /* A SIGCHLD left pending is discarded with its default disposition. */
     for (size_t i = 0; i < sizeof fxt_iso_signals / sizeof fxt_iso_signals[0]; i++)
