@@ -124,8 +124,8 @@ static void engine_setup(void)
     /* The table is the library's own, ordered by its lock (whose atomics
      * Helgrind and DRD do not see). */
     fxi_ann_own_words(&engine, sizeof engine);
-    /* Relaxed: pthread_once orders it for every later caller. */
     fxi_ann_own_words(&listed, sizeof listed);
+    /* Relaxed: pthread_once orders it for every later caller. */
     __atomic_store_n(&engine_usable,
                      waitv_works() && fxi_wipe_at_fork(&engine, sizeof engine) &&
                          fxi_wipe_at_fork(&listed, sizeof listed),
