@@ -29,9 +29,9 @@
  * Every step names the step tag of src/barrier.c it mirrors as
  * "@barrier.<step>" (an "@step barrier.<step>" comment in the C).
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
-//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=2a0022e618d2c361235a25399039fb7580edc9bc1c330065ebfdf0c30e85079b
-//@mirrors src/barrier.c barrier_wait wait_round sha256=fc4586193bc19173c66896c5ef9601ac425bf885035349610caafc3bc8fd2e11
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=dce47033ca72a3d7606308724ad4fe8606ac00a881241bc263cbeef98f2b76b6
+//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=053a3384bf224e4143db68cd791354c640abd749aafc1d70e438e53279c51442
+//@mirrors src/barrier.c barrier_wait wait_round sha256=61f68ac6a1cea765e20ecf930021cacf606a97c2a8aeb18d15034eebdbaeb1c4
 //@check safety
 //@check ltl late_pass -DDEATHS=1
 

@@ -47,9 +47,9 @@
  *   all_return  <> every process done, under weak fairness.
  */
 
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
-//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=2a0022e618d2c361235a25399039fb7580edc9bc1c330065ebfdf0c30e85079b
-//@mirrors src/counter.c fx_counter_add counter_met counter_wait_until counter_wake_waiters sha256=89c2f4fe447207ce6ce46582aa54efb35c1654efbb40a035989d95089f236a66
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=dce47033ca72a3d7606308724ad4fe8606ac00a881241bc263cbeef98f2b76b6
+//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=053a3384bf224e4143db68cd791354c640abd749aafc1d70e438e53279c51442
+//@mirrors src/counter.c fx_counter_add counter_met counter_wait_until counter_wake_waiters sha256=e7548f986e1810b9121dd15c2711b2d68dba803bbfea0ac94b2cdf7a7d47a539
 //@mirrors src/internal/counter_wait.h fxi_counter_waiter_enter fxi_counter_waiter_leave fxi_counter_waiter_look sha256=9de81fee76a8c89e7dc4bb9a6c85ae7b41ae207540a8ccd3dc90ddebb9f69596
 //@mirrors src/internal/waiters.h fxi_waiters_enter sha256=e6b4574e505576255a4046e49cf89e45b47840b48b8c6fb909045516b5fd4ad1
 

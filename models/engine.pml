@@ -97,16 +97,16 @@
  *
  * Not modelled: FUTEX_WAKEs of the words and signals (they end a sleep as a
  * tell does, and the caller re-reads); more owners than one (a look's
- * batches of 64 owners); the full table (FX_LISTED_MAX: the call keeps its
+ * batches of 64 owners); the full table (FXI_LISTED_MAX: the call keeps its
  * own recheck); futex_waitv refused after the setup (ENOSYS: the call keeps
  * its own recheck); a fork (the engine's pages are wiped in the child).
  * Memory is sequentially consistent: the engine's fields are ordered by its
  * lock, next_look by the role's passing under it.
  */
 
-//@mirrors src/sleep.c engine_sleep engine_probe engine_look engine_wait pass_role tell list_link list_unlink engine_leave_locked fxi_recheck_end_slow fxi_futex_sleep_probed sha256=ed842114947cc01e3b253fb6743cdc4b3a98fe30210b2b560c483c55bafac7a3
+//@mirrors src/sleep.c engine_sleep engine_probe engine_look engine_wait pass_role tell list_link list_unlink engine_leave_locked fxi_recheck_end_slow fxi_futex_sleep_probed sha256=0c429190b985b2aadbfad44e9be0b5ba686525b52b4f31b5ab00a2c8aa6399f6
 //@mirrors src/internal/sleep.h fxi_recheck_end sha256=dfce2d91faa6c6864e5b5ca115ab2f2e9f08692cbef780d0a48b6a6a8f1a7283
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wait2_raw fxi_futex_wake_private sha256=ad5f537af3deb16d1a6ccbb09fb4739a85d2afcb57ae7db91e8e92f637da82f6
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wait2_raw fxi_futex_wake_private sha256=62febed1d109e1206e7202a4e0f438276841a985069d2531d0827f84e85709f5
 
 //@check safety
 //@check ltl all_through -DNFAIR=3

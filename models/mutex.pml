@@ -15,9 +15,9 @@
  *   - the bounded spin of mutex_spin as any number of relaxed loads
  *     (leaving nondeterministically after each, at once when the value is not
  *     LOCKED). Loads change nothing, so this covers every run of the real
- *     loop of at most fxi_spin_iterations(FX_MUTEX_SPIN_NS) loads, and every
+ *     loop of at most fxi_spin_iterations(FXI_MUTEX_SPIN_NS) loads, and every
  *     run of mutex_poll, which replaces the spin when handoffs are far: at
- *     most FX_POLL_LOOKS + 1 such loads (@mutex.poll.load, leaving at
+ *     most FXI_POLL_LOOKS + 1 such loads (@mutex.poll.load, leaving at
  *     @mutex.poll.not_locked) with sleeps between them on a word of the
  *     thread's own, which no other thread touches and no wake can reach, so
  *     to the model they are only time passing;
@@ -69,9 +69,9 @@
  *                   schedule; the check passes only if it does.
  */
 
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
-//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=2a0022e618d2c361235a25399039fb7580edc9bc1c330065ebfdf0c30e85079b
-//@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin mutex_poll fx_mutex_timedlock mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=249cbf91253c82eed0e6525dba8588abb5450cbc2194fb172ac82b073c3d6cd3
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=dce47033ca72a3d7606308724ad4fe8606ac00a881241bc263cbeef98f2b76b6
+//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=053a3384bf224e4143db68cd791354c640abd749aafc1d70e438e53279c51442
+//@mirrors src/mutex.c mutex_acquire fxi_mutex_acquire_step fx_mutex_lock mutex_lock_contended fxi_mutex_lock_slept mutex_spin mutex_poll fx_mutex_timedlock mutex_try fx_mutex_trylock mutex_release mutex_release_announced fx_mutex_unlock mutex_unlock_slow sha256=878c60fc4a4f9c0bc2976b1a90d5cb6436c944cfdc809bcde4045f3ab8805d29
 
 //@check safety
 //@check safety -DITER=0 -m2000000
@@ -187,7 +187,7 @@ inline cas(expect, desired, ok)
  * fxi_futex_sleep(), fxi_futex_wait_raw()): FUTEX_WAIT compares and queues in
  * one step. r: OK (woken by a wake, spuriously, or at the recheck time),
  * EAGAIN, ETIMEDOUT (timed only, and only while still queued) or EINTR. The
- * recheck (BOUNDED) ends any sleep: the call's first recheck (FX_RECHECK_NS,
+ * recheck (BOUNDED) ends any sleep: the call's first recheck (FXI_RECHECK_NS,
  * absolute, so a signal cannot postpone it), then the engine's looks (see
  * Death); it is always enabled while the thread is queued, so under weak
  * fairness a sleeper always wakes up again. */
@@ -282,7 +282,7 @@ inline lock()
     :: ok -> r = OK
     :: else ->
         /* mutex_spin (mutex.c): relaxed loads while LOCKED, any
-         * number of them (the real loop stops after FX_MUTEX_SPIN_NS). */
+         * number of them (the real loop stops after FXI_MUTEX_SPIN_NS). */
         do
         :: atomic { v = state;                           /* @mutex.spin.load */
             if

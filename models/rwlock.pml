@@ -85,7 +85,7 @@
  * or set RW and sleep) and is left out. A writer's spin (@rwlock.wrlock_slow.spin)
  * also writes: each pass sets WP again if it is clear (a writer that acquired,
  * or one that gave up, cleared it), so it is not left out but bounded: the
- * model makes SPIN_W passes where the source makes FX_RWLOCK_SPIN = 100
+ * model makes SPIN_W passes where the source makes FXI_RWLOCK_SPIN = 100
  * (fewer when the lock is free first). This is a bound, not an exact
  * abstraction: the checks cover spins of SPIN_W = 1 pass, and an extra run
  * covers 3 passes in the writers scenario, the one where a second writer
@@ -103,7 +103,7 @@
  * checks with INTENT=1 and no deaths add the readers' watch, which the C
  * keeps in private memory too. With DEATHS both are on. Time is not
  * modelled: the stale time of intent_is_stale (writer_seq unchanged for
- * FX_RWLOCK_STALE_NS) may have passed at any look of a reader kept out by
+ * FXI_RWLOCK_STALE_NS) may have passed at any look of a reader kept out by
  * WP/WW alone (no WL); the reader then counts the writers asleep on
  * writer_seq (a step of its own), and if there were none, a later step
  * takes WP, WW and RW away (CAS) and wakes a writer if WW was set and the
@@ -153,9 +153,9 @@
  * call cannot be told from theirs; when they do not, it changes nothing
  * (tests/test_rwlock.c checks that against concurrent threads).
  */
-//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=961daa39b05bedba2592ab8b1432744abf97bacfd613eb71e0ba6c332906964e
-//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=2a0022e618d2c361235a25399039fb7580edc9bc1c330065ebfdf0c30e85079b
-//@mirrors src/rwlock.c fx_rwlock_rdunlock rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=c830fdd09da5d283c5cd4490ad58b2e4dff447aa19432681d684fd500ba92437
+//@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=dce47033ca72a3d7606308724ad4fe8606ac00a881241bc263cbeef98f2b76b6
+//@mirrors src/sleep.c fxi_futex_sleep sleep_call sleep_bounded recheck_scope engine_wait engine_sleep engine_probe engine_look sha256=053a3384bf224e4143db68cd791354c640abd749aafc1d70e438e53279c51442
+//@mirrors src/rwlock.c fx_rwlock_rdunlock rwlock_wracquire fx_rwlock_wrlock intent_is_stale fx_rwlock_unlock fx_rwlock_wrunlock unlock_announced rdlock_common rdlock_shared rdlock_slow reader_release reader_release_more wake_readers_if_open wake_waiters wake_writer writer_give_up writer_release writer_release_more wrlock_slow sha256=d0ee0817e2fee01684341a6bbbf9713868797fb02c15b023a4219b3f428321f2
 //@check safety
 //@check safety -DSCENARIO_WRITERS
 //@check safety -DSCENARIO_WRITERS -DSPIN_W=3
@@ -172,7 +172,7 @@
 #define NR 2              /* readers: processes 0 .. NR-1 */
 #define NW 2              /* writers: processes NR .. NR+NW-1 */
 #ifndef SPIN_W
-#define SPIN_W 1          /* spin passes of a writer (FX_RWLOCK_SPIN) */
+#define SPIN_W 1          /* spin passes of a writer (FXI_RWLOCK_SPIN) */
 #endif
 #ifndef DEATHS
 #define DEATHS 0          /* processes killed in a run, at most (see "Death") */

@@ -17,7 +17,7 @@
  * Time is abstracted to rechecks: a reader kept out looks again at its
  * recheck (always enabled while it waits: fxi_futex_sleep) and counts the
  * rechecks in a row at which writer_seq had not moved; STALE of them make
- * the intent stale (FX_RWLOCK_STALE_NS is more than two renewal periods,
+ * the intent stale (FXI_RWLOCK_STALE_NS is more than two renewal periods,
  * and a writer renews at each of its own rechecks). writer_seq is kept
  * modulo 4.
  *

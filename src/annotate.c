@@ -6,9 +6,9 @@
  * fxi_ann_mode, one word per process:
  *
  *   value                        meaning                      set by
- *   FX_ANN_UNKNOWN (0)           not probed yet               (static init)
- *   FX_ANN_NONE (1)              no detector: hooks skipped   ann_probe
- *   FX_ANN_TSAN_ON | FX_ANN_VG_ON  the detectors found        ann_probe
+ *   FXI_ANN_UNKNOWN (0)           not probed yet               (static init)
+ *   FXI_ANN_NONE (1)              no detector: hooks skipped   ann_probe
+ *   FXI_ANN_TSAN_ON | FXI_ANN_VG_ON  the detectors found        ann_probe
  *
  *   UNKNOWN -> NONE or TSAN_ON|VG_ON (any combination but 0), once; never
  *   changes after that.
@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-__attribute__((visibility("hidden"))) int fxi_ann_mode = FX_ANN_UNKNOWN;
+__attribute__((visibility("hidden"))) int fxi_ann_mode = FXI_ANN_UNKNOWN;
 
 /* ThreadSanitizer ------------------------------------------------------------
  * The entry points of <sanitizer/tsan_interface.h> (GCC's and LLVM's are the
@@ -45,13 +45,13 @@ extern void __tsan_release(void *addr) __attribute__((weak));
 static unsigned tsan_flags(unsigned f)
 {
     unsigned t = TSAN_LINKER_INIT;
-    if (f & FX_ANN_SHARED)
+    if (f & FXI_ANN_SHARED)
         t |= TSAN_READ_LOCK;
-    if (f & FX_ANN_TRY)
+    if (f & FXI_ANN_TRY)
         t |= TSAN_TRY_LOCK;
-    if (f & FX_ANN_FAILED)
+    if (f & FXI_ANN_FAILED)
         t |= TSAN_TRY_LOCK_FAILED;
-    if (f & FX_ANN_RECURSIVE)
+    if (f & FXI_ANN_RECURSIVE)
         t |= TSAN_WRITE_REENTRANT;
     return t;
 }
@@ -112,16 +112,16 @@ static int ann_probe(void)
 {
     int m = 0;
     if (tsan_linked())
-        m |= FX_ANN_TSAN_ON;
+        m |= FXI_ANN_TSAN_ON;
     if (vg_request(0, VG_RUNNING_ON_VALGRIND, 0, 0) != 0) {
-        m |= FX_ANN_VG_ON;
+        m |= FXI_ANN_VG_ON;
         /* Helgrind and DRD do not know atomics either: this word's accesses
          * from several threads are ours, not the program's races. */
         vg_request(0, VG_HG_ARANGE_UNTRACKED, (unsigned long)&fxi_ann_mode,
                       sizeof fxi_ann_mode);
     }
     if (m == 0)
-        m = FX_ANN_NONE;
+        m = FXI_ANN_NONE;
     /* Relaxed: see fxi_ann_on; every thread stores the same value. */
     __atomic_store_n(&fxi_ann_mode, m, __ATOMIC_RELAXED);
     return m;
@@ -131,17 +131,17 @@ static int ann_mode(void)
 {
     /* Relaxed: as in fxi_ann_on. */
     int m = __atomic_load_n(&fxi_ann_mode, __ATOMIC_RELAXED);
-    return m != FX_ANN_UNKNOWN ? m : ann_probe();
+    return m != FXI_ANN_UNKNOWN ? m : ann_probe();
 }
 
 bool fxi_ann_detected(void)
 {
-    return ann_mode() != FX_ANN_NONE;
+    return ann_mode() != FXI_ANN_NONE;
 }
 
 void fxi_ann_pre_lock(const void *a, unsigned f)
 {
-    if (ann_mode() & FX_ANN_TSAN_ON)
+    if (ann_mode() & FXI_ANN_TSAN_ON)
         __tsan_mutex_pre_lock((void *)a, tsan_flags(f));
 }
 
@@ -150,47 +150,47 @@ void fxi_ann_pre_lock(const void *a, unsigned f)
 void fxi_ann_post_lock(const void *a, unsigned f, int rec)
 {
     int m = ann_mode();
-    if (m & FX_ANN_TSAN_ON)
+    if (m & FXI_ANN_TSAN_ON)
         __tsan_mutex_post_lock((void *)a, tsan_flags(f), rec);
-    if ((m & FX_ANN_VG_ON) && !(f & FX_ANN_FAILED))
-        vg_request(0, VG_HG_RWLOCK_ACQUIRED, (unsigned long)a, !(f & FX_ANN_SHARED));
+    if ((m & FXI_ANN_VG_ON) && !(f & FXI_ANN_FAILED))
+        vg_request(0, VG_HG_RWLOCK_ACQUIRED, (unsigned long)a, !(f & FXI_ANN_SHARED));
 }
 
 void fxi_ann_pre_unlock(const void *a, unsigned f)
 {
     int m = ann_mode();
-    if (m & FX_ANN_TSAN_ON)
+    if (m & FXI_ANN_TSAN_ON)
         (void)__tsan_mutex_pre_unlock((void *)a, tsan_flags(f) & ~TSAN_LINKER_INIT);
-    if (m & FX_ANN_VG_ON)
+    if (m & FXI_ANN_VG_ON)
         vg_request(0, VG_HG_RWLOCK_RELEASED, (unsigned long)a, 0);
 }
 
 void fxi_ann_post_unlock(const void *a, unsigned f)
 {
-    if (ann_mode() & FX_ANN_TSAN_ON)
+    if (ann_mode() & FXI_ANN_TSAN_ON)
         __tsan_mutex_post_unlock((void *)a, tsan_flags(f) & ~TSAN_LINKER_INIT);
 }
 
 void fxi_ann_own_words(const void *p, size_t size)
 {
-    if (ann_mode() & FX_ANN_VG_ON)
+    if (ann_mode() & FXI_ANN_VG_ON)
         vg_request(0, VG_HG_ARANGE_UNTRACKED, (unsigned long)p, (unsigned long)size);
 }
 
 void fxi_ann_happens_before(const void *a)
 {
     int m = ann_mode();
-    if (m & FX_ANN_TSAN_ON)
+    if (m & FXI_ANN_TSAN_ON)
         __tsan_release((void *)a);
-    if (m & FX_ANN_VG_ON)
+    if (m & FXI_ANN_VG_ON)
         vg_request(0, VG_HG_USERSO_SEND_PRE, (unsigned long)a, 0);
 }
 
 void fxi_ann_happens_after(const void *a)
 {
     int m = ann_mode();
-    if (m & FX_ANN_TSAN_ON)
+    if (m & FXI_ANN_TSAN_ON)
         __tsan_acquire((void *)a);
-    if (m & FX_ANN_VG_ON)
+    if (m & FXI_ANN_VG_ON)
         vg_request(0, VG_HG_USERSO_RECV_POST, (unsigned long)a, 0);
 }

@@ -22,7 +22,7 @@
  *
  * Invariant (checked by models/barrier.pml): while a waiter sleeps on the
  * word of a round that has ended, the last arrival is about to wake it (it
- * set G+1 and saw S), or a recheck is due within FX_RECHECK_NS. S is set by
+ * set G+1 and saw S), or a recheck is due within FXI_RECHECK_NS. S is set by
  * a CAS on the word the last arrival replaces by a CAS, and a waiter leaves
  * when G is no longer its round.
  *
@@ -42,15 +42,15 @@
 #include "internal/sleep.h"
 #include "internal/spin.h"
 
-#ifndef FX_BARRIER_SPIN
-#define FX_BARRIER_SPIN 1024
+#ifndef FXI_BARRIER_SPIN
+#define FXI_BARRIER_SPIN 1024
 #endif
-#ifndef FX_BARRIER_SPIN_MIN
-#define FX_BARRIER_SPIN_MIN 8
+#ifndef FXI_BARRIER_SPIN_MIN
+#define FXI_BARRIER_SPIN_MIN 8
 #endif
 
 /* This thread's spin budget (see the spin policy). */
-static _Thread_local struct fxi_spin barrier_spin = FX_SPIN_INIT(FX_BARRIER_SPIN);
+static _Thread_local struct fxi_spin barrier_spin = FXI_SPIN_INIT(FXI_BARRIER_SPIN);
 
 #define ARRIVED  0x7fffu
 #define SLEEPERS 0x8000u
@@ -98,17 +98,17 @@ static int check_parties(fx_barrier *b, int32_t parties)
 static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadline)
 {
     /* @step barrier.wait_round.spin */
-    int budget = fxi_spin_start(&barrier_spin, FX_BARRIER_SPIN);
+    int budget = fxi_spin_start(&barrier_spin, FXI_BARRIER_SPIN);
     for (int i = 0; i < budget; i++) {
         /* Acquire: seeing the next round means seeing every party's writes. */
         if ((load_state(b, __ATOMIC_ACQUIRE) & ROUND) != mine) {
-            fxi_spin_won(&barrier_spin, FX_BARRIER_SPIN);
+            fxi_spin_won(&barrier_spin, FXI_BARRIER_SPIN);
             return 0;
         }
         fxi_cpu_relax();
     }
-    fxi_spin_lost(&barrier_spin, FX_BARRIER_SPIN_MIN);
-    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
+    fxi_spin_lost(&barrier_spin, FXI_BARRIER_SPIN_MIN);
+    struct fxi_recheck rc FXI_RECHECK_CALL = FXI_RECHECK_INIT_SCOPED(FXI_RECHECK_NS);
     /* @step barrier.wait_round.loop */
     for (;;) {
         /* @step barrier.wait_round.look */
@@ -166,8 +166,8 @@ barrier_wait(fx_barrier *b, int32_t parties, const struct timespec *deadline)
                 continue;
             /* @step barrier.arrive.wake */
             if (s & SLEEPERS) {
-                FX_FAULT("barrier.last.before_wake");
-                fxi_futex_wake_raw(&b->state, INT32_MAX, FX_BITSET_ANY);
+                FXI_FAULT("barrier.last.before_wake");
+                fxi_futex_wake_raw(&b->state, INT32_MAX, FXI_BITSET_ANY);
             }
             return FX_BARRIER_SERIAL_THREAD;
         }

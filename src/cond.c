@@ -31,7 +31,7 @@
  *         ("hot": the notifier is running)
  *   W4    sleep while seq == v (not if hot), waiter                       FUTEX_WAIT(seq, v)
  *         at most until the next recheck
- *         (FX_RECHECK_NS), then look again
+ *         (FXI_RECHECK_NS), then look again
  *   W5    flagged := b in seq                waiter, released             -
  *   W6    re-acquire the mutex, as a         waiter                       mutex's
  *         sleeper if flagged, by a plain
@@ -62,7 +62,7 @@
  * waiter sleeps (on seq, park or the mutex word) after the counter advanced
  * past its W1, a notifier between S2/B2 and S3/B3, a woken waiter before W7,
  * or a holder about to unlock is responsible for waking it, or its recheck is
- * due within FX_RECHECK_NS. W1 runs under the mutex before W3, so a notifier
+ * due within FXI_RECHECK_NS. W1 runs under the mutex before W3, so a notifier
  * that holds the mutex to change the predicate sees the waiter counted and
  * armed. b is set before any waiter is moved and cleared only by the waiter
  * that brings n to 0, so every moved waiter sees it. Memory order
@@ -99,15 +99,15 @@
 #include "internal/rmutex.h"
 #include "internal/identity.h"
 
-#ifndef FX_COND_SPIN
-#define FX_COND_SPIN 128   /* the longest ordinary W4a spin, in pauses */
+#ifndef FXI_COND_SPIN
+#define FXI_COND_SPIN 128   /* the longest ordinary W4a spin, in pauses */
 #endif
-#ifndef FX_COND_PROBE
-#define FX_COND_PROBE 1024 /* a probe's spin: it must outlast a wake-up */
+#ifndef FXI_COND_PROBE
+#define FXI_COND_PROBE 1024 /* a probe's spin: it must outlast a wake-up */
 #endif
 
 /* This thread's W4a spin budget (struct fxi_spin, src/internal/spin.h). */
-static _Thread_local struct fxi_spin cond_spin = FX_SPIN_INIT(FX_COND_SPIN);
+static _Thread_local struct fxi_spin cond_spin = FXI_SPIN_INIT(FXI_COND_SPIN);
 
 enum {
     ARMED = FX_COND_ARMED, /* a: a waiter registered at this counter */
@@ -194,10 +194,10 @@ static int cond_mutex_relock_slept(void *p, int32_t saved)
     fx_mutex *m = p;
     const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     if (on)
-        fxi_ann_pre_lock(m, FX_ANN_EXCLUSIVE);
+        fxi_ann_pre_lock(m, FXI_ANN_EXCLUSIVE);
     int r = fxi_mutex_lock_slept(m, NULL);
     if (on)
-        fxi_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_EXCLUSIVE, 0);
+        fxi_ann_post_lock(m, r ? FXI_ANN_TRY | FXI_ANN_FAILED : FXI_ANN_EXCLUSIVE, 0);
     return r;
 }
 
@@ -290,7 +290,7 @@ static int cond_rmutex_relock(void *p, int32_t saved)
             return r;
         /* Woken, re-check time, EAGAIN or EINTR: all mean step again. */
         /* @step cond.rmutex_relock.sleep */
-        fxi_futex_wait_raw(word, sleep_on, &recheck_at, FX_BITSET_ANY);
+        fxi_futex_wait_raw(word, sleep_on, &recheck_at, FXI_BITSET_ANY);
     }
 }
 
@@ -391,18 +391,18 @@ static void cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *ops,
     } else {
         /* Unknown mutexes, or an fx_rmutex (whose waiters must sleep bounded):
          * wake one, which takes its own mutex and drives on. */
-        FX_FAULT("cond.drive.before_wake");
+        FXI_FAULT("cond.drive.before_wake");
         /* @step cond.drive.wake */
-        fxi_futex_wake_raw(&c->park, 1, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&c->park, 1, FXI_BITSET_ANY);
     }
 }
 
 /* W4: sleeps until released. 0 (released) or ETIMEDOUT. mutex_word: the
  * word a broadcast may move us onto (ops->word), or NULL. */
-FX_CANCEL_FRAME static int cond_sleep(fx_cond *c, int32_t v, const struct timespec *deadline,
+FXI_CANCEL_FRAME static int cond_sleep(fx_cond *c, int32_t v, const struct timespec *deadline,
                                       const int32_t *mutex_word)
 {
-    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
+    struct fxi_recheck rc FXI_RECHECK_CALL = FXI_RECHECK_INIT_SCOPED(FXI_RECHECK_NS);
     /* We may be moved onto park or the mutex word without waking: the
      * recheck can be dropped only if those are private too. */
     rc.also[0] = &c->park;
@@ -464,12 +464,12 @@ static void cond_cancelled(void *arg)
     if (flagged)
         cond_drive(cc->c, cc->m, cc->ops, cc->token, r == 0 || r == EOWNERDEAD);
     if (!cond_same_counter(s, cc->v))
-        fxi_futex_wake_raw(&cc->c->seq, 1, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&cc->c->seq, 1, FXI_BITSET_ANY);
     cond_depart(cc->c);
 }
 
 /* W0..W8 for any mutex type. c, m and the deadline have been validated. */
-FX_CANCEL_FRAME static int cond_wait_core(fx_cond *c, void *m,
+FXI_CANCEL_FRAME static int cond_wait_core(fx_cond *c, void *m,
                                           const struct fx_cond_lock_ops *ops,
                                           const struct timespec *deadline)
 {
@@ -518,14 +518,14 @@ FX_CANCEL_FRAME static int cond_wait_core(fx_cond *c, void *m,
      * Released meanwhile is the kernel's EAGAIN of W4 without the system
      * call, and means the notifier runs on another CPU right now. */
     bool hot = false;
-    int budget = fxi_spin_start(&cond_spin, FX_COND_PROBE);
+    int budget = fxi_spin_start(&cond_spin, FXI_COND_PROBE);
     for (int i = 0; i < budget && !hot; i++) {
         /* Relaxed: only a poll, as the re-check after W4. */
         hot = !cond_same_counter(__atomic_load_n(&c->seq, __ATOMIC_RELAXED), v);
         fxi_cpu_relax();
     }
     if (hot)
-        fxi_spin_won(&cond_spin, FX_COND_SPIN);
+        fxi_spin_won(&cond_spin, FXI_COND_SPIN);
     else
         fxi_spin_lost(&cond_spin, 0);
 
@@ -569,13 +569,13 @@ static int cond_check_args(fx_cond *c, void *m, size_t size)
     return 0;
 }
 
-FX_CANCEL_FRAME int fx_cond_wait(fx_cond *c, fx_mutex *m)
+FXI_CANCEL_FRAME int fx_cond_wait(fx_cond *c, fx_mutex *m)
 {
     int r = cond_check_args(c, m, sizeof *m);
     return r ? r : cond_wait_core(c, m, &cond_mutex_ops, NULL);
 }
 
-FX_CANCEL_FRAME int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline)
+FXI_CANCEL_FRAME int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline)
 {
     int r = cond_check_args(c, m, sizeof *m);
     if (r)
@@ -586,13 +586,13 @@ FX_CANCEL_FRAME int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct time
     return cond_wait_core(c, m, &cond_mutex_ops, deadline);
 }
 
-FX_CANCEL_FRAME int fx_cond_wait_rmutex(fx_cond *c, fx_rmutex *m)
+FXI_CANCEL_FRAME int fx_cond_wait_rmutex(fx_cond *c, fx_rmutex *m)
 {
     int r = cond_check_args(c, m, sizeof *m);
     return r ? r : cond_wait_core(c, m, &cond_rmutex_ops, NULL);
 }
 
-FX_CANCEL_FRAME int fx_cond_timedwait_rmutex(fx_cond *c, fx_rmutex *m, const struct timespec *deadline)
+FXI_CANCEL_FRAME int fx_cond_timedwait_rmutex(fx_cond *c, fx_rmutex *m, const struct timespec *deadline)
 {
     int r = cond_check_args(c, m, sizeof *m);
     if (r)
@@ -621,9 +621,9 @@ __attribute__((noinline)) static int cond_signal_waiters(fx_cond *c)
            !__atomic_compare_exchange_n(&c->seq, &s, cond_advance(s), false,
                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
-    FX_FAULT("cond.signal.before_wake");
+    FXI_FAULT("cond.signal.before_wake");
     /* @step cond.signal.S3 */
-    fxi_futex_wake_raw(&c->seq, 1, FX_BITSET_ANY); /* S3 */
+    fxi_futex_wake_raw(&c->seq, 1, FXI_BITSET_ANY); /* S3 */
     return 0;
 }
 
@@ -669,7 +669,7 @@ int fx_cond_broadcast(fx_cond *c)
         } while (ns != s && !__atomic_compare_exchange_n(&c->seq, &s, ns, false,
                                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED));
         advanced = true;
-        FX_FAULT("cond.broadcast.before_wake");
+        FXI_FAULT("cond.broadcast.before_wake");
         /* B3: fails only if seq changed since B2: a new waiter armed it (at
          * most once per counter value), another signal or broadcast advanced
          * it, or W8 cleared b. The sleepers from before the call are then

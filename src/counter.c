@@ -19,12 +19,12 @@
  *        wake all                        R3 if v meets the target (==, >= or <=,
  *                                           by the call): done
  *                                        R4 futex_wait(value, v)  kernel re-checks;
- *                                           at most FX_RECHECK_NS, then R2 again
+ *                                           at most FXI_RECHECK_NS, then R2 again
  *                                        R5 waiters -= 1          (relaxed)
  *
  * Invariant: while a waiter sleeps in R4 and the value meets its target, a
  * writer between W1 and W2 is about to wake it, or a recheck is due within
- * FX_RECHECK_NS. A writer killed between W1 and W2 wakes nobody; R4 is a
+ * FXI_RECHECK_NS. A writer killed between W1 and W2 wakes nobody; R4 is a
  * bounded sleep (fxi_futex_sleep), so each sleeper re-reads the value at its
  * recheck and returns if it meets the target. (W2 wakes all, so a woken
  * waiter that dies before returning to user space costs nobody else.) In
@@ -63,8 +63,8 @@ static void counter_wake_waiters(fx_counter *c)
     /* W2, seq_cst: ordered after W1 in the total order (see the table). */
     /* @step counter.wake_waiters.W2 */
     if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) != 0) {
-        FX_FAULT("counter.before_wake");
-        fxi_futex_wake_raw(&c->value, INT32_MAX, FX_BITSET_ANY); /* @step counter.wake_waiters.W3 */
+        FXI_FAULT("counter.before_wake");
+        fxi_futex_wake_raw(&c->value, INT32_MAX, FXI_BITSET_ANY); /* @step counter.wake_waiters.W3 */
     }
 }
 
@@ -149,7 +149,7 @@ static int counter_wait_until(fx_counter *c, int32_t target, const struct timesp
     /* @step counter.wait.R1 */
     if (fxi_counter_waiter_enter(c) != 0) /* R1, relaxed */
         return EINVAL;
-    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
+    struct fxi_recheck rc FXI_RECHECK_CALL = FXI_RECHECK_INIT_SCOPED(FXI_RECHECK_NS);
     int r;
     for (;;) {
         /* @step counter.wait.R2 */

@@ -97,7 +97,7 @@ int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *d
         /* The kernel rejects a negative time with EINVAL; for futexsync it is
          * simply a deadline long past. The value check still comes first.
          * Relaxed: this load only chooses between two failure reports. */
-        FX_STAT_TIMEOUT_IF(word, __atomic_load_n(word, __ATOMIC_RELAXED) == expected);
+        FXI_STAT_TIMEOUT_IF(word, __atomic_load_n(word, __ATOMIC_RELAXED) == expected);
         return __atomic_load_n(word, __ATOMIC_RELAXED) != expected ? EAGAIN : ETIMEDOUT;
     }
     /* An untimed FUTEX_WAIT is restarted by the kernel after a signal handler
@@ -108,7 +108,7 @@ int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *d
     static const struct timespec forever = {.tv_sec = INT32_MAX, .tv_nsec = 0};
     long r = sys_futex(word, FUTEX_WAIT_BITSET, (uint32_t)expected,
                           deadline != NULL ? deadline : &forever, NULL, bitset);
-    FX_STAT_WAITED(word, r);
+    FXI_STAT_WAITED(word, r);
     if (r == 0)
         return 0;
     switch (-r) {
@@ -131,8 +131,8 @@ struct waitv_entry {
     uint32_t flags;
     uint32_t reserved;
 };
-#define FX_FUTEX2_SIZE_U32 0x02u
-#define FX_FUTEX2_PRIVATE  128u /* FUTEX_PRIVATE_FLAG */
+#define FXI_FUTEX2_SIZE_U32 0x02u
+#define FXI_FUTEX2_PRIVATE  128u /* FUTEX_PRIVATE_FLAG */
 
 int fxi_futex_wait2_raw(int32_t *word, int32_t expected, uint32_t *handoff, uint32_t h,
                         const struct timespec *deadline, bool *by_handoff)
@@ -146,9 +146,9 @@ int fxi_futex_wait2_raw(int32_t *word, int32_t expected, uint32_t *handoff, uint
      * a hand-off only. */
     struct waitv_entry v[2] = {
         {.val = h, .uaddr = (uint64_t)(uintptr_t)handoff,
-         .flags = FX_FUTEX2_SIZE_U32 | FX_FUTEX2_PRIVATE, .reserved = 0},
+         .flags = FXI_FUTEX2_SIZE_U32 | FXI_FUTEX2_PRIVATE, .reserved = 0},
         {.val = (uint32_t)expected, .uaddr = (uint64_t)(uintptr_t)word,
-         .flags = FX_FUTEX2_SIZE_U32, .reserved = 0},
+         .flags = FXI_FUTEX2_SIZE_U32, .reserved = 0},
     };
     struct __kernel_timespec t = {0, 0};
     if (deadline != NULL) {
@@ -157,7 +157,7 @@ int fxi_futex_wait2_raw(int32_t *word, int32_t expected, uint32_t *handoff, uint
     }
     long r = fxi_syscall(SYS_futex_waitv, (long)(uintptr_t)v, 2, 0,
                          deadline != NULL ? (long)(uintptr_t)&t : 0L, CLOCK_MONOTONIC, 0);
-    FX_STAT_WAITED(word, r < 0 ? r : 0);
+    FXI_STAT_WAITED(word, r < 0 ? r : 0);
     if (r == 0 || r == 1) {
         *by_handoff = r == 0;
         return 0;
@@ -196,7 +196,7 @@ int fxi_futex_wake_private(uint32_t *word, int count)
 int fxi_futex_wake_raw(int32_t *word, int count, uint32_t bitset)
 {
     long r = sys_futex(word, FUTEX_WAKE_BITSET, (uint32_t)count, NULL, NULL, bitset);
-    FX_STAT_WAKE(word);
+    FXI_STAT_WAKE(word);
     return r < 0 ? 0 : (int)r;
 }
 
@@ -207,7 +207,7 @@ int fxi_futex_requeue_raw(int32_t *word, int32_t expected, int wake, int32_t *ta
     long r = sys_futex(word, FUTEX_CMP_REQUEUE, (uint32_t)wake,
                           (const struct timespec *)(uintptr_t)(unsigned)requeue, target,
                           (uint32_t)expected);
-    FX_STAT_WAKE(word);
+    FXI_STAT_WAKE(word);
     return r < 0 ? (r == -EAGAIN ? -EAGAIN : 0) : (int)r;
 }
 
@@ -223,7 +223,7 @@ int fx_futex_wait(int32_t *slot, int32_t expected, const struct timespec *deadli
         return EAGAIN;
     if (fxi_deadline_check(deadline))
         return EINVAL;
-    return fxi_futex_wait_raw(slot, expected, deadline, FX_BITSET_ANY);
+    return fxi_futex_wait_raw(slot, expected, deadline, FXI_BITSET_ANY);
 }
 
 int fx_futex_wake(int32_t *slot, int count)
@@ -232,5 +232,5 @@ int fx_futex_wake(int32_t *slot, int count)
         return -EINVAL;
     if (count == 0)
         return 0; /* the kernel would wake one for a count of 0 */
-    return fxi_futex_wake_raw(slot, count, FX_BITSET_ANY);
+    return fxi_futex_wake_raw(slot, count, FXI_BITSET_ANY);
 }

@@ -161,12 +161,12 @@ static void held_exit(void *unused)
 {
     (void)unused;
     if (fxi_self.held.first != NULL) {
-        fxi_ann_pre_unlock(fxi_self.held.first, FX_ANN_RECURSIVE);
-        fxi_ann_post_unlock(fxi_self.held.first, FX_ANN_RECURSIVE);
+        fxi_ann_pre_unlock(fxi_self.held.first, FXI_ANN_RECURSIVE);
+        fxi_ann_post_unlock(fxi_self.held.first, FXI_ANN_RECURSIVE);
     }
     for (uint32_t i = 0; i < fxi_self.held.k; i++) {
-        fxi_ann_pre_unlock(fxi_self.held.more[i], FX_ANN_RECURSIVE);
-        fxi_ann_post_unlock(fxi_self.held.more[i], FX_ANN_RECURSIVE);
+        fxi_ann_pre_unlock(fxi_self.held.more[i], FXI_ANN_RECURSIVE);
+        fxi_ann_post_unlock(fxi_self.held.more[i], FXI_ANN_RECURSIVE);
     }
     fxi_held_reset(fxi_self.held.tid);
 }

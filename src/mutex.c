@@ -17,13 +17,13 @@
  *   2 -> 0                   unlock                   FUTEX_WAKE(1)
  *
  *   (none: a re-read, then   sleeper, at its recheck  its FUTEX_WAIT ends
- *    0 -> 2 or 1 -> 2)       every FX_RECHECK_NS      at the recheck time
+ *    0 -> 2 or 1 -> 2)       every FXI_RECHECK_NS      at the recheck time
  *
  * Invariant (checked by models/mutex.pml): while a thread sleeps (or is about
  * to sleep) in the kernel on the word, the word is CONTENDED, or some thread is
  * responsible for the sleepers: an unlocker about to wake one, or a woken
  * thread that has not yet taken its next step, or a recheck is due within
- * FX_RECHECK_NS. The last case is what covers a process that dies in the
+ * FXI_RECHECK_NS. The last case is what covers a process that dies in the
  * wake window, on either side: an unlocker killed between 2 -> 0 and its
  * FUTEX_WAKE, or a sleeper killed after the unlock's FUTEX_WAKE picked it but before it
  * returned to user space, it consumes the wake and takes no step; the word is
@@ -44,7 +44,7 @@
  * wakes the next one. No release is ever left without someone responsible for
  * the remaining sleepers.
  *
- * Spin policy: a thread that finds the lock held spins at most FX_MUTEX_SPIN_NS
+ * Spin policy: a thread that finds the lock held spins at most FXI_MUTEX_SPIN_NS
  * nanoseconds (a count of iterations measured once per process) while the
  * lock is LOCKED (and stops at once when it sees CONTENDED: sleepers are
  * queued ahead, spinning would only starve them), then sleeps. A thread whose
@@ -76,8 +76,8 @@ enum {
 
 /* The longest spin, in nanoseconds (src/internal/spin.h: a time, not a
  * count of pauses). */
-#ifndef FX_MUTEX_SPIN_NS
-#define FX_MUTEX_SPIN_NS 4000
+#ifndef FXI_MUTEX_SPIN_NS
+#define FXI_MUTEX_SPIN_NS 4000
 #endif
 
 static inline bool mutex_valid(int32_t v)
@@ -99,7 +99,7 @@ int fx_mutex_init(fx_mutex *m)
 static int32_t mutex_spin(fx_mutex *m, bool timed)
 {
     int32_t v = 0;
-    int n = fxi_spin_iterations(FX_MUTEX_SPIN_NS);
+    int n = fxi_spin_iterations(FXI_MUTEX_SPIN_NS);
     for (int i = 0; i < n; i++) {
         uint64_t t0 = timed ? fxi_ticks() : 0;
         /* Relaxed: only a hint for when to try the CAS, which synchronizes. */
@@ -113,7 +113,7 @@ static int32_t mutex_spin(fx_mutex *m, bool timed)
         }
         /* @step mutex.spin.pause */
         fxi_cpu_relax();
-        FX_STAT_SPIN(&m->state);
+        FXI_STAT_SPIN(&m->state);
     }
     return v;
 }
@@ -184,7 +184,7 @@ void fxi_mutex_abandon_wait(fx_mutex *m)
     /* The wake we may have consumed was meant to make someone take the lock
      * or re-mark it CONTENDED; hand it to the next sleeper instead. A wake
      * nobody needed costs one system call and nothing else. */
-    fxi_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
+    fxi_futex_wake_raw(&m->state, 1, FXI_BITSET_ANY);
 }
 
 /* The sleeping half of the slow path: fxi_mutex_acquire_step until it takes
@@ -192,7 +192,7 @@ void fxi_mutex_abandon_wait(fx_mutex *m)
 int fxi_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
 {
     bool checked = false;
-    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
+    struct fxi_recheck rc FXI_RECHECK_CALL = FXI_RECHECK_INIT_SCOPED(FXI_RECHECK_NS);
     for (;;) {
         int32_t sleep_on;
         /* @step mutex.lock_slept.step */
@@ -223,7 +223,7 @@ int fxi_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
 __attribute__((noinline, cold)) static int mutex_lock_contended(fx_mutex *m,
                                                                 const struct timespec *deadline)
 {
-    FX_STAT_CONTENDED(&m->state);
+    FXI_STAT_CONTENDED(&m->state);
     const int mode = fxi_handoff_mode();
     int32_t v = mode == FXI_HANDOFF_POLL ? mutex_poll(m, deadline)
                                          : mutex_spin(m, mode == FXI_HANDOFF_TIMED);
@@ -261,7 +261,7 @@ mutex_acquire_announced(fx_mutex *m, const struct timespec *deadline, unsigned a
 {
     fxi_ann_pre_lock(m, ann);
     int r = mutex_acquire(m, deadline);
-    fxi_ann_post_lock(m, r ? ann | FX_ANN_FAILED : ann, 0);
+    fxi_ann_post_lock(m, r ? ann | FXI_ANN_FAILED : ann, 0);
     return r;
 }
 
@@ -270,7 +270,7 @@ int fx_mutex_lock(fx_mutex *m)
     if (fxi_bad_slot(m))
         return EINVAL;
     if (fxi_ann_on()) /* one look at the race-detector probe */
-        return mutex_acquire_announced(m, NULL, FX_ANN_EXCLUSIVE);
+        return mutex_acquire_announced(m, NULL, FXI_ANN_EXCLUSIVE);
     return mutex_acquire(m, NULL);
 }
 
@@ -279,7 +279,7 @@ int fx_mutex_timedlock(fx_mutex *m, const struct timespec *deadline)
     if (fxi_bad_slot(m))
         return EINVAL;
     if (fxi_ann_on()) /* one look at the race-detector probe */
-        return mutex_acquire_announced(m, deadline, FX_ANN_TRY);
+        return mutex_acquire_announced(m, deadline, FXI_ANN_TRY);
     return mutex_acquire(m, deadline);
 }
 
@@ -298,9 +298,9 @@ static inline __attribute__((always_inline)) int mutex_try(fx_mutex *m)
 /* mutex_try under a race detector. */
 __attribute__((noinline, cold)) static int mutex_try_announced(fx_mutex *m)
 {
-    fxi_ann_pre_lock(m, FX_ANN_TRY);
+    fxi_ann_pre_lock(m, FXI_ANN_TRY);
     int r = mutex_try(m);
-    fxi_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+    fxi_ann_post_lock(m, r ? FXI_ANN_TRY | FXI_ANN_FAILED : FXI_ANN_TRY, 0);
     return r;
 }
 
@@ -329,8 +329,8 @@ __attribute__((noinline, cold)) static int mutex_unlock_slow(fx_mutex *m, int32_
                                         __ATOMIC_RELAXED)) {
             /* @step mutex.unlock_slow.wake */
             if (v == CONTENDED) {
-                FX_FAULT("mutex.unlock.before_wake");
-                fxi_futex_wake_raw(&m->state, 1, FX_BITSET_ANY);
+                FXI_FAULT("mutex.unlock.before_wake");
+                fxi_futex_wake_raw(&m->state, 1, FXI_BITSET_ANY);
             }
             return 0;
         }
@@ -363,9 +363,9 @@ __attribute__((noinline, cold)) static int mutex_release_announced(fx_mutex *m)
         return EPERM;
     if (!mutex_valid(seen))
         return EINVAL;
-    fxi_ann_pre_unlock(m, FX_ANN_EXCLUSIVE);
+    fxi_ann_pre_unlock(m, FXI_ANN_EXCLUSIVE);
     int r = mutex_release(m);
-    fxi_ann_post_unlock(m, FX_ANN_EXCLUSIVE);
+    fxi_ann_post_unlock(m, FXI_ANN_EXCLUSIVE);
     return r;
 }
 

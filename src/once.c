@@ -127,7 +127,7 @@ static void once_finish(fx_once *o, int32_t me, int32_t to)
      * every caller that sees DONE (or of the next initialiser, for 0). */
     int32_t old = __atomic_exchange_n(&o->state, to, __ATOMIC_RELEASE);
     if (old & WAITERS)
-        fxi_futex_wake_raw(&o->state, INT32_MAX, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&o->state, INT32_MAX, FXI_BITSET_ANY);
     if (h != NULL)
         fxi_rl_pending(h, NULL);
 }
@@ -202,7 +202,7 @@ static bool once_sleep_probed(fx_once *o, int32_t s, struct timespec *check)
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (check->tv_nsec < 0 || !fxi_ts_before(&now, check))
         *check = fxi_ns_ts(fxi_recheck_grid(fxi_ts_ns(&now), period));
-    return fxi_futex_wait_raw(&o->state, s, check, FX_BITSET_ANY) == 0;
+    return fxi_futex_wait_raw(&o->state, s, check, FXI_BITSET_ANY) == 0;
 }
 
 __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void *), void *arg)
@@ -223,7 +223,7 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
             /* The kernel wakes one caller when the initialiser's thread dies
              * between its exchange and its wake: pass it on. */
             if (woken)
-                fxi_futex_wake_raw(&o->state, INT32_MAX, FX_BITSET_ANY);
+                fxi_futex_wake_raw(&o->state, INT32_MAX, FXI_BITSET_ANY);
             return once_leave(me, 0);
         }
         if (!once_valid(s))
@@ -263,7 +263,7 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
                    fxi_id_probe((uint32_t)owner) == FXI_TID_DEAD;
         }
         if (dead) {
-            FX_FAULT("once.takeover");
+            FXI_FAULT("once.takeover");
             /* Take over from the dead thread, keeping WAITERS for the
              * others; the CAS fails if anything changed meanwhile (then s is
              * reloaded and judged afresh). */
@@ -288,7 +288,7 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
         if (owner & PROBED)
             woken = once_sleep_probed(o, s, &check);
         else
-            woken = fxi_futex_wait_raw(&o->state, s, NULL, FX_BITSET_ANY) == 0;
+            woken = fxi_futex_wait_raw(&o->state, s, NULL, FXI_BITSET_ANY) == 0;
         s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
     }
 }
@@ -353,7 +353,7 @@ int fx_once_recover(fx_once *o, pid_t dead_tid)
                                         __ATOMIC_RELAXED)) {
             /* Every sleeper looks again: one of them runs the initialiser. */
             if (s & WAITERS)
-                fxi_futex_wake_raw(&o->state, INT32_MAX, FX_BITSET_ANY);
+                fxi_futex_wake_raw(&o->state, INT32_MAX, FXI_BITSET_ANY);
             return 0;
         }
     }

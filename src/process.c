@@ -150,7 +150,7 @@ bool fxi_wipe_at_fork(void *page, size_t size)
 #ifndef PIDFD_GET_PID_NAMESPACE
 #define PIDFD_GET_PID_NAMESPACE _IO(0xFF, 5) /* linux/pidfd.h, Linux 6.11 */
 #endif
-#define FX_PROC_PID_INIT_INO 0xEFFFFFFCu /* the initial PID namespace's inode */
+#define FXI_PROC_PID_INIT_INO 0xEFFFFFFCu /* the initial PID namespace's inode */
 
 /* True when this process proves that it runs in the initial PID namespace:
  * the inode of its PID namespace is PROC_PID_INIT_INO. Asked of a pidfd of
@@ -174,7 +174,7 @@ static bool proc_initial_pidns(void)
     if (!known)
         known = stat("/proc/self/ns/pid", &st) == 0;
     errno = saved;
-    return known && st.st_ino == FX_PROC_PID_INIT_INO;
+    return known && st.st_ino == FXI_PROC_PID_INIT_INO;
 }
 
 /* Whether this process proved that it runs in the initial PID namespace.

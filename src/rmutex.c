@@ -128,7 +128,7 @@ rmutex_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t d
     }
     if (r == 0 || r == EOWNERDEAD) {
         if (on) {
-            fxi_ann_post_lock(m, FX_ANN_RECURSIVE | try_flag, 0);
+            fxi_ann_post_lock(m, FXI_ANN_RECURSIVE | try_flag, 0);
             fxi_held_announce_exit();
         }
         int32_t d = r == 0 ? depth : depth | INC;
@@ -138,7 +138,7 @@ rmutex_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t d
         /* @step rmutex.acquired.depth */
         __atomic_store_n(&m->depth, d, __ATOMIC_RELAXED);
     } else if (on) {
-        fxi_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
+        fxi_ann_post_lock(m, FXI_ANN_RECURSIVE | FXI_ANN_TRY | FXI_ANN_FAILED, 0);
     }
     return r;
 }
@@ -169,13 +169,13 @@ static int rmutex_release_word(fx_rmutex *m, uint32_t self, uint32_t v, uint32_t
          * ENOTRECOVERABLE instead, so W may be clear while threads sleep.
          * (Found by models/rmutex.pml.) Once per mutex: it costs nothing. */
         /* @step rmutex.release.wake_all */
-        fxi_futex_wake_raw(&m->owner, INT32_MAX, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&m->owner, INT32_MAX, FXI_BITSET_ANY);
     /* @step rmutex.release.waiters */
     } else if (v & WAITERS) {
         /* One sleeper acquires (keeping W), or re-marks W before sleeping
          * again, so the next release wakes the next one. */
         /* @step rmutex.release.wake */
-        fxi_futex_wake_raw(&m->owner, 1, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&m->owner, 1, FXI_BITSET_ANY);
     }
     return 0;
 }
@@ -272,7 +272,7 @@ static int rmutex_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
         judge_now = 0;
         /* @step rmutex.step.take_over */
         if (dead) {
-            FX_FAULT("rmutex.takeover");
+            FXI_FAULT("rmutex.takeover");
             /* CAS from the exact value seen: one detector (or recover) wins.
              * W is kept: the sleepers now wait for our release. Acquire, as
              * any acquisition. */
@@ -336,7 +336,7 @@ static int rmutex_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
                                    caller_deadline           ? deadline
                                    : w->check_at == INT64_MAX ? NULL
                                                               : &until,
-                                   FX_BITSET_ANY);
+                                   FXI_BITSET_ANY);
         }
         if (judge)
             w->check_at = 0;
@@ -368,7 +368,7 @@ __attribute__((noinline, cold)) static int rmutex_lock_contended(fx_rmutex *m, u
              k++)
             v = __atomic_load_n(fxi_rmutex_word(m), __ATOMIC_RELAXED);
     } else {
-        int n = fxi_spin_iterations(FX_RMUTEX_SPIN_NS);
+        int n = fxi_spin_iterations(FXI_RMUTEX_SPIN_NS);
         for (int i = 0; i < n && fxi_rmutex_held_tid(v) != 0 && !(v & WAITERS); i++) {
             fxi_cpu_relax();
             uint64_t t0 = mode == FXI_HANDOFF_TIMED ? fxi_ticks() : 0;
@@ -415,7 +415,7 @@ __attribute__((noinline)) static int rmutex_lock_busy(fx_rmutex *m, uint32_t sel
          * step takes it over.) */
         fxi_rmutex_pending(self, NULL);
         if (fxi_ann_on())
-            fxi_ann_post_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY | FX_ANN_FAILED, 0);
+            fxi_ann_post_lock(m, FXI_ANN_RECURSIVE | FXI_ANN_TRY | FXI_ANN_FAILED, 0);
         return rmutex_reenter(m);
     }
     if (nowait) {
@@ -450,7 +450,7 @@ rmutex_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bo
         (!on || fxi_self.held.tid == self))
         return rmutex_reenter(m);
     if (on)
-        fxi_ann_pre_lock(m, FX_ANN_RECURSIVE | try_flag);
+        fxi_ann_pre_lock(m, FXI_ANN_RECURSIVE | try_flag);
     uint32_t v = 0;
     /* A death from here until the entry is linked (or the attempt ends) is
      * told by list_op_pending; it stays set while the slow path sleeps. */
@@ -497,12 +497,12 @@ int fx_rmutex_lock(fx_rmutex *m)
 
 int fx_rmutex_timedlock(fx_rmutex *m, const struct timespec *deadline)
 {
-    return rmutex_lock_entry(m, deadline, FX_ANN_TRY, false);
+    return rmutex_lock_entry(m, deadline, FXI_ANN_TRY, false);
 }
 
 int fx_rmutex_trylock(fx_rmutex *m)
 {
-    return rmutex_lock_entry(m, NULL, FX_ANN_TRY, true);
+    return rmutex_lock_entry(m, NULL, FXI_ANN_TRY, true);
 }
 
 /* Checks that the caller owns m; returns 0 and its depth slot, or the error. */
@@ -526,11 +526,11 @@ static int rmutex_release_owned(fx_rmutex *m, uint32_t self, int32_t d)
 {
     const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     if (on)
-        fxi_ann_pre_unlock(m, FX_ANN_RECURSIVE);
+        fxi_ann_pre_unlock(m, FXI_ANN_RECURSIVE);
     int r = rmutex_release(m, self, (d & INC) ? NOTREC : 0);
     fxi_held_del(m, self);
     if (on)
-        fxi_ann_post_unlock(m, FX_ANN_RECURSIVE);
+        fxi_ann_post_unlock(m, FXI_ANN_RECURSIVE);
     return r;
 }
 
@@ -648,7 +648,7 @@ int fx_rmutex_recover(fx_rmutex *m, pid_t dead_tid)
             /* One sleeper takes ORPHANED, keeping W for the others. */
             /* @step rmutex.recover.waiters */
             if (v & WAITERS)
-                fxi_futex_wake_raw(&m->owner, 1, FX_BITSET_ANY); /* @step rmutex.recover.wake */
+                fxi_futex_wake_raw(&m->owner, 1, FXI_BITSET_ANY); /* @step rmutex.recover.wake */
             return 0;
         }
     }
@@ -689,10 +689,10 @@ int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t *
         return w->depth == 0 ? rmutex_reenter(m) : EINVAL;
     const bool ann = fxi_ann_on(); /* one look at the race-detector probe */
     if (ann)
-        fxi_ann_pre_lock(m, FX_ANN_RECURSIVE | FX_ANN_TRY);
+        fxi_ann_pre_lock(m, FXI_ANN_RECURSIVE | FXI_ANN_TRY);
     uint32_t on = 0;
     fxi_rmutex_pending(self, fxi_rl_entry(m));
-    int r = rmutex_acquired(m, self, FX_ANN_TRY, rmutex_step(m, self, w, false, &on),
+    int r = rmutex_acquired(m, self, FXI_ANN_TRY, rmutex_step(m, self, w, false, &on),
                             w->depth > 0 ? w->depth : 1, ann, false);
     if (r == EBUSY) {
         /* The caller sleeps on the word next: its death passes a consumed
@@ -719,7 +719,7 @@ void fxi_rmutex_abandon_wait(fx_rmutex *m)
     /* The wake we may have consumed was meant to make someone take the mutex
      * (after an unlock or a recover) or re-mark W; hand it on. */
     /* @step rmutex.abandon_wait.wake */
-    fxi_futex_wake_raw(&m->owner, 1, FX_BITSET_ANY);
+    fxi_futex_wake_raw(&m->owner, 1, FXI_BITSET_ANY);
 }
 
 int fxi_rmutex_release_all(fx_rmutex *m, int32_t *saved_depth)
@@ -748,7 +748,7 @@ int fxi_rmutex_reacquire(fx_rmutex *m, int32_t saved_depth)
         return EINVAL;
     const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     if (on)
-        fxi_ann_pre_lock(m, FX_ANN_RECURSIVE);
+        fxi_ann_pre_lock(m, FXI_ANN_RECURSIVE);
     struct fxi_rmutex_waiter w;
     fxi_rmutex_waiter_init(&w, saved_depth);
     /* As a thread that may have slept on the word (a condition variable may

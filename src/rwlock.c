@@ -43,9 +43,9 @@
  *                                      when it set WP/WW
  *   (count the sleepers of seq)      reader kept out by WP/WW    FUTEX_CMP_REQUEUE
  *                                      alone, seq unchanged for     (seq onto itself,
- *                                      FX_RWLOCK_STALE_NS           nobody woken)
+ *                                      FXI_RWLOCK_STALE_NS           nobody woken)
  *   -WP -WW -RW (no WL; seq          reader kept out by WP/WW    if WW was set:
- *     unchanged FX_RWLOCK_STALE_NS,    alone: the writer is gone   seq += 1,
+ *     unchanged FXI_RWLOCK_STALE_NS,    alone: the writer is gone   seq += 1,
  *     nobody asleep on it)             (dead, or of another        FUTEX_WAKE(seq, 1);
  *                                      process image: fork)        FUTEX_WAKE(state)
  *                                                                   if RW was set
@@ -67,7 +67,7 @@
  * whatever scope its own check found. A writer intent keeps readers out
  * only while it is declared anew (writer_seq moves) or a writer sleeps on
  * writer_seq: a writer that is gone (dead, or a thread of another process
- * image) keeps nobody out for more than about FX_RWLOCK_STALE_NS.
+ * image) keeps nobody out for more than about FXI_RWLOCK_STALE_NS.
  *
  * Who wakes whom, the writer intent, the fairness and spin policies and the
  * reader fast path: docs/design/rwlock.md.
@@ -85,15 +85,15 @@
 #include "internal/sleep.h"
 #include "internal/spin.h"
 
-#ifndef FX_RWLOCK_SPIN
-#define FX_RWLOCK_SPIN 100
+#ifndef FXI_RWLOCK_SPIN
+#define FXI_RWLOCK_SPIN 100
 #endif
 
 /* Writers' first recheck (then the engine's looks), and the reader's watch
  * of a stale writer intent: docs/design/rwlock.md, "Writer intent". */
-#define FX_RWLOCK_WRITER_RECHECK_NS (250 * 1000000LL)
-#define FX_RWLOCK_WATCH_NS (100 * 1000000LL)
-#define FX_RWLOCK_STALE_NS (600 * 1000000LL)
+#define FXI_RWLOCK_WRITER_RECHECK_NS (250 * 1000000LL)
+#define FXI_RWLOCK_WATCH_NS (100 * 1000000LL)
+#define FXI_RWLOCK_STALE_NS (600 * 1000000LL)
 
 #define READERS 0x007fffffu
 #define MAXR    0x00400000u /* FX_RWLOCK_MAX_READERS */
@@ -147,7 +147,7 @@ static int wake_writer(fx_rwlock *l)
     /* @step rwlock.wake_writer.seq */
     __atomic_fetch_add(&l->writer_seq, 1, __ATOMIC_RELEASE);
     /* @step rwlock.wake_writer.wake */
-    return fxi_futex_wake_raw(&l->writer_seq, 1, FX_BITSET_ANY);
+    return fxi_futex_wake_raw(&l->writer_seq, 1, FXI_BITSET_ANY);
 }
 
 /* The "wake" row of the table, for a caller that has just made the lock free
@@ -177,7 +177,7 @@ __attribute__((noinline, cold)) static void wake_waiters(fx_rwlock *l, uint32_t 
             if (!cas_state(l, &s, s & ~RW, __ATOMIC_RELAXED))
                 continue;
             /* @step rwlock.wake_waiters.wake_readers */
-            fxi_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
+            fxi_futex_wake_raw(&l->state, INT32_MAX, FXI_BITSET_ANY);
             /* @step rwlock.wake_waiters.done */
             return;
         /* @step rwlock.wake_waiters.nobody */
@@ -222,7 +222,7 @@ __attribute__((noinline)) static int reader_release_more(fx_rwlock *l, uint32_t 
 }
 
 /* A reader kept out only by WP/WW (no WL) watches writer_seq: the intent is
- * stale when it has not moved for FX_RWLOCK_STALE_NS and no writer sleeps on
+ * stale when it has not moved for FXI_RWLOCK_STALE_NS and no writer sleeps on
  * it (the kernel's queue of the word is a live writer's sign of life:
  * docs/design/rwlock.md, "Writer intent"). */
 struct stale_watch {
@@ -259,7 +259,7 @@ static bool intent_is_stale(fx_rwlock *l, struct stale_watch *w)
         w->since = now;
         return false;
     }
-    struct timespec limit = fxi_ts_add_ns(w->since, FX_RWLOCK_STALE_NS);
+    struct timespec limit = fxi_ts_add_ns(w->since, FXI_RWLOCK_STALE_NS);
     if (fxi_ts_before(&now, &limit))
         return false;
     /* 0 also for a failure of the call (none is known): readers behind a
@@ -281,8 +281,8 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
 {
     /* After the fast path's failed CAS: a reader killed here is counted
      * nowhere (tests/test_rwlock.c kills one at this point). */
-    FX_FAULT("rwlock.rdlock.slow");
-    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
+    FXI_FAULT("rwlock.rdlock.slow");
+    struct fxi_recheck rc FXI_RECHECK_CALL = FXI_RECHECK_INIT_SCOPED(FXI_RECHECK_NS);
     struct stale_watch watch = {false, false, 0, {0, 0}};
     bool checked = false;
     int spins = 0;
@@ -302,13 +302,13 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
             if (cas_state(l, &s, (s + 1) & ~RW, __ATOMIC_ACQUIRE)) {
                 /* @step rwlock.rdlock_slow.wake_rw */
                 if (s & RW)
-                    fxi_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
+                    fxi_futex_wake_raw(&l->state, INT32_MAX, FXI_BITSET_ANY);
                 return 0;
             }
             continue;
         }
         /* @step rwlock.rdlock_slow.spin */
-        if (spins < FX_RWLOCK_SPIN) {
+        if (spins < FXI_RWLOCK_SPIN) {
             spins++;
             fxi_cpu_relax();
             s = load_state(l);
@@ -326,9 +326,9 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
         struct timespec watch_end;
         if (s & WL) {
             watch.on = false; /* a holder, not an intent: its release wakes */
-            rc.period_ns = FX_RECHECK_NS;
+            rc.period_ns = FXI_RECHECK_NS;
         } else {
-            rc.period_ns = FX_RWLOCK_WATCH_NS;
+            rc.period_ns = FXI_RWLOCK_WATCH_NS;
             /* In every memory: a writer asleep is counted whatever scope
              * either side's check found, and in private memory a fork
              * child is not kept out by its parent's writers. */
@@ -352,7 +352,7 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                         wake_writer(l);
                     /* @step rwlock.rdlock_slow.stale_wake */
                     if (s & RW)
-                        fxi_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
+                        fxi_futex_wake_raw(&l->state, INT32_MAX, FXI_BITSET_ANY);
                     s &= ~(WP | WW | RW);
                     watch.on = false;
                 }
@@ -362,7 +362,7 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
              * intent goes stale), but in private memory once a writer of
              * this process was found asleep: it wakes us when it leaves. */
             if (!fxi_recheck_private(&rc) || !watch.writer_seen) {
-                watch_end = fxi_ts_add_ns(watch.since, FX_RWLOCK_STALE_NS);
+                watch_end = fxi_ts_add_ns(watch.since, FXI_RWLOCK_STALE_NS);
                 if (deadline == NULL || fxi_ts_before(&watch_end, deadline))
                     bound = &watch_end;
             }
@@ -383,14 +383,14 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
         /* @step rwlock.rdlock_slow.timed_out */
         if (r == ETIMEDOUT && bound == deadline)
             return ETIMEDOUT; /* not woken: no wake is lost by leaving */
-        FX_FAULT("rwlock.rdlock.slept");
+        FXI_FAULT("rwlock.rdlock.slept");
         /* Woken, the state changed, a signal, or a recheck: look again with
          * the same absolute deadline, spinning first only if the state
          * moved (a recheck that finds nothing new costs no spin). */
         /* @step rwlock.rdlock_slow.again */
         uint32_t slept_on = s;
         s = load_state(l);
-        spins = s == slept_on ? FX_RWLOCK_SPIN : 0;
+        spins = s == slept_on ? FXI_RWLOCK_SPIN : 0;
     }
 }
 
@@ -429,7 +429,7 @@ static void wake_readers_if_open(fx_rwlock *l, uint32_t s)
         /* Relaxed: clearing the bit publishes no data; the readers re-read
          * the state. On failure s is reloaded. */
         if (cas_state(l, &s, s & ~RW, __ATOMIC_RELAXED)) {
-            fxi_futex_wake_raw(&l->state, INT32_MAX, FX_BITSET_ANY);
+            fxi_futex_wake_raw(&l->state, INT32_MAX, FXI_BITSET_ANY);
             return;
         }
     }
@@ -460,7 +460,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
 {
     uint32_t s = load_state(l);
     uint32_t slept = 0; /* WW once this writer has slept: others may sleep too */
-    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RWLOCK_WRITER_RECHECK_NS);
+    struct fxi_recheck rc FXI_RECHECK_CALL = FXI_RECHECK_INIT_SCOPED(FXI_RWLOCK_WRITER_RECHECK_NS);
     bool declared = false; /* this call has advanced writer_seq for its intent */
     bool checked = false;
     int spins = 0;
@@ -476,7 +476,7 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
             continue;
         }
         /* @step rwlock.wrlock_slow.spin */
-        if (spins < FX_RWLOCK_SPIN) {
+        if (spins < FXI_RWLOCK_SPIN) {
             if (!(s & WP)) {
                 /* Relaxed: WP only keeps new readers out while we wait. */
                 if (!cas_state(l, &s, s | WP, __ATOMIC_RELAXED))
@@ -542,13 +542,13 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
             writer_give_up(l);
             return ETIMEDOUT;
         }
-        FX_FAULT("rwlock.wrlock.slept");
+        FXI_FAULT("rwlock.wrlock.slept");
         /* Spin again first only if something moved (as for readers). */
         /* @step rwlock.wrlock_slow.again */
         uint32_t slept_on = s;
         s = load_state(l);
         spins = s == slept_on && __atomic_load_n(&l->writer_seq, __ATOMIC_RELAXED) == seq
-                    ? FX_RWLOCK_SPIN
+                    ? FXI_RWLOCK_SPIN
                     : 0;
     }
 }
@@ -559,10 +559,10 @@ int fx_rwlock_rdlock(fx_rwlock *l)
         return EINVAL;
     const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     if (on)
-        fxi_ann_pre_lock(l, FX_ANN_SHARED);
+        fxi_ann_pre_lock(l, FXI_ANN_SHARED);
     int r = rdlock_common(l, NULL);
     if (on)
-        fxi_ann_post_lock(l, r ? FX_ANN_SHARED | FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_SHARED, 0);
+        fxi_ann_post_lock(l, r ? FXI_ANN_SHARED | FXI_ANN_TRY | FXI_ANN_FAILED : FXI_ANN_SHARED, 0);
     return r;
 }
 
@@ -572,10 +572,10 @@ int fx_rwlock_timedrdlock(fx_rwlock *l, const struct timespec *deadline)
         return EINVAL;
     const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     if (on)
-        fxi_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
+        fxi_ann_pre_lock(l, FXI_ANN_SHARED | FXI_ANN_TRY);
     int r = rdlock_common(l, deadline);
     if (on)
-        fxi_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
+        fxi_ann_post_lock(l, FXI_ANN_SHARED | FXI_ANN_TRY | (r ? FXI_ANN_FAILED : 0), 0);
     return r;
 }
 
@@ -585,7 +585,7 @@ int fx_rwlock_tryrdlock(fx_rwlock *l)
         return EINVAL;
     const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     if (on)
-        fxi_ann_pre_lock(l, FX_ANN_SHARED | FX_ANN_TRY);
+        fxi_ann_pre_lock(l, FXI_ANN_SHARED | FXI_ANN_TRY);
     uint32_t s = load_state(l);
     int r;
     for (;;) {
@@ -608,7 +608,7 @@ int fx_rwlock_tryrdlock(fx_rwlock *l)
         }
     }
     if (on)
-        fxi_ann_post_lock(l, FX_ANN_SHARED | FX_ANN_TRY | (r ? FX_ANN_FAILED : 0), 0);
+        fxi_ann_post_lock(l, FXI_ANN_SHARED | FXI_ANN_TRY | (r ? FXI_ANN_FAILED : 0), 0);
     return r;
 }
 
@@ -627,18 +627,18 @@ static inline int rwlock_wracquire(fx_rwlock *l, const struct timespec *deadline
     /* Fast path from the all-zero state, acquire on success. */
     int r = cas_state(l, &s, WL, __ATOMIC_ACQUIRE) ? 0 : wrlock_slow(l, deadline);
     if (on)
-        fxi_ann_post_lock(l, r ? flags | FX_ANN_FAILED : flags, 0);
+        fxi_ann_post_lock(l, r ? flags | FXI_ANN_FAILED : flags, 0);
     return r;
 }
 
 int fx_rwlock_wrlock(fx_rwlock *l)
 {
-    return rwlock_wracquire(l, NULL, FX_ANN_EXCLUSIVE);
+    return rwlock_wracquire(l, NULL, FXI_ANN_EXCLUSIVE);
 }
 
 int fx_rwlock_timedwrlock(fx_rwlock *l, const struct timespec *deadline)
 {
-    return rwlock_wracquire(l, deadline, FX_ANN_TRY);
+    return rwlock_wracquire(l, deadline, FXI_ANN_TRY);
 }
 
 int fx_rwlock_trywrlock(fx_rwlock *l)
@@ -647,7 +647,7 @@ int fx_rwlock_trywrlock(fx_rwlock *l)
         return EINVAL;
     const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     if (on)
-        fxi_ann_pre_lock(l, FX_ANN_TRY);
+        fxi_ann_pre_lock(l, FXI_ANN_TRY);
     uint32_t s = load_state(l);
     int r;
     for (;;) {
@@ -666,7 +666,7 @@ int fx_rwlock_trywrlock(fx_rwlock *l)
         }
     }
     if (on)
-        fxi_ann_post_lock(l, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+        fxi_ann_post_lock(l, r ? FXI_ANN_TRY | FXI_ANN_FAILED : FXI_ANN_TRY, 0);
     return r;
 }
 
@@ -711,13 +711,13 @@ __attribute__((noinline)) static int unlock_announced(fx_rwlock *l)
         return (s & BAD) ? EINVAL : EPERM;
     int r;
     if (s & WL) {
-        fxi_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
+        fxi_ann_pre_unlock(l, FXI_ANN_EXCLUSIVE);
         r = writer_release_more(l, s);
-        fxi_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
+        fxi_ann_post_unlock(l, FXI_ANN_EXCLUSIVE);
     } else {
-        fxi_ann_pre_unlock(l, FX_ANN_SHARED);
+        fxi_ann_pre_unlock(l, FXI_ANN_SHARED);
         r = reader_release_more(l, s);
-        fxi_ann_post_unlock(l, FX_ANN_SHARED);
+        fxi_ann_post_unlock(l, FXI_ANN_SHARED);
     }
     return r;
 }
@@ -756,7 +756,7 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
             return EPERM;
     }
     if (on)
-        fxi_ann_pre_unlock(l, FX_ANN_SHARED);
+        fxi_ann_pre_unlock(l, FXI_ANN_SHARED);
     /* No load first (under read contention it would cost a second transfer
      * of the cache line): a CAS that guesses the only reader with nobody
      * waiting, 1 -> 0, the uncontended case in one RMW; otherwise its
@@ -767,7 +767,7 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
     uint32_t s = 1;
     int r = cas_state(l, &s, 0, __ATOMIC_RELEASE) ? 0 : reader_release_more(l, s);
     if (on)
-        fxi_ann_post_unlock(l, FX_ANN_SHARED);
+        fxi_ann_post_unlock(l, FXI_ANN_SHARED);
     return r;
 }
 
@@ -787,7 +787,7 @@ int fx_rwlock_wrunlock(fx_rwlock *l)
             return EPERM;
     }
     if (on)
-        fxi_ann_pre_unlock(l, FX_ANN_EXCLUSIVE);
+        fxi_ann_pre_unlock(l, FXI_ANN_EXCLUSIVE);
     uint32_t s = WL;
     int r = 0;
     /* The common case in one CAS (release): held by us, nobody waiting. On
@@ -795,6 +795,6 @@ int fx_rwlock_wrunlock(fx_rwlock *l)
     if (!cas_state(l, &s, 0, __ATOMIC_RELEASE))
         r = writer_release_more(l, s); /* EPERM if not write-held: nothing changed */
     if (on)
-        fxi_ann_post_unlock(l, FX_ANN_EXCLUSIVE);
+        fxi_ann_post_unlock(l, FXI_ANN_EXCLUSIVE);
     return r;
 }

@@ -25,7 +25,7 @@
  *      INT32_MAX; else EINVAL)
  *   W2 v := value; v > 0: T, then W5          wait
  *   W3 sleep while value == 0, at most        wait               FUTEX_WAIT(0)
- *      until the next recheck (FX_RECHECK_NS)
+ *      until the next recheck (FXI_RECHECK_NS)
  *   W4 woken, EAGAIN, EINTR, recheck: back    wait
  *      to W2; ETIMEDOUT: one last T, then W5
  *   W5 waiters -= 1                           wait               none
@@ -35,7 +35,7 @@
  * Invariant (checked by models/sem.pml): while a waiter sleeps in W3 and a
  * token is there, some thread is responsible for taking it or waking a
  * sleeper (a poster between P1 and P2, a woken waiter before its W2), or a
- * recheck of every sleeper is due within FX_RECHECK_NS. P1 and P2 are
+ * recheck of every sleeper is due within FXI_RECHECK_NS. P1 and P2 are
  * seq_cst and W1 is followed by the kernel's full barrier before its compare
  * in W3 (the Dekker pattern), so a post sees the waiter or the waiter's
  * futex wait sees the token; W1 and W2 themselves are relaxed.
@@ -59,15 +59,15 @@
 #include "internal/waiters.h"
 #include "internal/spin.h"
 
-#ifndef FX_SEM_SPIN
-#define FX_SEM_SPIN 100   /* the longest ordinary spin, in pauses */
+#ifndef FXI_SEM_SPIN
+#define FXI_SEM_SPIN 100   /* the longest ordinary spin, in pauses */
 #endif
-#ifndef FX_SEM_PROBE
-#define FX_SEM_PROBE 1024 /* a probe's spin: it must outlast a wake-up */
+#ifndef FXI_SEM_PROBE
+#define FXI_SEM_PROBE 1024 /* a probe's spin: it must outlast a wake-up */
 #endif
 
 /* This thread's spin budget (see the spin policy). */
-static _Thread_local struct fxi_spin sem_spin = FX_SPIN_INIT(FX_SEM_SPIN);
+static _Thread_local struct fxi_spin sem_spin = FXI_SPIN_INIT(FXI_SEM_SPIN);
 
 int fx_sem_init(fx_sem *s, int32_t value)
 {
@@ -109,8 +109,8 @@ static inline int sem_take(fx_sem *s)
  * needs no stack frame. */
 __attribute__((noinline, cold)) static int sem_post_wake(fx_sem *s)
 {
-    FX_FAULT("sem.post.before_wake");
-    fxi_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
+    FXI_FAULT("sem.post.before_wake");
+    fxi_futex_wake_raw(&s->value, 1, FXI_BITSET_ANY);
     return 0;
 }
 
@@ -164,13 +164,13 @@ static void sem_cancelled(void *arg)
     __atomic_fetch_sub(&s->waiters, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&s->value, __ATOMIC_SEQ_CST) > 0 &&
         __atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0)
-        fxi_futex_wake_raw(&s->value, 1, FX_BITSET_ANY);
+        fxi_futex_wake_raw(&s->value, 1, FXI_BITSET_ANY);
 }
 
 /* W2..W4 after W1: 0 (a token taken), ETIMEDOUT or EINVAL. */
-FX_CANCEL_FRAME static int sem_sleep(fx_sem *s, const struct timespec *deadline)
+FXI_CANCEL_FRAME static int sem_sleep(fx_sem *s, const struct timespec *deadline)
 {
-    struct fxi_recheck rc FXI_RECHECK_CALL = FX_RECHECK_INIT_SCOPED(FX_RECHECK_NS);
+    struct fxi_recheck rc FXI_RECHECK_CALL = FXI_RECHECK_INIT_SCOPED(FXI_RECHECK_NS);
     for (;;) {
         /* W2, relaxed: it only chooses between T, whose CAS acquires the
          * token, and W3, whose compare the kernel makes after a full barrier
@@ -207,7 +207,7 @@ FX_CANCEL_FRAME static int sem_sleep(fx_sem *s, const struct timespec *deadline)
 }
 
 /* The slow path of wait and timedwait: spin, then W1..W5. */
-__attribute__((noinline, cold)) FX_CANCEL_FRAME static int
+__attribute__((noinline, cold)) FXI_CANCEL_FRAME static int
 sem_wait_slow(fx_sem *s, const struct timespec *deadline)
 {
     /* A cancellation point when the wait would block (sem.h): a pending
@@ -215,13 +215,13 @@ sem_wait_slow(fx_sem *s, const struct timespec *deadline)
      * finds a token, which it would make slower (bench/README.md). */
     pthread_testcancel();
     /* @step sem.wait_slow.spin */
-    int budget = fxi_spin_start(&sem_spin, FX_SEM_PROBE);
+    int budget = fxi_spin_start(&sem_spin, FXI_SEM_PROBE);
     for (int i = 0; i < budget; i++) {
         /* Relaxed: a hint for when to try T, which synchronizes. */
         if (__atomic_load_n(&s->value, __ATOMIC_RELAXED) != 0) {
             int r = sem_take(s);
             if (r != EAGAIN) {
-                fxi_spin_won(&sem_spin, FX_SEM_SPIN);
+                fxi_spin_won(&sem_spin, FXI_SEM_SPIN);
                 return r;
             }
         }
@@ -252,7 +252,7 @@ sem_wait_slow(fx_sem *s, const struct timespec *deadline)
 }
 
 /* wait (deadline NULL) and timedwait. */
-static inline __attribute__((always_inline)) FX_CANCEL_FRAME int
+static inline __attribute__((always_inline)) FXI_CANCEL_FRAME int
 sem_wait_body(fx_sem *s, const struct timespec *deadline)
 {
     /* @step sem.wait.take */
@@ -263,7 +263,7 @@ sem_wait_body(fx_sem *s, const struct timespec *deadline)
 }
 
 /* wait, timedwait and trywait (nowait) under a race detector. */
-__attribute__((noinline, cold)) FX_CANCEL_FRAME static int
+__attribute__((noinline, cold)) FXI_CANCEL_FRAME static int
 sem_wait_announced(fx_sem *s, const struct timespec *deadline, bool nowait)
 {
     fxi_ann_own_words(s, sizeof *s);
@@ -273,7 +273,7 @@ sem_wait_announced(fx_sem *s, const struct timespec *deadline, bool nowait)
     return r;
 }
 
-FX_CANCEL_FRAME int fx_sem_wait(fx_sem *s)
+FXI_CANCEL_FRAME int fx_sem_wait(fx_sem *s)
 {
     if (fxi_bad_slot(s) || sem_waiters_bad(s))
         return EINVAL;
@@ -282,7 +282,7 @@ FX_CANCEL_FRAME int fx_sem_wait(fx_sem *s)
     return sem_wait_body(s, NULL);
 }
 
-FX_CANCEL_FRAME int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
+FXI_CANCEL_FRAME int fx_sem_timedwait(fx_sem *s, const struct timespec *deadline)
 {
     if (fxi_bad_slot(s) || sem_waiters_bad(s))
         return EINVAL;

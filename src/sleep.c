@@ -43,7 +43,7 @@
  * whatever the number of its sleepers and objects. The engine lives in
  * pages the kernel hands a fork child zeroed (MADV_WIPEONFORK, proven once
  * per process), so a child never sees its parent's sleepers; where that
- * proof or futex_waitv is missing, or more than FX_LISTED_MAX calls sleep
+ * proof or futex_waitv is missing, or more than FXI_LISTED_MAX calls sleep
  * at once, a call keeps its own recheck instead.
  * docs/design/futex.md, "One waiting engine", tells why this shape.
  */
@@ -93,9 +93,9 @@ struct listed {
     int32_t watch_value;
     uint32_t looked;
 };
-#define FX_LISTED_MAX 32768u
+#define FXI_LISTED_MAX 32768u
 static struct __attribute__((aligned(FXI_TID_PAGE))) {
-    struct listed e[FX_LISTED_MAX];
+    struct listed e[FXI_LISTED_MAX];
 } listed;
 _Static_assert(sizeof listed % 65536 == 0, "the entries are whole pages");
 
@@ -175,7 +175,7 @@ static void set_state(struct fxi_sleeper *n, uint32_t state)
 /* Under the lock: n joins the LISTED entries, unless they are full. */
 static bool list_link(struct fxi_sleeper *n)
 {
-    if (engine.listed == FX_LISTED_MAX)
+    if (engine.listed == FXI_LISTED_MAX)
         return false;
     n->slot = engine.listed++;
     listed.e[n->slot] =
@@ -315,7 +315,7 @@ static bool engine_look(const struct fxi_sleeper *me)
  * unwinder cannot go (the vDSO, a libc without unwind tables), and the lock
  * must never be left held. tell: also sleep while *tell == h (futex_waitv);
  * *by_tell then says whether only the tell word ended it. */
-FX_CANCEL_FRAME static int engine_wait(int32_t *word, int32_t expected,
+FXI_CANCEL_FRAME static int engine_wait(int32_t *word, int32_t expected,
                                        const struct timespec *until, uint32_t *tell, uint32_t h,
                                        bool *by_tell, bool cancel)
 {
@@ -324,13 +324,13 @@ FX_CANCEL_FRAME static int engine_wait(int32_t *word, int32_t expected,
     if (cancel)
         pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
     int r = tell != NULL ? fxi_futex_wait2_raw(word, expected, tell, h, until, by_tell)
-                         : fxi_futex_wait_raw(word, expected, until, FX_BITSET_ANY);
+                         : fxi_futex_wait_raw(word, expected, until, FXI_BITSET_ANY);
     if (cancel) {
         /* A test's fault point: a cancellation acting here, after a wake
          * picked this thread, is the in-process way to lose a wake (the
          * caller's cleanup handler passes it on). */
         if (r == 0 && !*by_tell)
-            FX_FAULT("futex.sleep_cancel.woken");
+            FXI_FAULT("futex.sleep_cancel.woken");
         pthread_setcanceltype(type, &type);
     }
     return r;
@@ -343,7 +343,7 @@ enum { ENDED = 0, WOKEN, TOLD_BY_LOOK };
 
 /* n holds the role: sleeps on word bounded by the look grid, looking for the
  * process at each tick, until its own sleep ends. */
-FX_CANCEL_FRAME static int engine_probe(struct fxi_sleeper *n, int32_t *word, int32_t expected,
+FXI_CANCEL_FRAME static int engine_probe(struct fxi_sleeper *n, int32_t *word, int32_t expected,
                                         const struct timespec *deadline, bool cancel, int *how)
 {
     for (;;) {
@@ -354,7 +354,7 @@ FX_CANCEL_FRAME static int engine_probe(struct fxi_sleeper *n, int32_t *word, in
         /* @step sleep.probe.due */
         if (fxi_ts_ns(&now) >= engine.next_look) {
             engine.next_look = fxi_recheck_grid(fxi_ts_ns(&now), FXI_PROBE_NS);
-            FX_FAULT("sleep.look");
+            FXI_FAULT("sleep.look");
             /* Its own words too: the word it sleeps on is compared by the
              * kernel at its next sleep, the one it watches only here. */
             if (engine_look(n) || moved(word, expected, n->watch, n->watch_value)) {
@@ -403,7 +403,7 @@ void fxi_recheck_end_slow(struct fxi_recheck *s)
  * (futex_waitv refused since the setup: nothing slept, and nobody uses the
  * engine from now on). n is OUT again on return, however the sleep ends;
  * a cancellation's unwinding leaves it to the call's fxi_recheck_end. */
-FX_CANCEL_FRAME static int engine_sleep(struct fxi_sleeper *n, int32_t *word, int32_t expected,
+FXI_CANCEL_FRAME static int engine_sleep(struct fxi_sleeper *n, int32_t *word, int32_t expected,
                                         uint32_t (*owner)(const int32_t *),
                                         const struct timespec *deadline, bool cancel, int *how)
 {
@@ -428,7 +428,7 @@ FX_CANCEL_FRAME static int engine_sleep(struct fxi_sleeper *n, int32_t *word, in
     engine_unlock();
     if (full)
         return ENOSYS; /* the caller keeps its own recheck */
-    FX_FAULT(is_listed ? "sleep.listed" : "sleep.prober");
+    FXI_FAULT(is_listed ? "sleep.listed" : "sleep.prober");
     int r = 0;
     if (is_listed) {
         bool by_tell;
@@ -515,14 +515,14 @@ static void recheck_scope(const int32_t *word, struct fxi_recheck *s)
     for (int i = 0; priv && i < 2; i++)
         priv = s->also[i] == NULL || word_private(s->also[i]);
     s->scope = priv ? FXI_SCOPE_PRIVATE : FXI_SCOPE_SHARED;
-    FX_FAULT(priv ? "futex.scope.private" : "futex.scope.shared");
+    FXI_FAULT(priv ? "futex.scope.private" : "futex.scope.shared");
 }
 
 /* A sleep bounded by the call's own recheck: its first sleep (the scope not
  * asked yet), and every sleep where the engine cannot be used. The recheck
  * time is absolute and moves on only once it has passed, so neither signals
  * nor spurious wakes postpone it; at the first recheck the scope is asked. */
-FX_CANCEL_FRAME static int sleep_bounded(int32_t *word, int32_t expected,
+FXI_CANCEL_FRAME static int sleep_bounded(int32_t *word, int32_t expected,
                                          const struct timespec *deadline, struct fxi_recheck *s,
                                          bool cancel)
 {
@@ -548,7 +548,7 @@ FX_CANCEL_FRAME static int sleep_bounded(int32_t *word, int32_t expected,
     return 0; /* the recheck is due: the caller re-reads its word */
 }
 
-FX_CANCEL_FRAME static int sleep_call(int32_t *word, int32_t expected,
+FXI_CANCEL_FRAME static int sleep_call(int32_t *word, int32_t expected,
                                       const struct timespec *deadline, struct fxi_recheck *s,
                                       bool cancel)
 {
@@ -579,7 +579,7 @@ int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *dead
     return sleep_call(word, expected, deadline, s, false);
 }
 
-FX_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected,
+FXI_CANCEL_FRAME int fxi_futex_sleep_cancel(int32_t *word, int32_t expected,
                                            const struct timespec *deadline,
                                            struct fxi_recheck *s)
 {

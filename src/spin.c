@@ -4,16 +4,16 @@
  * (src/internal/spin.h), whatever a pause instruction costs here.
  *
  * The two words: 0 before the first measurement, then the loop's iterations
- * per microsecond (1..FX_SPIN_PER_US_MAX), and the CPU counter's ticks per
- * microsecond (0: no usable counter, else FX_HANDOFF_MIN_TICKS_PER_US..
- * FX_TICKS_PER_US_MAX). Threads that race to measure first all store values
+ * per microsecond (1..FXI_SPIN_PER_US_MAX), and the CPU counter's ticks per
+ * microsecond (0: no usable counter, else FXI_HANDOFF_MIN_TICKS_PER_US..
+ * FXI_TICKS_PER_US_MAX). Threads that race to measure first all store values
  * measured on this CPU; any of them serves.
  *
  * The thread's handoff estimate (src/internal/spin.h, "Near and far
  * handoffs"), _Thread_local:
  *
- *   avg_ns    average of the capped load times; > FX_HANDOFF_FAR_NS: far
- *   calls     contended acquisitions; every FX_HANDOFF_SAMPLE_EVERY-th
+ *   avg_ns    average of the capped load times; > FXI_HANDOFF_FAR_NS: far
+ *   calls     contended acquisitions; every FXI_HANDOFF_SAMPLE_EVERY-th
  *             spins timed, whatever the estimate
  */
 #include "internal/spin.h"
@@ -31,14 +31,14 @@
 /* Iterations of the measured loop (a pause and a relaxed load, as the spins
  * run it), and how many runs: the shortest run wins, since a run the
  * scheduler interrupted is only ever longer. */
-#define FX_SPIN_CAL_ITERS 256
-#define FX_SPIN_CAL_RUNS 3
+#define FXI_SPIN_CAL_ITERS 256
+#define FXI_SPIN_CAL_RUNS 3
 /* Bounds of a measurement: an iteration takes 1/4 ns at the least (a pause
  * that costs nothing still leaves a load) and 1 us at the most. */
-#define FX_SPIN_PER_US_MAX 4096
-#define FX_SPIN_PER_US_MIN 1
+#define FXI_SPIN_PER_US_MAX 4096
+#define FXI_SPIN_PER_US_MIN 1
 /* A counter faster than 64 GHz is a wrong reading: none is used. */
-#define FX_TICKS_PER_US_MAX 65536
+#define FXI_TICKS_PER_US_MAX 65536
 
 static int32_t spin_per_us;
 static int32_t ticks_per_us;
@@ -62,9 +62,9 @@ __attribute__((noinline, cold)) static int32_t spin_measure(void)
      * the clock's own granularity is far smaller). */
     int64_t start_ns = fxi_now_ns();
     uint64_t start_ticks = fxi_ticks();
-    for (int r = 0; r < FX_SPIN_CAL_RUNS; r++) {
+    for (int r = 0; r < FXI_SPIN_CAL_RUNS; r++) {
         int64_t t0 = fxi_now_ns();
-        for (int i = 0; i < FX_SPIN_CAL_ITERS; i++) {
+        for (int i = 0; i < FXI_SPIN_CAL_ITERS; i++) {
             /* Relaxed: the load is only there to cost what a spin's load
              * costs; its value is not used. */
             (void)__atomic_load_n(&spin_per_us, __ATOMIC_RELAXED);
@@ -74,15 +74,15 @@ __attribute__((noinline, cold)) static int32_t spin_measure(void)
         if (d < best)
             best = d;
     }
-    int64_t per_us = best > 0 ? (int64_t)FX_SPIN_CAL_ITERS * 1000 / best : FX_SPIN_PER_US_MAX;
-    if (per_us > FX_SPIN_PER_US_MAX)
-        per_us = FX_SPIN_PER_US_MAX;
-    if (per_us < FX_SPIN_PER_US_MIN)
-        per_us = FX_SPIN_PER_US_MIN;
+    int64_t per_us = best > 0 ? (int64_t)FXI_SPIN_CAL_ITERS * 1000 / best : FXI_SPIN_PER_US_MAX;
+    if (per_us > FXI_SPIN_PER_US_MAX)
+        per_us = FXI_SPIN_PER_US_MAX;
+    if (per_us < FXI_SPIN_PER_US_MIN)
+        per_us = FXI_SPIN_PER_US_MIN;
     uint64_t ticks = fxi_ticks() - start_ticks;
     int64_t elapsed = fxi_now_ns() - start_ns;
     int64_t tpu = elapsed > 0 ? (int64_t)(ticks * 1000 / (uint64_t)elapsed) : 0;
-    if (tpu < FX_HANDOFF_MIN_TICKS_PER_US || tpu > FX_TICKS_PER_US_MAX)
+    if (tpu < FXI_HANDOFF_MIN_TICKS_PER_US || tpu > FXI_TICKS_PER_US_MAX)
         tpu = 0;
     /* Relaxed, both: hints read on their own; a thread that still sees 0
      * measures again and stores values as good. The rate is stored first,
@@ -112,32 +112,32 @@ int fxi_handoff_mode(void)
         fxi_handoff_pending = 0;
         if (tpu != 0) {
             uint64_t ns = (uint64_t)d * 1000 / (uint64_t)tpu;
-            if (ns > 2 * FX_HANDOFF_FAR_NS)
-                ns = 2 * FX_HANDOFF_FAR_NS;
+            if (ns > 2 * FXI_HANDOFF_FAR_NS)
+                ns = 2 * FXI_HANDOFF_FAR_NS;
             /* An exponential average, weight 1/16: a few loads do not flip it. */
             handoff.avg_ns += ((int32_t)ns - handoff.avg_ns) / 16;
         }
     }
-    if (++handoff.calls % FX_HANDOFF_SAMPLE_EVERY == 0 && tpu != 0)
+    if (++handoff.calls % FXI_HANDOFF_SAMPLE_EVERY == 0 && tpu != 0)
         return FXI_HANDOFF_TIMED;
     /* Tests force a verdict: a far waiter's poll on any machine. */
-    if (FX_FAULT_VERDICT("spin.handoff_far", handoff.avg_ns > FX_HANDOFF_FAR_NS))
+    if (FXI_FAULT_VERDICT("spin.handoff_far", handoff.avg_ns > FXI_HANDOFF_FAR_NS))
         return FXI_HANDOFF_POLL;
     return FXI_HANDOFF_SPIN;
 }
 
 bool fxi_poll_wait(int k, const struct timespec *deadline)
 {
-    if (k >= FX_POLL_LOOKS || fxi_deadline_check(deadline))
+    if (k >= FXI_POLL_LOOKS || fxi_deadline_check(deadline))
         return false;
-    struct timespec until = fx_deadline_in((int64_t)FX_POLL_FIRST_NS << k);
+    struct timespec until = fx_deadline_in((int64_t)FXI_POLL_FIRST_NS << k);
     if (deadline != NULL && fxi_ts_before(deadline, &until))
         return false;
     /* A word of this thread's own, always 0, whose address no other thread
      * knows: only the timeout (or a signal) ends the sleep, and no wake
      * meant for a sleeper of the caller's object is ever spent here. */
     static _Thread_local int32_t nobody;
-    FX_FAULT("spin.poll");
-    (void)fxi_futex_wait_raw(&nobody, 0, &until, FX_BITSET_ANY);
+    FXI_FAULT("spin.poll");
+    (void)fxi_futex_wait_raw(&nobody, 0, &until, FXI_BITSET_ANY);
     return true;
 }

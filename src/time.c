@@ -12,8 +12,8 @@
 #include "internal/deadline.h"
 
 /* The largest time_t, whether time_t has 32 or 64 bits. */
-#define FX_TIME_T_MAX ((time_t)(sizeof(time_t) == 8 ? INT64_MAX : INT32_MAX))
-#define FX_TIME_T_MIN ((time_t)(sizeof(time_t) == 8 ? INT64_MIN : INT32_MIN))
+#define FXI_TIME_T_MAX ((time_t)(sizeof(time_t) == 8 ? INT64_MAX : INT32_MAX))
+#define FXI_TIME_T_MIN ((time_t)(sizeof(time_t) == 8 ? INT64_MIN : INT32_MIN))
 
 struct timespec fx_deadline_in(int64_t timeout_ns)
 {
@@ -83,11 +83,11 @@ int fx_deadline_from(int clock_id, const struct timespec *abs, struct timespec *
         ns -= FX_NSEC_PER_SEC;
         sec = add_sat(sec, 1);
     }
-    if (sec >= (int64_t)FX_TIME_T_MAX) {
-        deadline->tv_sec = FX_TIME_T_MAX;
-        deadline->tv_nsec = sec == (int64_t)FX_TIME_T_MAX ? (long)ns : 999999999L;
-    } else if (sec < (int64_t)FX_TIME_T_MIN) {
-        deadline->tv_sec = FX_TIME_T_MIN; /* long passed */
+    if (sec >= (int64_t)FXI_TIME_T_MAX) {
+        deadline->tv_sec = FXI_TIME_T_MAX;
+        deadline->tv_nsec = sec == (int64_t)FXI_TIME_T_MAX ? (long)ns : 999999999L;
+    } else if (sec < (int64_t)FXI_TIME_T_MIN) {
+        deadline->tv_sec = FXI_TIME_T_MIN; /* long passed */
         deadline->tv_nsec = 0;
     } else {
         deadline->tv_sec = (time_t)sec;
@@ -114,11 +114,11 @@ struct timespec fxi_ts_add_ns(struct timespec t, int64_t ns)
     }
     int64_t s;
     bool over = __builtin_add_overflow((int64_t)t.tv_sec, sec, &s);
-    if (over ? sec > 0 : s > (int64_t)FX_TIME_T_MAX) {
-        t.tv_sec = FX_TIME_T_MAX;
+    if (over ? sec > 0 : s > (int64_t)FXI_TIME_T_MAX) {
+        t.tv_sec = FXI_TIME_T_MAX;
         t.tv_nsec = 999999999L;
-    } else if (over || s < (int64_t)FX_TIME_T_MIN) {
-        t.tv_sec = FX_TIME_T_MIN; /* long passed */
+    } else if (over || s < (int64_t)FXI_TIME_T_MIN) {
+        t.tv_sec = FXI_TIME_T_MIN; /* long passed */
         t.tv_nsec = 0;
     } else {
         t.tv_sec = (time_t)s;
@@ -139,16 +139,16 @@ struct timespec fxi_ts_sub(struct timespec a, struct timespec b)
         end = -1;
     if (nsec < 0)
         nsec += FX_NSEC_PER_SEC;
-    if (end == 0 && sec > (int64_t)FX_TIME_T_MAX)
+    if (end == 0 && sec > (int64_t)FXI_TIME_T_MAX)
         end = 1;
-    else if (end == 0 && sec < (int64_t)FX_TIME_T_MIN)
+    else if (end == 0 && sec < (int64_t)FXI_TIME_T_MIN)
         end = -1;
     struct timespec r;
     if (end > 0) {
-        r.tv_sec = FX_TIME_T_MAX;
+        r.tv_sec = FXI_TIME_T_MAX;
         r.tv_nsec = 999999999L;
     } else if (end < 0) {
-        r.tv_sec = FX_TIME_T_MIN;
+        r.tv_sec = FXI_TIME_T_MIN;
         r.tv_nsec = 0;
     } else {
         r.tv_sec = (time_t)sec;

@@ -3,8 +3,8 @@
  */
 #include "futexsync/version.h"
 
-#define FX_STR2(x) #x
-#define FX_STR(x) FX_STR2(x)
+#define FXI_STR2(x) #x
+#define FXI_STR(x) FXI_STR2(x)
 
 int fx_version(void)
 {
@@ -13,7 +13,7 @@ int fx_version(void)
 
 const char *fx_version_string(void)
 {
-    return FX_STR(FUTEXSYNC_VERSION_MAJOR) "." FX_STR(FUTEXSYNC_VERSION_MINOR) "." FX_STR(
+    return FXI_STR(FUTEXSYNC_VERSION_MAJOR) "." FXI_STR(FUTEXSYNC_VERSION_MINOR) "." FXI_STR(
         FUTEXSYNC_VERSION_PATCH);
 }
 

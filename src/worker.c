@@ -578,7 +578,7 @@ bool fxi_worker_sigchld_ok(void)
            (sa.sa_handler != SIG_IGN && !(sa.sa_flags & SA_NOCLDWAIT));
 }
 
-FX_CANCEL_FRAME int fxi_worker_sleep(fxi_worker *w, const struct timespec *deadline)
+FXI_CANCEL_FRAME int fxi_worker_sleep(fxi_worker *w, const struct timespec *deadline)
 {
     struct timespec left, *tmo = NULL;
     if (deadline != NULL) {
@@ -603,7 +603,7 @@ FX_CANCEL_FRAME int fxi_worker_sleep(fxi_worker *w, const struct timespec *deadl
     return 0;
 }
 
-FX_CANCEL_FRAME int fx_worker_wait(fx_worker *h, const struct timespec *deadline,
+FXI_CANCEL_FRAME int fx_worker_wait(fx_worker *h, const struct timespec *deadline,
                                    fx_worker_report *report)
 {
     fxi_worker *w = fxi_worker_of(h);

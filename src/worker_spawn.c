@@ -177,7 +177,7 @@ static int reap_exited(fxi_worker *w, int event, int *status)
     return 0;
 }
 
-FX_CANCEL_FRAME int fx_worker_reap(fx_worker *h, const struct timespec *deadline, int *status)
+FXI_CANCEL_FRAME int fx_worker_reap(fx_worker *h, const struct timespec *deadline, int *status)
 {
     fxi_worker *w = fxi_worker_of(h);
     if (!fxi_worker_attached(w))

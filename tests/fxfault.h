@@ -6,7 +6,7 @@
  *
  * - "Killed after publishing, before the wake" (the notifier side): the
  *   notifying process arms fxf_kill_at("primitive.step"); the library's
- *   FX_FAULT point of that name (src/internal/fault.h) then SIGKILLs it. The
+ *   FXI_FAULT point of that name (src/internal/fault.h) then SIGKILLs it. The
  *   fault points exist only in the tests' build of the library,
  *   futexsync_testing, which every test linking fxtest gets. This file
  *   defines fxi_fault_point, so a test that links it (any call of an fxf_
@@ -32,11 +32,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* In the calling process: the FX_FAULT point named `step` kills the process
+/* In the calling process: the FXI_FAULT point named `step` kills the process
  * with SIGKILL when it is reached. NULL disarms. */
 void fxf_kill_at(const char *step);
 
-/* In the calling process: counts, from 0, the FX_FAULT points named `step`
+/* In the calling process: counts, from 0, the FXI_FAULT points named `step`
  * that any thread reaches from now on (NULL stops counting); fxf_counted
  * returns the count. */
 void fxf_count_at(const char *step);
@@ -94,7 +94,7 @@ void fxf_run_wake_window(const struct fxf_schedule *s, int timeout_ms, struct fx
 struct fxf_victim {
     int (*block)(void *arg); /* as fxf_schedule.block, with s->arg */
     const void *word;        /* the futex word it sleeps on */
-    /* A backstop, or NULL: the FX_FAULT point at which the victim dies should
+    /* A backstop, or NULL: the FXI_FAULT point at which the victim dies should
      * it come back from a sleep once the release has begun (the kernel let it
      * run before the releaser's SIGKILL); a return from a sleep before the
      * release (a recheck) passes it. */
@@ -107,7 +107,7 @@ void fxf_run_victim_wake_window(const struct fxf_schedule *s, const struct fxf_v
 
 /* The notifier side: the bystanders block (all asleep on s->word), then the
  * releaser runs release() with fxf_kill_at(step) armed, so it dies at that
- * FX_FAULT point (its status is then 128 + SIGKILL). No victim. */
+ * FXI_FAULT point (its status is then 128 + SIGKILL). No victim. */
 void fxf_run_notifier_death(const struct fxf_schedule *s, const char *step, int timeout_ms,
                             struct fxf_result *out);
 
@@ -115,7 +115,7 @@ void fxf_run_notifier_death(const struct fxf_schedule *s, const char *step, int 
  * function that is cancelled): no AddressSanitizer redzones. glibc unwinds
  * with internal longjmps that AddressSanitizer does not see, so the redzones
  * of the frames left behind stay poisoned and the thread's exit, reusing that
- * stack, is reported as an overflow (src/internal/futex.h, FX_CANCEL_FRAME,
+ * stack, is reported as an overflow (src/internal/futex.h, FXI_CANCEL_FRAME,
  * does the same for the library's frames). */
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)

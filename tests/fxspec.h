@@ -73,7 +73,7 @@ static inline int fxspec_rw_rdlock(uint32_t *s, uint32_t *seq, int dl)
         return EINVAL;
     if (dl == FXSPEC_DL_NONE && !(v & FXSPEC_RW_WL)) {
         /* Kept out by WP/WW alone and nobody renews them (writer_seq does
-         * not move): after FX_RWLOCK_STALE_NS the reader clears them and RW,
+         * not move): after FXI_RWLOCK_STALE_NS the reader clears them and RW,
          * and comes in. */
         v &= ~(FXSPEC_RW_WP | FXSPEC_RW_WW | FXSPEC_RW_RW);
         if ((v & FXSPEC_RW_R) >= FXSPEC_RW_MAXR) {

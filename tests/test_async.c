@@ -2369,7 +2369,7 @@ static void test_seccomp_enosys_on_io_uring_falls_back_to_thread(void **state)
  *
  * The word is released without a wake, as when the releaser (or the process
  * its wake picked) was killed in the wake window: the waiter re-reads its word
- * at its next recheck (FX_ASYNC_RECHECK_NS, 500 ms) and finishes. */
+ * at its next recheck (FXI_ASYNC_RECHECK_NS, 500 ms) and finishes. */
 
 /* Returns once a thread of this process sleeps in the futex system call on
  * addr (its /proc/self/task/<tid>/syscall reads "202 0x<addr> ..."): the
@@ -2431,7 +2431,7 @@ static void test_counter_wait_whose_wake_was_lost_rereads_the_word(void **state)
     assert_int_equal(fx_async_destroy(w), 0);
 }
 
-/* An idle wait's rechecks (FX_ASYNC_RECHECK_NS, 500 ms, src/async/async.h)
+/* An idle wait's rechecks (FXI_ASYNC_RECHECK_NS, 500 ms, src/async/async.h)
  * find the word unchanged: the helper thread sleeps again without making the
  * fd readable; io_uring makes it readable (its timer completes on the ring)
  * and complete re-arms, EINPROGRESS. IDLE_MS spans at least two of them. */

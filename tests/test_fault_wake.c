@@ -5,8 +5,8 @@
  * Each test forces its schedule with the fault harness (fxfault.h): the woken
  * side by a victim pinned to the releaser's CPU at SCHED_IDLE and killed
  * right after the release's FUTEX_WAKE picked it; the notifier side by the
- * library's FX_FAULT point just before the wake. The bystanders must then get
- * through by the library's bounded sleeps (FX_RECHECK_NS) alone: nothing else
+ * library's FXI_FAULT point just before the wake. The bystanders must then get
+ * through by the library's bounded sleeps (FXI_RECHECK_NS) alone: nothing else
  * ever wakes them. */
 #define _GNU_SOURCE
 #include "fxfault.h"

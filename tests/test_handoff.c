@@ -4,7 +4,7 @@
  * fx_rmutex.
  *
  * The verdict "far" is forced here, per thread, through the library's
- * FX_FAULT_VERDICT("spin.handoff_far") (src/internal/fault.h), so the poll
+ * FXI_FAULT_VERDICT("spin.handoff_far") (src/internal/fault.h), so the poll
  * runs on any machine. Its fault point "spin.poll", reached just before each
  * sleep of the poll, can hold the poller there: the test then changes the
  * word while it is known to be between two looks.

@@ -5,8 +5,8 @@
  * runs a kind's protocol and sleeps through the waiter's back end. The
  * design: the state table at the top of core.c.
  */
-#ifndef FX_ASYNC_ASYNC_H
-#define FX_ASYNC_ASYNC_H
+#ifndef FXI_ASYNC_ASYNC_H
+#define FXI_ASYNC_ASYNC_H
 
 #include "futexsync/async.h"
 
@@ -43,7 +43,7 @@ struct fxi_sleep {
     bool has_until;        /* the sleep ends by `until` at the latest */
     struct timespec until; /* absolute CLOCK_MONOTONIC */
     /* > 0: the kind's `until` is only a re-read of the word (mutex, counter:
-     * the bounded recheck, FX_ASYNC_RECHECK_NS). When it passes before the
+     * the bounded recheck, FXI_ASYNC_RECHECK_NS). When it passes before the
      * deadline and the word still holds `expected`, the back end sleeps again
      * until the next recheck, recheck_ns later, without reporting (the kind
      * would name the same sleep). 0: `until` ends the wait (rmutex: the
@@ -55,9 +55,9 @@ struct fxi_sleep {
  * bounded-recheck rule, src/internal/futex.h, with a period of its own): a
  * wake lost in shared memory is made up within this time plus the scheduling
  * delay of the back end, which leaves the 1 s stranding bound (docs/reliability.md) half a second
- * of slack. Longer than FX_RECHECK_NS because an io_uring recheck costs the
+ * of slack. Longer than FXI_RECHECK_NS because an io_uring recheck costs the
  * loop a readiness and a few system calls (docs/async.md). */
-#define FX_ASYNC_RECHECK_NS (500 * 1000000LL)
+#define FXI_ASYNC_RECHECK_NS (500 * 1000000LL)
 
 struct fxi_async_kind {
     /* A first attempt that needs no waiting and leaves no trace: the result,
@@ -230,4 +230,4 @@ static inline void fxi_close(int fd)
     (void)fxi_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
 }
 
-#endif /* FX_ASYNC_ASYNC_H */
+#endif /* FXI_ASYNC_ASYNC_H */

@@ -46,10 +46,10 @@
  *            counted while WAITING, so writers wake it.
  *
  *   Recheck (mutex, counter): the library's bounded-recheck rule. Their
- *   sleeps end by an absolute recheck time FX_ASYNC_RECHECK_NS after the
+ *   sleeps end by an absolute recheck time FXI_ASYNC_RECHECK_NS after the
  *   first sleep, moved on only once it has passed: a wake lost in shared
  *   memory (a waker killed before its FUTEX_WAKE, a woken process killed
- *   before it took its step) delays the waiter by FX_ASYNC_RECHECK_NS at
+ *   before it took its step) delays the waiter by FXI_ASYNC_RECHECK_NS at
  *   most instead of stranding it. The sleep is marked recheck_ns: a recheck
  *   that finds the word unchanged is repeated by the back end itself (the
  *   helper thread sleeps again, io_uring re-arms inside complete) and never
@@ -80,7 +80,7 @@
 /* The library's bounded-recheck rule (src/internal/futex.h), for the kinds
  * that sleep on a shared protocol (mutex, counter): a sleeper whose wake was
  * lost in shared memory (a waker or a woken process killed in the wake
- * window) re-reads its word within FX_ASYNC_RECHECK_NS (src/async/async.h).
+ * window) re-reads its word within FXI_ASYNC_RECHECK_NS (src/async/async.h).
  * Bounds the sleep s by the next recheck time, which is absolute and moves
  * on only once it has passed, so that spurious readiness cannot postpone it. */
 static void kind_recheck(fx_async *w, int last, struct fxi_sleep *s)
@@ -88,12 +88,12 @@ static void kind_recheck(fx_async *w, int last, struct fxi_sleep *s)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (last == LAST_FIRST || !fxi_ts_before(&now, &w->recheck))
-        w->recheck = fxi_ts_add_ns(now, FX_ASYNC_RECHECK_NS);
+        w->recheck = fxi_ts_add_ns(now, FXI_ASYNC_RECHECK_NS);
     s->has_until = true;
     s->until = w->recheck;
     /* Only a re-read of the word: the back end repeats it while the word
      * holds its value (the step would name the same sleep). */
-    s->recheck_ns = FX_ASYNC_RECHECK_NS;
+    s->recheck_ns = FXI_ASYNC_RECHECK_NS;
 }
 
 /* Kind: raw futex word ------------------------------------------------------- */
@@ -152,10 +152,10 @@ static int kind_mutex_step(fx_async *w, int last, struct fxi_sleep *s)
      * keep watching. */
     const bool on = fxi_ann_on(); /* one look at the race-detector probe */
     if (on)
-        fxi_ann_pre_lock(m, FX_ANN_TRY);
+        fxi_ann_pre_lock(m, FXI_ANN_TRY);
     int r = fxi_mutex_acquire_step(m, &sleep_on);
     if (on)
-        fxi_ann_post_lock(m, r ? FX_ANN_TRY | FX_ANN_FAILED : FX_ANN_TRY, 0);
+        fxi_ann_post_lock(m, r ? FXI_ANN_TRY | FXI_ANN_FAILED : FXI_ANN_TRY, 0);
     if (r != EBUSY)
         return r; /* 0: held (as CONTENDED), or EINVAL */
     if (last == LAST_TIMEDOUT)

@@ -52,7 +52,7 @@ static void *async_helper(void *arg)
         /* Acquire: the request fields written before the increment. */
         int32_t req = __atomic_load_n(&t->req, __ATOMIC_ACQUIRE);
         if (req == seen) {
-            fxi_futex_wait_raw(&t->req, seen, NULL, FX_BITSET_ANY);
+            fxi_futex_wait_raw(&t->req, seen, NULL, FXI_BITSET_ANY);
             continue;
         }
         seen = req;
@@ -69,7 +69,7 @@ static void *async_helper(void *arg)
                 break;
             }
             r = fxi_futex_wait_raw(t->word, t->expected, t->bounded ? &bound : NULL,
-                                  FX_BITSET_ANY);
+                                  FXI_BITSET_ANY);
             if (r == EINTR)
                 continue;
             if (r == ETIMEDOUT && own && t->recheck_ns > 0) {
@@ -92,7 +92,7 @@ static void *async_helper(void *arg)
         __atomic_store_n(&t->quiet, seen, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&t->watch, __ATOMIC_SEQ_CST) ||
             __atomic_load_n(&t->cancel, __ATOMIC_SEQ_CST))
-            fxi_futex_wake_raw(&t->quiet, 1, FX_BITSET_ANY);
+            fxi_futex_wake_raw(&t->quiet, 1, FXI_BITSET_ANY);
     }
     return NULL;
 }
@@ -123,7 +123,7 @@ static void thread_backend_close(fx_async *w)
     __atomic_store_n(&t->quit, 1, __ATOMIC_RELAXED);
     /* Release: quit is visible to the helper that sees the increment. */
     __atomic_fetch_add(&t->req, 1, __ATOMIC_RELEASE);
-    fxi_futex_wake_raw(&t->req, 1, FX_BITSET_ANY);
+    fxi_futex_wake_raw(&t->req, 1, FXI_BITSET_ANY);
     int saved = errno;
     pthread_join(t->thread, NULL);
     errno = saved;
@@ -145,7 +145,7 @@ static int thread_arm(fx_async *w, const struct fxi_sleep *s, int *failed_last)
     __atomic_store_n(&t->cancel, 0, __ATOMIC_RELAXED); /* published by req */
     /* Release: the request fields above happen-before the helper's read. */
     __atomic_fetch_add(&t->req, 1, __ATOMIC_RELEASE);
-    fxi_futex_wake_raw(&t->req, 1, FX_BITSET_ANY);
+    fxi_futex_wake_raw(&t->req, 1, FXI_BITSET_ANY);
     return 0;
 }
 
@@ -161,12 +161,12 @@ static void thread_wait_quiet(struct fxi_async_thread *t, int32_t req, bool kick
         if (kick && __atomic_load_n(&t->done, __ATOMIC_RELAXED) != req) {
             /* The helper may sleep on the word: wake everyone there, then
              * look again within 1 ms in case it was not asleep yet. */
-            fxi_futex_wake_raw(t->word, INT32_MAX, FX_BITSET_ANY);
+            fxi_futex_wake_raw(t->word, INT32_MAX, FXI_BITSET_ANY);
             clock_gettime(CLOCK_MONOTONIC, &d);
             d = fxi_ts_add_ns(d, 1000000);
             dl = &d;
         }
-        fxi_futex_wait_raw(&t->quiet, before, dl, FX_BITSET_ANY);
+        fxi_futex_wait_raw(&t->quiet, before, dl, FXI_BITSET_ANY);
     }
     __atomic_store_n(&t->watch, 0, __ATOMIC_RELAXED);
 }

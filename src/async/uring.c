@@ -58,15 +58,15 @@
 /* enum io_uring_op after IORING_OP_SENDMSG_ZC (48), the last one Linux 6.1
  * knows: READ_MULTISHOT 49, WAITID 50, FUTEX_WAIT 51. */
 _Static_assert(IORING_OP_SENDMSG_ZC == 48, "io_uring opcode numbering");
-#define FX_IORING_OP_FUTEX_WAIT 51
+#define FXI_IORING_OP_FUTEX_WAIT 51
 
 /* futex2 flags (include/uapi/linux/futex.h, Linux 6.7), passed in sqe->fd.
- * futexsync never sets FX_FUTEX2_PRIVATE: its words may be in MAP_SHARED
+ * futexsync never sets FXI_FUTEX2_PRIVATE: its words may be in MAP_SHARED
  * memory and are woken by plain FUTEX_WAKE from any process, and a private
  * wait would be keyed differently from those wakes even in private memory. */
-#define FX_FUTEX2_SIZE_U32 0x02u
-#define FX_FUTEX2_PRIVATE  128u
-#define FX_FUTEX_BITSET_MATCH_ANY 0xffffffffu
+#define FXI_FUTEX2_SIZE_U32 0x02u
+#define FXI_FUTEX2_PRIVATE  128u
+#define FXI_FUTEX_BITSET_MATCH_ANY 0xffffffffu
 
 #ifndef IORING_SETUP_SINGLE_ISSUER
 #define IORING_SETUP_SINGLE_ISSUER (1u << 12)
@@ -320,7 +320,7 @@ static int uring_backend_open(fx_async *w)
          * that cannot be mapped. */
         return r == ENOSYS || r == EPERM || r == EINVAL ? ENOTSUP : r;
     }
-    static const unsigned ops[] = {FX_IORING_OP_FUTEX_WAIT, IORING_OP_LINK_TIMEOUT,
+    static const unsigned ops[] = {FXI_IORING_OP_FUTEX_WAIT, IORING_OP_LINK_TIMEOUT,
                                    IORING_OP_ASYNC_CANCEL};
     if (!uring_supports(&u->ring, ops, 3)) {
         uring_close(&u->ring);
@@ -372,14 +372,14 @@ static void uring_flush(struct fxi_async_uring *u)
  * then each run starts from the flag IORING_SQ_TASKRUN (which the kernel
  * clears as it starts a run and sets again when work is left or queued), and
  * the loop ends only when the flag is clear: any work queued after that finds
- * an empty list and signals. Should the flag stay set after FX_URING_RUNS
+ * an empty list and signals. Should the flag stay set after FXI_URING_RUNS
  * runs, the eventfd is signalled here, so that the loop comes back. */
-#define FX_URING_RUNS 64
+#define FXI_URING_RUNS 64
 static void uring_settle(fx_async *w)
 {
     struct fxi_async_uring *u = &w->uring;
     fxi_efd_clear(w->efd);
-    for (int runs = 0; runs < FX_URING_RUNS; runs++) {
+    for (int runs = 0; runs < FXI_URING_RUNS; runs++) {
         uring_flush(u);
         /* Acquire: pairs with the kernel's setting of the flag. */
         if (!(__atomic_load_n(u->ring.sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN))
@@ -492,11 +492,11 @@ static int uring_arm(fx_async *w, const struct fxi_sleep *s, int *failed_last)
         return EAGAIN;
     }
     struct io_uring_sqe *sqe = uring_sqe(&u->ring);
-    sqe->opcode = FX_IORING_OP_FUTEX_WAIT;
-    sqe->fd = (int32_t)FX_FUTEX2_SIZE_U32; /* futex2 flags: 32 bits, shared */
+    sqe->opcode = FXI_IORING_OP_FUTEX_WAIT;
+    sqe->fd = (int32_t)FXI_FUTEX2_SIZE_U32; /* futex2 flags: 32 bits, shared */
     sqe->addr = (uint64_t)(uintptr_t)s->word;
     sqe->off = (uint32_t)s->expected;     /* addr2: the value */
-    sqe->addr3 = FX_FUTEX_BITSET_MATCH_ANY; /* the mask */
+    sqe->addr3 = FXI_FUTEX_BITSET_MATCH_ANY; /* the mask */
     sqe->user_data = TAG_FUTEX;
     if (s->has_until) {
         sqe->flags |= IOSQE_IO_LINK;

@@ -21,15 +21,15 @@
  * no stack frame for them:
  *
  *     if (fxi_ann_on())                   one relaxed load, untaken branch
- *         return mutex_acquire_announced(m, NULL, FX_ANN_EXCLUSIVE);
+ *         return mutex_acquire_announced(m, NULL, FXI_ANN_EXCLUSIVE);
  *     return mutex_acquire(m, NULL);
  *
  * Elsewhere it keeps the answer in a local (src/rwlock.c):
  *
  *     const bool on = fxi_ann_on();
- *     if (on) fxi_ann_pre_lock(l, FX_ANN_SHARED);
+ *     if (on) fxi_ann_pre_lock(l, FXI_ANN_SHARED);
  *     ...the operation...
- *     if (on) fxi_ann_post_lock(l, r ? FX_ANN_SHARED | FX_ANN_FAILED : FX_ANN_SHARED, 0);
+ *     if (on) fxi_ann_post_lock(l, r ? FXI_ANN_SHARED | FXI_ANN_FAILED : FXI_ANN_SHARED, 0);
  *
  * A hook called without a detector does nothing (it looks at the answer
  * itself), so a path that runs only under one (an _announced copy) calls
@@ -38,25 +38,25 @@
  * Objects are never created or destroyed (all-zero is valid), so every TSan
  * call carries __tsan_mutex_linker_init: "no constructor, no destructor".
  */
-#ifndef FX_INTERNAL_ANNOTATE_H
-#define FX_INTERNAL_ANNOTATE_H
+#ifndef FXI_INTERNAL_ANNOTATE_H
+#define FXI_INTERNAL_ANNOTATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 /* Flags of an announced operation. */
-#define FX_ANN_EXCLUSIVE   0u /* an exclusive lock */
-#define FX_ANN_SHARED      1u /* a reader's lock of a reader-writer lock */
-#define FX_ANN_TRY         2u /* a try-lock (or timed lock: it may fail) */
-#define FX_ANN_FAILED      4u /* post_lock only: the try failed */
-#define FX_ANN_RECURSIVE   8u /* the object is re-entrant */
+#define FXI_ANN_EXCLUSIVE   0u /* an exclusive lock */
+#define FXI_ANN_SHARED      1u /* a reader's lock of a reader-writer lock */
+#define FXI_ANN_TRY         2u /* a try-lock (or timed lock: it may fail) */
+#define FXI_ANN_FAILED      4u /* post_lock only: the try failed */
+#define FXI_ANN_RECURSIVE   8u /* the object is re-entrant */
 
-/* fxi_ann_mode: FX_ANN_UNKNOWN until the probe of src/annotate.c has run,
- * then FX_ANN_NONE, or FX_ANN_TSAN_ON and/or FX_ANN_VG_ON. */
-#define FX_ANN_UNKNOWN 0
-#define FX_ANN_NONE    1
-#define FX_ANN_TSAN_ON 2
-#define FX_ANN_VG_ON   4
+/* fxi_ann_mode: FXI_ANN_UNKNOWN until the probe of src/annotate.c has run,
+ * then FXI_ANN_NONE, or FXI_ANN_TSAN_ON and/or FXI_ANN_VG_ON. */
+#define FXI_ANN_UNKNOWN 0
+#define FXI_ANN_NONE    1
+#define FXI_ANN_TSAN_ON 2
+#define FXI_ANN_VG_ON   4
 /* Hidden: the library's own, read with one PC-relative load (no GOT
  * indirection), in a static or a shared build. */
 extern __attribute__((visibility("hidden"))) int fxi_ann_mode;
@@ -66,17 +66,17 @@ extern __attribute__((visibility("hidden"))) int fxi_ann_mode;
  * every thread would compute, and publishes nothing else. */
 static inline __attribute__((always_inline)) bool fxi_ann_on(void)
 {
-    return __builtin_expect(__atomic_load_n(&fxi_ann_mode, __ATOMIC_RELAXED) != FX_ANN_NONE, 0);
+    return __builtin_expect(__atomic_load_n(&fxi_ann_mode, __ATOMIC_RELAXED) != FXI_ANN_NONE, 0);
 }
 
 /* The announcements (src/annotate.c); each probes first if need be. The lock
- * hooks: pre before the attempt, post after it (FX_ANN_FAILED when it
+ * hooks: pre before the attempt, post after it (FXI_ANN_FAILED when it
  * failed); pre_unlock before the release, post_unlock after it. */
-#define FX_ANN_COLD __attribute__((cold, visibility("hidden")))
-FX_ANN_COLD void fxi_ann_pre_lock(const void *a, unsigned f);
-FX_ANN_COLD void fxi_ann_post_lock(const void *a, unsigned f, int rec);
-FX_ANN_COLD void fxi_ann_pre_unlock(const void *a, unsigned f);
-FX_ANN_COLD void fxi_ann_post_unlock(const void *a, unsigned f);
+#define FXI_ANN_COLD __attribute__((cold, visibility("hidden")))
+FXI_ANN_COLD void fxi_ann_pre_lock(const void *a, unsigned f);
+FXI_ANN_COLD void fxi_ann_post_lock(const void *a, unsigned f, int rec);
+FXI_ANN_COLD void fxi_ann_pre_unlock(const void *a, unsigned f);
+FXI_ANN_COLD void fxi_ann_post_unlock(const void *a, unsigned f);
 /* Happens-before on an address, for the primitives that are not locks
  * (semaphore, barrier, once, counter): a post, an arrival, a finished
  * initialiser or a counter update publishes the caller's writes to the
@@ -85,8 +85,8 @@ FX_ANN_COLD void fxi_ann_post_unlock(const void *a, unsigned f);
  * release library is not instrumented, and Helgrind and DRD do not know
  * atomic instructions. To TSan __tsan_release / __tsan_acquire, to Helgrind
  * and DRD ANNOTATE_HAPPENS_BEFORE / _AFTER. */
-FX_ANN_COLD void fxi_ann_happens_before(const void *a);
-FX_ANN_COLD void fxi_ann_happens_after(const void *a);
+FXI_ANN_COLD void fxi_ann_happens_before(const void *a);
+FXI_ANN_COLD void fxi_ann_happens_after(const void *a);
 /* Helgrind and DRD do not know atomic instructions. They ignore the accesses
  * to a word they know as a lock (or as a happens-before address), but would
  * report the library's atomics on an object's other words (an rwlock's
@@ -98,8 +98,8 @@ FX_ANN_COLD void fxi_ann_happens_after(const void *a);
  * from then on), so fast paths that only look (fx_cond_signal with nobody
  * waiting, a done fx_once) pay nothing for it. TSan knows atomics and needs
  * nothing here. */
-FX_ANN_COLD void fxi_ann_own_words(const void *p, size_t size);
+FXI_ANN_COLD void fxi_ann_own_words(const void *p, size_t size);
 /* Whether a race detector is there, probing first if need be. */
-FX_ANN_COLD bool fxi_ann_detected(void);
+FXI_ANN_COLD bool fxi_ann_detected(void);
 
-#endif /* FX_INTERNAL_ANNOTATE_H */
+#endif /* FXI_INTERNAL_ANNOTATE_H */

@@ -16,8 +16,8 @@
  * An asynchronous waiter stays counted while it is armed, between the calls
  * of its event loop, exactly as a thread stays counted while it sleeps.
  */
-#ifndef FX_INTERNAL_COUNTER_WAIT_H
-#define FX_INTERNAL_COUNTER_WAIT_H
+#ifndef FXI_INTERNAL_COUNTER_WAIT_H
+#define FXI_INTERNAL_COUNTER_WAIT_H
 
 #include <errno.h>
 #include <stdint.h>
@@ -55,4 +55,4 @@ static inline void fxi_counter_waiter_leave(fx_counter *c)
     __atomic_fetch_sub(&c->waiters, 1, __ATOMIC_RELAXED);
 }
 
-#endif /* FX_INTERNAL_COUNTER_WAIT_H */
+#endif /* FXI_INTERNAL_COUNTER_WAIT_H */

@@ -2,8 +2,8 @@
  * src/internal/deadline.h - checks on the absolute CLOCK_MONOTONIC deadlines
  * that every timed operation takes.
  */
-#ifndef FX_INTERNAL_DEADLINE_H
-#define FX_INTERNAL_DEADLINE_H
+#ifndef FXI_INTERNAL_DEADLINE_H
+#define FXI_INTERNAL_DEADLINE_H
 
 #include <errno.h>
 #include <stdbool.h>
@@ -62,4 +62,4 @@ struct timespec fxi_ts_add_ns(struct timespec t, int64_t ns);
  * timeout. */
 struct timespec fxi_ts_sub(struct timespec a, struct timespec b);
 
-#endif /* FX_INTERNAL_DEADLINE_H */
+#endif /* FXI_INTERNAL_DEADLINE_H */

@@ -8,8 +8,8 @@
  * between processes (only the library's own process-local words, those of
  * src/sleep.c, are private).
  */
-#ifndef FX_INTERNAL_FUTEX_H
-#define FX_INTERNAL_FUTEX_H
+#ifndef FXI_INTERNAL_FUTEX_H
+#define FXI_INTERNAL_FUTEX_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,7 +17,7 @@
 #include <time.h>
 
 /* Waits with every bitset bit: an ordinary wake reaches the sleeper. */
-#define FX_BITSET_ANY 0xffffffffu
+#define FXI_BITSET_ANY 0xffffffffu
 
 /* Sleeps while *word == expected, until woken by a wake whose bitset intersects
  * `bitset`, or the absolute CLOCK_MONOTONIC deadline (NULL: none).
@@ -59,4 +59,4 @@ static inline int fxi_bad_slot(const void *p)
     return p == NULL || ((uintptr_t)p & 3u) != 0;
 }
 
-#endif /* FX_INTERNAL_FUTEX_H */
+#endif /* FXI_INTERNAL_FUTEX_H */

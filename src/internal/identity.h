@@ -49,8 +49,8 @@
  * glibc's surplus static TLS for struct fxi_self (about 160 bytes), which is
  * normally available.
  */
-#ifndef FX_INTERNAL_IDENTITY_H
-#define FX_INTERNAL_IDENTITY_H
+#ifndef FXI_INTERNAL_IDENTITY_H
+#define FXI_INTERNAL_IDENTITY_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -187,4 +187,4 @@ void fxi_once_leave(uint32_t depth);
 /* Leaves the innermost initialiser (its thread exits or unwinds out of it). */
 void fxi_once_abandon(void);
 
-#endif /* FX_INTERNAL_IDENTITY_H */
+#endif /* FXI_INTERNAL_IDENTITY_H */

@@ -1,8 +1,8 @@
 /*
  * src/internal/mutex.h - fx_mutex entry points for other primitives.
  */
-#ifndef FX_INTERNAL_MUTEX_H
-#define FX_INTERNAL_MUTEX_H
+#ifndef FXI_INTERNAL_MUTEX_H
+#define FXI_INTERNAL_MUTEX_H
 
 #include <time.h>
 
@@ -36,4 +36,4 @@ void fxi_mutex_abandon_wait(fx_mutex *m);
  * library never writes. A relaxed look, not synchronization. */
 int fxi_mutex_check_held(const fx_mutex *m);
 
-#endif /* FX_INTERNAL_MUTEX_H */
+#endif /* FXI_INTERNAL_MUTEX_H */

@@ -8,8 +8,8 @@
  * liveness probe). One module, src/process.c. No process or thread is
  * created to learn any of it.
  */
-#ifndef FX_INTERNAL_PROCESS_H
-#define FX_INTERNAL_PROCESS_H
+#ifndef FXI_INTERNAL_PROCESS_H
+#define FXI_INTERNAL_PROCESS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -81,4 +81,4 @@ static inline bool fxi_tid_dead(pid_t tid)
     return fxi_tid_probe(tid) == FXI_TID_DEAD;
 }
 
-#endif /* FX_INTERNAL_PROCESS_H */
+#endif /* FXI_INTERNAL_PROCESS_H */

@@ -25,8 +25,8 @@
  * have slept on the word, keeping FX_RMUTEX_WAITERS set, so a bounded requeue
  * would not lose wake-ups either.)
  */
-#ifndef FX_INTERNAL_RMUTEX_H
-#define FX_INTERNAL_RMUTEX_H
+#ifndef FXI_INTERNAL_RMUTEX_H
+#define FXI_INTERNAL_RMUTEX_H
 
 #include <stdint.h>
 #include <time.h>
@@ -96,4 +96,4 @@ int fxi_rmutex_acquire_step(fx_rmutex *m, struct fxi_rmutex_waiter *w, int32_t *
  * to the next sleeper. A wake nobody needed costs one system call. */
 void fxi_rmutex_abandon_wait(fx_rmutex *m);
 
-#endif /* FX_INTERNAL_RMUTEX_H */
+#endif /* FXI_INTERNAL_RMUTEX_H */

@@ -3,8 +3,8 @@
  * encoding (the state table of src/rmutex.c) and the predicates on a value,
  * for src/rmutex.c alone.
  */
-#ifndef FX_INTERNAL_RMUTEX_WORD_H
-#define FX_INTERNAL_RMUTEX_WORD_H
+#ifndef FXI_INTERNAL_RMUTEX_WORD_H
+#define FXI_INTERNAL_RMUTEX_WORD_H
 
 #include <linux/futex.h>
 #include <stdbool.h>
@@ -39,8 +39,8 @@ _Static_assert(ORPHANED == FUTEX_OWNER_DIED && WAITERS == FUTEX_WAITERS &&
 #define LONG_AFTER_NS  ((int64_t)FX_RMUTEX_LONG_AFTER_MS * 1000000)
 
 /* The longest spin, in nanoseconds, as fx_mutex's (src/internal/spin.h). */
-#ifndef FX_RMUTEX_SPIN_NS
-#define FX_RMUTEX_SPIN_NS 4000
+#ifndef FXI_RMUTEX_SPIN_NS
+#define FXI_RMUTEX_SPIN_NS 4000
 #endif
 
 /* The owner TID of a HELD or HELD+W value, 0 for any other value. */
@@ -104,4 +104,4 @@ bool fxi_rmutex_watch(struct fxi_rmutex_waiter *w, uint32_t t);
  * the PROBED owner an owner word names, or 0. */
 uint32_t fxi_rmutex_word_owner(const int32_t *word);
 
-#endif /* FX_INTERNAL_RMUTEX_WORD_H */
+#endif /* FXI_INTERNAL_RMUTEX_WORD_H */

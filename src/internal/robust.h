@@ -34,8 +34,8 @@
  * list_op_pending: an entry never stays linked once its object may be
  * freed by its next owner, and a death between two steps is still told.
  */
-#ifndef FX_INTERNAL_ROBUST_H
-#define FX_INTERNAL_ROBUST_H
+#ifndef FXI_INTERNAL_ROBUST_H
+#define FXI_INTERNAL_ROBUST_H
 
 #include <linux/futex.h>
 #include <stddef.h>
@@ -150,4 +150,4 @@ static inline void fxi_rl_unlink(struct robust_list_head *h, fx_rmutex *m)
     fxi_rl_unlink_slots(h, m->link);
 }
 
-#endif /* FX_INTERNAL_ROBUST_H */
+#endif /* FXI_INTERNAL_ROBUST_H */

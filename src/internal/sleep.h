@@ -2,8 +2,8 @@
  * src/internal/sleep.h - the waiting engine every primitive sleeps through
  * (src/sleep.c), above the futex layer (internal/futex.h).
  */
-#ifndef FX_INTERNAL_SLEEP_H
-#define FX_INTERNAL_SLEEP_H
+#ifndef FXI_INTERNAL_SLEEP_H
+#define FXI_INTERNAL_SLEEP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,13 +23,13 @@
  * ThreadSanitizer still see them. */
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define FX_CANCEL_FRAME_ASAN 1
+#define FXI_CANCEL_FRAME_ASAN 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__) || defined(FX_CANCEL_FRAME_ASAN)
-#define FX_CANCEL_FRAME __attribute__((no_sanitize_address))
+#if defined(__SANITIZE_ADDRESS__) || defined(FXI_CANCEL_FRAME_ASAN)
+#define FXI_CANCEL_FRAME __attribute__((no_sanitize_address))
 #else
-#define FX_CANCEL_FRAME
+#define FXI_CANCEL_FRAME
 #endif
 
 /* The blocking sleep of every primitive (src/sleep.c, the waiting engine).
@@ -49,7 +49,7 @@
  * untimed. Any doubt keeps the look.
  *
  * Declare a struct fxi_recheck per blocking call, FXI_RECHECK_CALL, with
- * FX_RECHECK_INIT_SCOPED(period_ns), and pass it to every fxi_futex_sleep of
+ * FXI_RECHECK_INIT_SCOPED(period_ns), and pass it to every fxi_futex_sleep of
  * that call. */
 
 /* A call's place among the process's sleepers (src/sleep.c): in its call's
@@ -86,7 +86,7 @@ struct fxi_recheck {
 enum { FXI_SCOPE_UNKNOWN = 0, FXI_SCOPE_PRIVATE = 1, FXI_SCOPE_SHARED = 2 };
 /* The blocking waits of fx_mutex, fx_cond, fx_sem, fx_rwlock, fx_barrier and
  * fx_counter: their recheck is only for deaths in other processes. */
-#define FX_RECHECK_INIT_SCOPED(p) {.tick = {0, -1}, .period_ns = (p), .scope = FXI_SCOPE_UNKNOWN}
+#define FXI_RECHECK_INIT_SCOPED(p) {.tick = {0, -1}, .period_ns = (p), .scope = FXI_SCOPE_UNKNOWN}
 
 /* Gives up the call's place among the process's sleepers, if it still has
  * one (a cancellation's unwinding out of a sleep). Every struct fxi_recheck
@@ -113,7 +113,7 @@ static inline int64_t fxi_recheck_grid(int64_t now_ns, int64_t period_ns)
 
 /* The recheck period of the primitives that have no period of their own: a
  * sleeper whose wake was lost re-reads its word within this time. */
-#define FX_RECHECK_NS (500 * 1000000LL)
+#define FXI_RECHECK_NS (500 * 1000000LL)
 
 /* Sleeps while *word == expected, until woken, the caller's absolute
  * CLOCK_MONOTONIC deadline (NULL: none; tv_nsec already checked), or a
@@ -163,4 +163,4 @@ int fxi_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespe
 int fxi_futex_sleep_probed(int32_t *word, int32_t expected, uint32_t (*owner)(const int32_t *word),
                            const struct timespec *deadline, bool *judge);
 
-#endif /* FX_INTERNAL_SLEEP_H */
+#endif /* FXI_INTERNAL_SLEEP_H */

@@ -1,8 +1,8 @@
 /*
  * src/internal/spin.h - the pause instruction for busy-wait loops.
  */
-#ifndef FX_INTERNAL_SPIN_H
-#define FX_INTERNAL_SPIN_H
+#ifndef FXI_INTERNAL_SPIN_H
+#define FXI_INTERNAL_SPIN_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,25 +44,25 @@ int fxi_spin_iterations(int32_t ns);
  *
  * Each thread keeps its own estimate in _Thread_local memory (no shared
  * write): an average of its timed loads, each capped at twice
- * FX_HANDOFF_FAR_NS so that one load the scheduler interrupted cannot decide
+ * FXI_HANDOFF_FAR_NS so that one load the scheduler interrupted cannot decide
  * alone. Timing is not free, and whatever lies between a spinner's seeing
  * the release and its CAS delays every handoff; so only every
- * FX_HANDOFF_SAMPLE_EVERY-th contended acquisition of a thread spins timed
+ * FXI_HANDOFF_SAMPLE_EVERY-th contended acquisition of a thread spins timed
  * (also when it judges far: that is how the estimate follows the machine
  * back), the time is only stored then (fxi_handoff_seen), and the arithmetic
  * waits for the thread's next contended acquisition, out of the critical
  * section. Where the CPU has no cheap ordered counter (it is read on x86 and
- * aarch64 only) or the counter is coarser than FX_HANDOFF_MIN_TICKS_PER_US,
+ * aarch64 only) or the counter is coarser than FXI_HANDOFF_MIN_TICKS_PER_US,
  * nothing is timed: every handoff counts as near, the spin of before. A
  * fork() child inherits the estimate: a hint.
  */
-#define FX_HANDOFF_FAR_NS 120
-#define FX_HANDOFF_SAMPLE_EVERY 16u
-#define FX_HANDOFF_MIN_TICKS_PER_US 20
-/* The poll of a far waiter: FX_POLL_LOOKS sleeps, the first FX_POLL_FIRST_NS
+#define FXI_HANDOFF_FAR_NS 120
+#define FXI_HANDOFF_SAMPLE_EVERY 16u
+#define FXI_HANDOFF_MIN_TICKS_PER_US 20
+/* The poll of a far waiter: FXI_POLL_LOOKS sleeps, the first FXI_POLL_FIRST_NS
  * long, each next one twice as long. */
-#define FX_POLL_LOOKS 3
-#define FX_POLL_FIRST_NS 10000
+#define FXI_POLL_LOOKS 3
+#define FXI_POLL_FIRST_NS 10000
 
 /* The CPU's cycle or tick counter, read in program order (the fences keep
  * the timed instruction between two reads); 0 where none is read (a 32-bit
@@ -100,9 +100,9 @@ static inline void fxi_handoff_seen(uint64_t t0)
 }
 
 /* The poll of a far waiter, before its look number k (from 0): sleeps
- * FX_POLL_FIRST_NS << k on a word of the thread's own, which nothing wakes,
+ * FXI_POLL_FIRST_NS << k on a word of the thread's own, which nothing wakes,
  * and returns true; returns false at once when the poll is over: k reached
- * FX_POLL_LOOKS, or the sleep would end past the caller's absolute
+ * FXI_POLL_LOOKS, or the sleep would end past the caller's absolute
  * CLOCK_MONOTONIC deadline (NULL: none; a bad tv_nsec also ends the poll,
  * for the caller's wait to report). A signal ends a sleep early and counts as
  * one. Not a cancellation point. */
@@ -115,13 +115,13 @@ bool fxi_poll_wait(int k, const struct timespec *deadline);
  *
  *   - a wait spins for the thread's budget of pause instructions;
  *   - success (the condition came during the spin) doubles the budget, up to
- *     `max` (from 0 it restarts at FX_SPIN_RESTART);
+ *     `max` (from 0 it restarts at FXI_SPIN_RESTART);
  *   - failure (the thread had to sleep anyway) halves it, down to 0;
  *   - every `gap`-th wait is a probe that spins for `probe` pauses whatever the
  *     budget (a probe must outlast a wake-up: parties that always sleep are out
  *     of step by one wake-up latency and only a long spin can show that they
- *     could keep in step); the gap starts at FX_SPIN_GAP_MIN waits, doubles
- *     with every probe that fails, up to FX_SPIN_GAP_MAX, and drops back at
+ *     could keep in step); the gap starts at FXI_SPIN_GAP_MIN waits, doubles
+ *     with every probe that fails, up to FXI_SPIN_GAP_MAX, and drops back at
  *     the first success.
  *
  * Threads with a CPU each fall into step and hand over without system calls;
@@ -129,9 +129,9 @@ bool fxi_poll_wait(int k, const struct timespec *deadline);
  * stop burning the time their partner needs, and probe ever more rarely. A
  * fork() child inherits its parent's values, which are only hints.
  */
-#define FX_SPIN_RESTART 8
-#define FX_SPIN_GAP_MIN 32u
-#define FX_SPIN_GAP_MAX 4096u
+#define FXI_SPIN_RESTART 8
+#define FXI_SPIN_GAP_MIN 32u
+#define FXI_SPIN_GAP_MAX 4096u
 
 struct fxi_spin {
     int budget;       /* pause instructions of the next ordinary wait */
@@ -141,7 +141,7 @@ struct fxi_spin {
     int probing;      /* this wait is a probe */
 };
 
-#define FX_SPIN_INIT(max) { (max), 0u, FX_SPIN_GAP_MIN, 0, 0 }
+#define FXI_SPIN_INIT(max) { (max), 0u, FXI_SPIN_GAP_MIN, 0, 0 }
 
 /* How many pause instructions this wait may spin. */
 static inline int fxi_spin_start(struct fxi_spin *s, int probe)
@@ -156,17 +156,17 @@ static inline int fxi_spin_start(struct fxi_spin *s, int probe)
 /* The condition came during the spin. */
 static inline void fxi_spin_won(struct fxi_spin *s, int max)
 {
-    int b = s->current < FX_SPIN_RESTART ? FX_SPIN_RESTART : s->current * 2;
+    int b = s->current < FXI_SPIN_RESTART ? FXI_SPIN_RESTART : s->current * 2;
     s->budget = b < max ? b : max;
-    s->gap = FX_SPIN_GAP_MIN;
+    s->gap = FXI_SPIN_GAP_MIN;
 }
 
 /* The spin ran out: the thread sleeps. */
 static inline void fxi_spin_lost(struct fxi_spin *s, int min)
 {
     s->budget = s->budget / 2 > min ? s->budget / 2 : min;
-    if (s->probing && s->gap < FX_SPIN_GAP_MAX)
+    if (s->probing && s->gap < FXI_SPIN_GAP_MAX)
         s->gap *= 2;
 }
 
-#endif /* FX_INTERNAL_SPIN_H */
+#endif /* FXI_INTERNAL_SPIN_H */

@@ -8,16 +8,16 @@
  * paths only: an uncontended operation is never counted.
  *
  *   hook                          where                          counts
- *   FX_STAT_CONTENDED(w)          entry of a lock's slow path    contended
- *   FX_STAT_SPIN(w)               each busy-wait iteration       spins
- *   FX_STAT_WAITED(w, r)          after a futex wait syscall     waits, and timeouts
+ *   FXI_STAT_CONTENDED(w)          entry of a lock's slow path    contended
+ *   FXI_STAT_SPIN(w)               each busy-wait iteration       spins
+ *   FXI_STAT_WAITED(w, r)          after a futex wait syscall     waits, and timeouts
  *                                 (r: its result, 0 or -errno)   when r == -ETIMEDOUT
- *   FX_STAT_TIMEOUT_IF(w, cond)   a wait that was not made       timeouts, when cond
+ *   FXI_STAT_TIMEOUT_IF(w, cond)   a wait that was not made       timeouts, when cond
  *                                 because its deadline passed
- *   FX_STAT_WAKE(w)               after a futex wake/requeue     wakes
+ *   FXI_STAT_WAKE(w)               after a futex wake/requeue     wakes
  */
-#ifndef FX_INTERNAL_STATS_H
-#define FX_INTERNAL_STATS_H
+#ifndef FXI_INTERNAL_STATS_H
+#define FXI_INTERNAL_STATS_H
 
 #if defined(FUTEXSYNC_STATS)
 #include <stdint.h>
@@ -36,19 +36,19 @@ void fxi_stat_add(const void *word, enum fxi_stat_kind kind, uint64_t n);
 /* Counts one futex wait whose system call returned r (0 or -errno). */
 void fxi_stat_waited(const void *word, long r);
 
-#define FX_STAT_CONTENDED(w) fxi_stat_add((w), FX_STAT_K_CONTENDED, 1)
-#define FX_STAT_SPIN(w) fxi_stat_add((w), FX_STAT_K_SPINS, 1)
-#define FX_STAT_WAITED(w, r) fxi_stat_waited((w), (r))
-#define FX_STAT_TIMEOUT_IF(w, cond) \
+#define FXI_STAT_CONTENDED(w) fxi_stat_add((w), FX_STAT_K_CONTENDED, 1)
+#define FXI_STAT_SPIN(w) fxi_stat_add((w), FX_STAT_K_SPINS, 1)
+#define FXI_STAT_WAITED(w, r) fxi_stat_waited((w), (r))
+#define FXI_STAT_TIMEOUT_IF(w, cond) \
     ((cond) ? fxi_stat_add((w), FX_STAT_K_TIMEOUTS, 1) : (void)0)
-#define FX_STAT_WAKE(w) fxi_stat_add((w), FX_STAT_K_WAKES, 1)
+#define FXI_STAT_WAKE(w) fxi_stat_add((w), FX_STAT_K_WAKES, 1)
 
 #else
-#define FX_STAT_CONTENDED(w) ((void)0)
-#define FX_STAT_SPIN(w) ((void)0)
-#define FX_STAT_WAITED(w, r) ((void)0)
-#define FX_STAT_TIMEOUT_IF(w, cond) ((void)0)
-#define FX_STAT_WAKE(w) ((void)0)
+#define FXI_STAT_CONTENDED(w) ((void)0)
+#define FXI_STAT_SPIN(w) ((void)0)
+#define FXI_STAT_WAITED(w, r) ((void)0)
+#define FXI_STAT_TIMEOUT_IF(w, cond) ((void)0)
+#define FXI_STAT_WAKE(w) ((void)0)
 #endif
 
-#endif /* FX_INTERNAL_STATS_H */
+#endif /* FXI_INTERNAL_STATS_H */

@@ -11,8 +11,8 @@
  * negative ones included, as an address above 2 GiB is on a 32-bit machine.
  * fxi_syscall_failed() is the one test of that.
  */
-#ifndef FX_INTERNAL_SYSCALL_H
-#define FX_INTERNAL_SYSCALL_H
+#ifndef FXI_INTERNAL_SYSCALL_H
+#define FXI_INTERNAL_SYSCALL_H
 
 #include <errno.h>
 #include <stdbool.h>

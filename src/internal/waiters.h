@@ -2,8 +2,8 @@
  * src/internal/waiters.h - counting a waiter in a primitive's waiters slot
  * (fx_sem, fx_cond, fx_counter: step W1/R1 of their tables).
  */
-#ifndef FX_INTERNAL_WAITERS_H
-#define FX_INTERNAL_WAITERS_H
+#ifndef FXI_INTERNAL_WAITERS_H
+#define FXI_INTERNAL_WAITERS_H
 
 #include <stdint.h>
 
@@ -44,4 +44,4 @@ static inline int32_t fxi_waiters_enter(int32_t *slot, int order)
     return n;
 }
 
-#endif /* FX_INTERNAL_WAITERS_H */
+#endif /* FXI_INTERNAL_WAITERS_H */

@@ -12,8 +12,8 @@
  * The edges between the files go one way: worker_spawn.c calls worker.c,
  * worker.c calls worker_proc.c (tests/docs/check_src_cycles.sh).
  */
-#ifndef FX_INTERNAL_WORKER_H
-#define FX_INTERNAL_WORKER_H
+#ifndef FXI_INTERNAL_WORKER_H
+#define FXI_INTERNAL_WORKER_H
 
 #include <errno.h>
 #include <pthread.h>
@@ -129,4 +129,4 @@ uint64_t fxi_worker_proc_ns(const char *who);
  * the TIDs). */
 int fxi_worker_learn_tids(fxi_worker *w);
 
-#endif /* FX_INTERNAL_WORKER_H */
+#endif /* FXI_INTERNAL_WORKER_H */

@@ -11,7 +11,7 @@
 #     "errno is never set"; backquotes and comment layout aside).
 #  5. The recheck periods the headers promise ("at least every half second",
 #     "a waiting writer every quarter second") are the source's:
-#     FX_RECHECK_NS (src/internal/sleep.h), FX_RWLOCK_WRITER_RECHECK_NS
+#     FXI_RECHECK_NS (src/internal/sleep.h), FXI_RWLOCK_WRITER_RECHECK_NS
 #     (src/rwlock.c).
 # Prints one line per problem and exits 1 if there is any. POSIX sh, grep, sed,
 # awk and find only.
@@ -138,11 +138,11 @@ period_words() {
 period_ms() { # NAME FILE: the N of "#define NAME (N * 1000000LL)"
     sed -n "s/^#define $1 (\([0-9]*\) \* 1000000LL).*/\1/p" "$2"
 }
-recheck_ms=$(period_ms FX_RECHECK_NS src/internal/sleep.h)
-writer_ms=$(period_ms FX_RWLOCK_WRITER_RECHECK_NS src/rwlock.c)
+recheck_ms=$(period_ms FXI_RECHECK_NS src/internal/sleep.h)
+writer_ms=$(period_ms FXI_RWLOCK_WRITER_RECHECK_NS src/rwlock.c)
 nperiod=0
 if [ -z "$recheck_ms" ] || [ -z "$writer_ms" ]; then
-    problem "cannot read FX_RECHECK_NS or FX_RWLOCK_WRITER_RECHECK_NS as (N * 1000000LL)"
+    problem "cannot read FXI_RECHECK_NS or FXI_RWLOCK_WRITER_RECHECK_NS as (N * 1000000LL)"
 else
     want_all="at least every $(period_words "$recheck_ms")"
     want_writer="waiting writer every $(period_words "$writer_ms")"

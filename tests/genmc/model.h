@@ -90,11 +90,11 @@
 #define _Thread_local
 
 /* ---- src/internal/spin.h, replaced (see above) ---- */
-#define FX_INTERNAL_SPIN_H
+#define FXI_INTERNAL_SPIN_H
 struct fxi_spin {
     int unused;
 };
-#define FX_SPIN_INIT(max) {0}
+#define FXI_SPIN_INIT(max) {0}
 static inline void fxi_cpu_relax(void) {}
 static inline int fxi_spin_start(struct fxi_spin *s, int probe)
 {
@@ -172,7 +172,7 @@ static inline int fxg_once(pthread_once_t *o, void (*f)(void))
 #define pthread_once fxg_once
 
 /* ---- src/internal/deadline.h, replaced (see above) ---- */
-#define FX_INTERNAL_DEADLINE_H
+#define FXI_INTERNAL_DEADLINE_H
 #define FXG_NEVER ((time_t)1 << 40)
 static inline int fxi_deadline_check(const struct timespec *deadline)
 {
@@ -211,7 +211,7 @@ static inline int fxg_clock_gettime(clockid_t c, struct timespec *t)
 
 /* ---- race-detector announcements: no detector ---- */
 #include "internal/annotate.h"
-int fxi_ann_mode = FX_ANN_NONE;
+int fxi_ann_mode = FXI_ANN_NONE;
 #define FXG_NEVER_RUNS(name, params)                                                     \
     void name params { assert(0 && "a race-detector hook ran in the model"); }
 FXG_NEVER_RUNS(fxi_ann_pre_lock, (const void *a, unsigned f))
@@ -336,7 +336,7 @@ int fxi_futex_requeue_raw(int32_t *word, int32_t expected, int wake, int32_t *ta
         pthread_mutex_unlock(&fxg_kernel);
         return -EAGAIN;
     }
-    int n = wake > 0 ? fxg_wake_locked(word, wake, FX_BITSET_ANY) : 0;
+    int n = wake > 0 ? fxg_wake_locked(word, wake, FXI_BITSET_ANY) : 0;
     for (int i = 0; i < fxg_nq && requeue > 0; i++) {
         if (fxg_q[i].word == word && !__atomic_load_n(&fxg_q[i].woken, __ATOMIC_RELAXED)) {
             fxg_q[i].word = target;
@@ -360,7 +360,7 @@ int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *dead
 {
     (void)deadline;
     s->scope = FXI_SCOPE_PRIVATE;
-    s->woken = fxg_wait(word, expected, FX_BITSET_ANY) == 0;
+    s->woken = fxg_wait(word, expected, FXI_BITSET_ANY) == 0;
     return 0;
 }
 

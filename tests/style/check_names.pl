@@ -3,7 +3,8 @@
 #
 #   public (include/futexsync/*.h)               fx_<prim>_*, macros FX_*
 #   library-internal: extern in src/, or
-#     static inline in a src/ header             fxi_*, macros FX_* / FXI_*
+#     static inline in a src/ header             fxi_*, macros FXI_* (never
+#                                                FX_*, the public prefix)
 #   file-static in src/**/*.c (functions and
 #     objects)                                   no fx_ / fxi_ prefix
 #   function-like macros, everywhere             upper case
@@ -79,6 +80,12 @@ for my $path (files_under('src', qr/\.[ch]$/), files_under('include', qr/\.(h|hp
     (my $rel = $path) =~ s{^\Q$root\E/}{};
     next if $exempt{$rel};
     my $t = do { local $/; open my $fh, '<', $path or die "$path: $!"; strip(<$fh>) };
+    if ($rel =~ m{^src/}) {
+        while ($t =~ /^\s*#\s*define\s+(FX_\w*)/mg) {
+            my ($name, $pos) = ($1, $-[1]);
+            push @bad, "$rel:" . line_of($t, $pos) . ": $name: a macro of src/ is FXI_*, not FX_* (public)";
+        }
+    }
     while ($t =~ /^\s*#\s*define\s+([A-Za-z_]\w*)\(/mg) {
         my ($name, $pos) = ($1, $-[1]);
         push @bad, "$rel:" . line_of($t, $pos) . ": $name: function-like macro must be upper case"
