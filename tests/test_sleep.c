@@ -497,16 +497,22 @@ static void test_writers_told_when_the_state_moves_under_writer_seq(void **state
     /* The reader is another process, so that its release by hand below
      * leaves no read hold in this one (a race detector would see one). */
     pid_t reader = fxt_fork(read_hold_child, l);
-    while ((__atomic_load_n(&l->state, __ATOMIC_ACQUIRE) & (FX_RWLOCK_MAX_READERS - 1)) == 0)
+    /* Bounded: a reader that never takes its hold fails the test, not CI. */
+    int64_t give_up = fxt_now_ns() + 10 * 1000000000LL;
+    while ((__atomic_load_n(&l->state, __ATOMIC_ACQUIRE) & (FX_RWLOCK_MAX_READERS - 1)) == 0) {
+        assert_true(fxt_now_ns() < give_up);
         sched_yield();
+    }
     struct writer_waiter w[2] = {{l, 0, 0, -1}, {l, 0, 0, -1}};
     pthread_t t[2];
     for (int i = 0; i < 2; i++)
         t[i] = fxt_thread(writer_main, &w[i]);
     pid_t tids[2];
     for (int i = 0; i < 2; i++)
-        while ((tids[i] = __atomic_load_n(&w[i].tid, __ATOMIC_ACQUIRE)) == 0)
+        while ((tids[i] = __atomic_load_n(&w[i].tid, __ATOMIC_ACQUIRE)) == 0) {
+            assert_true(fxt_now_ns() < give_up);
             sched_yield();
+        }
     /* One in futex(2), the other in futex_waitv(2): both in the engine. */
     assert_true(wait_settled(tids, 2, &l->writer_seq) >= 0);
     /* The reader's release, killed before its wake: one reader fewer, the
