@@ -216,10 +216,16 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
     /* A death from here on, between a CAS and the link or after a consumed
      * wake, is told to the next caller by the kernel. */
     once_pending(me, o);
-    /* Acquire: a caller that sees DONE sees what the initialiser wrote. */
-    int32_t s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
+    /* Relaxed, as every look at the word below and the failure order of
+     * every CAS: the acquire fence where DONE is seen orders them all, so
+     * no path depends on a CAS's failure order (which GenMC does not check). */
+    int32_t s = __atomic_load_n(&o->state, __ATOMIC_RELAXED);
     for (;;) {
         if (s == DONE) {
+            /* Acquire: the caller sees what the initialiser wrote before its
+             * release of DONE, whichever look or failed CAS read DONE. */
+            /* @step once.slow.done_fence */
+            __atomic_thread_fence(__ATOMIC_ACQUIRE);
             /* The kernel wakes one caller when the initialiser's thread dies
              * between its exchange and its wake: pass it on. */
             if (woken)
@@ -231,9 +237,9 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
         if (s == NOT_RUN || (s & ~WAITERS) == RUNNING) {
             /* Acquire on success: a re-run sees what an abandoned attempt
              * wrote; W kept for the sleepers of an ABANDONED word. On failure
-             * s is reloaded, with acquire for DONE. */
+             * s is reloaded (relaxed: DONE is acquired by the fence above). */
             if (__atomic_compare_exchange_n(&o->state, &s, RUNNING | (s & WAITERS) | me, false,
-                                            __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+                                            __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
                 once_run(o, me, fn, arg);
                 return 0;
             }
@@ -266,19 +272,19 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
             FXI_FAULT("once.takeover");
             /* Take over from the dead thread, keeping WAITERS for the
              * others; the CAS fails if anything changed meanwhile (then s is
-             * reloaded and judged afresh). */
+             * reloaded, relaxed, and judged afresh). */
             if (__atomic_compare_exchange_n(&o->state, &s, RUNNING | (s & WAITERS) | me, false,
-                                            __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+                                            __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
                 once_run(o, me, fn, arg);
                 return 0;
             }
             continue;
         }
         if (!(s & WAITERS)) {
-            /* Acquire (both ways): the bit itself only asks for a wake, but
-             * a failure reloads s, which may be DONE. */
+            /* Relaxed (both ways): the bit only asks for a wake; a failure
+             * reloads s, which may be DONE (acquired by the fence above). */
             if (!__atomic_compare_exchange_n(&o->state, &s, s | WAITERS, false,
-                                             __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+                                             __ATOMIC_RELAXED, __ATOMIC_RELAXED))
                 continue;
             s |= WAITERS;
         }
@@ -289,7 +295,7 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
             woken = once_sleep_probed(o, s, &check);
         else
             woken = fxi_futex_wait_raw(&o->state, s, NULL, FXI_BITSET_ANY) == 0;
-        s = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
+        s = __atomic_load_n(&o->state, __ATOMIC_RELAXED); /* as the first look */
     }
 }
 
