@@ -93,6 +93,7 @@ int32_t fx_counter_load(const fx_counter *c)
         fxi_ann_own_words(c, sizeof *c);
     /* Acquire: a reader that sees a value also sees what the writer did
      * before writing it (the counter publishes progress). */
+    /* @step counter.load.acquire */
     int32_t v = __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
     if (on)
         fxi_ann_happens_after(c); /* the same order, told to race detectors */
@@ -107,7 +108,9 @@ int fx_counter_store(fx_counter *c, int32_t value)
         fxi_ann_own_words(c, sizeof *c);
         fxi_ann_happens_before(c);
     }
-    __atomic_store_n(&c->value, value, __ATOMIC_SEQ_CST); /* W1 */
+    /* W1, seq_cst as in fx_counter_add. */
+    /* @step counter.store.W1 */
+    __atomic_store_n(&c->value, value, __ATOMIC_SEQ_CST);
     counter_wake_waiters(c);
     return 0;
 }

@@ -73,6 +73,8 @@ mutation counter-W1-add-sc        src/counter.c '@step counter.add.W1 */'       
 mutation counter-W2-waiters-sc    src/counter.c '@step counter.wake_waiters.W2 */'  SEQ_CST ACQUIRE '^counter_(1w2a|2w1a)/rc11$'
 mutation counter-R2-look-acquire  src/internal/counter_wait.h '@step counter.waiter_look.load */' ACQUIRE RELAXED '^counter_(1w2a|2w1a)/rc11$'
 mutation counter-fast-acquire     src/counter.c '@step counter.wait.fast_load */'   ACQUIRE RELAXED '^counter_(1w2a|2w1a)/rc11$'
+mutation counter-load-acquire     src/counter.c '@step counter.load.acquire */'     ACQUIRE RELAXED '^counter_(load|store)/rc11$'
+mutation counter-store-sc         src/counter.c '@step counter.store.W1 */'         SEQ_CST RELEASE '^counter_store/rc11$'
 
 # --- fx_barrier (src/barrier.c) ----------------------------------------------
 mutation barrier-last-to-acquire  src/barrier.c '(s & ROUND) + ROUND_1, __ATOMIC_ACQ_REL' ACQ_REL ACQUIRE '^barrier_2x2/rc11$'

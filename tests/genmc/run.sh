@@ -63,6 +63,8 @@ once_2            once    rc11,imm  -DNT=2
 once_3            once    rc11,imm  -DNT=3
 counter_1w2a      counter rc11,imm  -DNW=1 -DNA=2
 counter_2w1a      counter rc11,imm  -DNW=2 -DNA=1
+counter_load      counter rc11,imm  -DNW=1 -DNA=2 -DLOADER
+counter_store     counter rc11,imm  -DNW=1 -DNA=1 -DSTORE -DLOADER
 EOF
 }
 
