@@ -59,6 +59,8 @@ mutation rw-rd-release-more       src/rwlock.c '@step rwlock.reader_release.sub 
 mutation rw-wr-release-more       src/rwlock.c '@step rwlock.writer_release.sub */'  RELEASE RELAXED '^rwlock_(1r1w|2w)/rc11$'
 mutation rw-wake-writer-seq       src/rwlock.c '@step rwlock.wake_writer.seq */'     RELEASE RELAXED '^rwlock_(1r1w|2w)/rc11$'
 mutation rw-wr-seq-acquire        src/rwlock.c '@step rwlock.wrlock_slow.seq */'     ACQUIRE RELAXED '^rwlock_(1r1w|2w)/rc11$'
+mutation rw-rdunlock-release       src/rwlock.c '@step rwlock.rdunlock.sub */'        RELEASE RELAXED '^rwlock_split/rc11$'
+mutation rw-wrunlock-release       src/rwlock.c '@step rwlock.wrunlock.cas */'        RELEASE RELAXED '^rwlock_split/rc11$'
 
 # --- fx_cond (src/cond.c) ----------------------------------------------------
 mutation cond-W1-sc               src/cond.c  '@step cond.wait_core.W1 */'          SEQ_CST ACQ_REL '^cond_bind/rc11$'

@@ -49,6 +49,8 @@ rmutex_2          rmutex  rc11,imm  -DNT=2 -DITER=1 -DDEPTH=1
 sem_1p1w          sem     rc11,imm  -DNP=1 -DNW=1
 rwlock_1r1w       rwlock  rc11,imm  -DNR=1 -DNWR=1 -DITER=1
 rwlock_2w         rwlock  rc11,imm  -DNR=0 -DNWR=2 -DITER=1
+rwlock_split      rwlock  rc11,imm  -DNR=1 -DNWR=1 -DITER=1 -DSPLIT
+rwlock_2r         rwlock  rc11,imm  -DNR=2 -DNWR=0 -DITER=1
 cond_signal       cond    rc11      -DNW=1
 cond_signal_out   cond    rc11,imm  -DNW=1 -DOUTSIDE
 cond_bcast        cond    rc11,imm  -DNW=1 -DBROADCAST

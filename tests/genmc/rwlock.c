@@ -10,6 +10,8 @@
  * otherwise: a writer's unlock not met by the next holder's acquire, or a
  * reader's unlock not met by the next writer's); the count is conserved
  * (NWR * ITER); no lost wake-up (--check-liveness); the lock ends free.
+ * -DSPLIT: readers release with fx_rwlock_rdunlock and writers with
+ * fx_rwlock_wrunlock (the mode-specific paths) instead of fx_rwlock_unlock.
  */
 #include "model.h"
 
@@ -23,6 +25,13 @@
 #endif
 #ifndef ITER
 #define ITER 1
+#endif
+#ifdef SPLIT
+#define RD_UNLOCK fx_rwlock_rdunlock
+#define WR_UNLOCK fx_rwlock_wrunlock
+#else
+#define RD_UNLOCK fx_rwlock_unlock
+#define WR_UNLOCK fx_rwlock_unlock
 #endif
 
 static fx_rwlock l;
@@ -39,7 +48,7 @@ static void *reader(void *arg)
         int seen = counter;
         assert(seen >= 0 && seen <= NWR * ITER);
         __atomic_fetch_sub(&readers, 1, __ATOMIC_RELAXED);
-        assert(fx_rwlock_unlock(&l) == 0);
+        assert(RD_UNLOCK(&l) == 0);
     }
     return NULL;
 }
@@ -53,7 +62,7 @@ static void *writer(void *arg)
         assert(__atomic_load_n(&readers, __ATOMIC_RELAXED) == 0);
         counter++;
         __atomic_fetch_sub(&writers, 1, __ATOMIC_RELAXED);
-        assert(fx_rwlock_unlock(&l) == 0);
+        assert(WR_UNLOCK(&l) == 0);
     }
     return NULL;
 }
