@@ -42,7 +42,10 @@
  *   a budget of 0, always near, no state. Spinning only
  *   delays a sleep and multiplies GenMC's executions; every spin loop of
  *   the library is a relaxed look before an atomic step it would take
- *   anyway.
+ *   anyway. The checks that show it: -DFXG_SPIN=N gives every spin a
+ *   budget of N looks (the adaptive spins and the spin in time alike), and
+ *   -DFXG_POLL=N makes every handoff far, so that fx_mutex and fx_rmutex
+ *   waiters poll, N looks with a poll "sleep" (no time passes) between.
  *
  * - src/internal/deadline.h: the same checks, but no clock. Time stands
  *   still (clock_gettime gives 0) and fxi_ts_add_ns gives a time never
@@ -95,12 +98,15 @@ struct fxi_spin {
     int unused;
 };
 #define FXI_SPIN_INIT(max) {0}
+#ifndef FXG_SPIN
+#define FXG_SPIN 0
+#endif
 static inline void fxi_cpu_relax(void) {}
 static inline int fxi_spin_start(struct fxi_spin *s, int probe)
 {
     (void)s;
     (void)probe;
-    return 0;
+    return FXG_SPIN;
 }
 static inline void fxi_spin_won(struct fxi_spin *s, int max)
 {
@@ -116,7 +122,7 @@ static inline void fxi_spin_lost(struct fxi_spin *s, int min)
 static inline int fxi_spin_iterations(int64_t ns)
 {
     (void)ns;
-    return 0;
+    return FXG_SPIN;
 }
 /* Their handoff estimate: always near, so the spin (of no iterations) runs;
  * a far waiter's poll makes the same relaxed looks with sleeps between, so it
@@ -128,7 +134,11 @@ static inline uint64_t fxi_ticks(void)
 enum { FXI_HANDOFF_SPIN, FXI_HANDOFF_TIMED, FXI_HANDOFF_POLL };
 static inline int fxi_handoff_mode(void)
 {
+#ifdef FXG_POLL
+    return FXI_HANDOFF_POLL;
+#else
     return FXI_HANDOFF_SPIN;
+#endif
 }
 static inline void fxi_handoff_seen(uint64_t t0)
 {
@@ -136,9 +146,13 @@ static inline void fxi_handoff_seen(uint64_t t0)
 }
 static inline bool fxi_poll_wait(int k, const struct timespec *deadline)
 {
-    (void)k;
     (void)deadline;
+#ifdef FXG_POLL
+    return k < FXG_POLL;
+#else
+    (void)k;
     return false;
+#endif
 }
 
 /* fx_rmutex arms a thread-exit handler only when a race detector is there

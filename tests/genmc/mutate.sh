@@ -83,6 +83,7 @@ mutation barrier-last-to-acquire  src/barrier.c '(s & ROUND) + ROUND_1, __ATOMIC
 mutation barrier-last-to-release  src/barrier.c '(s & ROUND) + ROUND_1, __ATOMIC_ACQ_REL' ACQ_REL RELEASE '^barrier_2x2/rc11$'
 mutation barrier-arrive-release    src/barrier.c '@step barrier.arrive.cas */'      RELEASE RELAXED '^barrier_2x2/rc11$'
 mutation barrier-look-acquire     src/barrier.c '@step barrier.wait_round.look */'  ACQUIRE RELAXED '^barrier_2x2/rc11$'
+mutation barrier-spin-acquire     src/barrier.c '@step barrier.wait_round.spin */'  ACQUIRE RELAXED '^barrier_spin/rc11$'
 
 # --- fx_rmutex (src/rmutex.c) ------------------------------------------------
 mutation rmutex-fast-acquire      src/rmutex.c '@step rmutex.lock.fast */'           ACQUIRE RELAXED '^rmutex_2/rc11$'
