@@ -51,7 +51,9 @@
  *   still (clock_gettime gives 0) and fxi_ts_add_ns gives a time never
  *   reached, so no renewal falls due and no watch goes stale. (The real
  *   fxi_ts_add_ns returns a struct by value, which GenMC 0.10 refuses as
- *   "mixed-size accesses".)
+ *   "mixed-size accesses".) With -DFXG_TIMEOUT the callers' deadlines pass
+ *   once, at any point (a clock thread): fxi_deadline_passed is true from
+ *   then on, and a futex wait given a deadline may end with ETIMEDOUT.
  *
  * - Race-detector announcements (src/annotate.c): fxi_ann_mode says "no
  *   detector" from the start; the announcing twins must never run.
@@ -194,10 +196,26 @@ static inline int fxi_deadline_check(const struct timespec *deadline)
         return EINVAL;
     return 0;
 }
+#ifdef FXG_TIMEOUT
+/* -DFXG_TIMEOUT: time passes once. A clock thread (fxg_clock_start, which
+ * the client calls) sets fxg_expired at any point of the execution; from
+ * then on every deadline has passed, and a futex wait that was given one
+ * may end with ETIMEDOUT instead of a wake (fxg_wait). Relaxed: time
+ * publishes nothing. */
+static int fxg_expired;
+static void *fxg_clock(void *arg)
+{
+    (void)arg;
+    __atomic_store_n(&fxg_expired, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+#define FXG_EXPIRED() __atomic_load_n(&fxg_expired, __ATOMIC_RELAXED)
+#else
+#define FXG_EXPIRED() 0
+#endif
 static inline bool fxi_deadline_passed(const struct timespec *deadline)
 {
-    (void)deadline;
-    return false;
+    return deadline != NULL && FXG_EXPIRED();
 }
 static inline bool fxi_ts_before(const struct timespec *a, const struct timespec *b)
 {
@@ -285,9 +303,11 @@ static inline void fxg_await_queued(int n)
 }
 #endif
 
-/* The kernel's futex_wait, untimed: 0 when woken, EAGAIN when *word !=
- * expected. */
-static int fxg_wait(int32_t *word, int32_t expected, uint32_t bitset)
+/* The kernel's futex_wait: 0 when woken, EAGAIN when *word != expected,
+ * ETIMEDOUT when `timed` and time passed (-DFXG_TIMEOUT) before a wake
+ * picked it: it leaves the queue under the kernel's lock, so a wake either
+ * picked it before (0) or cannot pick it any more. */
+static int fxg_wait(int32_t *word, int32_t expected, uint32_t bitset, bool timed)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the kernel's smp_mb() (futex_q_lock) */
     pthread_mutex_lock(&fxg_kernel);
@@ -307,12 +327,19 @@ static int fxg_wait(int32_t *word, int32_t expected, uint32_t bitset)
     pthread_mutex_unlock(&fxg_kernel);
     /* Blocked until a wake picks us: GenMC's explicit wait loop. Under
      * --check-liveness an execution in which nobody ever does is an error. */
-    int w;
+    int w, e;
     for (__VERIFIER_loop_begin();
          __VERIFIER_spin_start(), w = __atomic_load_n(&fxg_q[i].woken, __ATOMIC_ACQUIRE),
-         __VERIFIER_spin_end(w != 0), w == 0;)
+         e = timed && FXG_EXPIRED(), __VERIFIER_spin_end(w != 0 || e), w == 0 && !e;)
         ;
-    return 0;
+    if (w != 0)
+        return 0;
+    pthread_mutex_lock(&fxg_kernel);
+    w = __atomic_load_n(&fxg_q[i].woken, __ATOMIC_ACQUIRE);
+    if (w == 0)
+        fxg_q[i].word = NULL; /* out of the queue: no wake or requeue finds it */
+    pthread_mutex_unlock(&fxg_kernel);
+    return w != 0 ? 0 : ETIMEDOUT;
 }
 
 /* Marks up to n waiters queued on word (bitset intersecting) woken, oldest
@@ -365,17 +392,16 @@ int fxi_futex_requeue_raw(int32_t *word, int32_t expected, int wake, int32_t *ta
 int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *deadline,
                        uint32_t bitset)
 {
-    (void)deadline; /* never fires (see above) */
-    return fxg_wait(word, expected, bitset);
+    return fxg_wait(word, expected, bitset, deadline != NULL);
 }
 
 int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
                     struct fxi_recheck *s)
 {
-    (void)deadline;
     s->scope = FXI_SCOPE_PRIVATE;
-    s->woken = fxg_wait(word, expected, FXI_BITSET_ANY) == 0;
-    return 0;
+    int r = fxg_wait(word, expected, FXI_BITSET_ANY, deadline != NULL);
+    s->woken = r == 0;
+    return r == ETIMEDOUT ? ETIMEDOUT : 0;
 }
 
 int fxi_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespec *deadline,

@@ -9,6 +9,9 @@
  * unlock's release not met by the next lock's acquire); the count is
  * conserved (NT * ITER at the end); no lost wake-up (--check-liveness: no
  * execution ends with a thread asleep on the word).
+ * -DFXG_TIMEOUT: the first thread uses fx_mutex_timedlock, whose deadline
+ * passes at any point (model.h): a timed-out attempt never got in and left
+ * nothing that blocks the other thread.
  */
 #include "model.h"
 
@@ -24,6 +27,7 @@
 static fx_mutex m;
 static int owners;  /* threads inside: atomic, relaxed (a witness only) */
 static int counter; /* plain: the accesses must be ordered by the mutex */
+static int timeouts; /* FXG_TIMEOUT: the first thread's ETIMEDOUTs (its own) */
 
 static void *client(void *arg)
 {
@@ -31,6 +35,19 @@ static void *client(void *arg)
     for (int i = 0; i < ITER; i++) {
 #ifdef TRY
         if (fx_mutex_trylock(&m) != 0)
+#endif
+#ifdef FXG_TIMEOUT
+        if ((intptr_t)arg == 0) {
+            /* The first thread gives up at its deadline: then it never got
+             * in, and must have left nothing that blocks the other. */
+            struct timespec d = {1, 0};
+            int r = fx_mutex_timedlock(&m, &d);
+            assert(r == 0 || r == ETIMEDOUT);
+            if (r == ETIMEDOUT) {
+                timeouts++;
+                continue;
+            }
+        } else
 #endif
             assert(fx_mutex_lock(&m) == 0);
         assert(__atomic_fetch_add(&owners, 1, __ATOMIC_RELAXED) == 0);
@@ -44,9 +61,16 @@ static void *client(void *arg)
 int main(void)
 {
     pthread_t t[NT];
+#ifdef FXG_TIMEOUT
+    pthread_t clk;
+    pthread_create(&clk, NULL, fxg_clock, NULL);
+#endif
     fxg_spawn(t, NT, client);
     fxg_join(t, NT);
-    assert(counter == NT * ITER);
+#ifdef FXG_TIMEOUT
+    pthread_join(clk, NULL);
+#endif
+    assert(counter == NT * ITER - timeouts);
     assert(m.state == UNLOCKED);
     return 0;
 }

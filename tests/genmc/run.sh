@@ -45,10 +45,12 @@ checks() {
     cat <<'EOF'
 mutex_2           mutex   rc11,imm  -DNT=2 -DITER=1
 mutex_try         mutex   rc11,imm  -DNT=2 -DITER=1 -DTRY
+mutex_timed       mutex   rc11,imm  -DNT=2 -DITER=1 -DFXG_TIMEOUT
 mutex_spin        mutex   rc11      -DNT=2 -DITER=1 -DFXG_SPIN=1
 mutex_poll        mutex   rc11      -DNT=2 -DITER=1 -DFXG_POLL=1
 rmutex_spin       rmutex  rc11      -DNT=2 -DITER=1 -DDEPTH=1 -DFXG_SPIN=1
 rmutex_poll       rmutex  rc11      -DNT=2 -DITER=1 -DDEPTH=1 -DFXG_POLL=1
+sem_timed         sem     rc11,imm  -DNP=1 -DNW=1 -DFXG_TIMEOUT
 sem_spin          sem     rc11      -DNP=1 -DNW=1 -DFXG_SPIN=1
 barrier_spin      barrier rc11      -DNT=2 -DROUNDS=2 -DFXG_SPIN=1
 cond_spin         cond    rc11      -DNW=1 -DOUTSIDE -DFXG_SPIN=1

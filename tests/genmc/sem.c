@@ -10,6 +10,9 @@
  * no counted waiter at the end, every wait returned 0); a token carries the
  * poster's writes (GenMC reports a race on the plain message otherwise:
  * the post's release met by the take's acquire).
+ * -DFXG_TIMEOUT: the waiters use fx_sem_timedwait, whose deadline passes at
+ * any point (model.h); a waiter that times out took nothing, so the tokens
+ * left at the end are exactly the timed-out waits, and no waiter counted.
  */
 #include "model.h"
 
@@ -24,6 +27,7 @@
 
 static fx_sem s;
 static int msg[NP]; /* plain, written before the posts */
+static int timeouts; /* FXG_TIMEOUT: waits that gave up (atomic, relaxed) */
 
 static void *waiter(void *arg)
 {
@@ -31,7 +35,19 @@ static void *waiter(void *arg)
 #ifdef TRY
     if (fx_sem_trywait(&s) != 0)
 #endif
+#ifdef FXG_TIMEOUT
+    {
+        struct timespec d = {1, 0};
+        int r = fx_sem_timedwait(&s, &d);
+        assert(r == 0 || r == ETIMEDOUT);
+        if (r == ETIMEDOUT) {
+            __atomic_fetch_add(&timeouts, 1, __ATOMIC_RELAXED);
+            return NULL;
+        }
+    }
+#else
         assert(fx_sem_wait(&s) == 0);
+#endif
 #if NP == 1
     assert(msg[0] == 1);
 #endif
@@ -51,11 +67,18 @@ static void *poster(void *arg)
 int main(void)
 {
     pthread_t w[NW], p[NP];
+#ifdef FXG_TIMEOUT
+    pthread_t clk;
+    pthread_create(&clk, NULL, fxg_clock, NULL);
+#endif
     fxg_spawn(w, NW, waiter);
     fxg_spawn(p, NP, poster);
     fxg_join(w, NW);
     fxg_join(p, NP);
-    assert(s.value == 0);
+#ifdef FXG_TIMEOUT
+    pthread_join(clk, NULL);
+#endif
+    assert(s.value == __atomic_load_n(&timeouts, __ATOMIC_RELAXED));
     assert(s.waiters == 0);
     return 0;
 }
