@@ -14,6 +14,10 @@
  * (GenMC reports a race on the plain count otherwise, and an owner count is
  * asserted on entry); tokens conserved (0 left, every waiter took one); the
  * cond ends with no counted waiter and the mutex free.
+ * -DFXG_TIMEOUT: the waiters use the timed wait, whose deadline passes at
+ * any point (model.h); a waiter that times out and finds no token gives up
+ * (holding the mutex, as the contract says), so the tokens left at the end
+ * are exactly the waiters that gave up, and nobody else may be stranded.
  */
 #include "model.h"
 
@@ -27,17 +31,20 @@
 
 static fx_cond c;
 static int tokens; /* plain: under the mutex */
+static int gave_up; /* FXG_TIMEOUT: waiters that timed out with no token (under the mutex) */
 static int owners; /* atomic, relaxed: a witness */
 #ifdef RMUTEX
 static fx_rmutex m;
 #define LOCK() assert(fx_rmutex_lock(&m) == 0)
 #define UNLOCK() assert(fx_rmutex_unlock(&m) == 0)
 #define WAIT() assert(fx_cond_wait_rmutex(&c, &m) == 0)
+#define TIMEDWAIT(d) fx_cond_timedwait_rmutex(&c, &m, (d))
 #else
 static fx_mutex m;
 #define LOCK() assert(fx_mutex_lock(&m) == 0)
 #define UNLOCK() assert(fx_mutex_unlock(&m) == 0)
 #define WAIT() assert(fx_cond_wait(&c, &m) == 0)
+#define TIMEDWAIT(d) fx_cond_timedwait(&c, &m, (d))
 #endif
 #define ENTER() assert(__atomic_fetch_add(&owners, 1, __ATOMIC_RELAXED) == 0)
 #define LEAVE() __atomic_fetch_sub(&owners, 1, __ATOMIC_RELAXED)
@@ -49,8 +56,21 @@ static void *waiter(void *arg)
     ENTER();
     while (tokens == 0) {
         LEAVE();
+#ifdef FXG_TIMEOUT
+        struct timespec d = {1, 0};
+        int r = TIMEDWAIT(&d);
+        assert(r == 0 || r == ETIMEDOUT);
+        ENTER();
+        if (r == ETIMEDOUT && tokens == 0) {
+            gave_up++;
+            LEAVE();
+            UNLOCK();
+            return NULL;
+        }
+#else
         WAIT();
         ENTER();
+#endif
     }
     tokens--;
     LEAVE();
@@ -88,11 +108,18 @@ static void *notifier(void *arg)
 int main(void)
 {
     pthread_t w[NW], n[NS];
+#ifdef FXG_TIMEOUT
+    pthread_t clk;
+    pthread_create(&clk, NULL, fxg_clock, NULL);
+#endif
     fxg_spawn(w, NW, waiter);
     fxg_spawn(n, NS, notifier);
     fxg_join(w, NW);
     fxg_join(n, NS);
-    assert(tokens == 0);
+#ifdef FXG_TIMEOUT
+    pthread_join(clk, NULL);
+#endif
+    assert(tokens == gave_up);
     assert(c.waiters == 0);
 #ifdef RMUTEX
     assert(m.owner == 0);

@@ -213,9 +213,12 @@ static void *fxg_clock(void *arg)
 #else
 #define FXG_EXPIRED() 0
 #endif
+/* A caller's deadline, as opposed to the library's own recheck times,
+ * which the model puts at FXG_NEVER: only the former pass. */
+#define FXG_DEADLINE(d) ((d) != NULL && (d)->tv_sec < FXG_NEVER)
 static inline bool fxi_deadline_passed(const struct timespec *deadline)
 {
-    return deadline != NULL && FXG_EXPIRED();
+    return FXG_DEADLINE(deadline) && FXG_EXPIRED();
 }
 static inline bool fxi_ts_before(const struct timespec *a, const struct timespec *b)
 {
@@ -392,14 +395,14 @@ int fxi_futex_requeue_raw(int32_t *word, int32_t expected, int wake, int32_t *ta
 int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *deadline,
                        uint32_t bitset)
 {
-    return fxg_wait(word, expected, bitset, deadline != NULL);
+    return fxg_wait(word, expected, bitset, FXG_DEADLINE(deadline));
 }
 
 int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
                     struct fxi_recheck *s)
 {
     s->scope = FXI_SCOPE_PRIVATE;
-    int r = fxg_wait(word, expected, FXI_BITSET_ANY, deadline != NULL);
+    int r = fxg_wait(word, expected, FXI_BITSET_ANY, FXG_DEADLINE(deadline));
     s->woken = r == 0;
     return r == ETIMEDOUT ? ETIMEDOUT : 0;
 }

@@ -54,6 +54,8 @@ sem_timed         sem     rc11,imm  -DNP=1 -DNW=1 -DFXG_TIMEOUT
 sem_spin          sem     rc11      -DNP=1 -DNW=1 -DFXG_SPIN=1
 barrier_spin      barrier rc11      -DNT=2 -DROUNDS=2 -DFXG_SPIN=1
 cond_spin         cond    rc11      -DNW=1 -DOUTSIDE -DFXG_SPIN=1
+cond_timed        cond    rc11      -DNW=1 -DOUTSIDE -DFXG_TIMEOUT
+cond_rm_timed     cond    rc11      -DNW=1 -DRMUTEX -DOUTSIDE -DFXG_TIMEOUT
 rmutex_2          rmutex  rc11,imm  -DNT=2 -DITER=1 -DDEPTH=1
 sem_1p1w          sem     rc11,imm  -DNP=1 -DNW=1
 rwlock_1r1w       rwlock  rc11,imm  -DNR=1 -DNWR=1 -DITER=1
