@@ -791,8 +791,7 @@ int fx_rwlock_wrunlock(fx_rwlock *l)
     uint32_t s = WL;
     int r = 0;
     /* The common case in one CAS (release): held by us, nobody waiting. On
-     * failure s is the current state, and tells what to do. */
-    /* @step rwlock.wrunlock.cas */
+     * failure s is the current state: what to do. @step rwlock.wrunlock.cas */
     if (!cas_state(l, &s, 0, __ATOMIC_RELEASE))
         r = writer_release_more(l, s); /* EPERM if not write-held: nothing changed */
     if (on)
