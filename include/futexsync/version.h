@@ -22,6 +22,7 @@
 extern "C" {
 #endif
 
+/* The version of these headers: MAJOR.MINOR.PATCH. */
 #define FUTEXSYNC_VERSION_MAJOR 2
 #define FUTEXSYNC_VERSION_MINOR 0
 #define FUTEXSYNC_VERSION_PATCH 0
