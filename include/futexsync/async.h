@@ -186,9 +186,10 @@ int fx_async_mutex_run(fx_async *waiter, fx_mutex *m, const struct timespec *dea
  * real kernel) has the kernel mark the word and wake one sleeper when it
  * dies, so the armed wait is untimed and the fd becomes readable then. Only
  * a PROBED owner (FX_RMUTEX_PROBED: no robust list) bounds the armed wait by
- * its liveness re-check time (the schedule of a blocked fx_rmutex_lock:
- * FX_RMUTEX_FIRST_CHECK_MS after the owner is first seen, then every
- * FX_RMUTEX_RECHECK_MS), when fx_async_complete checks it: alive, it
+ * its liveness re-check time (as for a blocked fx_rmutex_lock that checks on
+ * its own: a millisecond after the owner is first seen, then every 50 ms,
+ * and every quarter of a second once it has watched the same owner for a
+ * tenth of a second), when fx_async_complete checks it: alive, it
  * re-arms (EINPROGRESS); dead, it takes m with EOWNERDEAD. A release, a
  * recovery or the switch to not-recoverable
  * wakes the waiter at once. */

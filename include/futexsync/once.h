@@ -31,12 +31,14 @@
  * runs it (that thread links the flag into its robust futex list, as
  * fx_rmutex's owner does: at its exit, its death or its exec the kernel
  * marks the word and wakes a caller, in any PID namespace). For a PROBED
- * initialiser, FX_ONCE_CHECK_MS milliseconds after they first sleep, and
+ * initialiser (below), a tenth of a second after they first sleep, and
  * after that at each look of the process's waiting engine (four a second;
- * every FX_ONCE_CHECK_MS where the engine cannot run, as under qemu-user),
- * on a schedule that signal handlers cannot postpone, they check that the
- * running thread still exists (a zombie counts as dead; the check needs no
- * file descriptor).
+ * ten where the engine cannot run, as under qemu-user), on a schedule that
+ * signal handlers cannot postpone, they check that the running thread still
+ * exists (a zombie counts as dead; the check needs no file descriptor): a
+ * sleeping caller notices a dead initialiser at most a quarter of a second
+ * after the death or after its own first sleep, whichever is later, plus
+ * scheduling delays.
  *
  * If the initialiser does not return (its thread exits or is cancelled inside
  * it, a C++ exception leaves it, or its process dies), the flag goes back to "not run" and one waiting or
@@ -109,9 +111,6 @@ typedef struct fx_once {
 #define FX_ONCE_TID_MASK 0x003fffff /* PID_MAX_LIMIT - 1 */
 #define FX_ONCE_LOCALNS  0x10000000
 #define FX_ONCE_PROBED   0x08000000
-
-/* How often (milliseconds) a waiter checks that a PROBED initialiser's thread lives. */
-#define FX_ONCE_CHECK_MS 100
 
 /* Runs fn(arg) if no call on o has run it to completion yet; callers that
  * arrive while it runs wait until it has returned. Returns 0 once fn has

@@ -46,19 +46,19 @@
  * TID) is not reported. A thread without a usable list (another libc than
  * glibc, a thread made by a raw clone(), a kernel or emulator that refuses
  * get_robust_list) writes FX_RMUTEX_PROBED: its waiters check whether its
- * TID is alive, after FX_RMUTEX_FIRST_CHECK_MS; from then on one waiter of
- * each process checks for all its waiters of such owners, every
- * FX_RMUTEX_LONG_RECHECK_MS, and the others sleep untimed (where futex_waitv
- * or the kernel's MADV_WIPEONFORK is missing, as under qemu-user, each waiter
- * checks on its own: every FX_RMUTEX_RECHECK_MS, FX_RMUTEX_LONG_RECHECK_MS
- * after FX_RMUTEX_LONG_AFTER_MS), without a file descriptor
- * (process_vm_readv, else kill(tid, 0)), and judge
- * it dead only when both they and it proved they run in the initial PID
- * namespace; where they cannot tell, the owner counts as alive: never two
- * owners. Limits: the memory of a held mutex must stay mapped in its owner
- * (as for glibc's robust mutexes, the kernel walks the list in the owner's
- * address space); and a thread without a list that dies between being
- * woken and acquiring can leave sleepers with a list asleep on a free mutex.
+ * TID is alive, without a file descriptor (process_vm_readv, else kill(tid,
+ * 0)): a waiter first looks a millisecond after it finds the owner, then one
+ * waiter of each process looks for all of them while the others sleep
+ * untimed (where futex_waitv or the kernel's MADV_WIPEONFORK is missing, as
+ * under qemu-user, each looks on its own), so that a waiter notices a dead
+ * owner at most a quarter of a second after the death or after its own
+ * arrival, whichever is later, plus scheduling delays. They judge it dead
+ * only when both they and it proved they run in the initial PID namespace;
+ * where they cannot tell, the owner counts as alive: never two owners.
+ * Limits: the memory of a held mutex must stay mapped in its owner (as for
+ * glibc's robust mutexes, the kernel walks the list in the owner's address
+ * space); and a thread without a list that dies between being woken and
+ * acquiring can leave sleepers with a list asleep on a free mutex.
  *
  * TID reuse. Each thread also records the rmutexes it acquired (the first 8
  * it holds at once; beyond that the word alone is trusted), so a thread whose
@@ -128,18 +128,6 @@ typedef struct FX_CAPABILITY("mutex") fx_rmutex {
 #define FX_RMUTEX_DEPTH_MAX        0x3fffffff      /* one more lock gives EAGAIN */
 #define FX_RMUTEX_INCONSISTENT     0x40000000      /* bit 30: EOWNERDEAD, not repaired */
 
-/* Owner-death detection intervals, for an owner with FX_RMUTEX_PROBED only:
- * an acquirer that finds the mutex held checks the owner's liveness after
- * FX_RMUTEX_FIRST_CHECK_MS of waiting; then the process's one checking waiter
- * checks every FX_RMUTEX_LONG_RECHECK_MS, or, where waiters cannot share
- * that, each checks every FX_RMUTEX_RECHECK_MS. */
-#define FX_RMUTEX_FIRST_CHECK_MS   1
-#define FX_RMUTEX_RECHECK_MS       50
-/* ... and, once it has watched the same owner for FX_RMUTEX_LONG_AFTER_MS,
- * every FX_RMUTEX_LONG_RECHECK_MS. */
-#define FX_RMUTEX_LONG_AFTER_MS    100
-#define FX_RMUTEX_LONG_RECHECK_MS  250
-
 /* Makes *m a free mutex (the same as zeroing it). Not while anyone uses it.
  * Returns 0, or EINVAL for a NULL or misaligned m (nothing written). */
 int fx_rmutex_init(fx_rmutex *m);
@@ -153,8 +141,8 @@ int fx_rmutex_lock(fx_rmutex *m) FX_ACQUIRE(m) FX_WARN_UNUSED;
 
 /* As fx_rmutex_lock, without waiting: EBUSY when another live thread owns m. A
  * dead owner's mutex is taken with EOWNERDEAD at once: the kernel marked it,
- * or, for a PROBED owner, the call checks its liveness (at most once per
- * FX_RMUTEX_RECHECK_MS per calling thread for the same owner). */
+ * or, for a PROBED owner, the call checks its liveness (at most once every
+ * 50 ms per calling thread for the same owner). */
 int fx_rmutex_trylock(fx_rmutex *m) FX_TRY_ACQUIRE(0, m) FX_WARN_UNUSED;
 
 /* As fx_rmutex_lock, giving up at the absolute CLOCK_MONOTONIC deadline (NULL:
