@@ -29,6 +29,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <futexsync/layout.h> /* an fx_rmutex owner word, read */
+
 #include "../src/internal/probe_periods.h" /* the prober's period, printed */
 #include "bench.h"
 

@@ -63,6 +63,7 @@
 #include <stdint.h>
 
 #include "futexsync/time.h"
+#include "futexsync/layout.h"
 #include "internal/annotate.h"
 #include "internal/deadline.h"
 #include "internal/fault.h"

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <linux/audit.h>
 #include <linux/io_uring.h>
 #include <poll.h>

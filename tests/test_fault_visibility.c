@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <grp.h>
 #include <linux/audit.h>
 #include <sched.h>

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>

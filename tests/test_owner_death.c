@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include <futexsync.h>
+#include <futexsync/layout.h>
 
 #include "../src/internal/probe_periods.h"
 

@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <futexsync/cond.h>
+#include <futexsync/layout.h>
 #include <futexsync/mutex.h>
 #include <futexsync/once.h>
 #include <futexsync/rmutex.h>
@@ -250,7 +251,7 @@ static void once_takeover_keeps_waiters_for_the_other_sleeper(void **state)
     pid_t runner = oc->seen & FX_ONCE_TID_MASK;
     assert_true(runner == oc->tid[0] || runner == oc->tid[1]);
     /* The runner's own word: fx_once writes the identity word fx_rmutex does
-     * (include/futexsync/once.h). */
+     * (include/futexsync/layout.h). */
     int32_t word = oc->word[runner == oc->tid[0] ? 0 : 1];
     assert_int_equal(oc->seen, FX_ONCE_RUNNING | FX_ONCE_WAITERS | word);
     assert_int_equal(oc->flag.state, FX_ONCE_DONE);

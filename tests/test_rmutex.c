@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include <futexsync.h>
+#include <futexsync/layout.h>
 
 #include "../src/internal/rmutex.h"
 #include "../src/internal/identity.h"
@@ -57,7 +58,7 @@ static bool in_initial_pidns(void)
 }
 
 /* The owner word that thread `tid` of this process writes
- * (include/futexsync/rmutex.h): its TID alone where the kernel reports its
+ * (include/futexsync/layout.h): its TID alone where the kernel reports its
  * death, else TID | PROBED, plus LOCALNS unless the process runs in the
  * initial PID namespace. */
 static uint32_t word_of(pid_t tid)

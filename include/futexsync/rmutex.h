@@ -3,31 +3,12 @@
  * recovers when its owner dies (POSIX robust-mutex semantics).
  *
  * Layout: FX_RMUTEX_SIZE bytes (40 on 64-bit targets, 24 on 32-bit ones),
- * aligned as a pointer; FUTEXSYNC_LAYOUT 2.
- *
- *   owner   who holds the mutex:
- *             0                          free
- *             tid                        held by thread tid (1..FX_RMUTEX_TID_MAX,
- *                                        its gettid() in its own PID namespace);
- *                                        the kernel reports its death
- *             tid | FX_RMUTEX_PROBED     held by a thread that has no usable
- *                                        robust list (see Owner death)
- *               | FX_RMUTEX_LOCALNS      with PROBED: its process could not prove
- *                                        it runs in the initial PID namespace
- *             | FX_RMUTEX_WAITERS        with any of the above: threads may
- *                                        sleep on the word
- *             FX_RMUTEX_ORPHANED         free; its owner died (the kernel or
- *               (| FX_RMUTEX_WAITERS)    fx_rmutex_recover marked it): the next
- *                                        acquirer gets EOWNERDEAD
- *             FX_RMUTEX_NOTRECOVERABLE   unusable forever: every acquire gives
- *                                        ENOTRECOVERABLE
- *           any other value is never written: operations give EINVAL.
- *   depth   written only by the owner: the recursion depth (1..FX_RMUTEX_DEPTH_MAX)
- *           in the low 30 bits, plus FX_RMUTEX_INCONSISTENT while the owner has
- *           acquired it with EOWNERDEAD and not yet called fx_rmutex_consistent.
- *           Meaningful only while a thread owns m; every acquisition overwrites it.
- *   reserved, link   the owner's entry in its thread's robust futex list
- *           (written by the owner and read by the kernel only; zero when free).
+ * aligned as a pointer: `owner` (who holds it: a TID, free, orphaned or not
+ * recoverable, and whether threads sleep on it), `depth` (the recursion
+ * depth, and whether the owner has repaired the data after EOWNERDEAD),
+ * and the owner's entry in its thread's robust futex list. The encoding of
+ * the slots is in futexsync/layout.h; a value the library never writes makes
+ * the operations give EINVAL.
  *
  * All-zero bytes (FX_RMUTEX_INIT) are a free mutex; it works across processes in
  * MAP_SHARED memory with no init call, mapped at any address in each. The owner
@@ -45,7 +26,7 @@
  * its own exec from a non-main thread (the thread takes the main thread's
  * TID) is not reported. A thread without a usable list (another libc than
  * glibc, a thread made by a raw clone(), a kernel or emulator that refuses
- * get_robust_list) writes FX_RMUTEX_PROBED: its waiters check whether its
+ * get_robust_list) marks its word PROBED: its waiters check whether its
  * TID is alive, without a file descriptor (process_vm_readv, else kill(tid,
  * 0)): a waiter first looks a millisecond after it finds the owner, then one
  * waiter of each process looks for all of them while the others sleep
@@ -93,40 +74,29 @@
 extern "C" {
 #endif
 
-/* The robust-list entry's geometry: glibc's (its futex_offset is the offset
- * from `link[FX_RMUTEX_LINKS - 1]` back to `owner`). */
+/* The robust-list entry's geometry, glibc's, which the struct's arrays need:
+ * int32_t reserved words and the links (prev and next on 64-bit targets,
+ * next on 32-bit ones); glibc's futex_offset is the offset from
+ * `link[FX_RMUTEX_LINKS - 1]` back to `owner`. */
 #if UINTPTR_MAX > 0xffffffffu
 #define FX_RMUTEX_RESERVED 4
-#define FX_RMUTEX_LINKS    2 /* prev, next */
+#define FX_RMUTEX_LINKS    2
 #else
 #define FX_RMUTEX_RESERVED 3
-#define FX_RMUTEX_LINKS    1 /* next */
+#define FX_RMUTEX_LINKS    1
 #endif
 
 typedef struct FX_CAPABILITY("mutex") fx_rmutex {
-    int32_t owner; /* TID | FX_RMUTEX_WAITERS, or a special value (above) */
-    int32_t depth; /* recursion depth | FX_RMUTEX_INCONSISTENT; owner-only */
+    int32_t owner; /* who holds it (futexsync/layout.h) */
+    int32_t depth; /* recursion depth, and the repair flag; owner-only */
     int32_t reserved[FX_RMUTEX_RESERVED]; /* zero */
     void *link[FX_RMUTEX_LINKS]; /* the owner's robust-list entry; owner-only */
 } fx_rmutex;
 
+/* sizeof(fx_rmutex): 40 bytes on 64-bit targets, 24 on 32-bit ones. */
 #define FX_RMUTEX_SIZE sizeof(fx_rmutex)
+/* A free mutex: all-zero bytes. */
 #define FX_RMUTEX_INIT { 0, 0, { 0 }, { 0 } }
-
-/* The owner slot. */
-#define FX_RMUTEX_TID_MAX          0x003fffff      /* PID_MAX_LIMIT - 1 = 2^22 - 1 */
-#define FX_RMUTEX_WAITERS          (-0x7fffffff - 1) /* bit 31: sleepers may exist */
-#define FX_RMUTEX_ORPHANED         0x40000000      /* free; next acquirer: EOWNERDEAD */
-#define FX_RMUTEX_NOTRECOVERABLE   0x20000000      /* unusable forever */
-#define FX_RMUTEX_LOCALNS          0x10000000      /* bit 28, with PROBED: owner not
-                                                      proven in the initial PID ns */
-#define FX_RMUTEX_PROBED           0x08000000      /* bit 27, with a TID: the kernel
-                                                      will not report the owner's death */
-
-/* The depth slot. */
-#define FX_RMUTEX_DEPTH_MASK       0x3fffffff      /* bits 0-29: the depth */
-#define FX_RMUTEX_DEPTH_MAX        0x3fffffff      /* one more lock gives EAGAIN */
-#define FX_RMUTEX_INCONSISTENT     0x40000000      /* bit 30: EOWNERDEAD, not repaired */
 
 /* Makes *m a free mutex (the same as zeroing it). Not while anyone uses it.
  * Returns 0, or EINVAL for a NULL or misaligned m (nothing written). */
@@ -135,7 +105,7 @@ int fx_rmutex_init(fx_rmutex *m);
 /* Acquires m, or re-enters it when the caller owns it (depth + 1). Returns 0;
  * EOWNERDEAD when the previous owner died holding it (the caller now owns it at
  * depth 1: repair the data, then fx_rmutex_consistent); ENOTRECOVERABLE (not
- * acquired); EAGAIN when re-entry would pass FX_RMUTEX_DEPTH_MAX; EINVAL for a
+ * acquired); EAGAIN when re-entry would pass the largest depth, 2^30 - 1; EINVAL for a
  * NULL or misaligned m or a slot value the library never writes. Never EINTR. */
 int fx_rmutex_lock(fx_rmutex *m) FX_ACQUIRE(m) FX_WARN_UNUSED;
 
@@ -150,7 +120,7 @@ int fx_rmutex_trylock(fx_rmutex *m) FX_TRY_ACQUIRE(0, m) FX_WARN_UNUSED;
  * at once (free, re-entry, or a dead owner, as trylock). EINVAL also for a
  * tv_nsec outside [0, 999999999] when it would wait; a dead owner's mutex is
  * then still taken at once with EOWNERDEAD, as by trylock, and an EINVAL
- * leaves the word as it was (no FX_RMUTEX_WAITERS). */
+ * leaves the word as it was (no waiters bit). */
 int fx_rmutex_timedlock(fx_rmutex *m, const struct timespec *deadline)
     FX_TRY_ACQUIRE(0, m) FX_WARN_UNUSED;
 

@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "futexsync/rmutex.h"
+#include "futexsync/layout.h" /* depths and FX_RMUTEX_INCONSISTENT, in the calls below */
 
 /* Condition-variable support ---------------------------------------------- */
 

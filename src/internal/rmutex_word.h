@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "futexsync/rmutex.h"
+#include "futexsync/layout.h"
 #include "internal/identity.h"
 #include "internal/probe_periods.h"
 #include "internal/robust.h"
