@@ -38,6 +38,7 @@
 #include <fcntl.h>
 #include <futexsync.h>
 #include <futexsync/layout.h>
+#include <futexsync/stats.h>
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
