@@ -30,6 +30,7 @@
 #include <sys/types.h>
 
 #include <futexsync.h>
+#include <futexsync/stats.h>
 
 /* --- time and busy work (count.c) ---------------------------------------- */
 

@@ -29,6 +29,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <futexsync/layout.h> /* an fx_rmutex owner word, read */
+
+#include "../src/internal/probe_periods.h" /* the prober's period, printed */
 #include "bench.h"
 
 enum { K_MUTEX, K_COND, K_SEM, K_RWLOCK, K_BARRIER, K_COUNTER, K_COUNT };
@@ -880,7 +883,7 @@ static bool fxb_idle_rm_table(const struct fxb_idle_opts *o)
            "get_robust_list): only the liveness probe can tell its death,\none prober per "
            "waiting process looks every %d ms\n\n",
            FXB_IDLE_PROCS, (long long)o->window_ms, (long long)o->settle_ms, R,
-           R == 1 ? "" : "s", FX_RMUTEX_LONG_RECHECK_MS);
+           R == 1 ? "" : "s", FXI_RMUTEX_LONG_RECHECK_MS);
     /* Without the peer, the fx rows still tell their cost. */
     int pt_err = fxb_idle_rm_available(lk[PT]);
     bool have_pt = pt_err != ENOTSUP;

@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <pthread.h>
 #include <stdio.h>
 

@@ -7,6 +7,11 @@
  * processes); all-zero bytes are a valid, unlocked object. Deadlines are
  * absolute CLOCK_MONOTONIC timespecs.
  *
+ * Not included here: futexsync/layout.h, the encoding of the objects' slots,
+ * for programs that read or write the words themselves; and
+ * futexsync/stats.h, the statistics of the stats build. Include them where
+ * they are used.
+ *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is
  * never set.
@@ -21,7 +26,6 @@
 #include "futexsync/futex.h"
 #include "futexsync/mutex.h"
 #include "futexsync/counter.h"
-#include "futexsync/stats.h"
 #include "futexsync/async.h"
 #include "futexsync/rmutex.h"
 #include "futexsync/cond.h"

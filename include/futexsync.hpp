@@ -68,6 +68,7 @@
 #define FUTEXSYNC_HPP
 
 #include "futexsync.h"
+#include "futexsync/layout.h" // robust_mutex::inconsistent() reads the depth slot
 
 #include <cerrno>
 #include <chrono>

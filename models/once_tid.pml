@@ -35,12 +35,12 @@
  * exit early once (the cleanup handler once_abandon puts the word back to
  * NOT_RUN, and the thread is gone); the reborn thread, a new thread with TID
  * 3, which calls fx_once, or does not and exits some time later. The
- * liveness check of a waiter (once_sleep_probed: due FX_ONCE_CHECK_MS after
+ * liveness check of a waiter (once_sleep_probed: due FXI_ONCE_CHECK_MS after
  * its first sleep, at an absolute time `check` that signals cannot
  * postpone; after that, due when the process's waiting engine tells it, as
  * its prober does at the first look that finds the TID dead,
  * fxi_futex_sleep_probed's *judge, models/engine.pml; or, where the engine
- * cannot be used, every FX_ONCE_CHECK_MS again) is a transition enabled
+ * cannot be used, every FXI_ONCE_CHECK_MS again) is a transition enabled
  * while the word names a dead TID, the probe and the verdict in one step; a
  * wait also ends when the word changes (the engine tells that too). A
  * waiter told of a death whose own probe then finds the TID alive again (a

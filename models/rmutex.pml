@@ -62,7 +62,7 @@
  * (trylock memo) may also skip it and answer busy. Deaths of threads outside
  * the critical section (a waiter killed after consuming a wake) are not
  * modelled: the real re-check timers, which fire whether or not the owner is
- * dead, cover them within FX_RMUTEX_RECHECK_MS.
+ * dead, cover them within FXI_RMUTEX_RECHECK_MS.
  *
  * Properties:
  *   - mutual exclusion: at most one live thread in the critical section

@@ -11,13 +11,21 @@
 #                         or table), ERRORS (each errno value the comment
 #                         names, with the clauses and sentences that name it),
 #                         NOTES, EXAMPLE, SEE ALSO
-#   futexsync_<object>.3  one page per header: the header's opening comment
-#                         and the list of its calls
+#   futexsync_<object>.3  one page per header: the header's opening comment,
+#                         the list of its calls, and MACROS: every public
+#                         macro it defines (FX_*, FUTEXSYNC_*) with its value
+#                         and its comment
 #   futexsync.3           the overview: every header and every call
 #
 # The conventions it reads in the header comments (docs/man/README.md):
 #   - A function's comment ends just above its declaration; declarations
 #     stacked under one comment share it.
+#   - A macro's comment is the one on its #define line, or the one that ends
+#     just above it (#define and #if lines stacked under one comment share
+#     it; a blank line or a declaration ends the stack), or both; a macro
+#     with neither that the header's opening comment names is "See
+#     DESCRIPTION"; any other is "Undocumented", which the man_pages and
+#     naming_rule tests refuse.
 #   - "Returns ..." sentences state the results: "Returns 0, EBUSY when it is
 #     held, or EINVAL." or a "Returns:" table of "VALUE   meaning" rows.
 #     -EXXX is read as EXXX (calls whose result is a value).
@@ -64,13 +72,14 @@ for my $h (@headers) {
     my $text = slurp($h);
     (my $hdr = $h) =~ s{.*include/}{};
     (my $base = $hdr) =~ s{.*/}{}; $base =~ s{\.h$}{};
-    my $obj = { hdr => $hdr, base => $base, funcs => [] };
+    my $obj = { hdr => $hdr, base => $base, funcs => [], macros => [], macro => {} };
     my $top = $text =~ s{^\s*/\*(.*?)\*/}{}s ? comment_text($1) : "$hdr - <$hdr>";
     my ($title, $rest) = split /\n\n/, $top, 2;
     $title =~ s/\n/ /g; $title =~ s/^\S+ - //; $title =~ s/\.$//;
     $obj->{title} = $title; $obj->{body} = $rest // '';
     # Walk the rest: comments, preprocessor lines, declarations.
     my ($doc, $fresh, $prevdoc, $stacked) = ('', 0, '', 0);
+    my ($gdoc, $gopen) = ('', 0);   # the comment a run of #define lines stands under
     my @lines = split /\n/, $text;
     my $i = 0;
     while ($i < @lines) {
@@ -79,12 +88,37 @@ for my $h (@headers) {
             my $c = $l;
             while ($c !~ m{\*/} && $i + 1 < @lines) { $c .= "\n" . $lines[++$i]; }
             $c =~ s{^\s*/\*}{}; $c =~ s{\*/.*}{}s;
-            $doc = comment_text($c); $fresh = 1; $stacked = 0; $i++; next;
+            $doc = comment_text($c); $fresh = 1; $stacked = 0; $i++;
+            ($gdoc, $gopen) = ($doc, 1);
+            next;
         }
         if ($l =~ /^\s*#/) {
-            $i++ while $lines[$i] =~ /\\$/ && $i + 1 < @lines;
+            my $d = $l;
+            while ($lines[$i] =~ /\\$/ && $i + 1 < @lines) { $d .= "\n" . $lines[++$i] }
+            # A trailing comment that goes on below the directive.
+            if ($d =~ m{/\*} && $d !~ m{/\*.*?\*/\s*$}s) {
+                while ($d !~ m{/\*.*\*/}s && $i + 1 < @lines) { $d .= "\n" . $lines[++$i] }
+            }
+            if ($d =~ /^\s*#\s*define\s+((?:FX|FUTEXSYNC)_[A-Za-z0-9_]*)(\([^)]*\))?(.*)$/s
+                && $1 !~ /^FUTEXSYNC_\w+_H$/) {
+                my ($name, $params, $rest) = ($1, $2 // '', $3);
+                my $own = $rest =~ m{/\*(.*?)\*/}s ? comment_text($1) : '';
+                (my $value = $rest) =~ s{/\*.*?\*/}{}gs;
+                $value =~ s/\\\n/ /g; $value =~ s/\s+/ /g; $value =~ s/^ //; $value =~ s/ $//;
+                my $m = $obj->{macro}{$name};
+                if (!$m) {
+                    $m = $obj->{macro}{$name} = { name => $name, params => $params, values => [], own => '', group => '' };
+                    push @{ $obj->{macros} }, $m;
+                }
+                push @{ $m->{values} }, $value unless grep { $_ eq $value } @{ $m->{values} };
+                $m->{own} = $own if $m->{own} eq '';
+                $m->{group} = $gdoc if $m->{group} eq '' && $gopen;
+            } elsif ($d !~ /^\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b/) {
+                $gopen = 0;
+            }
             $fresh = 0; $stacked = 0; $i++; next;
         }
+        $gopen = 0;
         if ($l =~ /^\s*$/ || $l =~ /[{}]/ || $l !~ /\bfx_[a-z0-9_]+\s*\(/) {
             ($fresh, $stacked) = (0, 0) if $l =~ /^\s*$/ || $l =~ /[{}]/;
             $i++; next;
@@ -432,6 +466,38 @@ sub meaning {
     return $m;
 }
 
+# A macro's entry: its name (and parameters), and its value when it has
+# one value that is not an attribute's spelling.
+sub macro_tag {
+    my ($m) = @_;
+    my $tag = "\\fB$m->{name}\\fP" . inline($m->{params});
+    my @v = @{ $m->{values} };
+    $tag .= ' = ' . inline($v[0]) if $m->{params} eq '' && @v == 1 && $v[0] ne ''
+        && $v[0] !~ /\b(?:FX_TSA_|__attribute__)\b/;
+    return $tag;
+}
+
+# A macro's description: the comment on its line, and the one it stands
+# under ("Back ends, for ...: io_uring if usable"); else "See DESCRIPTION"
+# when the header's opening comment names it; else "Undocumented".
+sub macro_text {
+    my ($obj, $m) = @_;
+    my ($own, $group) = map { my $x = flat(unsourced($_)); $x =~ s/^\s+|\s+$//g; $x } ($m->{own}, $m->{group});
+    my $t;
+    if ($own ne '' && $group ne '') {
+        my @gs = sentences($group);
+        $t = @gs == 1 ? ($group =~ s/[.:]$//r) . ": $own" : "$own. $group";
+    } else {
+        $t = $own ne '' ? $own : $group;
+    }
+    if ($t eq '') {
+        return $obj->{body} =~ /\b\Q$m->{name}\E\b/ ? 'See DESCRIPTION.'
+             : "Undocumented: the header says nothing of $m->{name}.";
+    }
+    $t .= '.' unless $t =~ /[.!?]$/;
+    return $t;
+}
+
 my $LINK = 'Link with \\fI\\-lfutexsync \\-pthread\\fP (or \\fIpkg\\-config \\-\\-libs futexsync\\fP).';
 my $CONVENTION = 'Functions of futexsync return 0 or a positive errno value, or, when their result is a value, that value (>= 0) or a negative errno value; they never set \\fIerrno\\fP.';
 my $DEADLINES = 'Deadlines are absolute \\fBCLOCK_MONOTONIC\\fP times (\\fBfx_deadline_in\\fP(3)).';
@@ -507,6 +573,10 @@ for my $obj (@objects) {
         push @p, '.SH FUNCTIONS';
         push @p, '.TP', ".BR $_->{name} (3)", inline(summary($_->{doc})) for @fs;
     }
+    if (@{ $obj->{macros} }) {
+        push @p, '.SH MACROS';
+        push @p, '.TP', macro_tag($_), inline(macro_text($obj, $_)) for @{ $obj->{macros} };
+    }
     push @p, example_lines($obj);
     push @p, '.SH SEE ALSO', '.BR futexsync (3)';
     write_page("futexsync_$obj->{base}.3", @p);
@@ -525,6 +595,15 @@ my @p = (th('futexsync'), '.SH NAME',
     'Bad input (a NULL or misaligned pointer, a slot holding a value the library never writes) gives \fBEINVAL\fP. No lock or wait returns \fBEINTR\fP; only the raw \fBfx_futex_wait\fP does.',
     'Deadlines are absolute \fBCLOCK_MONOTONIC\fP times; \fBfx_deadline_in\fP(3) makes one.',
     'The errno names come from \fI<errno.h>\fP, which \fI<futexsync.h>\fP includes.');
+# What the umbrella header leaves out, from its own #include lines.
+(my $umbrella = $headers[0]) =~ s{/futexsync/[^/]*$}{/futexsync.h};
+if (-f $umbrella) {
+    my %in = map { $_ => 1 } slurp($umbrella) =~ m{^\s*#\s*include\s*["<]futexsync/(\w+)\.h[">]}mg;
+    my @out = map { "\\fI<$_->{hdr}>\\fP" } grep { !$in{ $_->{base} } } @objects;
+    push @p, '.PP', '\fI<futexsync.h>\fP includes every header below but '
+        . (@out > 1 ? join(', ', @out[0 .. $#out - 1]) . ' and ' . $out[-1] : $out[0])
+        . ', which a program that uses them includes itself.' if @out;
+}
 for my $obj (@objects) {
     push @p, ".SS <$obj->{hdr}>: " . inline($obj->{title}), ".BR futexsync_$obj->{base} (3)";
     push @p, '.TP', ".BR $_->{name} (3)", inline(summary($_->{doc})) for @{ $obj->{funcs} };

@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "futexsync/layout.h"
 #include "internal/annotate.h"
 #include "internal/deadline.h"
 #include "internal/fault.h"
@@ -56,6 +57,8 @@ static _Thread_local struct fxi_spin barrier_spin = FXI_SPIN_INIT(FXI_BARRIER_SP
 #define SLEEPERS 0x8000u
 #define ROUND    0xffff0000u
 #define ROUND_1  0x10000u
+_Static_assert(SLEEPERS == FX_BARRIER_SLEEPERS && ARRIVED == FX_BARRIER_MAX_PARTIES,
+               "the state's bits are futexsync/layout.h's and futexsync/barrier.h's");
 
 static inline uint32_t load_state(fx_barrier *b, int order)
 {

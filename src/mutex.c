@@ -58,6 +58,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "futexsync/layout.h"
 #include "internal/annotate.h"
 #include "internal/deadline.h"
 #include "internal/fault.h"

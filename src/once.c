@@ -48,7 +48,7 @@
  * list_op_pending). A caller woken to find DONE wakes the others again: the
  * kernel wakes only one when the initialiser's thread dies between its
  * exchange and its wake. A sleep on a word naming t without P is untimed;
- * on a PROBED t it is bounded by an absolute check time (FX_ONCE_CHECK_MS)
+ * on a PROBED t it is bounded by an absolute check time (FXI_ONCE_CHECK_MS)
  * that ends in a liveness check of t. EDEADLK only from inside the caller's
  * own initialiser (its per-thread record), never for a TID alone.
  *
@@ -63,12 +63,14 @@
 #include <stdint.h>
 
 #include "futexsync/time.h"
+#include "futexsync/layout.h"
 #include "internal/annotate.h"
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
 #include "internal/sleep.h"
 #include "internal/identity.h"
+#include "internal/probe_periods.h"
 #include "internal/robust.h"
 
 enum {
@@ -180,14 +182,14 @@ static uint32_t once_word_owner(const int32_t *word)
 }
 
 /* A sleep on a word naming a PROBED initialiser: the first check is due
- * FX_ONCE_CHECK_MS after the first sleep, on the caller's own schedule;
+ * FXI_ONCE_CHECK_MS after the first sleep, on the caller's own schedule;
  * after it, the process's prober looks (src/sleep.c), and *check is due
  * when it tells. Where the prober cannot be used, every check is the
- * caller's, every FX_ONCE_CHECK_MS on the recheck grid. Returns whether a
+ * caller's, every FXI_ONCE_CHECK_MS on the recheck grid. Returns whether a
  * FUTEX_WAKE ended the sleep. */
 static bool once_sleep_probed(fx_once *o, int32_t s, struct timespec *check)
 {
-    const int64_t period = FX_ONCE_CHECK_MS * FX_NSEC_PER_MSEC;
+    const int64_t period = FXI_ONCE_CHECK_MS * FX_NSEC_PER_MSEC;
     bool first = check->tv_nsec < 0 && check->tv_sec == 0;
     if (!first) {
         bool judge;

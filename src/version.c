@@ -2,6 +2,7 @@
  * src/version.c - the runtime version of the library (futexsync/version.h).
  */
 #include "futexsync/version.h"
+#include "futexsync/layout.h"
 
 #define FXI_STR2(x) #x
 #define FXI_STR(x) FXI_STR2(x)

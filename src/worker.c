@@ -77,6 +77,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "futexsync/layout.h"
 #include "futexsync/mutex.h"
 #include "futexsync/time.h"
 #include "internal/deadline.h"

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "futexsync/layout.h"
 #include "internal/worker.h"
 
 /* The NSpid line of a /proc status file: the task's PID (or TID) in each

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <futexsync/barrier.h>
 #include <futexsync/cond.h>
+#include <futexsync/layout.h>
 #include <futexsync/rwlock.h>
 #include <stdbool.h>
 #include <stdint.h>

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <futexsync/layout.h>
 #include <futexsync/rmutex.h>
 #include <futexsync/time.h>
 

@@ -131,7 +131,7 @@ bool fxt_zombies_look_dead(void);
  * has no FX_RMUTEX_PROBED. False under qemu-user (no get_robust_list). */
 bool fxt_rmutex_robust(void);
 /* The owner word (without FX_RMUTEX_WAITERS) the calling thread writes into
- * an fx_rmutex it acquires, as include/futexsync/rmutex.h defines it: its
+ * an fx_rmutex it acquires, as include/futexsync/layout.h defines it: its
  * gettid() where fxt_rmutex_robust(), else gettid() | FX_RMUTEX_PROBED, and
  * | FX_RMUTEX_LOCALNS unless the process runs in the initial PID namespace
  * (/proc/self/ns/pid is PROC_PID_INIT_INO). Callable from a forked child. */

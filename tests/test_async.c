@@ -10,10 +10,12 @@
 #define _GNU_SOURCE
 #include "fxtest.h"
 #include "fxfault.h" /* fxf_count_at_thread */
+#include "../src/internal/probe_periods.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <linux/audit.h>
 #include <linux/io_uring.h>
 #include <poll.h>
@@ -1649,8 +1651,8 @@ static void test_rmutex_held_by_thread_is_acquired_after_release(void **state)
     } else {
         /* The kernel reports this owner's death: no re-check time, so the
          * fd stays quiet for what would have been three re-checks. */
-        assert_int_equal(drive_in_progress(w, 3 * (FX_RMUTEX_FIRST_CHECK_MS +
-                                                    FX_RMUTEX_RECHECK_MS)),
+        assert_int_equal(drive_in_progress(w, 3 * (FXI_RMUTEX_FIRST_CHECK_MS +
+                                                    FXI_RMUTEX_RECHECK_MS)),
                          0);
     }
     rholder_tell(h, RH_UNLOCK);
@@ -1875,12 +1877,12 @@ static void test_rmutex_armed_wait_wakes_for_the_owner_rechecks(void **state)
     assert_int_equal(fx_async_rmutex_lock(w, m, NULL), EINPROGRESS);
     /* No deadline, and the live owner neither releases nor touches the word:
      * only the re-check bound of each sleep makes the fd readable. The first
-     * comes FX_RMUTEX_FIRST_CHECK_MS after the owner was first seen, the next
-     * ones FX_RMUTEX_RECHECK_MS apart (never sooner: absolute timers). */
+     * comes FXI_RMUTEX_FIRST_CHECK_MS after the owner was first seen, the next
+     * ones FXI_RMUTEX_RECHECK_MS apart (never sooner: absolute timers). */
     assert_int_equal(drive_readinesses(w, 3, 5000), 3);
     int64_t took = fxt_now_ns() - start;
     print_message("3 liveness re-checks in %.1f ms\n", took / 1e6);
-    assert_true(took >= (FX_RMUTEX_FIRST_CHECK_MS + 2 * FX_RMUTEX_RECHECK_MS) * MS);
+    assert_true(took >= (FXI_RMUTEX_FIRST_CHECK_MS + 2 * FXI_RMUTEX_RECHECK_MS) * MS);
     assert_int_equal(fx_rmutex_owner(m), h->tid);
     assert_int_equal(fx_async_cancel(w), 0);
     rholder_join(h);

@@ -39,6 +39,7 @@
 #include <futexsync/cond.h>
 #include <futexsync/counter.h>
 #include <futexsync/futex.h>
+#include <futexsync/layout.h>
 #include <futexsync/mutex.h>
 #include <futexsync/once.h>
 #include <futexsync/rmutex.h>

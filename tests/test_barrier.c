@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -37,6 +37,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <futexsync.h>
+#include <futexsync/layout.h>
+#include <futexsync/stats.h>
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
@@ -3156,13 +3158,13 @@ static const struct row rows[] = {
         Q("rmutex.h", "fx_rmutex_lock", "EOWNERDEAD when the previous owner died holding it"),
         rmutex_lock_dead_owner, EOWNERDEAD),
     ROW(rmutex_lock_orphaned_gives_EOWNERDEAD,
-        Q("rmutex.h", "FX_RMUTEX_ORPHANED", "the next acquirer gets EOWNERDEAD"),
+        Q("layout.h", "FX_RMUTEX_ORPHANED", "the next acquirer gets EOWNERDEAD"),
         rmutex_lock_orphaned, EOWNERDEAD),
     ROW(rmutex_lock_notrecoverable_gives_ENOTRECOVERABLE,
         Q("rmutex.h", "fx_rmutex_lock", "ENOTRECOVERABLE (not acquired)"),
         rmutex_lock_notrecoverable, ENOTRECOVERABLE),
     ROW(rmutex_lock_depth_max_gives_EAGAIN,
-        Q("rmutex.h", "fx_rmutex_lock", "EAGAIN when re-entry would pass FX_RMUTEX_DEPTH_MAX"),
+        Q("rmutex.h", "fx_rmutex_lock", "EAGAIN when re-entry would pass the largest depth"),
         rmutex_lock_depth_max, EAGAIN),
     ROW(rmutex_lock_bad_owner_gives_EINVAL,
         Q("rmutex.h", "fx_rmutex_lock", "EINVAL for ... a slot value the library never writes"),
@@ -3213,8 +3215,8 @@ static const struct row rows[] = {
         Q("rmutex.h", "fx_rmutex_unlock", "at depth 0 releases m ... Returns 0"),
         rmutex_unlock_owner, 0),
     ROW(rmutex_lock_free_with_stale_depth_gives_0_at_depth_1,
-        Q("rmutex.h", "top",
-          "depth ... when m is free it may hold anything ... and the next acquirer overwrites it"),
+        Q("layout.h", "top",
+          "depth ... meaningful only while a thread owns the mutex (every acquisition overwrites it)"),
         rmutex_lock_free_stale_depth, 0),
     ROW(rmutex_unlock_not_owner_gives_EPERM,
         Q("rmutex.h", "fx_rmutex_unlock", "EPERM when the caller does not own m"),
@@ -3479,7 +3481,7 @@ static const struct row rows[] = {
         Q("rwlock.h", "fx_rwlock_rdlock", "EINVAL (... a state the library never writes)"),
         rwlock_rdlock_bad, EINVAL),
     ROW(rwlock_wrlock_bad_state_gives_EINVAL,
-        Q("rwlock.h", "top", "bits 24..28 always 0 (a state with one set gives EINVAL)"),
+        Q("layout.h", "top", "bits 24..28 always 0 (a state with one set gives EINVAL)"),
         rwlock_wrlock_bad, EINVAL),
     ROW(rwlock_tryrdlock_write_held_gives_EBUSY,
         Q("rwlock.h", "fx_rwlock_tryrdlock", "EBUSY when a writer holds it"),
@@ -3773,7 +3775,7 @@ static const struct row rows[] = {
          Q("async.h", "fx_async_rmutex_lock", "ENOTRECOVERABLE m is not recoverable; not acquired"),
          async_rmutex_lock_notrecoverable, ENOTRECOVERABLE),
     AROW(async_rmutex_lock_depth_max_gives_EAGAIN,
-         Q("async.h", "fx_async_rmutex_lock", "EAGAIN re-entry would pass FX_RMUTEX_DEPTH_MAX"),
+         Q("async.h", "fx_async_rmutex_lock", "EAGAIN re-entry would pass the largest depth"),
          async_rmutex_lock_depth_max, EAGAIN),
     AROW(async_rmutex_lock_bad_owner_gives_EINVAL,
          Q("async.h", "fx_async_rmutex_lock", "EINVAL ... bad m or slot value"),

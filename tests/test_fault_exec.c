@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -25,6 +25,7 @@
 
 #include "fxtest.h"
 
+#include <futexsync/layout.h>
 #include <futexsync/once.h>
 #include <futexsync/rmutex.h>
 

@@ -22,9 +22,11 @@
 #define _GNU_SOURCE
 #include "fxtest.h"
 #include "fxfault.h" /* FXF_CANCELLED_FRAME */
+#include "../src/internal/probe_periods.h"
 
 #include <errno.h>
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <grp.h>
 #include <linux/audit.h>
 #include <sched.h>
@@ -257,7 +259,7 @@ static int waiter_once(void)
     pthread_t t;
     if (pthread_create(&t, NULL, once_caller, v) != 0)
         return 41;
-    struct timespec pause = {0, 8 * FX_ONCE_CHECK_MS * 1000000L};
+    struct timespec pause = {0, 8 * FXI_ONCE_CHECK_MS * 1000000L};
     nanosleep(&pause, NULL); /* eight liveness checks of the caller */
     int runs = __atomic_load_n(&v->runs, __ATOMIC_SEQ_CST);
     fxt_flag_set(&v->release, 1);

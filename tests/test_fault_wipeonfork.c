@@ -29,6 +29,7 @@
 
 #include "fxtest.h"
 
+#include <futexsync/layout.h>
 #include <futexsync/once.h>
 #include <futexsync/rmutex.h>
 

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>

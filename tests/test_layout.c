@@ -2,9 +2,10 @@
  * tests/test_layout.c - the golden table of every public slot encoding.
  *
  * Programs built separately share objects when their FUTEXSYNC_LAYOUT is
- * equal (futexsync/version.h), so an encoding may change only together with
- * that number. The table below spells each encoding as a literal: a header
- * change fails `slot_encodings_match_the_golden_table`. Whoever changes an
+ * equal, so an encoding may change only together with that number. Both live
+ * in futexsync/layout.h (the struct geometry and the documented limits in
+ * the primitives' headers). The table below spells each encoding as a
+ * literal: a header change fails `slot_encodings_match_the_golden_table`. Whoever changes an
  * encoding updates the table, and then `golden_table_is_the_one_of_its_layout`
  * fails until FUTEXSYNC_LAYOUT is bumped and the new table's digest recorded
  * beside it (and CHANGELOG.md says what changed): an unbumped change cannot
@@ -17,6 +18,7 @@
 #include <stdio.h>
 
 #include <futexsync.h>
+#include <futexsync/layout.h>
 
 struct golden {
     const char *name;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -121,7 +122,7 @@ static void test_flag_left_running_by_a_vanished_thread_is_taken_over(void **sta
     int64_t dt = fxt_now_ns() - t0;
     assert_int_equal(calls, 1);
     assert_int_equal(o.state, FX_ONCE_DONE);
-    /* Taken over at the first liveness check, due within FX_ONCE_CHECK_MS
+    /* Taken over at the first liveness check, due within FXI_ONCE_CHECK_MS
      * (on the recheck grid: possibly sooner); the bound is loose for a loaded
      * machine. */
     assert_true(dt < 10 * FX_NSEC_PER_SEC);

@@ -50,6 +50,9 @@
 #include <unistd.h>
 
 #include <futexsync.h>
+#include <futexsync/layout.h>
+
+#include "../src/internal/probe_periods.h"
 
 struct page {
     pthread_mutex_t gm; /* the reference */
@@ -78,7 +81,7 @@ enum death { THREAD_EXIT, SIGKILLED };
 /* How long a waiter that cannot judge the owner is shown to keep waiting:
  * past the first liveness checks and two of the long re-checks of
  * fx_rmutex, six of fx_once's. */
-#define UNJUDGED_WAIT_MS (FX_RMUTEX_LONG_AFTER_MS + 2 * FX_RMUTEX_LONG_RECHECK_MS)
+#define UNJUDGED_WAIT_MS (FXI_RMUTEX_LONG_AFTER_MS + 2 * FXI_RMUTEX_LONG_RECHECK_MS)
 
 static struct page *page;
 static enum death how;

@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <futexsync/cond.h>
+#include <futexsync/layout.h>
 #include <futexsync/mutex.h>
 #include <futexsync/once.h>
 #include <futexsync/rmutex.h>
@@ -113,7 +114,7 @@ static void *rmutex_contender(void *arg)
 
 /* As for fx_mutex: the waiter that gets the rmutex first, while the other
  * still waits, owns it as TID | WAITERS. (Blocked rmutex waiters also wake
- * every FX_RMUTEX_RECHECK_MS to check that the owner lives, so the test looks
+ * every FXI_RMUTEX_RECHECK_MS to check that the owner lives, so the test looks
  * at the word, not only at whether both got through.) */
 static void rmutex_woken_waiter_keeps_waiters_bit_while_others_sleep(void **state)
 {
@@ -250,7 +251,7 @@ static void once_takeover_keeps_waiters_for_the_other_sleeper(void **state)
     pid_t runner = oc->seen & FX_ONCE_TID_MASK;
     assert_true(runner == oc->tid[0] || runner == oc->tid[1]);
     /* The runner's own word: fx_once writes the identity word fx_rmutex does
-     * (include/futexsync/once.h). */
+     * (include/futexsync/layout.h). */
     int32_t word = oc->word[runner == oc->tid[0] ? 0 : 1];
     assert_int_equal(oc->seen, FX_ONCE_RUNNING | FX_ONCE_WAITERS | word);
     assert_int_equal(oc->flag.state, FX_ONCE_DONE);
@@ -456,7 +457,7 @@ static void *rm_waiter(void *arg)
  * more and takes the free mutex; it has slept, so it must own it with WAITERS
  * set, which makes its unlock wake the second waiter. Otherwise it timed out
  * without taking the wake, and the second waiter gets the mutex. (A blocked
- * rmutex waiter also wakes every FX_RMUTEX_RECHECK_MS to check the owner's
+ * rmutex waiter also wakes every FXI_RMUTEX_RECHECK_MS to check the owner's
  * liveness, so a lost wake would only delay it: the test checks the mark.) */
 static int unlock_rmutex(void *m)
 {

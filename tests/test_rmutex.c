@@ -30,9 +30,11 @@
 #include <unistd.h>
 
 #include <futexsync.h>
+#include <futexsync/layout.h>
 
 #include "../src/internal/rmutex.h"
 #include "../src/internal/identity.h"
+#include "../src/internal/probe_periods.h"
 
 #define W_BIT 0x80000000u
 #define RECOVERY_LIMIT_MS 250
@@ -56,7 +58,7 @@ static bool in_initial_pidns(void)
 }
 
 /* The owner word that thread `tid` of this process writes
- * (include/futexsync/rmutex.h): its TID alone where the kernel reports its
+ * (include/futexsync/layout.h): its TID alone where the kernel reports its
  * death, else TID | PROBED, plus LOCALNS unless the process runs in the
  * initial PID namespace. */
 static uint32_t word_of(pid_t tid)
@@ -123,14 +125,14 @@ static int64_t wait_thread_gone(pid_t tid)
 /* The limit on the time from an owner's death at died_ns to EOWNERDEAD for
  * a waiter that began its lock at start_ns. The kernel's report wakes the
  * waiter at once; a PROBED owner's death is seen at the waiter's next
- * liveness check, FX_RMUTEX_RECHECK_MS apart, or FX_RMUTEX_LONG_RECHECK_MS
- * once it may have watched the owner for FX_RMUTEX_LONG_AFTER_MS (a loaded
+ * liveness check, FXI_RMUTEX_RECHECK_MS apart, or FXI_RMUTEX_LONG_RECHECK_MS
+ * once it may have watched the owner for FXI_RMUTEX_LONG_AFTER_MS (a loaded
  * machine or an emulator can stretch a test's steps that long). The rest of
  * RECOVERY_LIMIT_MS is for the death itself and the wake. */
 static int recovery_limit_ms(int64_t start_ns, int64_t died_ns)
 {
-    if (!fxt_rmutex_robust() && died_ns - start_ns >= FX_RMUTEX_LONG_AFTER_MS * FX_NSEC_PER_MSEC)
-        return RECOVERY_LIMIT_MS + FX_RMUTEX_LONG_RECHECK_MS - FX_RMUTEX_RECHECK_MS;
+    if (!fxt_rmutex_robust() && died_ns - start_ns >= FXI_RMUTEX_LONG_AFTER_MS * FX_NSEC_PER_MSEC)
+        return RECOVERY_LIMIT_MS + FXI_RMUTEX_LONG_RECHECK_MS - FXI_RMUTEX_RECHECK_MS;
     return RECOVERY_LIMIT_MS;
 }
 
@@ -702,9 +704,9 @@ static void test_sigkill_of_owner_process_recovers_blocked_waiter_in_time(void *
     assert_int_equal(fx_counter_wait(&s->ready, 1, NULL), 0);
     wait_until_blocked(&s->m, waiter);
     /* Let it settle into its steady cycle (a liveness check every
-     * FX_RMUTEX_RECHECK_MS) rather than kill within its first, 1 ms check:
+     * FXI_RMUTEX_RECHECK_MS) rather than kill within its first, 1 ms check:
      * this measures the common case of a waiter that has waited a while. */
-    usleep(3 * FX_RMUTEX_RECHECK_MS * 1000 / 2);
+    usleep(3 * FXI_RMUTEX_RECHECK_MS * 1000 / 2);
     int64_t killed = fxt_now_ns();
     assert_int_equal(kill(holder, SIGKILL), 0); /* not reaped: a zombie until below */
     fxt_reap_where_zombies_look_alive(holder);
@@ -766,9 +768,9 @@ static void test_trylock_loop_sees_death_when_its_liveness_memo_expires(void **s
     assert_int_equal(fx_rmutex_trylock(&s->m), EBUSY); /* found alive: memo */
     int64_t memo = fxt_now_ns(); /* the memo's check was made before this */
     kill_holder_keep_zombie(holder);
-    /* This thread found the same owner alive less than FX_RMUTEX_RECHECK_MS
+    /* This thread found the same owner alive less than FXI_RMUTEX_RECHECK_MS
      * ago, so it may keep answering EBUSY until then, not longer: every
-     * EBUSY comes from a call that began within FX_RMUTEX_RECHECK_MS of the
+     * EBUSY comes from a call that began within FXI_RMUTEX_RECHECK_MS of the
      * memo's check (however long the calls themselves are kept waiting for
      * a CPU), and the first call after that takes the mutex. */
     int r;
@@ -777,7 +779,7 @@ static void test_trylock_loop_sees_death_when_its_liveness_memo_expires(void **s
         r = fx_rmutex_trylock(&s->m);
         if (r != EBUSY)
             break;
-        assert_true(call - memo < FX_RMUTEX_RECHECK_MS * FX_NSEC_PER_MSEC);
+        assert_true(call - memo < FXI_RMUTEX_RECHECK_MS * FX_NSEC_PER_MSEC);
     }
     assert_int_equal(r, EOWNERDEAD);
     assert_int_equal(fx_rmutex_consistent(&s->m), 0);
@@ -1516,14 +1518,14 @@ static void test_acquire_step_reports_word_value_and_recheck_time(void **state)
         assert_true(at > fxt_now_ns() + 3600 * FX_NSEC_PER_SEC);
     } else {
         assert_true(at > before &&
-                    at <= fxt_now_ns() + FX_RMUTEX_FIRST_CHECK_MS * FX_NSEC_PER_MSEC);
+                    at <= fxt_now_ns() + FXI_RMUTEX_FIRST_CHECK_MS * FX_NSEC_PER_MSEC);
         /* Sleep until the re-check time, as an event loop would: the owner
-         * is alive, so the next re-check is FX_RMUTEX_RECHECK_MS away. */
+         * is alive, so the next re-check is FXI_RMUTEX_RECHECK_MS away. */
         assert_int_equal(fx_futex_wait(word, sleep_on, &recheck), ETIMEDOUT);
         before = fxt_now_ns();
         assert_int_equal(fxi_rmutex_acquire_step(&m, &w, &word, &sleep_on, &recheck), EBUSY);
         at = (int64_t)recheck.tv_sec * FX_NSEC_PER_SEC + recheck.tv_nsec;
-        assert_true(at >= before + FX_RMUTEX_RECHECK_MS * FX_NSEC_PER_MSEC);
+        assert_true(at >= before + FXI_RMUTEX_RECHECK_MS * FX_NSEC_PER_MSEC);
     }
     fxi_rmutex_abandon_wait(&m);
     fx_counter_store(&h.release, 1);

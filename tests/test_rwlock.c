@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <futexsync.h>
+#include <futexsync/stats.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>

@@ -7,6 +7,7 @@
 #include "fxtest.h"
 
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <stdio.h>
 #include <string.h>
 

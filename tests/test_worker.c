@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>

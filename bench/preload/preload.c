@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include <futexsync/cond.h>
+#include <futexsync/layout.h>
 #include <futexsync/mutex.h>
 #include <futexsync/time.h>
 

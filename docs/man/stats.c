@@ -2,6 +2,7 @@
  * lock? (Counts need a library built with FUTEXSYNC_STATS=ON; the default
  * build answers ENOTSUP.) */
 #include <futexsync.h>
+#include <futexsync/stats.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>

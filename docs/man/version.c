@@ -1,6 +1,7 @@
 /* docs/man/version.c - the EXAMPLE of the version pages: the header a
  * program was built with against the library it runs with. */
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <stdio.h>
 
 int main(void)

@@ -39,6 +39,9 @@
 #ifndef FUTEXSYNC_ANNOTATIONS_H
 #define FUTEXSYNC_ANNOTATIONS_H
 
+/* The spelling every thread-safety macro below expands through: the
+ * attribute x where clang has the analysis, else nothing. Not for direct
+ * use. */
 #if defined(__clang__) && defined(__has_attribute)
 #if __has_attribute(capability) && __has_attribute(try_acquire_capability)
 #define FX_TSA_(x) __attribute__((x))
@@ -93,6 +96,8 @@
 /* On a function the analysis must not check. */
 #define FX_NO_THREAD_SAFETY_ANALYSIS FX_TSA_(no_thread_safety_analysis)
 
+/* On functions whose ignored result is a bug (warn_unused_result; the list
+ * above); nothing on other compilers. */
 #if defined(__GNUC__) || defined(__clang__)
 #define FX_WARN_UNUSED __attribute__((warn_unused_result))
 #else

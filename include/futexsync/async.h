@@ -166,7 +166,7 @@ int fx_async_mutex_run(fx_async *waiter, fx_mutex *m, const struct timespec *dea
  *                     inconsistent; repair the data, then fx_rmutex_consistent
  *                     (liveness checked at once, as by fx_rmutex_trylock)
  *   ENOTRECOVERABLE   m is not recoverable; not acquired
- *   EAGAIN            re-entry would pass FX_RMUTEX_DEPTH_MAX
+ *   EAGAIN            re-entry would pass the largest depth (2^30 - 1)
  *   EINPROGRESS       armed: another live thread holds m
  *   ETIMEDOUT         held by a live thread and the deadline has passed
  *   EINVAL            NULL waiter, bad m or slot value, bad tv_nsec
@@ -175,7 +175,7 @@ int fx_async_mutex_run(fx_async *waiter, fx_mutex *m, const struct timespec *dea
  * fx_async_complete then gives EINPROGRESS, 0 (held at depth 1; or depth + 1
  * if the loop thread has meanwhile taken m by other means: a re-entry),
  * EOWNERDEAD (as above), ENOTRECOVERABLE, ETIMEDOUT, EINVAL, or EAGAIN (that
- * re-entry would pass FX_RMUTEX_DEPTH_MAX).
+ * re-entry would pass the largest depth, 2^30 - 1).
  *
  * A supervisor's fx_worker (futexsync/worker.h) releases a bound rmutex when
  * its worker exits or execs, which wakes an armed wait at once: poll
@@ -185,10 +185,11 @@ int fx_async_mutex_run(fx_async *waiter, fx_mutex *m, const struct timespec *dea
  * Owner death while armed: an owner on its robust futex list (glibc on a
  * real kernel) has the kernel mark the word and wake one sleeper when it
  * dies, so the armed wait is untimed and the fd becomes readable then. Only
- * a PROBED owner (FX_RMUTEX_PROBED: no robust list) bounds the armed wait by
- * its liveness re-check time (the schedule of a blocked fx_rmutex_lock:
- * FX_RMUTEX_FIRST_CHECK_MS after the owner is first seen, then every
- * FX_RMUTEX_RECHECK_MS), when fx_async_complete checks it: alive, it
+ * a PROBED owner (no robust list) bounds the armed wait by its liveness
+ * re-check time (as for a blocked fx_rmutex_lock that checks on its own: a
+ * millisecond after the owner is first seen, then every 50 ms, and every
+ * quarter of a second once it has watched the same owner for a tenth of a
+ * second), when fx_async_complete checks it: alive, it
  * re-arms (EINPROGRESS); dead, it takes m with EOWNERDEAD. A release, a
  * recovery or the switch to not-recoverable
  * wakes the waiter at once. */

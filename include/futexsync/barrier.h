@@ -1,13 +1,10 @@
 /*
  * futexsync/barrier.h - an 8-byte, process-shared, reusable barrier.
  *
- * Layout: two int32_t slots.
- *
- *     state    bits 0..14   threads arrived in the current round (< parties)
- *              bit 15       FX_BARRIER_SLEEPERS: waiters may sleep on `state`
- *              bits 16..31  the round number (wraps; only equality matters)
- *     parties  0 before the first wait; then the party count every wait must
- *              pass (1 .. FX_BARRIER_MAX_PARTIES). Other values: EINVAL.
+ * Layout: two int32_t slots: `state` (the arrivals of the current round,
+ * whether waiters sleep, and the round number) and `parties` (0 before the
+ * first wait, then the party count). Their encoding is in
+ * futexsync/layout.h; other values give EINVAL.
  *
  * All-zero bytes (FX_BARRIER_INIT) are a barrier for any number of parties:
  * the count is given to every wait, and the first wait records it, so all-zero
@@ -57,14 +54,15 @@ typedef struct fx_barrier {
     int32_t parties; /* 0, or the recorded party count */
 } fx_barrier;
 
+/* A barrier for any number of parties: all-zero bytes. */
 #define FX_BARRIER_INIT { 0, 0 }
 
 /* Returned by the wait to the one thread per round that arrived last (the
  * counterpart of PTHREAD_BARRIER_SERIAL_THREAD; never a valid errno). */
 #define FX_BARRIER_SERIAL_THREAD (-1)
 
+/* The most parties a round may have (its arrivals are counted in 15 bits). */
 #define FX_BARRIER_MAX_PARTIES 32767
-#define FX_BARRIER_SLEEPERS    0x8000
 
 /* Makes *b an unused barrier (the same as zeroing it), forgetting the party
  * count. Not to be called while any thread is inside a wait. Returns 0, or

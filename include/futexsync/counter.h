@@ -46,6 +46,7 @@ typedef struct fx_counter {
     int32_t waiters; /* blocked and armed asynchronous waiters */
 } fx_counter;
 
+/* A counter holding v, with no waiter (FX_COUNTER_INIT(0): all-zero bytes). */
 #define FX_COUNTER_INIT(v) { (v), 0 }
 
 /* Sets the value and clears the waiter count. Not to be called while any

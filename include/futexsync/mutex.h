@@ -1,15 +1,10 @@
 /*
  * futexsync/mutex.h - a 4-byte, zero-initialised, process-shared mutex.
  *
- * Layout: one int32_t, `state`. Its low two bits are the three states of
- * Drepper's "Futexes Are Tricky" mutex:
- *
- *     FX_MUTEX_UNLOCKED   0   free
- *     FX_MUTEX_LOCKED     1   held, no thread sleeping in the kernel
- *     FX_MUTEX_CONTENDED  2   held, threads may be sleeping: unlock wakes one
- *
- * See src/mutex.c for the full state table and its transitions. Any other value
- * is one the library never writes: operations on it return EINVAL.
+ * Layout: one int32_t, `state`, holding the three states of Drepper's
+ * "Futexes Are Tricky" mutex: free, held, held with sleepers (their values:
+ * futexsync/layout.h). Any other value is one the library never writes:
+ * operations on it return EINVAL.
  *
  * All-zero bytes (FX_MUTEX_INIT) are an unlocked mutex; no init call, attribute
  * or destroy is needed, and the mutex works across processes when it lives in
@@ -41,14 +36,11 @@ extern "C" {
 #endif
 
 typedef struct FX_CAPABILITY("mutex") fx_mutex {
-    int32_t state; /* FX_MUTEX_* below */
+    int32_t state; /* free, held, or held with sleepers */
 } fx_mutex;
 
+/* An unlocked mutex: all-zero bytes. */
 #define FX_MUTEX_INIT { 0 }
-
-#define FX_MUTEX_UNLOCKED  0
-#define FX_MUTEX_LOCKED    1
-#define FX_MUTEX_CONTENDED 2
 
 /* Makes *m an unlocked mutex (the same as zeroing it). Not to be called while
  * any thread uses the mutex. Returns 0, or EINVAL for a NULL or misaligned m

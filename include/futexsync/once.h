@@ -1,25 +1,11 @@
 /*
- * futexsync/once.h - a 4-byte, process-shared run-once flag.
+ * futexsync/once.h - a process-shared run-once flag.
  *
  * Layout: FX_ONCE_SIZE bytes (40 on 64-bit targets, 24 on 32-bit ones),
- * aligned as a pointer; FUTEXSYNC_LAYOUT 2. The word `state`:
- *
- *     0                      FX_ONCE_NOT_RUN: the initialiser has not run
- *     FX_ONCE_DONE           it has returned
- *     FX_ONCE_RUNNING | tid  it is running in the thread whose kernel TID
- *                            (gettid()) is tid (bits 0..21); the kernel
- *                            reports that thread's death
- *       | FX_ONCE_PROBED     ... a thread without a usable robust list: the
- *                            callers check that it lives
- *       | FX_ONCE_LOCALNS    with PROBED: its process could not prove it
- *                            runs in the initial PID namespace
- *     FX_ONCE_RUNNING        (no tid) its thread died inside it (the
- *                            kernel's mark): the next caller runs it again
- *     | FX_ONCE_WAITERS      with RUNNING: other threads may sleep on the word
- *
- * The rest, `reserved` and `link`, is the running thread's entry in its
- * robust futex list (as fx_rmutex's: written by that thread, read by the
- * kernel; zero when nothing runs).
+ * aligned as a pointer: the word `state` (not run, running in the thread of
+ * a given kernel TID, done, and whether callers sleep on it), and the
+ * running thread's entry in its robust futex list (as fx_rmutex's). The
+ * encoding is in futexsync/layout.h.
  *
  * Any other value is one the library never writes: EINVAL. All-zero bytes
  * (FX_ONCE_INIT) are a flag whose initialiser has not run; no init call is
@@ -31,12 +17,14 @@
  * runs it (that thread links the flag into its robust futex list, as
  * fx_rmutex's owner does: at its exit, its death or its exec the kernel
  * marks the word and wakes a caller, in any PID namespace). For a PROBED
- * initialiser, FX_ONCE_CHECK_MS milliseconds after they first sleep, and
+ * initialiser (below), a tenth of a second after they first sleep, and
  * after that at each look of the process's waiting engine (four a second;
- * every FX_ONCE_CHECK_MS where the engine cannot run, as under qemu-user),
- * on a schedule that signal handlers cannot postpone, they check that the
- * running thread still exists (a zombie counts as dead; the check needs no
- * file descriptor).
+ * ten where the engine cannot run, as under qemu-user), on a schedule that
+ * signal handlers cannot postpone, they check that the running thread still
+ * exists (a zombie counts as dead; the check needs no file descriptor): a
+ * sleeping caller notices a dead initialiser at most a quarter of a second
+ * after the death or after its own first sleep, whichever is later, plus
+ * scheduling delays.
  *
  * If the initialiser does not return (its thread exits or is cancelled inside
  * it, a C++ exception leaves it, or its process dies), the flag goes back to "not run" and one waiting or
@@ -59,8 +47,8 @@
  * schedule; where the check cannot decide, the thread counts as
  * alive: the initialiser never runs twice at once. A TID means something
  * only in its own PID namespace: a caller judges a PROBED initialiser dead
- * only when neither it nor the initialiser has FX_ONCE_LOCALNS
- * (docs/reliability.md).
+ * only when both it and the initialiser's process proved they run in the
+ * initial PID namespace (docs/reliability.md).
  *
  * An initialiser that calls fx_once_call on its own flag (directly or
  * through other code) gets EDEADLK instead of waiting for itself forever.
@@ -84,34 +72,27 @@
 extern "C" {
 #endif
 
-/* The robust-list entry's geometry: fx_rmutex's (futexsync/rmutex.h). */
+/* The robust-list entry's geometry, fx_rmutex's (futexsync/rmutex.h), which
+ * the struct's arrays need: int32_t reserved words and the links (prev and
+ * next on 64-bit targets, next on 32-bit ones). */
 #if UINTPTR_MAX > 0xffffffffu
 #define FX_ONCE_RESERVED 5
-#define FX_ONCE_LINKS    2 /* prev, next */
+#define FX_ONCE_LINKS    2
 #else
 #define FX_ONCE_RESERVED 4
-#define FX_ONCE_LINKS    1 /* next */
+#define FX_ONCE_LINKS    1
 #endif
 
 typedef struct fx_once {
-    int32_t state; /* FX_ONCE_* below */
+    int32_t state; /* not run, running (a TID), done (futexsync/layout.h) */
     int32_t reserved[FX_ONCE_RESERVED]; /* zero */
     void *link[FX_ONCE_LINKS]; /* the running thread's robust-list entry */
 } fx_once;
 
+/* sizeof(fx_once): 40 bytes on 64-bit targets, 24 on 32-bit ones. */
 #define FX_ONCE_SIZE sizeof(fx_once)
+/* A flag whose initialiser has not run: all-zero bytes. */
 #define FX_ONCE_INIT { 0, { 0 }, { 0 } }
-
-#define FX_ONCE_NOT_RUN  0
-#define FX_ONCE_DONE     ((int32_t)0x80000000u) /* no owner bits: the kernel never marks it */
-#define FX_ONCE_RUNNING  0x40000000
-#define FX_ONCE_WAITERS  ((int32_t)0x80000000u) /* with RUNNING only */
-#define FX_ONCE_TID_MASK 0x003fffff /* PID_MAX_LIMIT - 1 */
-#define FX_ONCE_LOCALNS  0x10000000
-#define FX_ONCE_PROBED   0x08000000
-
-/* How often (milliseconds) a waiter checks that a PROBED initialiser's thread lives. */
-#define FX_ONCE_CHECK_MS 100
 
 /* Runs fn(arg) if no call on o has run it to completion yet; callers that
  * arrive while it runs wait until it has returned. Returns 0 once fn has
@@ -132,8 +113,8 @@ int fx_once_call(fx_once *o, void (*fn)(void *), void *arg) FX_WARN_UNUSED;
  * the TID is compared (fx_worker, futexsync/worker.h, calls it while the TID
  * cannot be reused). Returns 0 when it reset o; EPERM when o is not running
  * in dead_tid (not run, done, another thread's, or already recovered); EINVAL
- * for a NULL or misaligned o, dead_tid <= 0 or above FX_ONCE_TID_MASK, or a
- * state the library never writes. */
+ * for a NULL or misaligned o, dead_tid <= 0 or above the largest TID
+ * (PID_MAX_LIMIT - 1, 4194303), or a state the library never writes. */
 int fx_once_recover(fx_once *o, pid_t dead_tid);
 
 #ifdef __cplusplus

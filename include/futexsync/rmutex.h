@@ -3,31 +3,12 @@
  * recovers when its owner dies (POSIX robust-mutex semantics).
  *
  * Layout: FX_RMUTEX_SIZE bytes (40 on 64-bit targets, 24 on 32-bit ones),
- * aligned as a pointer; FUTEXSYNC_LAYOUT 2.
- *
- *   owner   who holds the mutex:
- *             0                          free
- *             tid                        held by thread tid (1..FX_RMUTEX_TID_MAX,
- *                                        its gettid() in its own PID namespace);
- *                                        the kernel reports its death
- *             tid | FX_RMUTEX_PROBED     held by a thread that has no usable
- *                                        robust list (see Owner death)
- *               | FX_RMUTEX_LOCALNS      with PROBED: its process could not prove
- *                                        it runs in the initial PID namespace
- *             | FX_RMUTEX_WAITERS        with any of the above: threads may
- *                                        sleep on the word
- *             FX_RMUTEX_ORPHANED         free; its owner died (the kernel or
- *               (| FX_RMUTEX_WAITERS)    fx_rmutex_recover marked it): the next
- *                                        acquirer gets EOWNERDEAD
- *             FX_RMUTEX_NOTRECOVERABLE   unusable forever: every acquire gives
- *                                        ENOTRECOVERABLE
- *           any other value is never written: operations give EINVAL.
- *   depth   written only by the owner: the recursion depth (1..FX_RMUTEX_DEPTH_MAX)
- *           in the low 30 bits, plus FX_RMUTEX_INCONSISTENT while the owner has
- *           acquired it with EOWNERDEAD and not yet called fx_rmutex_consistent.
- *           Meaningful only while a thread owns m; every acquisition overwrites it.
- *   reserved, link   the owner's entry in its thread's robust futex list
- *           (written by the owner and read by the kernel only; zero when free).
+ * aligned as a pointer: `owner` (who holds it: a TID, free, orphaned or not
+ * recoverable, and whether threads sleep on it), `depth` (the recursion
+ * depth, and whether the owner has repaired the data after EOWNERDEAD),
+ * and the owner's entry in its thread's robust futex list. The encoding of
+ * the slots is in futexsync/layout.h; a value the library never writes makes
+ * the operations give EINVAL.
  *
  * All-zero bytes (FX_RMUTEX_INIT) are a free mutex; it works across processes in
  * MAP_SHARED memory with no init call, mapped at any address in each. The owner
@@ -45,20 +26,20 @@
  * its own exec from a non-main thread (the thread takes the main thread's
  * TID) is not reported. A thread without a usable list (another libc than
  * glibc, a thread made by a raw clone(), a kernel or emulator that refuses
- * get_robust_list) writes FX_RMUTEX_PROBED: its waiters check whether its
- * TID is alive, after FX_RMUTEX_FIRST_CHECK_MS; from then on one waiter of
- * each process checks for all its waiters of such owners, every
- * FX_RMUTEX_LONG_RECHECK_MS, and the others sleep untimed (where futex_waitv
- * or the kernel's MADV_WIPEONFORK is missing, as under qemu-user, each waiter
- * checks on its own: every FX_RMUTEX_RECHECK_MS, FX_RMUTEX_LONG_RECHECK_MS
- * after FX_RMUTEX_LONG_AFTER_MS), without a file descriptor
- * (process_vm_readv, else kill(tid, 0)), and judge
- * it dead only when both they and it proved they run in the initial PID
- * namespace; where they cannot tell, the owner counts as alive: never two
- * owners. Limits: the memory of a held mutex must stay mapped in its owner
- * (as for glibc's robust mutexes, the kernel walks the list in the owner's
- * address space); and a thread without a list that dies between being
- * woken and acquiring can leave sleepers with a list asleep on a free mutex.
+ * get_robust_list) marks its word PROBED: its waiters check whether its
+ * TID is alive, without a file descriptor (process_vm_readv, else kill(tid,
+ * 0)): a waiter first looks a millisecond after it finds the owner, then one
+ * waiter of each process looks for all of them while the others sleep
+ * untimed (where futex_waitv or the kernel's MADV_WIPEONFORK is missing, as
+ * under qemu-user, each looks on its own), so that a waiter notices a dead
+ * owner at most a quarter of a second after the death or after its own
+ * arrival, whichever is later, plus scheduling delays. They judge it dead
+ * only when both they and it proved they run in the initial PID namespace;
+ * where they cannot tell, the owner counts as alive: never two owners.
+ * Limits: the memory of a held mutex must stay mapped in its owner (as for
+ * glibc's robust mutexes, the kernel walks the list in the owner's address
+ * space); and a thread without a list that dies between being woken and
+ * acquiring can leave sleepers with a list asleep on a free mutex.
  *
  * TID reuse. Each thread also records the rmutexes it acquired (the first 8
  * it holds at once; beyond that the word alone is trusted), so a thread whose
@@ -93,52 +74,29 @@
 extern "C" {
 #endif
 
-/* The robust-list entry's geometry: glibc's (its futex_offset is the offset
- * from `link[FX_RMUTEX_LINKS - 1]` back to `owner`). */
+/* The robust-list entry's geometry, glibc's, which the struct's arrays need:
+ * int32_t reserved words and the links (prev and next on 64-bit targets,
+ * next on 32-bit ones); glibc's futex_offset is the offset from
+ * `link[FX_RMUTEX_LINKS - 1]` back to `owner`. */
 #if UINTPTR_MAX > 0xffffffffu
 #define FX_RMUTEX_RESERVED 4
-#define FX_RMUTEX_LINKS    2 /* prev, next */
+#define FX_RMUTEX_LINKS    2
 #else
 #define FX_RMUTEX_RESERVED 3
-#define FX_RMUTEX_LINKS    1 /* next */
+#define FX_RMUTEX_LINKS    1
 #endif
 
 typedef struct FX_CAPABILITY("mutex") fx_rmutex {
-    int32_t owner; /* TID | FX_RMUTEX_WAITERS, or a special value (above) */
-    int32_t depth; /* recursion depth | FX_RMUTEX_INCONSISTENT; owner-only */
+    int32_t owner; /* who holds it (futexsync/layout.h) */
+    int32_t depth; /* recursion depth, and the repair flag; owner-only */
     int32_t reserved[FX_RMUTEX_RESERVED]; /* zero */
     void *link[FX_RMUTEX_LINKS]; /* the owner's robust-list entry; owner-only */
 } fx_rmutex;
 
+/* sizeof(fx_rmutex): 40 bytes on 64-bit targets, 24 on 32-bit ones. */
 #define FX_RMUTEX_SIZE sizeof(fx_rmutex)
+/* A free mutex: all-zero bytes. */
 #define FX_RMUTEX_INIT { 0, 0, { 0 }, { 0 } }
-
-/* The owner slot. */
-#define FX_RMUTEX_TID_MAX          0x003fffff      /* PID_MAX_LIMIT - 1 = 2^22 - 1 */
-#define FX_RMUTEX_WAITERS          (-0x7fffffff - 1) /* bit 31: sleepers may exist */
-#define FX_RMUTEX_ORPHANED         0x40000000      /* free; next acquirer: EOWNERDEAD */
-#define FX_RMUTEX_NOTRECOVERABLE   0x20000000      /* unusable forever */
-#define FX_RMUTEX_LOCALNS          0x10000000      /* bit 28, with PROBED: owner not
-                                                      proven in the initial PID ns */
-#define FX_RMUTEX_PROBED           0x08000000      /* bit 27, with a TID: the kernel
-                                                      will not report the owner's death */
-
-/* The depth slot. */
-#define FX_RMUTEX_DEPTH_MASK       0x3fffffff      /* bits 0-29: the depth */
-#define FX_RMUTEX_DEPTH_MAX        0x3fffffff      /* one more lock gives EAGAIN */
-#define FX_RMUTEX_INCONSISTENT     0x40000000      /* bit 30: EOWNERDEAD, not repaired */
-
-/* Owner-death detection intervals, for an owner with FX_RMUTEX_PROBED only:
- * an acquirer that finds the mutex held checks the owner's liveness after
- * FX_RMUTEX_FIRST_CHECK_MS of waiting; then the process's one checking waiter
- * checks every FX_RMUTEX_LONG_RECHECK_MS, or, where waiters cannot share
- * that, each checks every FX_RMUTEX_RECHECK_MS. */
-#define FX_RMUTEX_FIRST_CHECK_MS   1
-#define FX_RMUTEX_RECHECK_MS       50
-/* ... and, once it has watched the same owner for FX_RMUTEX_LONG_AFTER_MS,
- * every FX_RMUTEX_LONG_RECHECK_MS. */
-#define FX_RMUTEX_LONG_AFTER_MS    100
-#define FX_RMUTEX_LONG_RECHECK_MS  250
 
 /* Makes *m a free mutex (the same as zeroing it). Not while anyone uses it.
  * Returns 0, or EINVAL for a NULL or misaligned m (nothing written). */
@@ -147,14 +105,14 @@ int fx_rmutex_init(fx_rmutex *m);
 /* Acquires m, or re-enters it when the caller owns it (depth + 1). Returns 0;
  * EOWNERDEAD when the previous owner died holding it (the caller now owns it at
  * depth 1: repair the data, then fx_rmutex_consistent); ENOTRECOVERABLE (not
- * acquired); EAGAIN when re-entry would pass FX_RMUTEX_DEPTH_MAX; EINVAL for a
+ * acquired); EAGAIN when re-entry would pass the largest depth, 2^30 - 1; EINVAL for a
  * NULL or misaligned m or a slot value the library never writes. Never EINTR. */
 int fx_rmutex_lock(fx_rmutex *m) FX_ACQUIRE(m) FX_WARN_UNUSED;
 
 /* As fx_rmutex_lock, without waiting: EBUSY when another live thread owns m. A
  * dead owner's mutex is taken with EOWNERDEAD at once: the kernel marked it,
- * or, for a PROBED owner, the call checks its liveness (at most once per
- * FX_RMUTEX_RECHECK_MS per calling thread for the same owner). */
+ * or, for a PROBED owner, the call checks its liveness (at most once every
+ * 50 ms per calling thread for the same owner). */
 int fx_rmutex_trylock(fx_rmutex *m) FX_TRY_ACQUIRE(0, m) FX_WARN_UNUSED;
 
 /* As fx_rmutex_lock, giving up at the absolute CLOCK_MONOTONIC deadline (NULL:
@@ -162,7 +120,7 @@ int fx_rmutex_trylock(fx_rmutex *m) FX_TRY_ACQUIRE(0, m) FX_WARN_UNUSED;
  * at once (free, re-entry, or a dead owner, as trylock). EINVAL also for a
  * tv_nsec outside [0, 999999999] when it would wait; a dead owner's mutex is
  * then still taken at once with EOWNERDEAD, as by trylock, and an EINVAL
- * leaves the word as it was (no FX_RMUTEX_WAITERS). */
+ * leaves the word as it was (no waiters bit). */
 int fx_rmutex_timedlock(fx_rmutex *m, const struct timespec *deadline)
     FX_TRY_ACQUIRE(0, m) FX_WARN_UNUSED;
 

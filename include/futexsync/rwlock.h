@@ -1,24 +1,12 @@
 /*
  * futexsync/rwlock.h - an 8-byte, process-shared reader-writer lock.
  *
- * Layout: two int32_t slots.
- *
- *     state       bits 0..22   readers holding the lock (up to
- *                              FX_RWLOCK_MAX_READERS), and nobody else: a
- *                              reader adds itself only when it gets in
- *                 bit 23       FX_RWLOCK_WRITE_LOCKED: a writer holds it
- *                 bits 24..28  always 0 (a state with one set gives EINVAL)
- *                 bit 29       FX_RWLOCK_WRITER_PENDING: a writer waits for the
- *                              lock; new readers stay out meanwhile
- *                 bit 30       FX_RWLOCK_READERS_WAITING: readers may sleep on
- *                              `state`
- *                 bit 31       FX_RWLOCK_WRITERS_WAITING: writers may sleep on
- *                              `writer_seq`
- *     writer_seq  a sequence number (any value, wraps) that unlockers advance
- *                 before waking one writer, and a waiting writer advances
- *                 when it declares its intent: the writers' futex word, so
- *                 that readers and writers never wake each other needlessly
- *                 (nor do waiting writers wake one another).
+ * Layout: two int32_t slots: `state` (the readers holding the lock, a
+ * reader counting itself only when it gets in; the writer; whether a writer
+ * waits and who may sleep) and `writer_seq`, the writers' own futex word, so
+ * that readers and writers never wake each other needlessly (nor do waiting
+ * writers wake one another). Their encoding is in futexsync/layout.h; a
+ * state the library never writes gives EINVAL.
  *
  * All-zero bytes (FX_RWLOCK_INIT) are an unlocked lock; no init call, attribute
  * or destroy is needed, and the lock works across processes in MAP_SHARED
@@ -51,10 +39,9 @@
  * it, before it returned from the kernel) strands nobody: in memory that
  * other processes can reach, every sleeper re-reads the word at least every
  * half second (a waiting writer every quarter second), and the intent of a
- * writer that died waiting (FX_RWLOCK_WRITER_PENDING,
- * FX_RWLOCK_WRITERS_WAITING) stops keeping blocked readers out within about
- * one second (fx_rwlock_tryrdlock keeps giving EBUSY until a blocking reader
- * has cleared it). So does, in a fork() child, the intent of a parent's
+ * writer that died waiting (its pending and waiting bits) stops keeping
+ * blocked readers out within about one second (fx_rwlock_tryrdlock keeps
+ * giving EBUSY until a blocking reader has cleared it). So does, in a fork() child, the intent of a parent's
  * thread that waited to write a lock in private memory. A process that dies
  * HOLDING the lock leaves it held for good, as with pthread_rwlock_t (the
  * lock does not track its owners); use fx_rmutex where owner death must be
@@ -80,13 +67,12 @@ typedef struct FX_CAPABILITY("mutex") fx_rwlock {
     int32_t writer_seq; /* the writers' futex word */
 } fx_rwlock;
 
+/* An unlocked lock: all-zero bytes. */
 #define FX_RWLOCK_INIT { 0, 0 }
 
-#define FX_RWLOCK_MAX_READERS     0x00400000
-#define FX_RWLOCK_WRITE_LOCKED    0x00800000
-#define FX_RWLOCK_WRITER_PENDING  0x20000000
-#define FX_RWLOCK_READERS_WAITING 0x40000000
-#define FX_RWLOCK_WRITERS_WAITING ((int32_t)0x80000000u)
+/* The most readers that may hold the lock at once (2^22): one more read
+ * lock gives EAGAIN. */
+#define FX_RWLOCK_MAX_READERS 0x00400000
 
 /* Makes *l an unlocked lock (the same as zeroing it). Not to be called while
  * any thread uses the lock. Returns 0, or EINVAL for a NULL or misaligned l

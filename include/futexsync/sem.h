@@ -54,6 +54,7 @@ typedef struct fx_sem {
     int32_t waiters; /* threads in a blocking wait */
 } fx_sem;
 
+/* A semaphore holding v tokens (0 .. FX_SEM_VALUE_MAX), with no waiter. */
 #define FX_SEM_INIT(v) { (v), 0 }
 
 /* The largest value: a post that would exceed it returns EOVERFLOW. (Below

@@ -32,6 +32,9 @@
  * atomic one. The stats build slows the slow paths a little (each spin
  * iteration adds one atomic addition), so take timings from the default build.
  *
+ * <futexsync.h> does not include this header: include futexsync/stats.h
+ * where the statistics are read.
+ *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is
  * never set.

@@ -19,7 +19,7 @@
  * Sleeping on m->owner must always be bounded by the re-check time: owner
  * death is detected only by acquirers that wake up and look. For the same
  * reason a condition variable must not FUTEX_CMP_REQUEUE its waiters onto
- * m->owner unless those waiters' sleeps are bounded by FX_RMUTEX_RECHECK_MS;
+ * m->owner unless those waiters' sleeps are bounded by FXI_RMUTEX_RECHECK_MS;
  * the simple correct scheme is to wake them and let each call
  * fxi_rmutex_reacquire(). (fxi_rmutex_reacquire acquires as a thread that may
  * have slept on the word, keeping FX_RMUTEX_WAITERS set, so a bounded requeue
@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "futexsync/rmutex.h"
+#include "futexsync/layout.h" /* depths and FX_RMUTEX_INCONSISTENT, in the calls below */
 
 /* Condition-variable support ---------------------------------------------- */
 

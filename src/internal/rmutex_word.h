@@ -11,7 +11,9 @@
 #include <stdint.h>
 
 #include "futexsync/rmutex.h"
+#include "futexsync/layout.h"
 #include "internal/identity.h"
+#include "internal/probe_periods.h"
 #include "internal/robust.h"
 
 /* The owner word, as uint32_t (bit operations on the sign bit). */
@@ -33,10 +35,10 @@ _Static_assert(ORPHANED == FUTEX_OWNER_DIED && WAITERS == FUTEX_WAITERS &&
 #define DEPTH_MAX  ((int32_t)FX_RMUTEX_DEPTH_MAX)
 #define INC        ((int32_t)FX_RMUTEX_INCONSISTENT)
 
-#define FIRST_CHECK_NS ((int64_t)FX_RMUTEX_FIRST_CHECK_MS * 1000000)
-#define RECHECK_NS     ((int64_t)FX_RMUTEX_RECHECK_MS * 1000000)
-#define LONG_RECHECK_NS ((int64_t)FX_RMUTEX_LONG_RECHECK_MS * 1000000)
-#define LONG_AFTER_NS  ((int64_t)FX_RMUTEX_LONG_AFTER_MS * 1000000)
+#define FIRST_CHECK_NS ((int64_t)FXI_RMUTEX_FIRST_CHECK_MS * 1000000)
+#define RECHECK_NS     ((int64_t)FXI_RMUTEX_RECHECK_MS * 1000000)
+#define LONG_RECHECK_NS ((int64_t)FXI_RMUTEX_LONG_RECHECK_MS * 1000000)
+#define LONG_AFTER_NS  ((int64_t)FXI_RMUTEX_LONG_AFTER_MS * 1000000)
 
 /* The longest spin, in nanoseconds, as fx_mutex's (src/internal/spin.h). */
 #ifndef FXI_RMUTEX_SPIN_NS

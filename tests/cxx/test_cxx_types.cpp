@@ -1,6 +1,7 @@
 // The C++ types of futexsync.hpp: their behaviour over the C objects (timeouts,
 // chrono clocks, the standard lock wrappers, owner death, call_once).
 #include <futexsync.hpp>
+#include <futexsync/layout.h>
 
 #include <atomic>
 #include <unistd.h>

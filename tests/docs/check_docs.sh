@@ -13,6 +13,9 @@
 #     "a waiting writer every quarter second") are the source's:
 #     FXI_RECHECK_NS (src/internal/sleep.h), FXI_RWLOCK_WRITER_RECHECK_NS
 #     (src/rwlock.c).
+#  6. The owner-death bounds rmutex.h and once.h state in words ("a waiter
+#     notices a dead owner at most a quarter of a second after the death")
+#     are the periods of src/internal/probe_periods.h.
 # Prints one line per problem and exits 1 if there is any. POSIX sh, grep, sed,
 # awk and find only.
 set -u
@@ -117,7 +120,8 @@ if [ -z "$rule" ]; then
     problem "README.md's Conventions table has no 'returns' row ending in 'errno is never set'"
 else
     for h in include/futexsync/*.h; do
-        [ "$(basename "$h")" = annotations.h ] && continue
+        # Only headers that declare a call (not annotations.h, layout.h).
+        grep -qE '^[a-z].*[ *]fx_[a-z0-9_]+\(' "$h" || continue
         text=$(sed -e 's/^ *\*\/\{0,1\} \{0,1\}//' -e 's/^\/\* \{0,1\}//' "$h" | tr '\n' ' ' | tr -s ' ')
         case "$text" in
         *"$rule"*) nrule=$((nrule + 1)) ;;
@@ -162,7 +166,50 @@ EOF_PHRASES
     [ "$nperiod" -gt 0 ] || problem "no header states the recheck period (\"$want_all\")"
 fi
 
+# 6. Owner-death bounds: the probe periods, in the words the headers use.
+ms_words() {
+    case "$1" in
+    1) echo "a millisecond" ;;
+    100) echo "a tenth of a second" ;;
+    250) echo "a quarter of a second" ;;
+    500) echo "half a second" ;;
+    1000) echo "a second" ;;
+    *) echo "$1 ms" ;;
+    esac
+}
+probe_ms() { # NAME: the N of "#define NAME N"
+    sed -n "s/^#define $1  *\([0-9]*\)$/\1/p" src/internal/probe_periods.h
+}
+flat_header() {
+    sed -e 's/^ *\*\/\{0,1\} \{0,1\}//' -e 's/^\/\* \{0,1\}//' "$1" | tr '\n' ' ' | tr -s ' '
+}
+first_ms=$(probe_ms FXI_RMUTEX_FIRST_CHECK_MS)
+recheck_rm_ms=$(probe_ms FXI_RMUTEX_RECHECK_MS)
+long_ms=$(probe_ms FXI_RMUTEX_LONG_RECHECK_MS)
+once_ms=$(probe_ms FXI_ONCE_CHECK_MS)
+nbound=0
+if [ -z "$first_ms" ] || [ -z "$recheck_rm_ms" ] || [ -z "$long_ms" ] || [ -z "$once_ms" ]; then
+    problem "cannot read the FXI_*_MS periods of src/internal/probe_periods.h as #define NAME N"
+else
+    # A PROBED initialiser's callers look at the engine's period (the
+    # rmutex's long one: src/rmutex_watch.c asserts it) or at their own.
+    once_bound=$long_ms
+    [ "$once_ms" -gt "$once_bound" ] && once_bound=$once_ms
+    while IFS='|' read -r h phrase; do
+        case "$(flat_header "$h")" in
+        *"$phrase"*) nbound=$((nbound + 1)) ;;
+        *) problem "$h does not say \"$phrase\" (the periods of src/internal/probe_periods.h)" ;;
+        esac
+    done <<EOF_BOUNDS
+include/futexsync/rmutex.h|first looks $(ms_words "$first_ms") after it finds the owner
+include/futexsync/rmutex.h|notices a dead owner at most $(ms_words "$long_ms") after the death
+include/futexsync/rmutex.h|at most once every $(ms_words "$recheck_rm_ms") per calling thread
+include/futexsync/once.h|$(ms_words "$once_ms") after they first sleep
+include/futexsync/once.h|notices a dead initialiser at most $(ms_words "$once_bound") after the death
+EOF_BOUNDS
+fi
+
 if [ "$fail" -eq 0 ]; then
-    echo "docs_check: ok (README.md $lines lines, $nfun public functions, $nlinks relative links, the return rule in $nrule headers, $nperiod recheck periods)"
+    echo "docs_check: ok (README.md $lines lines, $nfun public functions, $nlinks relative links, the return rule in $nrule headers, $nperiod recheck periods, $nbound owner-death bounds)"
 fi
 exit "$fail"

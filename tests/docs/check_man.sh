@@ -10,7 +10,8 @@
 #     header comment) are exactly its ERRORS entries, but for promises
 #     ("Never EINTR") and errors inherited from the call it varies ("As for
 #     fx_x(3): ..."); the errno names are <errno.h>'s own;
-#   - every function has a contract comment in its header; no page points
+#   - every function has a contract comment in its header, and every public
+#     macro a comment (in MACROS, "Undocumented" otherwise); no page points
 #     into the source tree (src/, docs/, README), which an
 #     installed user does not have, or prints a backquote;
 #   - each EXAMPLE program, docs/man/*.c, compiles with -Wall -Wextra -Werror
@@ -59,7 +60,7 @@ for page in "$man"/*.3; do
         }
         my $all = join "\n", @l;
         if ($all =~ m{(\b(?:src|docs|tests)/[\w./-]+|\bREADME\b)}) { print STDERR "check_man: $page points into the source tree: $1\n"; $st = 1 }
-        if ($all =~ /^Undocumented:/m) { print STDERR "check_man: $page: the header gives this call no comment\n"; $st = 1 }
+        if ($all =~ /^Undocumented:/m) { print STDERR "check_man: $page: the header gives a call or a macro no comment\n"; $st = 1 }
         if ($all =~ /`/) { print STDERR "check_man: $page prints a backquote\n"; $st = 1 }
         if ($fn) {
             my $plain = sub { my $t = shift; $t =~ s/\\f[BIRP]//g; $t =~ s/\\-/-/g; $t =~ s/\\e/\\/g; $t =~ s/\s*\n\s*/ /g; return $t };

@@ -1,5 +1,8 @@
-/* Links against an installed libfutexsync.a: 2 threads x 50000 increments. */
+/* Links against an installed libfutexsync.a: 2 threads x 50000 increments;
+ * and the installed <futexsync/layout.h> (not in the umbrella) agrees with
+ * the library on the layout version. */
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -23,6 +26,8 @@ int main(void)
     pthread_create(&t, NULL, work, NULL);
     work(NULL);
     pthread_join(t, NULL);
-    printf("consumer (C): %ld %s\n", count, count == 100000 ? "ok" : "WRONG");
-    return count == 100000 ? 0 : 1;
+    int layout_ok = fx_layout_version() == FUTEXSYNC_LAYOUT;
+    printf("consumer (C): %ld %s, layout %d %s\n", count, count == 100000 ? "ok" : "WRONG",
+           FUTEXSYNC_LAYOUT, layout_ok ? "ok" : "WRONG");
+    return count == 100000 && layout_ok ? 0 : 1;
 }

@@ -2,7 +2,8 @@
 # tests/package/check.sh - the package as users meet it, beyond the static
 # install that scripts/test.sh checks with the consumers of tests/install:
 #   1. vendored with add_subdirectory, a parent's install installs nothing of
-#      futexsync, unless the parent sets FUTEXSYNC_INSTALL=ON;
+#      futexsync, unless the parent sets FUTEXSYNC_INSTALL=ON (then every
+#      public header, layout.h and stats.h included);
 #   1b. the installed archive's global fx_ symbols are exactly the public
 #      functions (internal symbols are named fxi_), and it holds no test hook
 #      (tests/package/test_hooks.sh: no fxi_fault_point);
@@ -41,6 +42,9 @@ quiet cmake --build "$work/vendor-on" -j 2
 quiet cmake --install "$work/vendor-on" --prefix "$work/vendor-on-prefix"
 [ -f "$work/vendor-on-prefix/include/futexsync.h" ] ||
     fail "FUTEXSYNC_INSTALL=ON did not install the headers"
+for h in include/futexsync/*.h; do   # layout.h and stats.h too, which the umbrella leaves out
+    [ -f "$work/vendor-on-prefix/$h" ] || fail "FUTEXSYNC_INSTALL=ON did not install $h"
+done
 echo "   ok: nothing by default; headers, library and package with FUTEXSYNC_INSTALL=ON"
 
 echo "-- the installed archive: the public namespace holds only the headers' functions"

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include <futexsync/futex.h>
+#include <futexsync/layout.h>
 #include <futexsync/once.h>
 #include <futexsync/rmutex.h>
 #include <futexsync/time.h>

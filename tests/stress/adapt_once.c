@@ -36,6 +36,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <futexsync/layout.h>
 #include <futexsync/once.h>
 #include <inttypes.h>
 #include <sched.h>
