@@ -82,6 +82,7 @@
  * wake window, memory order): docs/design/cond.md.
  */
 #include "futexsync/cond.h"
+#include "futexsync/layout.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -11,11 +11,13 @@
  * Those polls observe; they never stand in for synchronization.
  */
 #define _GNU_SOURCE
+#include "../src/internal/probe_periods.h"
 #include "fxfault.h"
 #include "fxtest.h"
 
 #include <errno.h>
 #include <futexsync.h>
+#include <futexsync/layout.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
@@ -1789,10 +1791,10 @@ static int64_t xdeath_run(struct xdeath *x)
     assert_int_equal(fx_rmutex_owner(&x->m), holder);
     assert_int_equal(x->m.owner, x->holder_word | FX_RMUTEX_WAITERS);
     /* Let it settle into its steady cycle (for a PROBED owner, liveness
-     * checks FX_RMUTEX_RECHECK_MS apart, later FX_RMUTEX_LONG_RECHECK_MS)
+     * checks FXI_RMUTEX_RECHECK_MS apart, later FXI_RMUTEX_LONG_RECHECK_MS)
      * rather than kill within its first, 1 ms check: this measures a waiter
      * that has waited a while. Not synchronization. */
-    usleep(3 * FX_RMUTEX_RECHECK_MS * 1000 / 2);
+    usleep(3 * FXI_RMUTEX_RECHECK_MS * 1000 / 2);
     int64_t killed = fxt_now_ns();
     assert_int_equal(kill(holder, SIGKILL), 0); /* not reaped until the end: a zombie */
     fxt_reap_where_zombies_look_alive(holder);
@@ -1810,12 +1812,12 @@ static int64_t xdeath_run(struct xdeath *x)
  * is owner_word. The kernel reports an owner named by its bare TID at once:
  * OWNER_DEATH_LIMIT_NS is for being scheduled. A PROBED owner's death is
  * found by the waiter's next liveness check, which comes up to
- * FX_RMUTEX_LONG_RECHECK_MS later once the waiter has watched that owner for
- * FX_RMUTEX_LONG_AFTER_MS (include/futexsync/rmutex.h): that much more. */
+ * FXI_RMUTEX_LONG_RECHECK_MS later once the waiter has watched that owner for
+ * FXI_RMUTEX_LONG_AFTER_MS (src/internal/probe_periods.h): that much more. */
 static int64_t owner_death_limit_ns(int32_t owner_word)
 {
     return OWNER_DEATH_LIMIT_NS +
-           (owner_word & FX_RMUTEX_PROBED ? FX_RMUTEX_LONG_RECHECK_MS * FX_NSEC_PER_MSEC : 0);
+           (owner_word & FX_RMUTEX_PROBED ? FXI_RMUTEX_LONG_RECHECK_MS * FX_NSEC_PER_MSEC : 0);
 }
 
 static void test_rmutex_owner_killed_after_signal_gives_eownerdead_within_250ms(void **state)
@@ -2056,7 +2058,7 @@ static void test_rmutex_signal_handlers_never_make_wait_or_reacquire_return_eint
      * owner, as under qemu-user), the storm spans one of them too: a
      * duration, not synchronization. */
     if (s->m.owner & FX_RMUTEX_PROBED)
-        usleep(3 * FX_RMUTEX_RECHECK_MS * 1000 / 2);
+        usleep(3 * FXI_RMUTEX_RECHECK_MS * 1000 / 2);
     assert_int_equal(fx_rmutex_unlock(&s->m), 0);
     fxt_join(t);
     long sigs = fxt_storm_stop(storm);

@@ -2,33 +2,13 @@
  * futexsync/cond.h - a 16-byte, zero-initialised, process-shared condition
  * variable for fx_mutex and for fx_rmutex.
  *
- * Layout: four int32_t slots. All-zero bytes (FX_COND_INIT) are a condition
+ * Layout: four int32_t slots (seq, waiters, mutex, park; their encoding is
+ * in <futexsync/layout.h>). All-zero bytes (FX_COND_INIT) are a condition
  * variable nobody waits on; no init call, attribute or destroy is needed, and
  * it works across processes when it lives in MAP_SHARED memory (the mutex
- * too). No slot ever holds a pointer.
- *
- *     seq      the word waiters sleep on:
- *                bits 31..2  counter, advanced (mod 2^30) by signal and
- *                            broadcast, at most once per waiter that
- *                            registered since the last advance
- *                bit 1       FX_COND_BCAST: a broadcast may have moved waiters
- *                            off this word; cleared when nobody waits
- *                bit 0       FX_COND_ARMED: a waiter registered at this counter
- *              every 32-bit value is valid
- *     waiters  threads (in any process) inside a wait (all four functions); >= 0
- *              (a wait also refuses INT32_MAX, which its increment would wrap)
- *     mutex    which mutex the current waiters use: 0 none yet, 2 several,
- *              3 fx_rmutex(es), or a token derived from an fx_mutex's address
- *              (never a pointer); values = 3 (mod 4) other than 3, and
- *              = 2 (mod 4) other than 2, are never written
- *     park     always 0: the futex word a broadcast parks released waiters
- *              on until one of them, holding the mutex, moves them to the
- *              mutex word (or wakes the next one)
- *
- * A slot value the library never writes (negative waiters, non-zero park, an
- * impossible mutex token; for a wait, waiters INT32_MAX) makes the operations
- * that read it return EINVAL, before a wait changes anything or sleeps;
- * src/cond.c has the full state table.
+ * too). No slot ever holds a pointer. A slot value the library never writes
+ * makes the operations that read it return EINVAL, before a wait changes
+ * anything or sleeps; src/cond.c has the full state table.
  *
  * Broadcast does not stampede: the fx_mutex waiters it releases are moved
  * (futex requeue) onto the mutex word and are woken one at a time by the
@@ -108,16 +88,13 @@ extern "C" {
 #endif
 
 typedef struct fx_cond {
-    int32_t seq;     /* counter << 2 | FX_COND_BCAST | FX_COND_ARMED */
+    int32_t seq;     /* the word waiters sleep on: a counter and two bits */
     int32_t waiters; /* threads inside a wait */
     int32_t mutex;   /* the waiters' mutex: 0 none, 2 several, 3 rmutex, else a token */
     int32_t park;    /* always 0: released waiters parked by broadcast */
 } fx_cond;
 
 #define FX_COND_INIT { 0, 0, 0, 0 }
-
-#define FX_COND_ARMED 1
-#define FX_COND_BCAST 2
 
 /* Makes *c a condition variable nobody waits on (the same as zeroing it). Not
  * to be called while any thread uses it. Returns 0, or EINVAL for a NULL or
@@ -154,8 +131,8 @@ int fx_cond_timedwait(fx_cond *c, fx_mutex *m, const struct timespec *deadline)
  *                    at the depth it had, INCONSISTENT. Repair the protected
  *                    state and call fx_rmutex_consistent (once, at any depth);
  *                    if the final unlock comes first, m becomes not
- *                    recoverable. The death is noticed within about
- *                    FX_RMUTEX_RECHECK_MS, as by fx_rmutex_lock;
+ *                    recoverable. The death is noticed as
+ *                    fx_rmutex_lock notices it (<futexsync/rmutex.h>);
  *   ENOTRECOVERABLE  m is not held: it became not recoverable while we waited
  *                    (the call waited as usual), or the caller held it
  *                    INCONSISTENT (acquired with EOWNERDEAD, not yet

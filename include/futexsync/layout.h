@@ -80,9 +80,28 @@
  * then the party count every wait must pass (1..FX_BARRIER_MAX_PARTIES of
  * <futexsync/barrier.h>).
  *
- * fx_cond's bits are still in <futexsync/cond.h>. fx_sem and fx_counter hold
- * plain counts, as their headers say; fx_worker and fx_async are private to
- * the process and not part of the layout.
+ * fx_cond:
+ *
+ *     seq      the word waiters sleep on:
+ *                bits 31..2  counter, advanced (mod 2^30) by signal and
+ *                            broadcast, at most once per waiter that
+ *                            registered since the last advance
+ *                bit 1       FX_COND_BCAST: a broadcast may have moved waiters
+ *                            off this word; cleared when nobody waits
+ *                bit 0       FX_COND_ARMED: a waiter registered at this counter
+ *              every 32-bit value is valid
+ *     waiters  threads (in any process) inside a wait (all four functions); >= 0
+ *              (a wait also refuses INT32_MAX, which its increment would wrap)
+ *     mutex    which mutex the current waiters use: 0 none yet, 2 several,
+ *              3 fx_rmutex(es), or a token derived from an fx_mutex's address
+ *              (never a pointer); values = 3 (mod 4) other than 3, and
+ *              = 2 (mod 4) other than 2, are never written
+ *     park     always 0: the futex word a broadcast parks released waiters
+ *              on until one of them, holding the mutex, moves them to the
+ *              mutex word (or wakes the next one)
+ *
+ * fx_sem and fx_counter hold plain counts, as their headers say; fx_worker
+ * and fx_async are private to the process and not part of the layout.
  */
 #ifndef FUTEXSYNC_LAYOUT_H
 #define FUTEXSYNC_LAYOUT_H
@@ -129,6 +148,10 @@
 #define FX_RWLOCK_READERS_WAITING 0x40000000 /* readers may sleep on `state` */
 #define FX_RWLOCK_WRITERS_WAITING ((int32_t)0x80000000u) /* writers may sleep on
                                                             `writer_seq` */
+
+/* fx_cond's seq. */
+#define FX_COND_ARMED 1 /* bit 0: a waiter registered at this counter */
+#define FX_COND_BCAST 2 /* bit 1: a broadcast may have moved waiters off seq */
 
 /* fx_barrier's state. */
 #define FX_BARRIER_SLEEPERS 0x8000 /* bit 15: waiters may sleep on `state` */
