@@ -88,7 +88,7 @@ ANCHOR="$anchor" perl -pi -e \
 
 # Every marked file still compiles (the GenMC runs would fail later, and
 # files no client includes are never compiled there).
-for f in $(cut -f3 "$sites" | cut -d: -f1 | sort -u | grep '\.c$'); do
+cut -f3 "$sites" | cut -d: -f1 | sort -u | grep '\.c$' | while read -r f; do
     "${CC:-cc}" -std=c11 -D_GNU_SOURCE -fsyntax-only -I"$tree/include" -I"$tree/src" \
         "$tree/$f" || { echo "reach: the marked $f does not compile" >&2; exit 1; }
 done

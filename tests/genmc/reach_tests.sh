@@ -27,7 +27,10 @@ work="$(cd "$work" && pwd)"
 nat="$work/tests"
 progs=("$@")
 if [ ${#progs[@]} -eq 0 ]; then
-    mapfile -t progs < <(cd "$repo/tests" && ls test_*.c | sed 's/\.c$//')
+    for f in "$repo"/tests/test_*.c; do
+        f=${f##*/}
+        progs+=("${f%.c}")
+    done
 fi
 
 # The marked copy (reach.sh --sites), in a copy of the tracked tree.
