@@ -9,6 +9,8 @@
 #                                      (a tree with src/ and include/; the
 #                                      mutations of mutate.sh)
 #   -j N                               N checks at a time (default 2)
+#   --genmc-opts "OPTS"                more GenMC options for every run
+#                                      (reach.sh: --disable-sr)
 #   --build                            build GenMC first if need be
 #                                      (build-genmc.sh, ~7 min once per machine)
 #
@@ -22,6 +24,7 @@ only=""
 jobs=2
 build=0
 list=0
+genmc_opts=""
 work="${FUTEXSYNC_GENMC_WORK:-$repo/build/genmc}"
 # Each check's time limit: a check that takes longer fails (a state space
 # that grew is a finding too).
@@ -33,8 +36,10 @@ while [ $# -gt 0 ]; do
         --list) list=1; shift ;;
         --build) build=1; shift ;;
         --work) work="$2"; shift 2 ;;
+        --genmc-opts) genmc_opts="$2"; shift 2 ;;
         -j) jobs="$2"; shift 2 ;;
-        *) echo "usage: $0 [--only REGEX] [--list] [--src DIR] [--build] [-j N]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--only REGEX] [--list] [--src DIR] [--build] [-j N] [--genmc-opts OPTS]" >&2
+           exit 2 ;;
     esac
 done
 
@@ -131,6 +136,8 @@ run1() {
     local out="$work/$name.$mm.out"
     local t0 t1 rc=0
     local opts=("-$mm" --check-liveness --disable-spin-assume)
+    # shellcheck disable=SC2206 # split on purpose: several options
+    [ -n "$genmc_opts" ] && opts+=($genmc_opts)
     t0=$(date +%s.%N)
     timeout "$limit" "$genmc" "${opts[@]}" --disable-estimation -- \
         -I"$work" -I"$here" -I"$src" -I"$src/src" -I"$src/src/internal" -I"$src/include" "$@" \
@@ -152,7 +159,7 @@ run1() {
     [ "$verdict" = ok ] || echo "    output: $out"
 }
 export -f run1
-export genmc work here src limit
+export genmc work here src limit genmc_opts
 
 printf '%-18s %-5s %8s %8s %8s  %s\n' check model execs blocked time result
 start=$(date +%s)
