@@ -700,7 +700,6 @@ __attribute__((noinline)) static int writer_release_more(fx_rwlock *l, uint32_t 
     return writer_release(l, s);
 }
 
-
 /* fx_rwlock_unlock under a race detector: the mode is read first, so that
  * the release is announced as what it is, and a call on a lock not held is
  * not announced at all. */
@@ -791,7 +790,8 @@ int fx_rwlock_wrunlock(fx_rwlock *l)
     uint32_t s = WL;
     int r = 0;
     /* The common case in one CAS (release): held by us, nobody waiting. On
-     * failure s is the current state: what to do. @step rwlock.wrunlock.cas */
+     * failure s is the current state, and tells what to do. */
+    /* @step rwlock.wrunlock.cas */
     if (!cas_state(l, &s, 0, __ATOMIC_RELEASE))
         r = writer_release_more(l, s); /* EPERM if not write-held: nothing changed */
     if (on)

@@ -10,6 +10,9 @@
  * visible after it (GenMC reports a race on the plain slots otherwise);
  * exactly one FX_BARRIER_SERIAL_THREAD per round (generations counted); the
  * word ends with no arrival counted, at round ROUNDS.
+ * -DFXG_TIMEOUT (one round): every party waits with fx_barrier_timedwait,
+ * whose deadline passes at any point (model.h); a party that times out
+ * withdraws its arrival, so the round ends for both parties or for none.
  */
 #include "model.h"
 
@@ -25,6 +28,7 @@
 static fx_barrier b;
 static int slot[ROUNDS][NT]; /* plain */
 static int serials[ROUNDS];  /* atomic, relaxed */
+static int gave_up;          /* FXG_TIMEOUT: parties that timed out (atomic) */
 
 static void *party(void *arg)
 {
@@ -32,7 +36,16 @@ static void *party(void *arg)
     fxg_thread_start((uint32_t)me + 1);
     for (int r = 0; r < ROUNDS; r++) {
         slot[r][me] = 1;
+#ifdef FXG_TIMEOUT
+        struct timespec d = {1, 0};
+        int ret = fx_barrier_timedwait(&b, NT, &d);
+        if (ret == ETIMEDOUT) {
+            __atomic_fetch_add(&gave_up, 1, __ATOMIC_RELAXED);
+            return NULL;
+        }
+#else
         int ret = fx_barrier_wait(&b, NT);
+#endif
         assert(ret == 0 || ret == FX_BARRIER_SERIAL_THREAD);
         if (ret == FX_BARRIER_SERIAL_THREAD)
             __atomic_fetch_add(&serials[r], 1, __ATOMIC_RELAXED);
@@ -45,11 +58,27 @@ static void *party(void *arg)
 int main(void)
 {
     pthread_t t[NT];
+#ifdef FXG_TIMEOUT
+    pthread_t clk;
+    pthread_create(&clk, NULL, fxg_clock, NULL);
+#endif
     fxg_spawn(t, NT, party);
     fxg_join(t, NT);
+#ifdef FXG_TIMEOUT
+    pthread_join(clk, NULL);
+#endif
+#ifdef FXG_TIMEOUT
+    /* ROUNDS 1: the round ended for every party, or for none. */
+    int g = __atomic_load_n(&gave_up, __ATOMIC_RELAXED);
+    assert(ROUNDS == 1 && (g == 0 || g == NT));
+    assert(serials[0] == (g == 0));
+    assert((b.state & 0x7fff) == 0);                 /* no arrival left counted */
+    assert(((uint32_t)b.state >> 16) == (g == 0));   /* the round number */
+#else
     for (int r = 0; r < ROUNDS; r++)
         assert(serials[r] == 1);
     assert((b.state & 0x7fff) == 0);                 /* no arrival counted */
     assert(((uint32_t)b.state >> 16) == ROUNDS);     /* the round number */
+#endif
     return 0;
 }

@@ -12,6 +12,8 @@
  * be 1: one setter, which stores NA). -DLOADER: one more thread reads the
  * counter once with fx_counter_load and, if it sees NA (every add or the
  * store done), reads the messages: the load's acquire must bring them.
+ * -DFXG_TIMEOUT: the waiters wait with a deadline that passes at any point
+ * (model.h); one that times out leaves the count and waits again untimed.
  */
 #include "model.h"
 
@@ -33,7 +35,13 @@ static int msg[NA]; /* plain */
 static void *waiter(void *arg)
 {
     fxg_thread_start((uint32_t)(intptr_t)arg + 1);
-    assert(fx_counter_wait_ge(&c, NA, NULL) == 0);
+#ifdef FXG_TIMEOUT
+    struct timespec d = {1, 0};
+    int r = fx_counter_wait_ge(&c, NA, &d);
+    assert(r == 0 || r == ETIMEDOUT);
+    if (r == ETIMEDOUT)
+#endif
+        assert(fx_counter_wait_ge(&c, NA, NULL) == 0);
     for (int i = 0; i < NA; i++)
         assert(msg[i] == 1);
     return NULL;
@@ -68,6 +76,10 @@ int main(void)
 {
     pthread_t w[NW], a[NA];
     fxg_spawn(w, NW, waiter);
+#ifdef FXG_TIMEOUT
+    pthread_t clk;
+    pthread_create(&clk, NULL, fxg_clock, NULL);
+#endif
     fxg_spawn(a, NA, adder);
 #ifdef LOADER
     pthread_t l[1];
@@ -76,6 +88,9 @@ int main(void)
 #endif
     fxg_join(w, NW);
     fxg_join(a, NA);
+#ifdef FXG_TIMEOUT
+    pthread_join(clk, NULL);
+#endif
     assert(fx_counter_load(&c) == NA);
     assert(c.waiters == 0);
     return 0;

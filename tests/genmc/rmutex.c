@@ -8,6 +8,10 @@
  * ordered (GenMC reports a race on the plain counter otherwise); the count
  * is conserved; no lost wake-up (--check-liveness); the word ends free.
  * Owner deaths (EOWNERDEAD, recovery) are not modelled: every owner lives.
+ * -DTRY: the outermost acquisition tries fx_rmutex_trylock first.
+ * -DFXG_TIMEOUT: thread 1's outermost acquisition is fx_rmutex_timedlock,
+ * whose deadline passes at any point (model.h); timed out, it skips its
+ * critical section and must leave nothing that blocks the other.
  */
 #include "model.h"
 
@@ -26,13 +30,29 @@
 static fx_rmutex m;
 static int owners;  /* atomic, relaxed: a witness */
 static int counter; /* plain */
+static int timeouts; /* FXG_TIMEOUT: thread 1's (plain: its own) */
 
 static void *client(void *arg)
 {
     uint32_t me = (uint32_t)(intptr_t)arg + 1;
     fxg_thread_start(me);
     for (int i = 0; i < ITER; i++) {
-        for (int d = 0; d < DEPTH; d++)
+#ifdef FXG_TIMEOUT
+        if (me == 1) {
+            struct timespec t = {1, 0};
+            int r = fx_rmutex_timedlock(&m, &t);
+            assert(r == 0 || r == ETIMEDOUT);
+            if (r == ETIMEDOUT) {
+                timeouts++;
+                continue;
+            }
+        } else
+#endif
+#ifdef TRY
+        if (fx_rmutex_trylock(&m) != 0)
+#endif
+            assert(fx_rmutex_lock(&m) == 0);
+        for (int d = 1; d < DEPTH; d++)
             assert(fx_rmutex_lock(&m) == 0);
         assert(__atomic_fetch_add(&owners, 1, __ATOMIC_RELAXED) == 0);
         assert(fx_rmutex_owner(&m) == (pid_t)me);
@@ -47,9 +67,16 @@ static void *client(void *arg)
 int main(void)
 {
     pthread_t t[NT];
+#ifdef FXG_TIMEOUT
+    pthread_t clk;
+    pthread_create(&clk, NULL, fxg_clock, NULL);
+#endif
     fxg_spawn(t, NT, client);
     fxg_join(t, NT);
-    assert(counter == NT * ITER);
+#ifdef FXG_TIMEOUT
+    pthread_join(clk, NULL);
+#endif
+    assert(counter == NT * ITER - timeouts);
     assert(m.owner == 0);
     return 0;
 }

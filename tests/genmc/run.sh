@@ -54,10 +54,14 @@ mutex_timed       mutex   rc11,imm  -DNT=2 -DITER=1 -DFXG_TIMEOUT
 mutex_spin        mutex   rc11      -DNT=2 -DITER=1 -DFXG_SPIN=1
 mutex_poll        mutex   rc11      -DNT=2 -DITER=1 -DFXG_POLL=1
 rmutex_spin       rmutex  rc11      -DNT=2 -DITER=1 -DDEPTH=1 -DFXG_SPIN=1
+rmutex_try        rmutex  rc11      -DNT=2 -DITER=1 -DDEPTH=1 -DTRY
+rmutex_timed      rmutex  rc11      -DNT=2 -DITER=1 -DDEPTH=1 -DFXG_TIMEOUT
 rmutex_poll       rmutex  rc11      -DNT=2 -DITER=1 -DDEPTH=1 -DFXG_POLL=1
 sem_timed         sem     rc11,imm  -DNP=1 -DNW=1 -DFXG_TIMEOUT
 sem_spin          sem     rc11      -DNP=1 -DNW=1 -DFXG_SPIN=1
 barrier_spin      barrier rc11      -DNT=2 -DROUNDS=2 -DFXG_SPIN=1
+barrier_timed     barrier rc11      -DNT=2 -DROUNDS=1 -DFXG_TIMEOUT
+counter_timed     counter rc11      -DNW=1 -DNA=2 -DFXG_TIMEOUT
 cond_spin         cond    rc11      -DNW=1 -DOUTSIDE -DFXG_SPIN=1
 cond_timed        cond    rc11      -DNW=1 -DOUTSIDE -DFXG_TIMEOUT
 cond_rm_timed     cond    rc11      -DNW=1 -DRMUTEX -DOUTSIDE -DFXG_TIMEOUT
