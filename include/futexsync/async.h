@@ -1,78 +1,32 @@
 /*
  * futexsync/async.h - waiting from an event loop, without blocking it.
  *
- * The C counterpart of JavaScript's Atomics.waitAsync (and of the lockAsync /
- * executeLocked built on it): a thread that runs an event loop (epoll, poll,
- * io_uring, libuv, libevent...) arms a wait on a futexsync word and keeps
- * running its loop; a file descriptor tells it when to come back.
+ * An fx_async waiter lets an event-loop thread arm a wait on a futexsync word
+ * (a raw futex, an fx_mutex, fx_rmutex or fx_counter) and keep looping: its
+ * file descriptor turns readable when fx_async_complete can move it on.
  *
- * A waiter (fx_async) is created once and reused for any number of waits,
- * one at a time. Its life cycle:
+ *     static fx_mutex m;
+ *     fx_async *w;                                // one fd, for good:
+ *     if (fx_async_create(&w, FX_ASYNC_AUTO) != 0) return;
+ *     struct pollfd p = { .fd = fx_async_fd(w), .events = POLLIN };
+ *     int r = fx_async_mutex_lock(w, &m, NULL);   // 0: held at once
+ *     while (r == EINPROGRESS) {                  // armed: the loop goes on
+ *         poll(&p, 1, -1);                        // (here with this fd only)
+ *         r = fx_async_complete(w);               // 0: held; or not yet
+ *     }
+ *     if (r == 0) fx_mutex_unlock(&m);            // fx_async_destroy(w): done
  *
- *     fx_async_create(&w, FX_ASYNC_AUTO);      one file descriptor, for good
- *     add fx_async_fd(w) to the loop, for reading (POLLIN / EPOLLIN)
- *
- *     r = fx_async_mutex_lock(w, &m, deadline);      (or another arm call)
- *         0            done at once: the mutex is held, nothing is armed
- *         EINPROGRESS  armed: the loop goes on; when the fd is readable:
- *     r = fx_async_complete(w);
- *         EINPROGRESS  not yet (a spurious readiness, the mutex was taken
- *                      by someone else first, or an rmutex owner was found
- *                      alive, and the wait is re-armed): keep polling the
- *                      same fd
- *         0            the mutex is held by the calling thread
- *         ETIMEDOUT    the deadline passed first; or another error
- *     fx_async_cancel(w) at any time stops an armed wait instead
- *
- *     fx_async_destroy(w);                     cancels, closes the fd
- *
- * The fd is readable when the word may have changed, when the deadline has
- * passed, when a PROBED fx_rmutex owner's liveness is due for a check, every
- * 500 ms of an fx_mutex or fx_counter wait on the io_uring back end (the
- * library's bounded recheck: a wake lost when a process died in the wake
- * window delays the waiter, never strands it; complete re-arms at once
- * while the word is unchanged, and the helper-thread back end makes the same
- * recheck without making the fd readable), or spuriously;
- * fx_async_complete() never blocks (it may make a few
- * non-blocking system calls) and either finishes the operation or re-arms.
- * It leaves the fd unreadable unless there is more to do. No wake-up is lost
- * between arming and the kernel's wait: the kernel compares the word with the
- * value the waiter last saw, atomically with queueing the wait.
- *
- * Back ends. FX_ASYNC_URING waits with io_uring's IORING_OP_FUTEX_WAIT
- * (Linux 6.7 and later; the deadline, or an rmutex's re-check time, is a
- * linked absolute CLOCK_MONOTONIC timeout); the kernel signals the waiter's
- * eventfd from the waker's context, so the waits never interrupt the calling
- * thread (but see fx_async_destroy). FX_ASYNC_THREAD gives each
- * waiter a helper thread that sleeps on the word with an ordinary futex wait
- * and signals the eventfd. FX_ASYNC_AUTO picks io_uring when the kernel offers
- * its futex operations (not when io_uring is missing, disabled by the
- * kernel.io_uring_disabled sysctl or refused by seccomp) and the thread
- * otherwise; the environment variable FUTEXSYNC_ASYNC=thread (or =uring)
- * forces the choice made for FX_ASYNC_AUTO.
- *
- * Rules:
- * - A waiter belongs to the thread that created it: arming a wait that must
- *   wait, completing, cancelling and destroying from another thread give
- *   EPERM and do nothing (an io_uring ring has a single issuer). Complete,
- *   cancel and destroy check this first, whether or not a wait is armed. A
- *   forked child is another thread: its parent's waiters give it EPERM.
- * - A mutex acquired through a waiter is held like any fx_mutex: release it
- *   with fx_mutex_unlock (an fx_rmutex: fx_rmutex_unlock, by the thread that
- *   acquired it). The words waited on may be in MAP_SHARED memory and be
- *   released or changed by other processes.
- * - A woken mutex waiter is the one responsible for the lock's hand-off until
- *   it completes: call fx_async_complete (or fx_async_cancel, which passes
- *   the wake on) soon after the fd becomes readable.
- * - Cancelling a wait of the thread back end wakes every sleeper on the word
- *   once, to reach the helper thread; all futexsync sleepers re-check and
- *   sleep again (a raw futex user sees a spurious wake-up).
- *
- * Returns (README, Conventions): 0 or a positive errno value; a call whose
- * result is a value returns it (>= 0) or a negative errno value; errno is
- * never set. EINTR is never returned. Deadlines are absolute CLOCK_MONOTONIC
- * (NULL: none); tv_nsec out of range gives EINVAL when the call would wait; a
- * wait whose deadline has already passed is not armed.
+ * A waiter serves any number of waits, one at a time, and belongs to the thread
+ * that created it: from another thread (a forked child's included), arming a
+ * wait that must wait, completing, cancelling and destroying give EPERM and do
+ * nothing. A lock taken through it is held and released as any other; the words
+ * may be in MAP_SHARED memory, changed by other processes. No wake-up is lost
+ * between arming and the kernel's wait, and fx_async_complete never blocks.
+ * Deadlines are absolute CLOCK_MONOTONIC (NULL: none): one already passed arms
+ * nothing, a bad tv_nsec gives EINVAL when the call would wait (docs/async.md).
+ * Calls return 0 or a positive errno value; a call whose result is a value
+ * returns it (>= 0) or a negative errno value; errno is never set. EINTR is
+ * never returned.
  */
 #ifndef FUTEXSYNC_ASYNC_H
 #define FUTEXSYNC_ASYNC_H
@@ -101,12 +55,24 @@ typedef struct fx_async fx_async;
  * Returns 0; EINVAL (NULL waiter, unknown back end); ENOTSUP (FX_ASYNC_URING,
  * or FUTEXSYNC_ASYNC=uring with FX_ASYNC_AUTO, where io_uring's futex
  * operations are unavailable); or the errno of the resource that could not be
- * had (EMFILE, ENFILE, ENOMEM, EAGAIN for a thread). */
+ * had (EMFILE, ENFILE, ENOMEM, EAGAIN for a thread).
+ * Back ends. FX_ASYNC_URING waits with io_uring's IORING_OP_FUTEX_WAIT
+ * (Linux 6.7 and later; the deadline, or an rmutex's re-check time, is a
+ * linked absolute CLOCK_MONOTONIC timeout); the kernel signals the waiter's
+ * eventfd from the waker's context, so the waits never interrupt the calling
+ * thread (but see fx_async_destroy). FX_ASYNC_THREAD gives each waiter a
+ * helper thread that sleeps on the word with an ordinary futex wait and
+ * signals the eventfd. FX_ASYNC_AUTO picks io_uring when the kernel offers
+ * its futex operations (not when io_uring is missing, disabled by the
+ * kernel.io_uring_disabled sysctl or refused by seccomp) and the thread
+ * otherwise; the environment variable FUTEXSYNC_ASYNC=thread (or =uring)
+ * forces the choice made for FX_ASYNC_AUTO. */
 int fx_async_create(fx_async **waiter, int backend) FX_WARN_UNUSED;
 
 /* Cancels the armed wait if there is one (see fx_async_cancel), closes the
  * fd, ends the helper thread or ring, and frees the waiter. Returns 0, EINVAL
- * for NULL, or EPERM from another thread than the creator (nothing done).
+ * for NULL, or EPERM from another thread than the creator (nothing done; the
+ * thread is checked first, whether or not a wait is armed).
  * io_uring: the kernel finishes closing the ring asynchronously and runs one
  * clean-up task-work item in the creating thread, which makes that thread's
  * next blocking system call (epoll_wait, poll...) return EINTR once, shortly
@@ -116,7 +82,14 @@ int fx_async_destroy(fx_async *waiter);
 /* The file descriptor to poll for reading; the same one for the waiter's
  * whole life (it is never readable while the waiter is idle, except for a
  * moment after fx_async_cancel races with a wake). -EINVAL for NULL. Do not
- * read or close it yourself. */
+ * read or close it yourself. It is readable when the word may have changed,
+ * when the deadline has passed, when a PROBED fx_rmutex owner's liveness is
+ * due for a check, every 500 ms of an fx_mutex or fx_counter wait on the
+ * io_uring back end (the library's bounded recheck: a wake lost when a
+ * process died in the wake window delays the waiter, never strands it;
+ * complete re-arms at once while the word is unchanged, and the helper-thread
+ * back end makes the same recheck without making the fd readable), or
+ * spuriously. */
 int fx_async_fd(const fx_async *waiter);
 
 /* The back end in use: FX_ASYNC_URING or FX_ASYNC_THREAD; -EINVAL for NULL. */
@@ -137,7 +110,8 @@ int fx_async_futex_wait(fx_async *waiter, int32_t *slot, int32_t expected,
  * fd involved), EINPROGRESS (armed), ETIMEDOUT (held, and the deadline has
  * passed), EINVAL (bad m or state, bad tv_nsec), EBUSY (already armed), EPERM
  * (not the creating thread, and m was held). fx_async_complete then gives 0
- * (m is held by the caller), EINPROGRESS, ETIMEDOUT or EINVAL. */
+ * (m is held by the caller), EINPROGRESS, ETIMEDOUT or EINVAL. m is then held
+ * as any fx_mutex: release it with fx_mutex_unlock. */
 int fx_async_mutex_lock(fx_async *waiter, fx_mutex *m, const struct timespec *deadline)
     FX_WARN_UNUSED;
 
@@ -225,17 +199,28 @@ int fx_async_counter_wait(fx_async *waiter, fx_counter *c, int32_t target,
                           const struct timespec *deadline);
 
 /* Moves the armed operation on; call it when the fd is readable (calling it
- * earlier is harmless). Returns EINPROGRESS while the operation goes on (the
- * fd will become readable again), or the operation's result, after which the
- * waiter is idle and may be armed again. EINVAL if nothing is armed, EPERM
- * from another thread than the creator. Never blocks waiting for the word. */
+ * earlier is harmless), and soon: a woken mutex (or rmutex) waiter is the one
+ * responsible for the lock's hand-off until it completes (fx_async_cancel
+ * passes the wake on). Returns EINPROGRESS while the operation goes on (a
+ * spurious readiness, the mutex was taken by someone else first, or an
+ * rmutex owner was found alive, and the wait is re-armed: keep polling the
+ * same fd, which will become readable again), or the operation's result,
+ * after which the waiter is idle and may be armed again. EINVAL if nothing is
+ * armed, EPERM from another thread than the creator (checked first, whether
+ * or not a wait is armed). Never blocks waiting for the word: it may make a
+ * few non-blocking system calls, and either finishes the operation or
+ * re-arms; it leaves the fd unreadable unless there is more to do. */
 int fx_async_complete(fx_async *waiter);
 
 /* Stops the armed operation, if any, and leaves the waiter idle: the
  * operation does not happen (a mutex is not acquired, a run callback does
  * not run). No wake is lost: a wake the waiter had taken from a mutex's (or
  * an rmutex's) sleepers is passed on to the next one. Returns 0 (also when nothing was
- * armed), EINVAL for NULL, EPERM from another thread than the creator. */
+ * armed), EINVAL for NULL, EPERM from another thread than the creator (checked
+ * first, whether or not a wait is armed). Cancelling a wait of the thread
+ * back end wakes every sleeper on the word once, to reach the helper thread;
+ * all futexsync sleepers re-check and sleep again (a raw futex user sees a
+ * spurious wake-up). */
 int fx_async_cancel(fx_async *waiter);
 
 #ifdef __cplusplus

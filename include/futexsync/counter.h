@@ -1,35 +1,30 @@
 /*
  * futexsync/counter.h - a shared 32-bit counter that threads can wait on.
  *
- * Layout: two int32_t slots.
+ * An fx_counter holds an int32_t that fx_counter_add, fx_counter_store and
+ * fx_counter_load change and read, and that fx_counter_wait (==),
+ * fx_counter_wait_ge (>=) and fx_counter_wait_le (<=) wait on.
  *
- *     value    the counter; every int32 value is valid; arithmetic wraps
- *              modulo 2^32 (two's complement, no undefined behaviour)
- *     waiters  how many threads are inside fx_counter_wait(), plus armed
- *              asynchronous waits (fx_async_counter_wait), in any process;
- *              never negative (a negative slot gives EINVAL from the wait,
- *              and so does INT32_MAX, which its increment would wrap)
+ *     static fx_counter todo = FX_COUNTER_INIT(4);   // a wait group of 4
+ *     fx_counter_add(&todo, -1);                     // each worker, when done
+ *     fx_counter_wait_le(&todo, 0, NULL);            // the coordinator
  *
- * add, load and store make no system call while waiters is 0. Waiting for 0
- * turns the counter into a latch or wait group: N workers each add(-1), the
- * coordinator waits for 0 (fx_counter_wait_le(c, 0, ...) also when a worker
- * may count down twice). All-zero bytes are a counter holding 0; the counter
- * works across processes in MAP_SHARED memory. There a sleeping waiter
- * re-reads the value at least every half second, so a writer killed between
- * its change and its wake leaves no waiter asleep for longer while the value
- * meets its target; the idle waiters of one counter cost one wake-up per
- * period and process, together.
- * In private memory no other process can lose a wake: there a sleeper
- * rechecks once and then sleeps until woken, as with pthread
- * (docs/reliability.md).
+ * All-zero bytes are a counter holding 0; it works across processes in
+ * MAP_SHARED memory. add, load and store make no system call while nobody
+ * waits. Waiting for 0 makes it a latch or wait group, as above (wait with
+ * fx_counter_wait_le when a worker may count down twice). In memory other
+ * processes can reach, a sleeping waiter re-reads the value at least every
+ * half second, so a writer killed between its change and its wake leaves no
+ * waiter asleep for longer while the value meets its target; the idle waiters
+ * of one counter cost one wake-up per period and process, together. In
+ * private memory a sleeper rechecks once and then sleeps until woken, as with
+ * pthread (docs/reliability.md; design: docs/design/counter.md).
  *
- * Returns (README, Conventions): 0 or a positive errno value; a call whose
- * result is a value returns it (>= 0) or a negative errno value; errno is
- * never set.
- * The one exception: fx_counter_add and fx_counter_load return the count,
- * which may be any int32_t, so they have no error value; for a NULL or
- * misaligned counter they return 0 and change nothing. Every other counter
- * call gives EINVAL for it.
+ * Calls return 0 or a positive errno value; a call whose result is a value
+ * returns it (>= 0) or a negative errno value; errno is never set. The one
+ * exception: fx_counter_add and fx_counter_load return the count, any
+ * int32_t, so they have no error value; for a NULL or misaligned counter they
+ * return 0 and change nothing. Every other call gives EINVAL for it.
  */
 #ifndef FUTEXSYNC_COUNTER_H
 #define FUTEXSYNC_COUNTER_H
@@ -43,7 +38,7 @@ extern "C" {
 
 typedef struct fx_counter {
     int32_t value;   /* the count */
-    int32_t waiters; /* blocked and armed asynchronous waiters */
+    int32_t waiters; /* blocked and armed asynchronous waiters, any process */
 } fx_counter;
 
 /* A counter holding v, with no waiter (FX_COUNTER_INIT(0): all-zero bytes). */
@@ -54,10 +49,13 @@ typedef struct fx_counter {
  * c (nothing written). */
 int fx_counter_init(fx_counter *c, int32_t value);
 
-/* Adds delta (wrapping), wakes the waiters if any, and returns the new value. */
+/* Adds delta (wrapping), wakes the waiters if any, and returns the new value.
+ * Every int32_t is a valid value; the sum wraps modulo 2^32 (two's complement,
+ * no undefined behaviour). For a NULL or misaligned c it returns 0 and changes
+ * nothing (the count has no error value). */
 int32_t fx_counter_add(fx_counter *c, int32_t delta);
 
-/* Returns the current value. */
+/* Returns the current value; 0 for a NULL or misaligned c. */
 int32_t fx_counter_load(const fx_counter *c);
 
 /* Sets the value and wakes the waiters if any. Returns 0, or EINVAL for a

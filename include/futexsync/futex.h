@@ -1,19 +1,26 @@
 /*
  * futexsync/futex.h - the raw futex: sleep while a 32-bit word holds a value.
  *
- * These are the Linux futex(2) FUTEX_WAIT_BITSET / FUTEX_WAKE operations with
- * futexsync's conventions (absolute CLOCK_MONOTONIC deadlines, positive errno
- * returns, errno never touched). They are the C counterpart of JavaScript's
- * Atomics.wait / Atomics.notify. The word may live in private memory or in
- * memory shared between processes (MAP_SHARED, shm_open): the wait is never
- * FUTEX_PRIVATE, so a waker in another process finds the sleeper.
+ * fx_futex_wait sleeps while a 32-bit word holds the value the caller saw;
+ * fx_futex_wake wakes threads that sleep on the word, in any process. They
+ * are Linux futex(2)'s FUTEX_WAIT_BITSET and FUTEX_WAKE with futexsync's
+ * conventions, the C counterpart of JavaScript's Atomics.wait / Atomics.notify.
  *
- * A slot must be non-NULL and 4-byte aligned, otherwise EINVAL (-EINVAL from
- * fx_futex_wake, whose result is a count).
+ *     static int32_t ready;
+ *     // a waiter: sleeps until ready is no longer 0
+ *     while (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) == 0)
+ *         fx_futex_wait(&ready, 0, NULL);   // woken, EAGAIN, EINTR: look again
+ *     // the waker, in any thread or process that maps the word
+ *     __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+ *     fx_futex_wake(&ready, INT32_MAX);
  *
- * Returns (README, Conventions): 0 or a positive errno value; a call whose
- * result is a value returns it (>= 0) or a negative errno value; errno is
- * never set.
+ * Deadlines are absolute CLOCK_MONOTONIC times. The word may live in private
+ * memory or in memory shared between processes (MAP_SHARED, shm_open): the
+ * wait is never FUTEX_PRIVATE, so a waker in another process finds the
+ * sleeper. A slot must be non-NULL and 4-byte aligned, otherwise EINVAL
+ * (-EINVAL from fx_futex_wake, whose result is a count). Calls return 0 or a
+ * positive errno value; a call whose result is a value returns it (>= 0) or a
+ * negative errno value; errno is never set.
  */
 #ifndef FUTEXSYNC_FUTEX_H
 #define FUTEXSYNC_FUTEX_H

@@ -1,26 +1,30 @@
 /*
  * futexsync/mutex.h - a 4-byte, zero-initialised, process-shared mutex.
  *
- * Layout: one int32_t, `state`, holding the three states of Drepper's
- * "Futexes Are Tricky" mutex: free, held, held with sleepers (their values:
- * futexsync/layout.h). Any other value is one the library never writes:
- * operations on it return EINVAL.
+ * An fx_mutex is held by one thread at a time: fx_mutex_lock takes it,
+ * waiting as needed, fx_mutex_trylock only if it is free now and
+ * fx_mutex_timedlock before a deadline; fx_mutex_unlock releases it.
  *
- * All-zero bytes (FX_MUTEX_INIT) are an unlocked mutex; no init call, attribute
- * or destroy is needed, and the mutex works across processes when it lives in
- * MAP_SHARED memory. It does not track its owner: any thread may unlock it (use
- * fx_rmutex for ownership, recursion and owner-death recovery). An uncontended
- * lock, trylock and unlock make no system call.
- * In memory that other processes can reach, a sleeper re-reads the word at
- * least every half second, so a process killed between an unlock and its
- * wake, or killed after a wake picked it but before it returned, leaves no
- * sleeper asleep for longer while the mutex is free; the idle sleepers of
- * one mutex cost one wake-up per period and process, together.
- * In private memory no other process can lose a wake: there a sleeper
- * rechecks once and then sleeps until woken, as with pthread
- * (docs/reliability.md).
+ *     static fx_mutex m = FX_MUTEX_INIT;       // all-zero bytes: unlocked
+ *     static long n;                           // a count, guarded by m
+ *     fx_mutex_lock(&m);
+ *     n++;
+ *     fx_mutex_unlock(&m);
+ *     struct timespec d = fx_deadline_in(10 * FX_NSEC_PER_MSEC);
+ *     if (fx_mutex_timedlock(&m, &d) == 0) { n++; fx_mutex_unlock(&m); }
+ *     if (fx_mutex_trylock(&m) == 0) { n++; fx_mutex_unlock(&m); } // or EBUSY
  *
- * Returns (README, Conventions): 0 or a positive errno value; a call whose
+ * No init call, attribute or destroy; in MAP_SHARED memory it works across
+ * processes. It has no owner: any thread may unlock it (fx_rmutex has owners,
+ * recursion and owner-death recovery). An uncontended lock, trylock or unlock
+ * makes no system call (docs/design/mutex.md). In memory other processes can
+ * reach, a sleeper re-reads the word at least every half second, so a process
+ * killed between an unlock and its wake, or after a wake picked it but before
+ * it returned, strands no sleeper for longer while the mutex is free; the
+ * idle sleepers of one mutex cost one wake-up per period and process,
+ * together. In private memory a sleeper rechecks once, then sleeps until
+ * woken, as with pthread (docs/reliability.md). A state the library never
+ * writes gives EINVAL. Calls return 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is
  * never set.
  */
@@ -36,7 +40,7 @@ extern "C" {
 #endif
 
 typedef struct FX_CAPABILITY("mutex") fx_mutex {
-    int32_t state; /* free, held, or held with sleepers */
+    int32_t state; /* free, held, or held with sleepers (futexsync/layout.h) */
 } fx_mutex;
 
 /* An unlocked mutex: all-zero bytes. */

@@ -1,42 +1,32 @@
 /*
  * futexsync/sem.h - an 8-byte, process-shared counting semaphore.
  *
- * Layout: two int32_t slots.
+ * An fx_sem counts tokens: fx_sem_post adds one, fx_sem_wait takes one,
+ * sleeping until there is one, fx_sem_trywait and fx_sem_timedwait take one
+ * only now or before a deadline, and fx_sem_value reads the count.
  *
- *     value    tokens available, 0 .. FX_SEM_VALUE_MAX (2^30 - 1); the futex
- *              word the waiters sleep on. A post at the maximum may push it
- *              above for an instant before taking its increment back. A
- *              negative value is one the library never writes: every
- *              operation returns EINVAL.
- *     waiters  how many threads (in any process) are inside a blocking wait
- *              and may sleep in the kernel; 0 .. number of threads. Negative:
- *              never written, EINVAL from every operation (post, trywait, and
- *              a wait that finds a token included) except fx_sem_value.
- *              INT32_MAX, which a wait's increment would wrap, is never
- *              written either: a wait that would block returns EINVAL.
+ *     static fx_sem items = FX_SEM_INIT(0);   // all-zero bytes: no token
+ *     fx_sem_post(&items);                    // a producer adds one
+ *     fx_sem_wait(&items);                    // a consumer takes one or sleeps
+ *     int r = fx_sem_trywait(&items);         // 0, or EAGAIN: no token now
  *
- * All-zero bytes (FX_SEM_INIT(0)) are a semaphore holding 0 tokens: the first
- * wait blocks until a post. FX_SEM_INIT(v) and fx_sem_init() start it at v.
- * The semaphore works across processes when it lives in MAP_SHARED memory;
- * no init call, attribute or destroy is needed.
- *
- * post, trywait and a wait that finds a token make no system call while
- * waiters is 0; post wakes one sleeper per token. Waits are not FIFO: a
- * thread arriving while a woken one is on its way may take the token first
- * (the woken one then sleeps again). A process killed inside a wait leaves
- * waiters one too high, which only costs later posts one futex wake each.
- * In memory that other processes can reach, a sleeper re-reads the word at
- * least every half second, so a process killed between a post and its wake,
- * or killed after a wake picked it but before it returned, leaves no sleeper
- * asleep for longer while a token is there; the idle sleepers of one
- * semaphore cost one wake-up per period and process, together.
- * In private memory no other process can lose a wake: there a sleeper
- * rechecks once and then sleeps until woken, as with pthread
- * (docs/reliability.md).
- *
- * Returns (README, Conventions): 0 or a positive errno value; a call whose
- * result is a value returns it (>= 0) or a negative errno value; errno is
- * never set.
+ * All-zero bytes hold 0 tokens; FX_SEM_INIT(v) and fx_sem_init start at v.
+ * No init call, attribute or destroy is needed; it works across processes in
+ * MAP_SHARED memory. post, trywait and a wait that finds a token make no
+ * system call while no thread waits. Waits are not FIFO: a thread arriving
+ * while a woken one is on its way may take the token first (the woken one
+ * then sleeps again). A process killed inside a wait leaves the waiter count
+ * one too high, which only costs later posts one futex wake each. In memory
+ * other processes can reach, a sleeper re-reads the word at least every half
+ * second, so a process killed between a post and its wake, or after a wake
+ * picked it but before it returned, leaves no sleeper asleep for longer while
+ * a token is there; the idle sleepers of one semaphore cost one wake-up per
+ * period and process, together. In private memory a sleeper rechecks once,
+ * then sleeps until woken, as with pthread (docs/reliability.md). A negative
+ * slot (never written) gives EINVAL from every call, fx_sem_value reading the
+ * value slot only; a waiters slot of INT32_MAX, from a wait that would block.
+ * Calls return 0 or a positive errno value; a call whose result is a value
+ * returns it (>= 0) or a negative errno value; errno is never set.
  */
 #ifndef FUTEXSYNC_SEM_H
 #define FUTEXSYNC_SEM_H
@@ -51,7 +41,7 @@ extern "C" {
 
 typedef struct fx_sem {
     int32_t value;   /* tokens, 0 .. FX_SEM_VALUE_MAX */
-    int32_t waiters; /* threads in a blocking wait */
+    int32_t waiters; /* threads in a blocking wait, any process */
 } fx_sem;
 
 /* A semaphore holding v tokens (0 .. FX_SEM_VALUE_MAX), with no waiter. */
@@ -67,7 +57,9 @@ typedef struct fx_sem {
 int fx_sem_init(fx_sem *s, int32_t value);
 
 /* Adds one token and wakes one waiter if any. Returns 0, EOVERFLOW when the
- * value is already FX_SEM_VALUE_MAX (nothing changes), or EINVAL. */
+ * value is already FX_SEM_VALUE_MAX (nothing changes), or EINVAL. A post at
+ * the maximum may push the value above it for an instant before taking its
+ * increment back. */
 int fx_sem_post(fx_sem *s);
 
 /* Takes one token, sleeping until one is posted. Returns 0 or EINVAL (bad s,

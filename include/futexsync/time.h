@@ -1,13 +1,20 @@
 /*
  * futexsync/time.h - absolute CLOCK_MONOTONIC deadlines.
  *
+ * fx_deadline_in makes the deadline a timeout from now; fx_deadline_from
+ * converts an absolute time on another clock (CLOCK_REALTIME, as pthread code
+ * holds) to one.
+ *
+ *     static fx_mutex m;
+ *     struct timespec d = fx_deadline_in(250 * FX_NSEC_PER_MSEC);
+ *     int r = fx_mutex_timedlock(&m, &d);   // 0, or ETIMEDOUT 250 ms later
+ *
  * Every timed operation of futexsync takes an absolute deadline on
- * CLOCK_MONOTONIC (`const struct timespec *`, NULL meaning "no deadline"), so a
- * deadline survives retries, signals and wall-clock jumps unchanged.
- * A deadline whose tv_nsec is outside [0, 999999999] is invalid: an operation
+ * CLOCK_MONOTONIC (`const struct timespec *`, NULL meaning "no deadline"), so
+ * a deadline survives retries, signals and wall-clock jumps unchanged. A
+ * deadline whose tv_nsec is outside [0, 999999999] is invalid: an operation
  * that would block on it returns EINVAL. A deadline with a negative tv_sec is
- * valid and already passed. fx_deadline_from() converts an absolute time on
- * another clock (CLOCK_REALTIME, as pthread code holds) to such a deadline.
+ * valid and already passed.
  *
  * Returns (README, Conventions): 0 or a positive errno value; a call whose
  * result is a value returns it (>= 0) or a negative errno value; errno is

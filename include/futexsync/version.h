@@ -2,6 +2,15 @@
  * futexsync/version.h - which futexsync a program was built with, and which
  * one it runs with.
  *
+ * The FUTEXSYNC_VERSION macros give the version of the headers;
+ * fx_version, fx_version_string and fx_layout_version that of the library
+ * the program runs with.
+ *
+ *     if (fx_version() / 10000 != FUTEXSYNC_VERSION_MAJOR)
+ *         fprintf(stderr, "built with %d.%d, runs with %s\n",
+ *                 FUTEXSYNC_VERSION_MAJOR, FUTEXSYNC_VERSION_MINOR,
+ *                 fx_version_string());
+ *
  * Versions follow semantic versioning (CHANGELOG.md). The layout version is
  * the version of the objects' memory layout, the contract between separately
  * built binaries that share an object in MAP_SHARED memory: two programs may

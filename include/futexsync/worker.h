@@ -3,107 +3,30 @@
  * when the worker exits or execs, the fx_rmutex and fx_once objects bound to
  * it that it still holds are released for their next user.
  *
- * The C counterpart of the seed's bindWorkerExit(worker, mutex). The waiters
- * of an fx_rmutex or an fx_once notice a dead owner by looking at its TID,
- * which some environments make impossible (no /proc, hidepid, a seccomp
- * filter, another UID, another PID namespace) and which exec fools (the TID
- * lives on in the new program). A supervisor does not look: the kernel tells
- * it. Usage, in the process that starts the worker:
+ * An fx_worker watches one child process: fx_worker_spawn (or prepare, fork and
+ * attach) starts it, the bind calls name the objects it may hold, and
+ * fx_worker_check, wait or reap release those once the kernel reports it gone.
  *
- *     fx_worker w;
- *     pid_t pid;
- *     fx_worker_spawn(&w, 0, run_worker, arg, &pid);   fork, attach
- *     fx_worker_bind_rmutex(&w, &shared->lock);
- *     fx_worker_wait(&w, NULL, &report);   or poll fx_worker_fd(&w), then
- *                                          fx_worker_check(&w, &report)
- *     fx_worker_reap(&w, NULL, &status);   the zombie, after the release
- *     fx_worker_detach(&w);
+ *     static fx_rmutex *lock;                    // in MAP_SHARED memory
+ *     int run_worker(void *arg);                 // the worker's code
+ *     fx_worker w; fx_worker_report rep; int st;
+ *     if (fx_worker_spawn(&w, 0, run_worker, NULL, NULL) == 0) {
+ *         fx_worker_bind_rmutex(&w, lock);
+ *         fx_worker_wait(&w, NULL, &rep);        // or poll fx_worker_fd(&w)
+ *         fx_worker_reap(&w, NULL, &st);         // the zombie, after that
+ *         fx_worker_detach(&w);
+ *     }
  *
- * or, for a worker the caller starts itself (its own fork or clone, a
- * posix_spawn with FX_WORKER_NOEXEC):
- *
- *     fx_worker_prepare(&w, 0);            before fork: the exec pipe
- *     pid_t pid = fork();                  (or clone(), CLONE_NEWPID too)
- *     if (pid == 0) { ... the worker ...; _exit(0); }
- *     fx_worker_attach(&w, pid);           right after fork, in the parent
- *     ... bind, wait or check, reap, detach as above (or waitpid(pid) once
- *     wait or check has reported it gone, never before)
- *
- * What is noticed, without polling:
- *   - exit: a pidfd (pidfd_open, Linux 5.3) of the worker, readable once it
- *     has exited. It names the process, not the number, so PID reuse cannot
- *     fool it;
- *   - exec: a pipe made by fx_worker_prepare, close-on-exec, whose write end
- *     only the worker keeps (attach closes the parent's). End-of-file on the
- *     read end means that every process image that held the write end has
- *     exec'd or exited. Limits: a child the worker forks without exec keeps
- *     the write end, so the worker's exec is seen only once that child has
- *     exec'd or exited too (its exit is still seen at once); and a worker
- *     that closes the descriptor itself (closefrom, close_range, a daemon's
- *     close-all loop) is taken for one that exec'd: prepare such a worker,
- *     or one started by posix_spawn or fork+exec, with FX_WORKER_NOEXEC
- *     (exit only).
- *
- * What is released. When the worker is gone, each bound object whose owner
- * is one of the worker's TIDs (fx_rmutex_owner; an fx_once running in that
- * TID) is released with fx_rmutex_recover (the next acquirer gets
- * EOWNERDEAD, a sleeper is woken) or fx_once_recover (the next caller runs
- * the initialiser again), within the supervisor's scheduling delay of the
- * event. The worker's TIDs, as it writes them into owner words:
- *   - its main thread's: its PID, pinned by the kernel until the worker is
- *     reaped (so the supervisor must reap only after the release: check and
- *     wait never reap, fx_worker_reap releases first; a worker reaped before
- *     is not released from, and is counted `unsure`); after an exec the new
- *     program has it (a non-main thread that execs takes the main thread's
- *     TID);
- *   - in another PID namespace, its TID there: the last field of the NSpid
- *     line of /proc/<pid>/status, read by attach while the worker lives,
- *     only from a /proc of the supervisor's own PID namespace (attach checks
- *     it: another namespace's /proc, as under unshare -pf without
- *     --mount-proc, names other processes by those numbers); or, where /proc
- *     cannot show it, 1 for a worker started as the first process of a new
- *     PID namespace (CLONE_NEWPID) and prepared with FX_WORKER_NEWPID;
- *   - its other threads' (up to FX_WORKER_TIDS_MAX), as /proc/<pid>/task
- *     lists them when attach or fx_worker_refresh runs. Released only when
- *     no task has that TID any more (kill(tid, 0) gives ESRCH; in another PID
- *     namespace, only after the exit of a worker that was the namespace's
- *     first process, which ends every task in it): a TID freed by the thread's
- *     death and reused by another thread keeps the object (`unsure`; the
- *     waiters' own liveness check still applies), and threads started after
- *     the last refresh are not covered.
- *
- * Rules the caller keeps (the supervisor cannot check them):
- *   - the worker is a child of the calling process (forked by any of its
- *     threads), SIGCHLD is not ignored and has no SA_NOCLDWAIT, and nobody
- *     reaps it (a SIGCHLD handler's waitpid(-1) loop included) before check
- *     or wait has reported it gone (fx_worker_reap keeps that order itself);
- *   - after an exec, the new program must not acquire objects bound to the
- *     worker: it runs with the dead image's TID, so the supervisor cannot tell
- *     its ownership from the dead image's;
- *   - objects bound to a worker in another PID namespace must not be used by
- *     processes of other PID namespaces that no fx_worker of this process
- *     supervises (a TID there means nothing here). Two live workers of this
- *     process that both have the TID (two namespaces' first processes are
- *     both 1) make the release ambiguous: nothing is released, the object is
- *     counted `ambiguous`, and it waits for its owner's own recovery;
- *   - a handle is used by one thread at a time, and detached before its
- *     memory is reused (attached handles are linked into a list of this
- *     process, which the release consults for ambiguity).
- *
- * What the supervisor sees to itself (no rule for the caller): its
- * descriptors are above 2, so a worker's redirection of its standard ones
- * never closes the exec pipe; no call but fx_worker_wait and fx_worker_reap
- * is a cancellation point, and their cancellation leaves nothing held; /proc
- * is read only when it is of the caller's PID namespace; the worker's copy
- * of a prepared handle is told from the supervisor's exactly, not by PID;
- * any deadline, however far, is slept on; fx_worker_spawn attaches before
- * the worker runs a line of fn, and leaves nothing behind when it fails;
- * fx_worker_reap frees the zombie only after the release.
- *
- * Returns (README, Conventions): 0 or a positive errno value; a call whose
- * result is a value returns it (>= 0) or a negative errno value; errno is
- * never set. EINTR is never returned. Deadlines are absolute CLOCK_MONOTONIC
- * (NULL: none).
+ * Waiters of an fx_rmutex or fx_once notice a dead owner by looking at its TID,
+ * which some environments forbid and which exec fools; a supervisor does not
+ * look: a pidfd tells it the exit, a pipe only the worker keeps open the exec.
+ * Each bound object that one of the worker's TIDs holds is then released
+ * (fx_worker_check), and its next user recovers it. The caller keeps rules the
+ * supervisor cannot check (fx_worker_attach, fx_worker_bind_rmutex,
+ * fx_worker_detach). Calls return 0 or a positive errno value; a call whose
+ * result is a value returns it (>= 0) or a negative errno value; errno is never
+ * set. EINTR is never returned. Deadlines are absolute CLOCK_MONOTONIC (NULL:
+ * none).
  */
 #ifndef FUTEXSYNC_WORKER_H
 #define FUTEXSYNC_WORKER_H
@@ -159,12 +82,21 @@ typedef struct fx_worker {
  * FX_WORKER_NOEXEC | FX_WORKER_NEWPID. Returns 0; EINVAL (NULL w, unknown
  * flags); EBUSY (w is attached: detach it first); EMFILE or ENFILE (no
  * descriptor for the pipe). A prepared handle that is never attached is
- * freed with fx_worker_detach. Not a cancellation point. */
+ * freed with fx_worker_detach. Not a cancellation point.
+ * The pipe tells the exec: only the worker keeps its write end (attach closes
+ * the parent's), so end-of-file on the read end means that every process
+ * image that held the write end has exec'd or exited. Limits: a child the
+ * worker forks without exec keeps the write end, so the worker's exec is seen
+ * only once that child has exec'd or exited too (its exit is still seen at
+ * once); and a worker that closes the descriptor itself (closefrom,
+ * close_range, a daemon's close-all loop) is taken for one that exec'd:
+ * prepare such a worker, or one started by posix_spawn or fork+exec, with
+ * FX_WORKER_NOEXEC (exit only). */
 int fx_worker_prepare(fx_worker *w, int flags) FX_WARN_UNUSED;
 
 /* Attaches the prepared *w to its worker pid, right after the fork (or
  * clone) that started it, in the parent: closes the parent's write end of
- * the exec pipe, opens a pidfd, learns the worker's TIDs (see above) and
+ * the exec pipe, opens a pidfd, learns the worker's TIDs (fx_worker_check lists them) and
  * links w into the process's list of attached handles. Returns 0; EINVAL
  * (NULL, unprepared or already attached w, pid <= 0, FX_WORKER_NEWPID for a
  * worker whose NSpid is not 1); ECHILD (pid is not a live or unreaped child
@@ -173,7 +105,24 @@ int fx_worker_prepare(fx_worker *w, int flags) FX_WARN_UNUSED;
  * pidfd_open: Linux before 5.3); EMFILE, ENFILE, ENOMEM. On error w stays
  * prepared (detach frees it). Not a cancellation point: a cancellation
  * pending or arriving meanwhile acts at the caller's next one, after attach
- * has returned with its descriptors in w. */
+ * has returned with its descriptors in w.
+ * The pidfd (pidfd_open, Linux 5.3) tells the exit: it is readable once the
+ * worker has exited, and it names the process, not the number, so PID reuse
+ * cannot fool it. For a worker the caller starts itself (its own fork or
+ * clone, a posix_spawn with FX_WORKER_NOEXEC):
+ *
+ *     fx_worker_prepare(&w, 0);            // before fork: the exec pipe
+ *     pid_t pid = fork();                  // (or clone(), CLONE_NEWPID too)
+ *     if (pid == 0) { ... the worker ...; _exit(0); }
+ *     fx_worker_attach(&w, pid);           // right after fork, in the parent
+ *
+ * then bind, wait or check, reap and detach as after fx_worker_spawn (or
+ * waitpid(pid) once wait or check has reported it gone, never before).
+ * Rules the caller keeps (the supervisor cannot check them): the worker is a
+ * child of the calling process (forked by any of its threads), SIGCHLD is not
+ * ignored and has no SA_NOCLDWAIT, and nobody reaps it (a SIGCHLD handler's
+ * waitpid(-1) loop included) before check or wait has reported it gone
+ * (fx_worker_reap keeps that order itself). */
 int fx_worker_attach(fx_worker *w, pid_t pid) FX_WARN_UNUSED;
 
 /* Starts a supervised worker: prepares *w (flags as for fx_worker_prepare),
@@ -218,7 +167,15 @@ int fx_worker_refresh(fx_worker *w);
  * the worker is gone. Binding an object already bound is a no-op. Returns 0;
  * EINVAL (w not attached, NULL or misaligned m); ENOSPC (FX_WORKER_BIND_MAX
  * objects bound already); ESRCH (the worker was already reported gone).
- * Not a cancellation point. */
+ * Not a cancellation point. Rules the caller keeps: after an exec, the new
+ * program must not acquire objects bound to the worker: it runs with the dead
+ * image's TID, so the supervisor cannot tell its ownership from the dead
+ * image's; objects bound to a worker in another PID namespace must not be
+ * used by processes of other PID namespaces that no fx_worker of this process
+ * supervises (a TID there means nothing here). Two live workers of this
+ * process that both have the TID (two namespaces' first processes are both 1)
+ * make the release ambiguous: nothing is released, the object is counted
+ * `ambiguous`, and it waits for its owner's own recovery. */
 int fx_worker_bind_rmutex(fx_worker *w, fx_rmutex *m);
 
 /* As fx_worker_bind_rmutex for an fx_once: reset to "not run" if one of the
@@ -241,7 +198,35 @@ int fx_worker_fd(const fx_worker *w);
  * refused: a non-dumpable worker, seccomp), to tell its exit from an exec.
  * Returns 0 (gone; *report filled if report is not NULL), EINPROGRESS (still
  * running, report->event FX_WORKER_RUNNING), EINVAL (w not attached). Not a
- * cancellation point, though it polls and reads the worker's descriptors. */
+ * cancellation point, though it polls and reads the worker's descriptors.
+ *
+ * What is released. When the worker is gone, each bound object whose owner
+ * is one of the worker's TIDs (fx_rmutex_owner; an fx_once running in that
+ * TID) is released with fx_rmutex_recover (the next acquirer is told that the
+ * owner died, a sleeper is woken) or fx_once_recover (the next caller runs
+ * the initialiser again), within the supervisor's scheduling delay of the
+ * event. The worker's TIDs, as it writes them into owner words:
+ *   - its main thread's: its PID, pinned by the kernel until the worker is
+ *     reaped (so the supervisor must reap only after the release: check and
+ *     wait never reap, fx_worker_reap releases first; a worker reaped before
+ *     is not released from, and is counted `unsure`); after an exec the new
+ *     program has it (a non-main thread that execs takes the main thread's
+ *     TID);
+ *   - in another PID namespace, its TID there: the last field of the NSpid
+ *     line of /proc/<pid>/status, read by attach while the worker lives,
+ *     only from a /proc of the supervisor's own PID namespace (attach checks
+ *     it: another namespace's /proc, as under unshare -pf without
+ *     --mount-proc, names other processes by those numbers); or, where /proc
+ *     cannot show it, 1 for a worker started as the first process of a new
+ *     PID namespace (CLONE_NEWPID) and prepared with FX_WORKER_NEWPID;
+ *   - its other threads' (up to FX_WORKER_TIDS_MAX), as /proc/<pid>/task
+ *     lists them when attach or fx_worker_refresh runs. Released only when
+ *     no task has that TID any more (kill(tid, 0) finds none; in another PID
+ *     namespace, only after the exit of a worker that was the namespace's
+ *     first process, which ends every task in it): a TID freed by the thread's
+ *     death and reused by another thread keeps the object (`unsure`; the
+ *     waiters' own liveness check still applies), and threads started after
+ *     the last refresh are not covered. */
 int fx_worker_check(fx_worker *w, fx_worker_report *report);
 
 /* As fx_worker_check, blocking until the worker is gone or the absolute
@@ -281,7 +266,9 @@ int fx_worker_reap(fx_worker *w, const struct timespec *deadline, int *status);
  * PID, which is 1 for both when each is the first process of a PID
  * namespace) it closes the read end only: the write end must stay open
  * until the worker execs or exits. Returns 0, or EINVAL (NULL, or w not prepared). Not a
- * cancellation point. */
+ * cancellation point. A handle is used by one thread at a time, and detached
+ * before its memory is reused (attached handles are linked into a list of
+ * this process, which the release consults for ambiguity). */
 int fx_worker_detach(fx_worker *w);
 
 #ifdef __cplusplus

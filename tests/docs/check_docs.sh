@@ -17,6 +17,13 @@
 #  6. The owner-death bounds rmutex.h and once.h state in words ("a waiter
 #     notices a dead owner at most a quarter of a second after the death")
 #     are the periods of src/internal/probe_periods.h.
+#  7. Every public header but layout.h (the slot-encoding reference) opens
+#     with a comment of at most 30 lines, /* to */ included, that shows a
+#     usage example: a line of C indented four spaces past the comment's
+#     " * " (gen-man's preformatted text), with no backquote, that calls a
+#     public function (fx_...() and ends, a // comment aside, in ; { or ).
+#     Issue 33: what the object is, how to call it and its contract, read in
+#     a minute; the design lives in docs/design/.
 # Prints one line per problem and exits 1 if there is any. POSIX sh, grep, sed,
 # awk and find only.
 set -u
@@ -219,7 +226,33 @@ include/futexsync/once.h|notices a dead initialiser at most $(ms_words "$once_bo
 EOF_BOUNDS
 fi
 
+# 7. Short openings with an example.
+max_opening=30
+nopening=0
+for h in include/futexsync/*.h; do
+    [ "$(basename "$h")" = layout.h ] && continue
+    # The opening comment: from line 1, which opens it, to the first "*/".
+    shape=$(awk '
+        NR == 1 && $0 !~ /^\/\*/ { print "none"; exit }
+        /^ \*     / {
+            code = substr($0, 4); sub(/\/\/.*/, "", code); sub(/[ \t]+$/, "", code)
+            if (code !~ /`/ && code ~ /fx_[a-z0-9_]+\(/ && code ~ /[;{)]$/) example = 1
+        }
+        /\*\// { print NR, example + 0; exit }
+    ' "$h")
+    case "$shape" in
+    none | "") problem "$h does not open with a comment"; continue ;;
+    esac
+    n=${shape% *} ex=${shape#* }
+    [ "$n" -le "$max_opening" ] ||
+        problem "$h opens with a comment of $n lines, more than $max_opening: move the design to docs/design/ and a call's details to its own comment"
+    [ "$ex" -eq 1 ] ||
+        problem "$h's opening comment shows no usage example (a line of C, indented four spaces past \" * \", that calls fx_...())"
+    nopening=$((nopening + 1))
+done
+[ "$nopening" -gt 0 ] || problem "found no public header to check the opening of"
+
 if [ "$fail" -eq 0 ]; then
-    echo "docs_check: ok (README.md $lines lines, $nfun public functions, $nlinks relative links, the return rule in $nrule headers, $nperiod recheck periods, $nbound owner-death bounds)"
+    echo "docs_check: ok (README.md $lines lines, $nfun public functions, $nlinks relative links, the return rule in $nrule headers, $nperiod recheck periods, $nbound owner-death bounds, $nopening short openings with an example)"
 fi
 exit "$fail"
