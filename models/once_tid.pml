@@ -58,7 +58,7 @@
  * thread waits for itself, and everyone with it) are caught.
  */
 //@mirrors src/identity.c fxi_once_inside fxi_once_enter fxi_once_leave fxi_once_abandon sha256=8b3508df3e891daad7f5e2ea03416fb89c56434e01271c84337e462803a85e6d
-//@mirrors src/once.c once_finish once_abandon once_run once_word_owner once_sleep_probed once_slow fx_once_call sha256=b2b23a0a34f4be1e8d92e3d27b983e16da35ba4f6db25062d85c08c7eee6fa25
+//@mirrors src/once.c once_finish once_abandon once_run once_word_owner once_sleep_probed once_slow fx_once_call sha256=967d7867eb752ddbf35c80986ad6d38eeb7d7d9c72a08dbeb363ceed5a9827bb
 //@mirrors src/sleep.c fxi_futex_sleep_probed sha256=8a7f94ae680778bdf1e2ea04525375973c10a028d46f02d7608a27cc877e7aa5
 //@check safety
 

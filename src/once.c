@@ -219,15 +219,17 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
      * wake, is told to the next caller by the kernel. */
     once_pending(me, o);
     /* Relaxed, as every look at the word below and the failure order of
-     * every CAS: the acquire fence where DONE is seen orders them all, so
+     * every CAS: the acquire re-read where DONE is seen orders them all, so
      * no path depends on a CAS's failure order (which GenMC does not check). */
     int32_t s = __atomic_load_n(&o->state, __ATOMIC_RELAXED);
     for (;;) {
         if (s == DONE) {
             /* Acquire: the caller sees what the initialiser wrote before its
-             * release of DONE, whichever look or failed CAS read DONE. */
-            /* @step once.slow.done_fence */
-            __atomic_thread_fence(__ATOMIC_ACQUIRE);
+             * release of DONE, whichever look or failed CAS read DONE. A
+             * re-read, not a fence (ThreadSanitizer has no fences): DONE is
+             * the word's last value, so it reads DONE from that release. */
+            /* @step once.slow.done_acquire */
+            (void)__atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
             /* The kernel wakes one caller when the initialiser's thread dies
              * between its exchange and its wake: pass it on. */
             if (woken)
@@ -239,7 +241,7 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
         if (s == NOT_RUN || (s & ~WAITERS) == RUNNING) {
             /* Acquire on success: a re-run sees what an abandoned attempt
              * wrote; W kept for the sleepers of an ABANDONED word. On failure
-             * s is reloaded (relaxed: DONE is acquired by the fence above). */
+             * s is reloaded (relaxed: DONE is acquired by the re-read above). */
             if (__atomic_compare_exchange_n(&o->state, &s, RUNNING | (s & WAITERS) | me, false,
                                             __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
                 once_run(o, me, fn, arg);
@@ -284,7 +286,7 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
         }
         if (!(s & WAITERS)) {
             /* Relaxed (both ways): the bit only asks for a wake; a failure
-             * reloads s, which may be DONE (acquired by the fence above). */
+             * reloads s, which may be DONE (acquired by the re-read above). */
             if (!__atomic_compare_exchange_n(&o->state, &s, s | WAITERS, false,
                                              __ATOMIC_RELAXED, __ATOMIC_RELAXED))
                 continue;

@@ -96,9 +96,9 @@ mutation rmutex-unlock-slow-release src/rmutex.c '@step rmutex.release.cas */'  
 mutation once-finish-release      src/once.c  'int32_t old = __atomic_exchange_n(&o->state, to,' RELEASE RELAXED '^once_2/rc11$'
 mutation once-fast-acquire        src/once.c  'if (__atomic_load_n(&o->state, __ATOMIC_ACQUIRE) == DONE &&' ACQUIRE RELAXED '^once_2/rc11$'
 # The slow path's looks and the failure orders of its CASes are relaxed; one
-# acquire fence where DONE is seen orders them all (no failure order is
+# acquire re-read where DONE is seen orders them all (no failure order is
 # relied on: GenMC reads a CAS with its success order).
-mutation once-done-fence          src/once.c  '@step once.slow.done_fence */'    ACQUIRE RELAXED '^once_(2|3)/rc11$'
+mutation once-done-acquire        src/once.c  '@step once.slow.done_acquire */'    ACQUIRE RELAXED '^once_(2|3)/rc11$'
 
 usage() { echo "usage: $0 [--list] [-j N] [-k] [name-regex]" >&2; exit 2; }
 jobs=2 keep=0 list=0 pick=""
