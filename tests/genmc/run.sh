@@ -50,7 +50,7 @@ checks() {
     cat <<'EOF'
 mutex_2           mutex   rc11,imm  -DNT=2 -DITER=1
 mutex_try         mutex   rc11,imm  -DNT=2 -DITER=1 -DTRY
-mutex_timed       mutex   rc11,imm  -DNT=2 -DITER=1 -DFXG_TIMEOUT
+mutex_timed       mutex   rc11      -DNT=2 -DITER=1 -DFXG_TIMEOUT
 mutex_spin        mutex   rc11      -DNT=2 -DITER=1 -DFXG_SPIN=1
 mutex_poll        mutex   rc11      -DNT=2 -DITER=1 -DFXG_POLL=1
 rmutex_spin       rmutex  rc11      -DNT=2 -DITER=1 -DDEPTH=1 -DFXG_SPIN=1
@@ -69,7 +69,7 @@ rmutex_2          rmutex  rc11,imm  -DNT=2 -DITER=1 -DDEPTH=1
 sem_1p1w          sem     rc11,imm  -DNP=1 -DNW=1
 rwlock_1r1w       rwlock  rc11,imm  -DNR=1 -DNWR=1 -DITER=1
 rwlock_2w         rwlock  rc11,imm  -DNR=0 -DNWR=2 -DITER=1
-rwlock_split      rwlock  rc11,imm  -DNR=1 -DNWR=1 -DITER=1 -DSPLIT
+rwlock_split      rwlock  rc11      -DNR=1 -DNWR=1 -DITER=1 -DSPLIT
 rwlock_2r         rwlock  rc11,imm  -DNR=2 -DNWR=0 -DITER=1
 cond_signal       cond    rc11      -DNW=1
 cond_signal_out   cond    rc11,imm  -DNW=1 -DOUTSIDE
