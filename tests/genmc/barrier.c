@@ -58,15 +58,10 @@ static void *party(void *arg)
 int main(void)
 {
     pthread_t t[NT];
-#ifdef FXG_TIMEOUT
-    pthread_t clk;
-    pthread_create(&clk, NULL, fxg_clock, NULL);
-#endif
+    fxg_clock_start();
     fxg_spawn(t, NT, party);
     fxg_join(t, NT);
-#ifdef FXG_TIMEOUT
-    pthread_join(clk, NULL);
-#endif
+    fxg_clock_join();
 #ifdef FXG_TIMEOUT
     /* ROUNDS 1: the round ended for every party, or for none. */
     int g = __atomic_load_n(&gave_up, __ATOMIC_RELAXED);

@@ -108,17 +108,12 @@ static void *notifier(void *arg)
 int main(void)
 {
     pthread_t w[NW], n[NS];
-#ifdef FXG_TIMEOUT
-    pthread_t clk;
-    pthread_create(&clk, NULL, fxg_clock, NULL);
-#endif
+    fxg_clock_start();
     fxg_spawn(w, NW, waiter);
     fxg_spawn(n, NS, notifier);
     fxg_join(w, NW);
     fxg_join(n, NS);
-#ifdef FXG_TIMEOUT
-    pthread_join(clk, NULL);
-#endif
+    fxg_clock_join();
     assert(tokens == gave_up);
     assert(c.waiters == 0);
 #ifdef RMUTEX

@@ -76,10 +76,7 @@ int main(void)
 {
     pthread_t w[NW], a[NA];
     fxg_spawn(w, NW, waiter);
-#ifdef FXG_TIMEOUT
-    pthread_t clk;
-    pthread_create(&clk, NULL, fxg_clock, NULL);
-#endif
+    fxg_clock_start();
     fxg_spawn(a, NA, adder);
 #ifdef LOADER
     pthread_t l[1];
@@ -88,9 +85,7 @@ int main(void)
 #endif
     fxg_join(w, NW);
     fxg_join(a, NA);
-#ifdef FXG_TIMEOUT
-    pthread_join(clk, NULL);
-#endif
+    fxg_clock_join();
     assert(fx_counter_load(&c) == NA);
     assert(c.waiters == 0);
     return 0;

@@ -198,19 +198,35 @@ static inline int fxi_deadline_check(const struct timespec *deadline)
 }
 #ifdef FXG_TIMEOUT
 /* -DFXG_TIMEOUT: time passes once. A clock thread (fxg_clock_start, which
- * the client calls) sets fxg_expired at any point of the execution; from
- * then on every deadline has passed, and a futex wait that was given one
- * may end with ETIMEDOUT instead of a wake (fxg_wait). Relaxed: time
- * publishes nothing. */
+ * the client calls before its threads, and fxg_clock_join after) sets
+ * fxg_expired at any point of the execution; from then on every deadline
+ * has passed, and a futex wait that was given one may end with ETIMEDOUT
+ * instead of a wake (fxg_wait). Relaxed: time publishes nothing. Without
+ * FXG_TIMEOUT both calls do nothing and time stands still. */
 static int fxg_expired;
+static pthread_t fxg_clock_thread;
 static void *fxg_clock(void *arg)
 {
     (void)arg;
     __atomic_store_n(&fxg_expired, 1, __ATOMIC_RELAXED);
     return NULL;
 }
+static inline void fxg_clock_start(void)
+{
+    pthread_create(&fxg_clock_thread, NULL, fxg_clock, NULL);
+}
+static inline void fxg_clock_join(void)
+{
+    pthread_join(fxg_clock_thread, NULL);
+}
 #define FXG_EXPIRED() __atomic_load_n(&fxg_expired, __ATOMIC_RELAXED)
 #else
+static inline void fxg_clock_start(void)
+{
+}
+static inline void fxg_clock_join(void)
+{
+}
 #define FXG_EXPIRED() 0
 #endif
 /* A caller's deadline, as opposed to the library's own recheck times,

@@ -67,15 +67,10 @@ static void *client(void *arg)
 int main(void)
 {
     pthread_t t[NT];
-#ifdef FXG_TIMEOUT
-    pthread_t clk;
-    pthread_create(&clk, NULL, fxg_clock, NULL);
-#endif
+    fxg_clock_start();
     fxg_spawn(t, NT, client);
     fxg_join(t, NT);
-#ifdef FXG_TIMEOUT
-    pthread_join(clk, NULL);
-#endif
+    fxg_clock_join();
     assert(counter == NT * ITER - timeouts);
     assert(m.owner == 0);
     return 0;

@@ -67,17 +67,12 @@ static void *poster(void *arg)
 int main(void)
 {
     pthread_t w[NW], p[NP];
-#ifdef FXG_TIMEOUT
-    pthread_t clk;
-    pthread_create(&clk, NULL, fxg_clock, NULL);
-#endif
+    fxg_clock_start();
     fxg_spawn(w, NW, waiter);
     fxg_spawn(p, NP, poster);
     fxg_join(w, NW);
     fxg_join(p, NP);
-#ifdef FXG_TIMEOUT
-    pthread_join(clk, NULL);
-#endif
+    fxg_clock_join();
     assert(s.value == __atomic_load_n(&timeouts, __ATOMIC_RELAXED));
     assert(s.waiters == 0);
     return 0;
