@@ -27,6 +27,27 @@
 _Thread_local struct fxi_self fxi_self __attribute__((tls_model("initial-exec"))) = {
     .cache = UINT64_MAX};
 
+/* In a fork child: the forking thread's list_op_pending, which an fx_rmutex
+ * it holds keeps (src/internal/robust.h), is taken back before the child's
+ * code runs, so that no entry of the parent's outlives the child's view of
+ * its object (glibc's fork assumes it NULL and re-registers the head).
+ * Registered once per process, by the first thread found to have a list;
+ * fork children inherit the registration. */
+static void rl_fork_child(void)
+{
+    if (fxi_self.rl != NULL)
+        fxi_self.rl->list_op_pending = NULL;
+}
+static bool rl_fork_ok; /* written once under pthread_once, which orders it */
+static void rl_fork_setup(void)
+{
+    /* Read by every thread after pthread_once: the library's own word,
+     * hidden from Helgrind and DRD (as src/process.c's). */
+    fxi_ann_own_words(&rl_fork_ok, sizeof rl_fork_ok);
+    rl_fork_ok = pthread_atfork(NULL, NULL, rl_fork_child) == 0;
+}
+static pthread_once_t rl_fork_once = PTHREAD_ONCE_INIT;
+
 /* The robust list of the calling thread (TID t) when fx_rmutex may join it:
  * asked of the kernel once per thread and TID (a fork child's thread has
  * another TID, and glibc registers its list anew there). ENOSYS (qemu-user,
@@ -41,6 +62,11 @@ static struct robust_list_head *tid_robust_list(uint32_t t)
     long r = fxi_syscall(SYS_get_robust_list, 0L, (long)&head, (long)&len, 0L, 0L, 0L);
     if (fxi_syscall_failed(r) || len != sizeof *head || !fxi_rl_usable(head))
         head = NULL;
+    if (head != NULL) {
+        pthread_once(&rl_fork_once, rl_fork_setup);
+        if (!rl_fork_ok)
+            head = NULL; /* no handler (ENOMEM): the probe decides, as without a list */
+    }
     fxi_self.rl = head;
     fxi_self.rl_tid = t;
     return head;

@@ -25,8 +25,10 @@
  * (no count, or an unknown bit) gets EINVAL from re-entry, unlock, consistent.
  * The link slots are the owner's robust-list entry: linked after the CAS
  * that makes the word name S, unlinked before the CAS that releases it, each
- * CAS under list_op_pending (robust.h); while it sleeps, an acquirer leaves
- * list_op_pending on m, so that its death passes a consumed wake on.
+ * CAS under list_op_pending (robust.h), which keeps m from the acquisition to
+ * its unlock unless another operation replaced it; while it sleeps, an
+ * acquirer leaves list_op_pending on m, so that its death passes a consumed
+ * wake on.
  *
  *   transition            by                               system call
  *   0 -> S                lock fast path / non-sleeper      none
@@ -122,9 +124,12 @@ rmutex_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t d
          * detector sees their stores beside its lock events. */
         if (on)
             fxi_ann_own_words(m->link, sizeof m->link);
-        if (r == 0 || r == EOWNERDEAD)
-            fxi_rl_link(h, m); /* the word names self: the kernel may now mark it */
-        fxi_rl_pending(h, NULL);
+        if (r == 0 || r == EOWNERDEAD) {
+            FXI_FAULT("rmutex.acquired.unlinked");
+            fxi_rl_link(h, m); /* the word names self; m stays pending (robust.h) */
+        } else {
+            fxi_rl_pending(h, NULL);
+        }
     }
     if (r == 0 || r == EOWNERDEAD) {
         if (on) {
@@ -185,9 +190,10 @@ static int rmutex_release(fx_rmutex *m, uint32_t self, uint32_t to)
 {
     struct robust_list_head *h = fxi_rmutex_list(self);
     if (h != NULL) {
-        fxi_rl_pending(h, fxi_rl_entry(m));
+        fxi_rl_pending_again(h, fxi_rl_entry(m));
         fxi_rl_unlink(h, m);
     }
+    FXI_FAULT("rmutex.release.unlinked");
     int r = rmutex_release_word(m, self, self, to);
     if (h != NULL)
         fxi_rl_pending(h, NULL);
@@ -592,9 +598,10 @@ int fx_rmutex_unlock(fx_rmutex *m)
              * owner may free m at once), under list_op_pending. */
             struct robust_list_head *h = fxi_rmutex_list(self);
             if (h != NULL) {
-                fxi_rl_pending(h, fxi_rl_entry(m));
+                fxi_rl_pending_again(h, fxi_rl_entry(m));
                 fxi_rl_unlink(h, m);
             }
+            FXI_FAULT("rmutex.unlock.unlinked");
             uint32_t v = self;
             if (!__builtin_expect(__atomic_compare_exchange_n(fxi_rmutex_word(m), &v, 0, false,
                                                               __ATOMIC_RELEASE, __ATOMIC_RELAXED),

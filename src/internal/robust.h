@@ -29,10 +29,17 @@
  * order). An object's own link slots are relaxed atomics: its next owner
  * writes them after the word's CAS, ordered by the word, and a release
  * made in a cancellation's unwinding is one a race detector may not see
- * ordered (the slots order nothing themselves). An entry is linked after the CAS that made the word name the
- * thread and unlinked before the CAS that releases it, each CAS covered by
- * list_op_pending: an entry never stays linked once its object may be
- * freed by its next owner, and a death between two steps is still told.
+ * ordered (the slots order nothing themselves). An entry is linked after
+ * the CAS that made the word name the thread and unlinked before the CAS
+ * that releases it, each CAS covered by list_op_pending: an entry never stays
+ * linked once its object may be freed by its next owner, and a death between
+ * two steps is still told. An fx_rmutex acquisition leaves its entry in
+ * list_op_pending as well as in the list (the kernel then takes it once, as
+ * the pending one: the same mark and wake), so that the unlock that follows
+ * finds it there and stores nothing before its unlink; any other operation
+ * (ours, fx_once's, glibc's robust mutexes') replaces it, and the unlock puts
+ * it back. A fork child takes list_op_pending NULL (src/identity.c's
+ * pthread_atfork handler), as glibc's fork expects of its parent.
  */
 #ifndef FXI_INTERNAL_ROBUST_H
 #define FXI_INTERNAL_ROBUST_H
@@ -85,6 +92,14 @@ static inline void fxi_rl_pending(struct robust_list_head *h, struct robust_list
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     h->list_op_pending = e;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* fxi_rl_pending(h, e) unless e is there already: an unlock after its
+ * lock (above). */
+static inline void fxi_rl_pending_again(struct robust_list_head *h, struct robust_list *e)
+{
+    if (h->list_op_pending != e)
+        fxi_rl_pending(h, e);
 }
 
 /* The `next` slot of entry e, and on 64-bit targets its `prev` slot. */
