@@ -23,8 +23,12 @@
 #include "internal/deadline.h"
 #include "internal/fault.h"
 #include "internal/futex.h"
+#include "internal/syscall.h"
 
 #include <limits.h>
+#include <stdbool.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -138,6 +142,17 @@ bool fxi_poll_wait(int k, const struct timespec *deadline)
      * meant for a sleeper of the caller's object is ever spent here. */
     static _Thread_local int32_t nobody;
     FXI_FAULT("spin.poll");
+    /* The thread's timer slack (50 us unless it set its own) would make
+     * each sleep several times longer than asked: FXI_POLL_SLACK_NS for the
+     * sleep, then the thread's own value back. A refused prctl leaves the
+     * slack as it was (longer sleeps, nothing else). */
+    long slack = fxi_syscall(SYS_prctl, PR_GET_TIMERSLACK, 0L, 0L, 0L, 0L, 0L);
+    bool set = !fxi_syscall_failed(slack) && slack > FXI_POLL_SLACK_NS &&
+               !fxi_syscall_failed(
+                   fxi_syscall(SYS_prctl, PR_SET_TIMERSLACK, FXI_POLL_SLACK_NS, 0L, 0L, 0L, 0L));
+    FXI_FAULT("spin.poll.sleep");
     (void)fxi_futex_wait_raw(&nobody, 0, &until, FXI_BITSET_ANY);
+    if (set)
+        (void)fxi_syscall(SYS_prctl, PR_SET_TIMERSLACK, slack, 0L, 0L, 0L, 0L);
     return true;
 }

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #define LIMIT_MS 10000
 
@@ -38,9 +39,20 @@ bool fxi_fault_verdict(const char *step, bool verdict)
     return verdict;
 }
 
+/* The calling thread's timer slack, in nanoseconds. */
+static long slack_now(void)
+{
+    return (long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+}
+
+/* The timer slack of the last poll sleep's thread, as the sleep began. */
+static long slack_in_sleep;
+
 void fxi_fault_point(const char *step);
 void fxi_fault_point(const char *step)
 {
+    if (strcmp(step, "spin.poll.sleep") == 0 && far_here)
+        __atomic_store_n(&slack_in_sleep, slack_now(), __ATOMIC_SEQ_CST);
     if (strcmp(step, "spin.poll") != 0 || !far_here)
         return;
     __atomic_fetch_add(&polls, 1, __ATOMIC_SEQ_CST);
@@ -69,6 +81,8 @@ struct waiter {
     int result;
     int32_t word_held; /* the word as the waiter saw it while holding */
     int32_t word;      /* the rmutex owner word it writes (fxt_rmutex_self_word) */
+    long slack;        /* the timer slack it sets for itself first (0: none) */
+    long slack_after;  /* its timer slack once the lock call returned */
     int64_t returned_ns;
     pthread_t thread;
 };
@@ -79,6 +93,8 @@ static void *waiter_main(void *p)
     if (w->op == RMUTEX_LOCK)
         w->word = fxt_rmutex_self_word();
     far_here = w->far;
+    if (w->slack != 0 && prctl(PR_SET_TIMERSLACK, (unsigned long)w->slack, 0, 0, 0) != 0)
+        w->slack = -1; /* refused: the test sees it */
     w->tid = fxt_gettid();
     fxt_flag_set(&w->ready, 1);
     switch (w->op) {
@@ -93,6 +109,7 @@ static void *waiter_main(void *p)
         break;
     }
     w->returned_ns = fxt_now_ns();
+    w->slack_after = slack_now();
     if (w->result == 0) {
         if (w->op == RMUTEX_LOCK) {
             w->word_held = __atomic_load_n(&w->r->owner, __ATOMIC_RELAXED);
@@ -256,6 +273,34 @@ static void far_mutex_poll_under_signal_storm_acquires_on_unlock(void **state)
 
 /* The same for fx_rmutex: the poller leaves W clear, so the owner's unlock
  * takes its fast path, and the poller takes the word with no W. */
+/* A poll's sleeps are short: each runs with a timer slack of a tenth of the
+ * shortest (the thread's own, 50 us by default, would make it last several
+ * times longer than asked), and the thread has its own slack back after. */
+static void far_poll_sleeps_with_a_short_slack_and_gives_the_threads_back(void **state)
+{
+    (void)state;
+    fx_mutex *m = fxt_arena(sizeof *m);
+    gate_reset(false);
+    __atomic_store_n(&slack_in_sleep, 0, __ATOMIC_SEQ_CST);
+    assert_int_equal(fx_mutex_lock(m), 0);
+    struct waiter *w = fxt_arena(sizeof *w);
+    w->op = MUTEX_LOCK;
+    w->far = true;
+    w->m = m;
+    w->slack = 200000;
+    w->result = -1;
+    w->thread = fxt_thread(waiter_main, w);
+    /* The poll's looks are over once it sleeps on the mutex word. */
+    assert_true(fxt_flag_wait(&w->ready, 1, LIMIT_MS));
+    assert_true(fxt_wait_asleep(w->tid, &m->state, LIMIT_MS));
+    assert_int_equal(fx_mutex_unlock(m), 0);
+    assert_int_equal(waiter_join(w), 0);
+    assert_int_equal(w->slack, 200000);
+    assert_int_equal(__atomic_load_n(&polls, __ATOMIC_SEQ_CST), 3);
+    assert_int_equal(__atomic_load_n(&slack_in_sleep, __ATOMIC_SEQ_CST), 1000);
+    assert_int_equal(w->slack_after, 200000);
+}
+
 static void far_rmutex_waiter_takes_a_lock_released_without_a_wake(void **state)
 {
     (void)state;
@@ -284,6 +329,7 @@ int main(void)
         cmocka_unit_test(far_mutex_timedlock_keeps_its_deadline),
         cmocka_unit_test(far_mutex_timedlock_with_bad_tv_nsec_is_einval_without_polling),
         cmocka_unit_test(far_mutex_poll_under_signal_storm_acquires_on_unlock),
+        cmocka_unit_test(far_poll_sleeps_with_a_short_slack_and_gives_the_threads_back),
         cmocka_unit_test(far_rmutex_waiter_takes_a_lock_released_without_a_wake),
     };
     return fxt_run_group_tests(tests, NULL, NULL);

@@ -63,6 +63,8 @@ int fxi_spin_iterations(int32_t ns);
  * long, each next one twice as long. */
 #define FXI_POLL_LOOKS 3
 #define FXI_POLL_FIRST_NS 10000
+/* The timer slack of those sleeps: a tenth of the shortest. */
+#define FXI_POLL_SLACK_NS 1000L
 
 /* The CPU's cycle or tick counter, read in program order (the fences keep
  * the timed instruction between two reads); 0 where none is read (a 32-bit
