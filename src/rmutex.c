@@ -193,7 +193,7 @@ static int rmutex_release(fx_rmutex *m, uint32_t self, uint32_t to)
         fxi_rl_pending_again(h, fxi_rl_entry(m));
         fxi_rl_unlink(h, m);
     }
-    FXI_FAULT("rmutex.release.unlinked");
+    FXI_FAULT("rmutex.unlock.unlinked");
     int r = rmutex_release_word(m, self, self, to);
     if (h != NULL)
         fxi_rl_pending(h, NULL);
