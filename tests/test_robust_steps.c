@@ -106,49 +106,43 @@ static struct page *new_page(void)
     return p;
 }
 
-/* Runs fn in a child killed at its point; returns whether the kernel walks
- * this process's lists (the child's, forked from it, are alike). */
-static bool run_killed(struct page *p, int (*fn)(void *))
+/* Runs fn in a child killed at its point, then checks that the death of
+ * the owner of b (when fn held it at the point) and of a was told. Whether
+ * the kernel walks the child's list is asked in this process: the child,
+ * forked from it, is alike. */
+static void killed_owner_row(int (*fn)(void *), bool held_b)
 {
+    struct page *p = new_page();
     assert_int_equal(fxt_run_child(fn, p), KILLED);
-    return fxt_rmutex_robust();
+    bool robust = fxt_rmutex_robust();
+    if (held_b)
+        assert_told(p, &p->b, robust);
+    assert_told(p, &p->a, robust); /* held, or in its release, at the point */
+    fxt_shared_free(p, sizeof *p);
 }
 
 static void owner_killed_after_its_cas_before_its_link_is_told(void **state)
 {
     (void)state;
-    struct page *p = new_page();
-    bool robust = run_killed(p, lock_dies_before_link);
-    assert_told(p, &p->a, robust);
-    fxt_shared_free(p, sizeof *p);
+    killed_owner_row(lock_dies_before_link, false);
 }
 
 static void owner_killed_between_unlink_and_release_is_told(void **state)
 {
     (void)state;
-    struct page *p = new_page();
-    bool robust = run_killed(p, unlock_dies_after_unlink);
-    assert_told(p, &p->a, robust);
-    fxt_shared_free(p, sizeof *p);
+    killed_owner_row(unlock_dies_after_unlink, false);
 }
 
 static void owner_killed_after_unlink_is_told_though_glibc_replaced_the_pending(void **state)
 {
     (void)state;
-    struct page *p = new_page();
-    bool robust = run_killed(p, unlock_after_a_glibc_robust_op_dies_after_unlink);
-    assert_told(p, &p->a, robust);
-    fxt_shared_free(p, sizeof *p);
+    killed_owner_row(unlock_after_a_glibc_robust_op_dies_after_unlink, false);
 }
 
 static void owner_killed_in_a_slow_release_after_unlink_is_told_for_both(void **state)
 {
     (void)state;
-    struct page *p = new_page();
-    bool robust = run_killed(p, slow_release_dies_after_unlink);
-    assert_told(p, &p->b, robust);
-    assert_told(p, &p->a, robust); /* still linked: the kernel's walk marked it */
-    fxt_shared_free(p, sizeof *p);
+    killed_owner_row(slow_release_dies_after_unlink, true);
 }
 
 /* The calling thread's robust-list head, or NULL where the kernel has none
