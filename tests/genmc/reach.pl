@@ -1,12 +1,17 @@
 #!/usr/bin/perl
-# tests/genmc/reach.pl - puts a reach marker at every "/* @step <tag> */" of
-# one C file, in place (a copy of src/: tests/genmc/reach.sh runs it), and
-# prints one line per tag: "tag<TAB>kind<TAB>file:line".
+# tests/genmc/reach.pl - puts a reach marker at every step tag of one C file,
+# in place (a copy of src/: tests/genmc/reach.sh runs it), and prints one
+# line per tag: "tag<TAB>kind<TAB>file:line".
+#
+# A tag is the last words of a comment, "@step <tag> */": the comment that
+# says why its statement is written so ("/* Release: ... @step x */"), or a
+# lone "/* @step x */" where the statement needs no why. The step is the
+# code after that comment (CONTRIBUTING.md, "Comments").
 #
 # A marker is a printf that GenMC's interpreter performs ("@reached <tag>"),
 # so a GenMC run lists every site that some explored execution executed. A
-# step is the code from its tag to the next tag or the end of the block; the
-# marker goes where that step acts:
+# step is the code from its tag's comment to the next tag's comment or the
+# end of the block; the marker goes where that step acts:
 #
 #   op      the step's atomic operations and futex calls (__atomic_*
 #           builtins, fxi_futex_*, and the one-operation wrappers cas_state,
@@ -22,11 +27,12 @@
 #           end of a loop's body): a marker statement before it;
 #   decl    a tag outside any function (a table of states): no site.
 #
-# A tag on the same line after code marks that statement: after a "{" the
-# marker is the branch's first statement, otherwise the statement is an op
-# as above or is wrapped as "{ marker; statement }" (it may be the body of
-# an if without braces). Markers are inserted within the lines, so line
-# numbers stay those of src/ (the prelude ends with #line 1).
+# A tag whose comment begins after code on the same line marks that
+# statement: after a "{" the marker is the branch's first statement,
+# otherwise the statement is an op as above or is wrapped as
+# "{ marker; statement }" (it may be the body of an if without braces).
+# Markers are inserted within the lines, so line numbers stay those of src/
+# (the prelude ends with #line 1); the line printed is the tag's.
 # A tag no rule fits is printed with kind "none" and left unmarked:
 # reach.sh fails on it.
 use strict;
@@ -43,6 +49,7 @@ my $n = length $s;
 # What each character is: c code, m comment, s string or character literal,
 # p preprocessor line.
 my @k = ('c') x $n;
+my @cstart;    # for a character of a comment: where that comment begins
 {
     my $i = 0;
     my $bol = 1;
@@ -65,6 +72,7 @@ my @k = ('c') x $n;
             my $e = index($s, '*/', $i + 2);
             die "$file: unterminated comment\n" if $e < 0;
             $k[$_] = 'm' for $i .. $e + 1;
+            $cstart[$_] = $i for $i .. $e + 1;
             $i = $e + 2;
             next;
         }
@@ -72,6 +80,7 @@ my @k = ('c') x $n;
             my $e = index($s, "\n", $i);
             $e = $n if $e < 0;
             $k[$_] = 'm' for $i .. $e - 1;
+            $cstart[$_] = $i for $i .. $e - 1;
             $i = $e;
             next;
         }
@@ -168,11 +177,16 @@ sub mark_op {
     ins($c + 1, ")");
 }
 
+# A tag: "@step <tag>" ending a block comment. t0 is where its comment
+# begins, t1 where it ends.
+my $TAG = qr{\@step\s+([A-Za-z0-9_.]+)\s*\*/};
+
 my @out;
-while ($s =~ m{/\*\s*\@step\s+([A-Za-z0-9_.]+)\s*\*/}g) {
-    my ($tag, $t0, $t1) = ($1, $-[0], $+[0]);
-    next unless $k[$t0] eq 'm';
-    my $line = line_of($t0);
+while ($s =~ m{$TAG}g) {
+    my ($tag, $at, $t1) = ($1, $-[0], $+[0]);
+    next unless $k[$at] eq 'm' && substr($s, $cstart[$at], 2) eq '/*';
+    my $t0 = $cstart[$at];
+    my $line = line_of($at);
     my $where = "$label:$line";
     my $bol = rindex($s, "\n", $t0 - 1) + 1;
     my ($kind, $why) = ('none', '');
@@ -220,7 +234,7 @@ while ($s =~ m{/\*\s*\@step\s+([A-Za-z0-9_.]+)\s*\*/}g) {
             if ($k[$i] eq 'm') {
                 my $e = $i;
                 $e++ while $e < $n && $k[$e] eq 'm';
-                if (substr($s, $i, $e - $i) =~ /\@step\s/) {
+                if (substr($s, $i, $e - $i) =~ /$TAG\z/) {
                     my $lb = rindex($s, "\n", $i - 1) + 1;
                     $end = (grep { is_code($_) && !is_space($_) } $lb .. $i - 1) ? $lb : $i;
                     last;

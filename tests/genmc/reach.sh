@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/genmc/reach.sh - which of the library's step sites the GenMC checks
-# reach (docs/verification.md, "Reach"). A site is a "/* @step <tag> */" of
-# src/: its atomic operations or futex calls, else its branch or statement
-# (tests/genmc/reach.pl says exactly where each marker goes).
+# reach (docs/verification.md, "Reach"). A site is a step tag of src/ (the
+# last words of a comment, "@step <tag> */"): its atomic operations or futex
+# calls, else its branch or statement (tests/genmc/reach.pl says exactly
+# where each marker goes).
 #
 # A copy of src/ gets a marker at every tag (reach.pl: a printf, which
 # GenMC's interpreter performs whenever an explored execution runs it), and
