@@ -114,8 +114,8 @@ static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadl
     struct fxi_recheck rc FXI_RECHECK_CALL = FXI_RECHECK_INIT_SCOPED(FXI_RECHECK_NS);
     /* @step barrier.wait_round.loop */
     for (;;) {
-        /* @step barrier.wait_round.look */
-        uint32_t s = load_state(b, __ATOMIC_ACQUIRE); /* as above */
+        /* Acquire, as above. @step barrier.wait_round.look */
+        uint32_t s = load_state(b, __ATOMIC_ACQUIRE);
         if ((s & ROUND) != mine)
             return 0;
         /* @step barrier.wait_round.mark_sleepers */
@@ -131,16 +131,16 @@ static int wait_round(fx_barrier *b, uint32_t mine, const struct timespec *deadl
         /* @step barrier.wait_round.woken */
         if (r != ETIMEDOUT)
             continue; /* woken, the word changed, a signal or a recheck: look again */
-        /* @step barrier.wait_round.timed_out */
-        /* Timed out: withdraw, unless the round has just ended. */
+        /* Timed out: withdraw, unless the round has just ended.
+         * @step barrier.wait_round.timed_out */
         for (;;) {
-            /* @step barrier.wait_round.withdraw_look */
-            s = load_state(b, __ATOMIC_ACQUIRE); /* as above */
+            /* Acquire, as above. @step barrier.wait_round.withdraw_look */
+            s = load_state(b, __ATOMIC_ACQUIRE);
             if ((s & ROUND) != mine)
                 return 0;
             /* Relaxed: leaving publishes nothing; the round needs one more
-             * arrival again. Fails (s reloaded) if anything changed. */
-            /* @step barrier.wait_round.withdraw */
+             * arrival again. Fails (s reloaded) if anything changed.
+             * @step barrier.wait_round.withdraw */
             if (cas_state(b, &s, s - 1, __ATOMIC_RELAXED))
                 return ETIMEDOUT;
         }
@@ -153,8 +153,8 @@ barrier_wait(fx_barrier *b, int32_t parties, const struct timespec *deadline)
     if (check_parties(b, parties) != 0)
         return EINVAL;
     uint32_t n = (uint32_t)parties;
-    /* @step barrier.arrive.load */
-    uint32_t s = load_state(b, __ATOMIC_RELAXED); /* a guess for the CAS */
+    /* Relaxed: a guess for the CAS. @step barrier.arrive.load */
+    uint32_t s = load_state(b, __ATOMIC_RELAXED);
     for (;;) {
         /* @step barrier.arrive.count */
         uint32_t a = s & ARRIVED;
@@ -182,8 +182,8 @@ barrier_wait(fx_barrier *b, int32_t parties, const struct timespec *deadline)
          * CAS reads this RMW's release sequence. No acquire: nothing is
          * read on its strength; the other parties' writes reach us through
          * the last arrival, whose new round our acquire loads in wait_round
-         * see (GenMC: tests/genmc/barrier.c, docs/verification.md). */
-        /* @step barrier.arrive.cas */
+         * see (GenMC: tests/genmc/barrier.c, docs/verification.md).
+         * @step barrier.arrive.cas */
         if (cas_state(b, &s, s + 1, __ATOMIC_RELEASE))
             break;
     }

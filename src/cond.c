@@ -289,8 +289,8 @@ static int cond_rmutex_relock(void *p, int32_t saved)
         int r = fxi_rmutex_acquire_step(m, &w, &word, &sleep_on, &recheck_at);
         if (r != EBUSY)
             return r;
-        /* Woken, re-check time, EAGAIN or EINTR: all mean step again. */
-        /* @step cond.rmutex_relock.sleep */
+        /* Woken, re-check time, EAGAIN or EINTR: all mean step again.
+         * @step cond.rmutex_relock.sleep */
         fxi_futex_wait_raw(word, sleep_on, &recheck_at, FXI_BITSET_ANY);
     }
 }
@@ -351,15 +351,13 @@ static void cond_depart(fx_cond *c)
 {
     /* Relaxed (see the top): only the count matters, which the
      * read-modify-writes of waiters keep exact; S1/B1 and the re-check below
-     * read it by coherence. */
-    /* @step cond.depart.W8 */
+     * read it by coherence. @step cond.depart.W8 */
     if (__atomic_fetch_sub(&c->waiters, 1, __ATOMIC_RELAXED) != 1)
         return;
     /* Acquire: a waiter's W2 (a release) that this value follows, through
      * the read-modify-writes of seq (a broadcast's B2 among them), brings
      * its W1, which the re-check below must then see: a waiter moved by
-     * that broadcast is counted. */
-    /* @step cond.depart.load */
+     * that broadcast is counted. @step cond.depart.load */
     int32_t s = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
     /* @step cond.depart.no_bcast */
     if (!(s & BCAST))
@@ -367,10 +365,9 @@ static void cond_depart(fx_cond *c)
     /* We hold the mutex, so no waiter of it registered since our decrement;
      * the re-check and the CAS cover waiters with other mutexes (a new W1
      * shows in the count, or its a makes the CAS fail, or its v holds b and
-     * it only sleeps again, see W4). */
-    /* @step cond.depart.clear_bcast */
-    /* Relaxed, the re-check and the CAS: the acquire above ordered the
-     * count; the CAS publishes nothing, its atomicity is the point. */
+     * it only sleeps again, see W4). Relaxed, the re-check and the CAS: the
+     * acquire above ordered the count; the CAS publishes nothing, its
+     * atomicity is the point. @step cond.depart.clear_bcast */
     if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) == 0)
         __atomic_compare_exchange_n(&c->seq, &s, s & ~BCAST, false, __ATOMIC_RELAXED,
                                     __ATOMIC_RELAXED);
@@ -386,8 +383,8 @@ static void cond_drive(fx_cond *c, void *m, const struct fx_cond_lock_ops *ops,
     int32_t *word = ops->word(m);
     if (holding && word != NULL && __atomic_load_n(&c->mutex, __ATOMIC_RELAXED) == token) {
         /* All parked waiters use our mutex: sleep on its word, woken one by
-         * one by the unlocks. park is always 0, so the compare cannot fail. */
-        /* @step cond.drive.requeue */
+         * one by the unlocks. park is always 0, so the compare cannot fail.
+         * @step cond.drive.requeue */
         fxi_futex_requeue_raw(&c->park, 0, 0, word, INT32_MAX);
     } else {
         /* Unknown mutexes, or an fx_rmutex (whose waiters must sleep bounded):
@@ -411,16 +408,14 @@ FXI_CANCEL_FRAME static int cond_sleep(fx_cond *c, int32_t v, const struct times
     for (;;) {
         /* A bounded sleep: on seq, or on park or the mutex word once a
          * broadcast moved us (the kernel keeps our timeout); a cancellation
-         * point. */
-        /* @step cond.wait_core.sleep */
+         * point. @step cond.wait_core.sleep */
         int w = fxi_futex_sleep_cancel(&c->seq, v, deadline, &rc);
         /* @step cond.wait_core.woken */
         if (w == 0 && rc.woken)
             return 0; /* a wake: signal (S3), broadcast (B3) or a mutex unlock */
         /* Relaxed: reads seq after the kernel's compare, in coherence
          * order (and the W5 load after it again); the data comes with the
-         * mutex in W6 (see the top). */
-        /* @step cond.wait_core.reload */
+         * mutex in W6 (see the top). @step cond.wait_core.reload */
         int32_t s = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
         /* @step cond.wait_core.advanced */
         if (!cond_same_counter(s, v))
@@ -430,8 +425,8 @@ FXI_CANCEL_FRAME static int cond_sleep(fx_cond *c, int32_t v, const struct times
             return ETIMEDOUT;
         /* A signal (absorbed), a recheck with nothing published, a spurious
          * wake, or EAGAIN because only b changed (see above): sleep again, on
-         * the current value, with the same absolute deadline. */
-        /* @step cond.wait_core.again */
+         * the current value, with the same absolute deadline.
+         * @step cond.wait_core.again */
         v = s;
     }
 }
@@ -484,7 +479,7 @@ FXI_CANCEL_FRAME static int cond_wait_core(fx_cond *c, void *m,
         !cond_token_valid(__atomic_load_n(&c->mutex, __ATOMIC_RELAXED)))
         return EINVAL;
     /* @step cond.wait_core.W0 */
-    int r = ops->check(m); /* W0 */
+    int r = ops->check(m);
     if (r)
         return r;
     int32_t token = ops->token(c, m);
@@ -492,21 +487,20 @@ FXI_CANCEL_FRAME static int cond_wait_core(fx_cond *c, void *m,
     /* W1; ordered before any notifier by W3's release (see the top).
      * Seq_cst: with cond_bind's load of the mutex slot, one half of the
      * store-buffering test of W2 (see cond_bind). A count the increment
-     * would wrap is refused, nothing changed (internal/waiters.h). */
-    /* @step cond.wait_core.W1 */
+     * would wrap is refused, nothing changed (internal/waiters.h).
+     * @step cond.wait_core.W1 */
     int32_t n = fxi_waiters_enter(&c->waiters, __ATOMIC_SEQ_CST);
     if (n < 0)
         return EINVAL;
     bool first = n == 0;
     /* W2's arm, release (see the top): it carries W1 to W8's clearing of b;
-     * the mutex orders it before any notifier. */
-    /* @step cond.wait_core.W2 */
+     * the mutex orders it before any notifier. @step cond.wait_core.W2 */
     int32_t v = __atomic_fetch_or(&c->seq, ARMED, __ATOMIC_RELEASE) | ARMED;
     cond_bind(c, token, first); /* W2 */
 
     int32_t saved = 0;
     /* @step cond.wait_core.W3 */
-    r = ops->release(m, &saved); /* W3 */
+    r = ops->release(m, &saved);
     if (r) {
         /* The mutex was not held after all (EPERM) or is corrupt (EINVAL):
          * we did not wait. Our a at most costs a signal one advance. */
@@ -514,10 +508,10 @@ FXI_CANCEL_FRAME static int cond_wait_core(fx_cond *c, void *m,
         return r;
     }
 
-    /* @step cond.wait_core.W4a */
     /* W4a: before sleeping, spin (adaptive, per thread) watching the counter.
      * Released meanwhile is the kernel's EAGAIN of W4 without the system
-     * call, and means the notifier runs on another CPU right now. */
+     * call, and means the notifier runs on another CPU right now.
+     * @step cond.wait_core.W4a */
     bool hot = false;
     int budget = fxi_spin_start(&cond_spin, FXI_COND_PROBE);
     for (int i = 0; i < budget && !hot; i++) {
@@ -543,8 +537,8 @@ FXI_CANCEL_FRAME static int cond_wait_core(fx_cond *c, void *m,
 
     /* W5, relaxed: after the wake, which the futex orders after the B2 that
      * moved us (or after our own look at B2's advance), so b is seen by
-     * coherence; it cannot be cleared while we are counted. */
-    /* @step cond.wait_core.W5 */
+     * coherence; it cannot be cleared while we are counted.
+     * @step cond.wait_core.W5 */
     bool flagged = (__atomic_load_n(&c->seq, __ATOMIC_RELAXED) & BCAST) != 0;
     /* @step cond.wait_core.W6 */
     r = flagged ? ops->relock_slept(m, saved)
@@ -554,10 +548,10 @@ FXI_CANCEL_FRAME static int cond_wait_core(fx_cond *c, void *m,
     if (flagged)
         cond_drive(c, m, ops, token, r == 0 || r == EOWNERDEAD); /* W7 */
     /* @step cond.wait_core.W8 */
-    cond_depart(c);                                              /* W8 */
+    cond_depart(c);
     /* EOWNERDEAD and the errors of W6 before ETIMEDOUT: the caller must know
-     * it has to repair the data, or that it does not hold the mutex. */
-    /* @step cond.wait_core.ret */
+     * it has to repair the data, or that it does not hold the mutex.
+     * @step cond.wait_core.ret */
     return r ? r : res;
 }
 
@@ -615,8 +609,7 @@ __attribute__((noinline)) static int cond_signal_waiters(fx_cond *c)
     /* S2, relaxed (see the top): advance only over an armed value, which
      * the mutex makes visible here by coherence (a waiter's W2 precedes its
      * W3); the advance reaches the waiter through the futex, the data
-     * through the mutex. A CAS failure reloads s. */
-    /* @step cond.signal.advance */
+     * through the mutex. A CAS failure reloads s. @step cond.signal.advance */
     int32_t s = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
     while ((s & ARMED) &&
            !__atomic_compare_exchange_n(&c->seq, &s, cond_advance(s), false,
@@ -624,7 +617,7 @@ __attribute__((noinline)) static int cond_signal_waiters(fx_cond *c)
         ;
     FXI_FAULT("cond.signal.before_wake");
     /* @step cond.signal.S3 */
-    fxi_futex_wake_raw(&c->seq, 1, FXI_BITSET_ANY); /* S3 */
+    fxi_futex_wake_raw(&c->seq, 1, FXI_BITSET_ANY);
     return 0;
 }
 
@@ -633,8 +626,8 @@ int fx_cond_signal(fx_cond *c)
     if (fxi_bad_slot(c))
         return EINVAL;
     /* S1, relaxed: sees W1 of every waiter whose W3 preceded the caller's
-     * taking of the mutex, by coherence (see the top of the file). */
-    /* @step cond.signal.waiters */
+     * taking of the mutex, by coherence (see the top of the file).
+     * @step cond.signal.waiters */
     int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_RELAXED);
     if (n <= 0)
         return n == 0 ? 0 : EINVAL;
@@ -652,8 +645,7 @@ int fx_cond_broadcast(fx_cond *c)
         return EINVAL;
     bool advanced = false;
     for (;;) {
-        /* B1, relaxed as S1. */
-        /* @step cond.broadcast.waiters */
+        /* B1, relaxed as S1. @step cond.broadcast.waiters */
         int32_t n = __atomic_load_n(&c->waiters, __ATOMIC_RELAXED);
         if (n <= 0)
             return n == 0 ? 0 : EINVAL;
@@ -661,8 +653,8 @@ int fx_cond_broadcast(fx_cond *c)
          * the futex orders before every moved waiter's W5. Only the
          * first pass advances the counter, which releases every waiter that
          * registered before the call; a retry must not advance again, or a
-         * waiter that keeps re-registering could make it advance forever. */
-        /* @step cond.broadcast.advance */
+         * waiter that keeps re-registering could make it advance forever.
+         * @step cond.broadcast.advance */
         int32_t s = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
         int32_t ns;
         do {
@@ -675,8 +667,8 @@ int fx_cond_broadcast(fx_cond *c)
          * most once per counter value), another signal or broadcast advanced
          * it, or W8 cleared b. The sleepers from before the call are then
          * still on seq: set b on the current value and requeue again. A new
-         * waiter moved along was waiting during this call (policy (a)). */
-        /* @step cond.broadcast.requeue */
+         * waiter moved along was waiting during this call (policy (a)).
+         * @step cond.broadcast.requeue */
         if (fxi_futex_requeue_raw(&c->seq, ns, 1, &c->park, INT32_MAX) != -EAGAIN)
             return 0;
     }

@@ -60,8 +60,8 @@ int fx_counter_init(fx_counter *c, int32_t value)
 
 static void counter_wake_waiters(fx_counter *c)
 {
-    /* W2, seq_cst: ordered after W1 in the total order (see the table). */
-    /* @step counter.wake_waiters.W2 */
+    /* W2, seq_cst: ordered after W1 in the total order (see the table).
+     * @step counter.wake_waiters.W2 */
     if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) != 0) {
         FXI_FAULT("counter.before_wake");
         fxi_futex_wake_raw(&c->value, INT32_MAX, FXI_BITSET_ANY); /* @step counter.wake_waiters.W3 */
@@ -77,8 +77,8 @@ int32_t fx_counter_add(fx_counter *c, int32_t delta)
         fxi_ann_happens_before(c); /* see fx_counter_load */
     }
     /* W1, seq_cst. Atomic signed arithmetic wraps in two's complement (C11
-     * 7.17.7.5), and the sum is computed unsigned for the same reason. */
-    /* @step counter.add.W1 */
+     * 7.17.7.5), and the sum is computed unsigned for the same reason.
+     * @step counter.add.W1 */
     uint32_t old = (uint32_t)__atomic_fetch_add(&c->value, delta, __ATOMIC_SEQ_CST);
     counter_wake_waiters(c);
     return (int32_t)(old + (uint32_t)delta);
@@ -92,8 +92,8 @@ int32_t fx_counter_load(const fx_counter *c)
     if (on)
         fxi_ann_own_words(c, sizeof *c);
     /* Acquire: a reader that sees a value also sees what the writer did
-     * before writing it (the counter publishes progress). */
-    /* @step counter.load.acquire */
+     * before writing it (the counter publishes progress).
+     * @step counter.load.acquire */
     int32_t v = __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
     if (on)
         fxi_ann_happens_after(c); /* the same order, told to race detectors */
@@ -108,8 +108,7 @@ int fx_counter_store(fx_counter *c, int32_t value)
         fxi_ann_own_words(c, sizeof *c);
         fxi_ann_happens_before(c);
     }
-    /* W1, seq_cst as in fx_counter_add. */
-    /* @step counter.store.W1 */
+    /* W1, seq_cst as in fx_counter_add. @step counter.store.W1 */
     __atomic_store_n(&c->value, value, __ATOMIC_SEQ_CST);
     counter_wake_waiters(c);
     return 0;
@@ -133,8 +132,8 @@ static int counter_wait_until(fx_counter *c, int32_t target, const struct timesp
     if (on)
         fxi_ann_own_words(c, sizeof *c);
     /* Fast path, acquire: the value is the target, and what its writer did
-     * before is visible to the caller. No waiter registration, no kernel. */
-    /* @step counter.wait.fast_load */
+     * before is visible to the caller. No waiter registration, no kernel.
+     * @step counter.wait.fast_load */
     int32_t v = __atomic_load_n(&c->value, __ATOMIC_ACQUIRE);
     /* @step counter.wait.fast_hit */
     if (counter_met(v, target, until)) {
@@ -142,28 +141,28 @@ static int counter_wait_until(fx_counter *c, int32_t target, const struct timesp
             fxi_ann_happens_after(c);
         return 0;
     }
-    /* Relaxed: only a plausibility check of the slot, not synchronization. */
-    /* @step counter.wait.check */
+    /* Relaxed: only a plausibility check of the slot, not synchronization.
+     * @step counter.wait.check */
     if (__atomic_load_n(&c->waiters, __ATOMIC_RELAXED) < 0)
         return EINVAL;
     if (fxi_deadline_check(deadline))
         return EINVAL;
 
-    /* @step counter.wait.R1 */
-    if (fxi_counter_waiter_enter(c) != 0) /* R1, relaxed */
+    /* R1, relaxed. @step counter.wait.R1 */
+    if (fxi_counter_waiter_enter(c) != 0)
         return EINVAL;
     struct fxi_recheck rc FXI_RECHECK_CALL = FXI_RECHECK_INIT_SCOPED(FXI_RECHECK_NS);
     int r;
     for (;;) {
-        /* @step counter.wait.R2 */
-        v = fxi_counter_waiter_look(c); /* R2, acquire */
+        /* R2, acquire. @step counter.wait.R2 */
+        v = fxi_counter_waiter_look(c);
         /* @step counter.wait.R3 */
         if (counter_met(v, target, until)) {
             r = 0;
             break;
         }
         /* @step counter.wait.R4 */
-        r = fxi_futex_sleep(&c->value, v, deadline, &rc); /* R4 */
+        r = fxi_futex_sleep(&c->value, v, deadline, &rc);
         /* @step counter.wait.timed_out */
         if (r == ETIMEDOUT) {
             /* One last look: a change that raced with the timeout counts. */
@@ -174,8 +173,7 @@ static int counter_wait_until(fx_counter *c, int32_t target, const struct timesp
          * deadline is absolute, so simply look again. */
     }
     /* R5, relaxed (see counter_wait.h). The acquire load R2 that saw the
-     * target already synchronized with its writer. */
-    /* @step counter.wait.R5 */
+     * target already synchronized with its writer. @step counter.wait.R5 */
     fxi_counter_waiter_leave(c);
     if (on && r == 0)
         fxi_ann_happens_after(c);

@@ -103,8 +103,8 @@ static int32_t mutex_spin(fx_mutex *m, bool timed)
     int n = fxi_spin_iterations(FXI_MUTEX_SPIN_NS);
     for (int i = 0; i < n; i++) {
         uint64_t t0 = timed ? fxi_ticks() : 0;
-        /* Relaxed: only a hint for when to try the CAS, which synchronizes. */
-        /* @step mutex.spin.load */
+        /* Relaxed: only a hint for when to try the CAS, which synchronizes.
+         * @step mutex.spin.load */
         v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
         /* @step mutex.spin.not_locked */
         if (v != LOCKED) {
@@ -127,8 +127,8 @@ static int32_t mutex_spin(fx_mutex *m, bool timed)
 static int32_t mutex_poll(fx_mutex *m, const struct timespec *deadline)
 {
     for (int k = 0;; k++) {
-        /* Relaxed: only a hint for when to try the CAS, which synchronizes. */
-        /* @step mutex.poll.load */
+        /* Relaxed: only a hint for when to try the CAS, which synchronizes.
+         * @step mutex.poll.load */
         int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
         /* @step mutex.poll.not_locked */
         if (v != LOCKED || !fxi_poll_wait(k, deadline))
@@ -138,8 +138,8 @@ static int32_t mutex_poll(fx_mutex *m, const struct timespec *deadline)
 
 int fxi_mutex_acquire_step(fx_mutex *m, int32_t *sleep_on)
 {
-    /* Relaxed: only a guess for the first CAS, which synchronizes. */
-    /* @step mutex.acquire_step.load */
+    /* Relaxed: only a guess for the first CAS, which synchronizes.
+     * @step mutex.acquire_step.load */
     int32_t v = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
     for (;;) {
         /* @step mutex.acquire_step.valid */
@@ -148,15 +148,15 @@ int fxi_mutex_acquire_step(fx_mutex *m, int32_t *sleep_on)
         if (v == UNLOCKED) {
             /* Acquire as CONTENDED: sleepers we cannot see may remain, and our
              * unlock must wake one. Acquire order: the critical section sees
-             * what the last holder wrote. On failure v is reloaded. */
-            /* @step mutex.acquire_step.take */
+             * what the last holder wrote. On failure v is reloaded.
+             * @step mutex.acquire_step.take */
             if (__atomic_compare_exchange_n(&m->state, &v, CONTENDED, false, __ATOMIC_ACQUIRE,
                                             __ATOMIC_RELAXED))
                 return 0; /* @step mutex.acquire_step.taken */
         } else if (v == LOCKED) {
             /* Relaxed: marking the word only makes the holder's unlock wake
-             * us; no data is published by it. On failure v is reloaded. */
-            /* @step mutex.acquire_step.mark */
+             * us; no data is published by it. On failure v is reloaded.
+             * @step mutex.acquire_step.mark */
             if (__atomic_compare_exchange_n(&m->state, &v, CONTENDED, false, __ATOMIC_RELAXED,
                                             __ATOMIC_RELAXED)) { /* @step mutex.acquire_step.marked */
                 *sleep_on = CONTENDED;
@@ -209,8 +209,8 @@ int fxi_mutex_lock_slept(fx_mutex *m, const struct timespec *deadline)
         }
         /* A bounded sleep (src/internal/sleep.h): a wake consumed by a
          * process that died before returning to user space is made up for at
-         * the next recheck, when the step finds the word UNLOCKED. */
-        /* @step mutex.lock_slept.sleep */
+         * the next recheck, when the step finds the word UNLOCKED.
+         * @step mutex.lock_slept.sleep */
         r = fxi_futex_sleep(&m->state, sleep_on, deadline, &rc);
         /* @step mutex.lock_slept.timed_out */
         if (r == ETIMEDOUT)
@@ -232,8 +232,7 @@ __attribute__((noinline, cold)) static int mutex_lock_contended(fx_mutex *m,
     /* Before sleeping, one try as an ordinary locker: a free lock seen right
      * after spinning or polling is taken as LOCKED, since we never slept.
      * Acquire: the critical section must see what the previous holder
-     * wrote. */
-    /* @step mutex.lock_contended.cas */
+     * wrote. @step mutex.lock_contended.cas */
     if (v == UNLOCKED &&
         __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
                                     __ATOMIC_RELAXED))
@@ -247,8 +246,8 @@ static inline __attribute__((always_inline)) int
 mutex_acquire(fx_mutex *m, const struct timespec *deadline)
 {
     int32_t v = UNLOCKED;
-    /* Fast path, acquire on success: pairs with the release of unlock. */
-    /* @step mutex.acquire.fast */
+    /* Fast path, acquire on success: pairs with the release of unlock.
+     * @step mutex.acquire.fast */
     return __atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
                                        __ATOMIC_RELAXED)
                ? 0
@@ -288,8 +287,7 @@ static inline __attribute__((always_inline)) int mutex_try(fx_mutex *m)
 {
     int32_t v = UNLOCKED;
     /* Acquire on success; a failed CAS reports the value it saw (relaxed: it
-     * only chooses the error). */
-    /* @step mutex.trylock.cas */
+     * only chooses the error). @step mutex.trylock.cas */
     if (!__atomic_compare_exchange_n(&m->state, &v, LOCKED, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
         return mutex_valid(v) ? EBUSY : EINVAL; /* @step mutex.trylock.busy */
@@ -324,8 +322,8 @@ __attribute__((noinline, cold)) static int mutex_unlock_slow(fx_mutex *m, int32_
             return EPERM; /* not locked, or another thread unlocked it first */
         if (!mutex_valid(v))
             return EINVAL;
-        /* Release, as in the fast path. On failure v is reloaded. */
-        /* @step mutex.unlock_slow.cas */
+        /* Release, as in the fast path. On failure v is reloaded.
+         * @step mutex.unlock_slow.cas */
         if (__atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
                                         __ATOMIC_RELAXED)) {
             /* @step mutex.unlock_slow.wake */
@@ -344,8 +342,7 @@ static inline __attribute__((always_inline)) int mutex_release(fx_mutex *m)
     int32_t v = LOCKED;
     /* Release: everything the critical section wrote happens-before the next
      * holder's acquire. A CAS (not an exchange) leaves a value the library
-     * never wrote untouched, so it can be reported. */
-    /* @step mutex.unlock.cas */
+     * never wrote untouched, so it can be reported. @step mutex.unlock.cas */
     return __atomic_compare_exchange_n(&m->state, &v, UNLOCKED, false, __ATOMIC_RELEASE,
                                        __ATOMIC_RELAXED)
                ? 0
@@ -355,10 +352,10 @@ static inline __attribute__((always_inline)) int mutex_release(fx_mutex *m)
 /* mutex_release under a race detector. */
 __attribute__((noinline, cold)) static int mutex_release_announced(fx_mutex *m)
 {
-    /* @step mutex.unlock.annotate */
     /* A race detector must hear of the release before it happens, and only
      * of a real one: sort out EPERM and EINVAL first. Relaxed: a first look
-     * only; the CAS of mutex_release is what synchronizes. */
+     * only; the CAS of mutex_release is what synchronizes.
+     * @step mutex.unlock.annotate */
     int32_t seen = __atomic_load_n(&m->state, __ATOMIC_RELAXED);
     if (seen == UNLOCKED)
         return EPERM;

@@ -227,8 +227,8 @@ __attribute__((noinline, cold)) static int once_slow(fx_once *o, void (*fn)(void
             /* Acquire: the caller sees what the initialiser wrote before its
              * release of DONE, whichever look or failed CAS read DONE. A
              * re-read, not a fence (ThreadSanitizer has no fences): DONE is
-             * the word's last value, so it reads DONE from that release. */
-            /* @step once.slow.done_acquire */
+             * the word's last value, so it reads DONE from that release.
+             * @step once.slow.done_acquire */
             (void)__atomic_load_n(&o->state, __ATOMIC_ACQUIRE);
             /* The kernel wakes one caller when the initialiser's thread dies
              * between its exchange and its wake: pass it on. */
@@ -357,8 +357,7 @@ int fx_once_recover(fx_once *o, pid_t dead_tid)
          * whose CAS from NOT_RUN acquires; acquire as well, as rmutex's
          * recover, for what the dead thread wrote before it died. On failure
          * s is reloaded (relaxed: it is judged again, and only the next CAS
-         * publishes anything). */
-        /* @step once.recover.cas */
+         * publishes anything). @step once.recover.cas */
         if (__atomic_compare_exchange_n(&o->state, &s, NOT_RUN, false, __ATOMIC_ACQ_REL,
                                         __ATOMIC_RELAXED)) {
             /* Every sleeper looks again: one of them runs the initialiser. */

@@ -120,8 +120,9 @@ static void proc_setup(void)
     /* Helgrind and DRD would see the epoch, stored by the probe and by each
      * thread's first fxi_tid() and read by all, as a race: it is the
      * library's own word, ordered as the comments say. Once per process:
-     * the hook looks at the probe itself. */
-    fxi_ann_own_words(fxi_tid_epoch, 2 * sizeof fxi_tid_epoch[0]); /* + namespace */
+     * the hook looks at the probe itself. Two words: the epoch and the
+     * namespace word after it. */
+    fxi_ann_own_words(fxi_tid_epoch, 2 * sizeof fxi_tid_epoch[0]);
     /* Accepted is not done: trust the page only once the kernel shows it
      * marked. Otherwise nothing is cached, as where madvise fails. */
     proc_wiped = proc_wipe_proven();

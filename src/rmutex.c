@@ -157,10 +157,10 @@ rmutex_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t d
  * fx_rmutex_recover on a live owner: nothing is released then). */
 static int rmutex_release_word(fx_rmutex *m, uint32_t self, uint32_t v, uint32_t to)
 {
-    /* @step rmutex.release.cas */
     /* Release: the critical section's writes happen-before the next owner's
      * acquiring CAS. On failure v is reloaded (relaxed: only
-     * the W bit can have changed while we own the word). */
+     * the W bit can have changed while we own the word).
+     * @step rmutex.release.cas */
     while (!__atomic_compare_exchange_n(fxi_rmutex_word(m), &v, to, false, __ATOMIC_RELEASE,
                                         __ATOMIC_RELAXED)) {
         if ((v & ~WAITERS) != self)
@@ -172,14 +172,14 @@ static int rmutex_release_word(fx_rmutex *m, uint32_t self, uint32_t v, uint32_t
          * unlock or a recover) that was responsible for the sleepers -- it
          * would have re-marked W or acquired with W -- now leaves with
          * ENOTRECOVERABLE instead, so W may be clear while threads sleep.
-         * (Found by models/rmutex.pml.) Once per mutex: it costs nothing. */
-        /* @step rmutex.release.wake_all */
+         * (Found by models/rmutex.pml.) Once per mutex: it costs nothing.
+         * @step rmutex.release.wake_all */
         fxi_futex_wake_raw(&m->owner, INT32_MAX, FXI_BITSET_ANY);
     /* @step rmutex.release.waiters */
     } else if (v & WAITERS) {
         /* One sleeper acquires (keeping W), or re-marks W before sleeping
-         * again, so the next release wakes the next one. */
-        /* @step rmutex.release.wake */
+         * again, so the next release wakes the next one.
+         * @step rmutex.release.wake */
         fxi_futex_wake_raw(&m->owner, 1, FXI_BITSET_ANY);
     }
     return 0;
@@ -224,8 +224,8 @@ static int rmutex_reenter(fx_rmutex *m)
 static int rmutex_step(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w, bool nowait,
                        uint32_t *sleep_on)
 {
-    /* Relaxed: a guess for the first CAS; every CAS below synchronizes. */
-    /* @step rmutex.step.load */
+    /* Relaxed: a guess for the first CAS; every CAS below synchronizes.
+     * @step rmutex.step.load */
     uint32_t v = __atomic_load_n(fxi_rmutex_word(m), __ATOMIC_RELAXED);
     uint32_t judge_now = 0; /* the TID whose take-over CAS was just lost */
     for (;;) {
@@ -325,11 +325,10 @@ static int rmutex_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
         int r = rmutex_step(m, self, w, false, &sleep_on);
         if (r != EBUSY)
             return r;
-        /* @step rmutex.wait.sleep */
         /* A PROBED owner, looked at once: the process's prober looks for us
          * (told: look at once). Else sleep no longer than the owner's
          * liveness check (none when the kernel reports its death), nor past
-         * the caller's deadline. */
+         * the caller's deadline. @step rmutex.wait.sleep */
         bool caller_deadline = true, judge = false;
         if ((sleep_on & PROBED) && w->looked)
             r = fxi_futex_sleep_probed(&m->owner, (int32_t)sleep_on, fxi_rmutex_word_owner, deadline,
@@ -354,8 +353,8 @@ static int rmutex_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
             r = rmutex_step(m, self, w, true, &sleep_on);
             return r == EBUSY ? ETIMEDOUT : r;
         }
-        /* @step rmutex.wait.again */
-        /* Woken, re-check time, EAGAIN or EINTR: step again, same deadline. */
+        /* Woken, re-check time, EAGAIN or EINTR: step again, same deadline.
+         * @step rmutex.wait.again */
     }
 }
 
@@ -363,8 +362,8 @@ static int rmutex_wait(fx_rmutex *m, uint32_t self, struct fxi_rmutex_waiter *w,
 __attribute__((noinline, cold)) static int rmutex_lock_contended(fx_rmutex *m, uint32_t self,
                                                                  const struct timespec *deadline)
 {
-    /* Relaxed loads: only hints for when to try the CAS, which synchronizes. */
-    /* @step rmutex.lock_contended.spin */
+    /* Relaxed loads: only hints for when to try the CAS, which synchronizes.
+     * @step rmutex.lock_contended.spin */
     uint32_t v = __atomic_load_n(fxi_rmutex_word(m), __ATOMIC_RELAXED);
     const int mode = fxi_handoff_mode();
     if (mode == FXI_HANDOFF_POLL) {
@@ -384,8 +383,8 @@ __attribute__((noinline, cold)) static int rmutex_lock_contended(fx_rmutex *m, u
         }
     }
     /* One try as an ordinary locker before sleeping (we never slept: no W).
-     * Acquire: the critical section sees the previous owner's writes. */
-    /* @step rmutex.lock_contended.cas */
+     * Acquire: the critical section sees the previous owner's writes.
+     * @step rmutex.lock_contended.cas */
     if (v == 0 && __atomic_compare_exchange_n(fxi_rmutex_word(m), &v, self, false, __ATOMIC_ACQUIRE,
                                               __ATOMIC_RELAXED))
         return 0;
@@ -465,8 +464,8 @@ rmutex_lock(fx_rmutex *m, const struct timespec *deadline, unsigned try_flag, bo
      * The CAS comes first, with no load before it: a plain load of a word
      * that a locked instruction has just written costs more than the CAS
      * itself. On failure v is the value seen (relaxed: it only picks the
-     * path; re-entry needs no ordering, the slow path re-synchronizes). */
-    /* @step rmutex.lock.fast */
+     * path; re-entry needs no ordering, the slow path re-synchronizes).
+     * @step rmutex.lock.fast */
     if (__builtin_expect(__atomic_compare_exchange_n(fxi_rmutex_word(m), &v, self, false,
                                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED),
                          1)) {
@@ -589,8 +588,7 @@ int fx_rmutex_unlock(fx_rmutex *m)
          * it out), so the depth read was ours. The depth slot is left at 1:
          * it means nothing once the word is FREE. Release: the critical
          * section happens-before the next acquire. Relaxed load: the
-         * owner's own slot, or a value we discard. */
-        /* @step rmutex.unlock.fast */
+         * owner's own slot, or a value we discard. @step rmutex.unlock.fast */
         if (__builtin_expect(fxi_self.held.first == m &&
                                  __atomic_load_n(&m->depth, __ATOMIC_RELAXED) == 1,
                              1)) {
@@ -626,8 +624,8 @@ int fx_rmutex_consistent(fx_rmutex *m)
         return r;
     if (!(d & INC))
         return EINVAL;
-    /* Relaxed: owner-private; the next owner sees it through the release. */
-    /* @step rmutex.consistent.store */
+    /* Relaxed: owner-private; the next owner sees it through the release.
+     * @step rmutex.consistent.store */
     __atomic_store_n(&m->depth, d & ~INC, __ATOMIC_RELAXED);
     return 0;
 }
@@ -636,8 +634,8 @@ int fx_rmutex_recover(fx_rmutex *m, pid_t dead_tid)
 {
     if (fxi_rmutex_bad(m))
         return EINVAL;
-    /* Relaxed: a guess for the CAS, which synchronizes. */
-    /* @step rmutex.recover.load */
+    /* Relaxed: a guess for the CAS, which synchronizes.
+     * @step rmutex.recover.load */
     uint32_t v = __atomic_load_n(fxi_rmutex_word(m), __ATOMIC_RELAXED);
     for (;;) {
         if (!fxi_rmutex_valid(v))
@@ -648,12 +646,12 @@ int fx_rmutex_recover(fx_rmutex *m, pid_t dead_tid)
             return EPERM;
         /* From the exact value seen, so that a waiter recovering at the same
          * time and we cannot both win. Acquire-release: our earlier writes
-         * (the caller may have repaired data) reach the next acquirer. */
-        /* @step rmutex.recover.cas */
+         * (the caller may have repaired data) reach the next acquirer.
+         * @step rmutex.recover.cas */
         if (__atomic_compare_exchange_n(fxi_rmutex_word(m), &v, ORPHANED, false, __ATOMIC_ACQ_REL,
                                         __ATOMIC_RELAXED)) {
-            /* One sleeper takes ORPHANED, keeping W for the others. */
-            /* @step rmutex.recover.waiters */
+            /* One sleeper takes ORPHANED, keeping W for the others.
+             * @step rmutex.recover.waiters */
             if (v & WAITERS)
                 fxi_futex_wake_raw(&m->owner, 1, FXI_BITSET_ANY); /* @step rmutex.recover.wake */
             return 0;
@@ -724,8 +722,8 @@ void fxi_rmutex_abandon_wait(fx_rmutex *m)
     if (h != NULL && h->list_op_pending == fxi_rl_entry(m))
         fxi_rl_pending(h, NULL);
     /* The wake we may have consumed was meant to make someone take the mutex
-     * (after an unlock or a recover) or re-mark W; hand it on. */
-    /* @step rmutex.abandon_wait.wake */
+     * (after an unlock or a recover) or re-mark W; hand it on.
+     * @step rmutex.abandon_wait.wake */
     fxi_futex_wake_raw(&m->owner, 1, FXI_BITSET_ANY);
 }
 

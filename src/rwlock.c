@@ -143,8 +143,8 @@ static int wake_writer(fx_rwlock *l)
     if (fxi_ann_on())
         fxi_ann_own_words(&l->writer_seq, sizeof l->writer_seq);
     /* Release: a writer whose acquire load of writer_seq sees the new value
-     * also sees the state change (WW cleared) the caller made before. */
-    /* @step rwlock.wake_writer.seq */
+     * also sees the state change (WW cleared) the caller made before.
+     * @step rwlock.wake_writer.seq */
     __atomic_fetch_add(&l->writer_seq, 1, __ATOMIC_RELEASE);
     /* @step rwlock.wake_writer.wake */
     return fxi_futex_wake_raw(&l->writer_seq, 1, FXI_BITSET_ANY);
@@ -167,9 +167,9 @@ __attribute__((noinline, cold)) static void wake_waiters(fx_rwlock *l, uint32_t 
             /* @step rwlock.wake_waiters.writer_woken */
             if (wake_writer(l) > 0 || !(s & RW))
                 return;
-            /* @step rwlock.wake_waiters.no_writer */
             /* No writer was asleep (they timed out, or are awake and will
-             * look again): the readers must not be left asleep for it. */
+             * look again): the readers must not be left asleep for it.
+             * @step rwlock.wake_waiters.no_writer */
             s &= ~WW;
         /* @step rwlock.wake_waiters.clear_rw */
         } else if (s & RW) {
@@ -202,8 +202,8 @@ static inline int reader_release(fx_rwlock *l, uint32_t s)
             return EPERM;
         /* Release: the reads of the critical section happen-before the
          * next writer's acquire (no write of its may overtake them). On
-         * failure s is reloaded (relaxed, in cas_state). */
-        /* @step rwlock.reader_release.sub */
+         * failure s is reloaded (relaxed, in cas_state).
+         * @step rwlock.reader_release.sub */
         if (cas_state(l, &s, s - 1, __ATOMIC_RELEASE))
             break;
     }
@@ -340,14 +340,14 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
                  * the stale time) sets them again at its next look; it
                  * loses its turn, never mutual exclusion (WL is what
                  * excludes, and it is taken by CAS on a free lock).
-                 * Relaxed: clears bits, publishes no data. */
-                /* @step rwlock.rdlock_slow.stale */
+                 * Relaxed: clears bits, publishes no data.
+                 * @step rwlock.rdlock_slow.stale */
                 if (cas_state(l, &s, s & ~(WP | WW | RW), __ATOMIC_RELAXED)) {
                     /* Whoever clears WW wakes a writer, as wake_waiters
                      * does: a writer on its way to sleep on writer_seq
                      * (after its look at WW) finds it moved, and one that
-                     * went to sleep after the count is woken. */
-                    /* @step rwlock.rdlock_slow.stale_wake_writer */
+                     * went to sleep after the count is woken.
+                     * @step rwlock.rdlock_slow.stale_wake_writer */
                     if (s & WW)
                         wake_writer(l);
                     /* @step rwlock.rdlock_slow.stale_wake */
@@ -377,8 +377,7 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
         }
         /* A bounded sleep: a wake consumed by a reader that died before it
          * returned (or a writer's, see wake_waiters) is made up for by the
-         * recheck. */
-        /* @step rwlock.rdlock_slow.sleep */
+         * recheck. @step rwlock.rdlock_slow.sleep */
         int r = fxi_futex_sleep(&l->state, (int32_t)s, bound, &rc);
         /* @step rwlock.rdlock_slow.timed_out */
         if (r == ETIMEDOUT && bound == deadline)
@@ -386,8 +385,8 @@ __attribute__((noinline, cold)) static int rdlock_slow(fx_rwlock *l,
         FXI_FAULT("rwlock.rdlock.slept");
         /* Woken, the state changed, a signal, or a recheck: look again with
          * the same absolute deadline, spinning first only if the state
-         * moved (a recheck that finds nothing new costs no spin). */
-        /* @step rwlock.rdlock_slow.again */
+         * moved (a recheck that finds nothing new costs no spin).
+         * @step rwlock.rdlock_slow.again */
         uint32_t slept_on = s;
         s = load_state(l);
         spins = s == slept_on ? FXI_RWLOCK_SPIN : 0;
@@ -444,8 +443,8 @@ static void wake_readers_if_open(fx_rwlock *l, uint32_t s)
  * WP/WW kept out woken, when nobody holds the lock for writing. */
 static void writer_give_up(fx_rwlock *l)
 {
-    /* Relaxed: publishes no data; the wakes below read the result. */
-    /* @step rwlock.writer_give_up.clear_wp */
+    /* Relaxed: publishes no data; the wakes below read the result.
+     * @step rwlock.writer_give_up.clear_wp */
     uint32_t old = (uint32_t)__atomic_fetch_and(&l->state, (int32_t)~(WP | WW),
                                                 __ATOMIC_RELAXED);
     uint32_t s = old & ~(WP | WW);
@@ -516,14 +515,14 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
              * they wait it moves only at a hand-off (a writer's sleep is
              * its sign of life, counted by the readers). Relaxed: as an RMW
              * it continues the release sequence of a waker's increment, so
-             * the acquire load below still pairs with that waker. */
-            /* @step rwlock.wrlock_slow.renew */
+             * the acquire load below still pairs with that waker.
+             * @step rwlock.wrlock_slow.renew */
             __atomic_fetch_add(&l->writer_seq, 1, __ATOMIC_RELAXED);
             declared = true;
         }
         /* Acquire: pairs with wake_writer's release, so that if we see its
-         * new sequence number we also see the WW it cleared (below). */
-        /* @step rwlock.wrlock_slow.seq */
+         * new sequence number we also see the WW it cleared (below).
+         * @step rwlock.wrlock_slow.seq */
         int32_t seq = __atomic_load_n(&l->writer_seq, __ATOMIC_ACQUIRE);
         /* @step rwlock.wrlock_slow.recheck */
         s = load_state(l);
@@ -543,8 +542,8 @@ __attribute__((noinline, cold)) static int wrlock_slow(fx_rwlock *l,
             return ETIMEDOUT;
         }
         FXI_FAULT("rwlock.wrlock.slept");
-        /* Spin again first only if something moved (as for readers). */
-        /* @step rwlock.wrlock_slow.again */
+        /* Spin again first only if something moved (as for readers).
+         * @step rwlock.wrlock_slow.again */
         uint32_t slept_on = s;
         s = load_state(l);
         spins = s == slept_on && __atomic_load_n(&l->writer_seq, __ATOMIC_RELAXED) == seq
@@ -682,8 +681,8 @@ static inline int writer_release(fx_rwlock *l, uint32_t s)
         if (!(s & WL))
             return EPERM;
         /* Release: the critical section happens-before the next acquire.
-         * On failure s is reloaded (relaxed, in cas_state). */
-        /* @step rwlock.writer_release.sub */
+         * On failure s is reloaded (relaxed, in cas_state).
+         * @step rwlock.writer_release.sub */
         if (cas_state(l, &s, s - WL, __ATOMIC_RELEASE))
             break;
     }
@@ -761,8 +760,8 @@ int fx_rwlock_rdunlock(fx_rwlock *l)
      * waiting, 1 -> 0, the uncontended case in one RMW; otherwise its
      * failure gives the state, and reader_release's CAS loop takes one
      * reader from it, only if the word holds read locks (never a
-     * subtraction taken back). Release, as in reader_release. */
-    /* @step rwlock.rdunlock.sub */
+     * subtraction taken back). Release, as in reader_release.
+     * @step rwlock.rdunlock.sub */
     uint32_t s = 1;
     int r = cas_state(l, &s, 0, __ATOMIC_RELEASE) ? 0 : reader_release_more(l, s);
     if (on)
@@ -790,8 +789,8 @@ int fx_rwlock_wrunlock(fx_rwlock *l)
     uint32_t s = WL;
     int r = 0;
     /* The common case in one CAS (release): held by us, nobody waiting. On
-     * failure s is the current state, and tells what to do. */
-    /* @step rwlock.wrunlock.cas */
+     * failure s is the current state, and tells what to do.
+     * @step rwlock.wrunlock.cas */
     if (!cas_state(l, &s, 0, __ATOMIC_RELEASE))
         r = writer_release_more(l, s); /* EPERM if not write-held: nothing changed */
     if (on)

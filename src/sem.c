@@ -118,8 +118,8 @@ static inline __attribute__((always_inline)) int sem_post_body(fx_sem *s)
 {
     /* P1, seq_cst: release for the taker, and the first half of the Dekker
      * pair with W1/W2 (see the table). A fetch_add rather than a load and a
-     * CAS: one atomic operation, which never fails under contention. */
-    /* @step sem.post.add */
+     * CAS: one atomic operation, which never fails under contention.
+     * @step sem.post.add */
     int32_t v = __atomic_fetch_add(&s->value, 1, __ATOMIC_SEQ_CST);
     /* @step sem.post.overflow */
     if (v < 0 || v >= FX_SEM_VALUE_MAX) {
@@ -128,8 +128,7 @@ static inline __attribute__((always_inline)) int sem_post_body(fx_sem *s)
         return v < 0 ? EINVAL : EOVERFLOW;
     }
     /* P2, seq_cst: ordered after P1 in the total order. A garbage negative
-     * count only costs a wake nobody needed. */
-    /* @step sem.post.wake */
+     * count only costs a wake nobody needed. @step sem.post.wake */
     if (__atomic_load_n(&s->waiters, __ATOMIC_SEQ_CST) != 0)
         return sem_post_wake(s);
     return 0;
@@ -175,9 +174,8 @@ FXI_CANCEL_FRAME static int sem_sleep(fx_sem *s, const struct timespec *deadline
         /* W2, relaxed: it only chooses between T, whose CAS acquires the
          * token, and W3, whose compare the kernel makes after a full barrier
          * that follows W1 (the waiter's side of the Dekker pair, see
-         * internal/waiters.h). */
-        /* @step sem.wait_slow.W2 */
-        int32_t v = __atomic_load_n(&s->value, __ATOMIC_RELAXED); /* W2 */
+         * internal/waiters.h). @step sem.wait_slow.W2 */
+        int32_t v = __atomic_load_n(&s->value, __ATOMIC_RELAXED);
         if (v < 0)
             return EINVAL;
         /* @step sem.wait_slow.take */
@@ -189,8 +187,8 @@ FXI_CANCEL_FRAME static int sem_sleep(fx_sem *s, const struct timespec *deadline
                 return 0;
             continue;
         }
-        /* W3, a cancellation point (see sem_cancelled). */
-        /* @step sem.wait_slow.W3 */
+        /* W3, a cancellation point (see sem_cancelled).
+         * @step sem.wait_slow.W3 */
         int r = fxi_futex_sleep_cancel(&s->value, 0, deadline, &rc);
         /* @step sem.wait_slow.timed_out */
         if (r == ETIMEDOUT) {
@@ -200,9 +198,9 @@ FXI_CANCEL_FRAME static int sem_sleep(fx_sem *s, const struct timespec *deadline
             r = sem_take(s);
             return r == EAGAIN ? ETIMEDOUT : r;
         }
-        /* @step sem.wait_slow.W4 */
         /* W4: woken, a token arrived before we slept, a signal, or the
-         * recheck is due: look again with the same absolute deadline. */
+         * recheck is due: look again with the same absolute deadline.
+         * @step sem.wait_slow.W4 */
     }
 }
 
@@ -236,8 +234,7 @@ sem_wait_slow(fx_sem *s, const struct timespec *deadline)
 
     /* W1, relaxed: the kernel's barrier before W3's compare orders it (the
      * Dekker pair with P2, internal/waiters.h); a count the increment would
-     * wrap is refused, nothing changed. */
-    /* @step sem.wait_slow.W1 */
+     * wrap is refused, nothing changed. @step sem.wait_slow.W1 */
     if (fxi_waiters_enter(&s->waiters, __ATOMIC_RELAXED) < 0)
         return EINVAL;
     int r;
@@ -245,8 +242,8 @@ sem_wait_slow(fx_sem *s, const struct timespec *deadline)
     r = sem_sleep(s, deadline);
     pthread_cleanup_pop(0);
     /* W5, relaxed: the count only tells posters whether to call the kernel;
-     * a poster that still sees us costs one wake nobody needs. */
-    /* @step sem.wait_slow.W5 */
+     * a poster that still sees us costs one wake nobody needs.
+     * @step sem.wait_slow.W5 */
     __atomic_fetch_sub(&s->waiters, 1, __ATOMIC_RELAXED);
     return r;
 }

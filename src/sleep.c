@@ -255,8 +255,8 @@ static bool engine_look(const struct fxi_sleeper *me)
     for (uint32_t i = 0; i < engine.listed;) {
         struct listed *e = &listed.e[i];
         owners |= e->owner != NULL;
-        /* A told entry's place is taken by the last one: look at i again. */
-        /* @step sleep.look.values */
+        /* A told entry's place is taken by the last one: look at i again.
+         * @step sleep.look.values */
         if (moved(e->word, e->expected, e->watch, e->watch_value))
             tell(e->node, TOLD);
         else
@@ -350,8 +350,7 @@ FXI_CANCEL_FRAME static int engine_probe(struct fxi_sleeper *n, int32_t *word, i
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         /* The prober alone reads and writes next_look; the role passes under
-         * the lock, which orders it. */
-        /* @step sleep.probe.due */
+         * the lock, which orders it. @step sleep.probe.due */
         if (fxi_ts_ns(&now) >= engine.next_look) {
             engine.next_look = fxi_recheck_grid(fxi_ts_ns(&now), FXI_PROBE_NS);
             FXI_FAULT("sleep.look");
@@ -362,8 +361,8 @@ FXI_CANCEL_FRAME static int engine_probe(struct fxi_sleeper *n, int32_t *word, i
                 return 0;
             }
         }
-        /* After the look: a deadline that fell on the tick does not skip it. */
-        /* @step sleep.probe.deadline */
+        /* After the look: a deadline that fell on the tick does not skip it.
+         * @step sleep.probe.deadline */
         if (deadline != NULL && !fxi_ts_before(&now, deadline))
             return ETIMEDOUT;
         struct timespec tick = fxi_ns_ts(engine.next_look);
@@ -446,8 +445,7 @@ FXI_CANCEL_FRAME static int engine_sleep(struct fxi_sleeper *n, int32_t *word, i
             r = 0;
         }
         /* Relaxed: whether the word still holds the value slept on; it
-         * decides only who probes next. */
-        /* @step sleep.listed.back */
+         * decides only who probes next. @step sleep.listed.back */
         bool go_on = n->state == PROBER && r != ETIMEDOUT && r != ENOSYS && *how == ENDED &&
                      !moved(word, expected, n->watch, n->watch_value);
         if (!go_on)

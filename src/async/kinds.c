@@ -149,8 +149,8 @@ static int kind_mutex_step(fx_async *w, int last, struct fxi_sleep *s)
     int32_t sleep_on = 0;
     /* Announced as a try-lock around the one step that may take the lock:
      * the loop runs other code between steps, which the race detector must
-     * keep watching. */
-    const bool on = fxi_ann_on(); /* one look at the race-detector probe */
+     * keep watching. One look at the race-detector probe. */
+    const bool on = fxi_ann_on();
     if (on)
         fxi_ann_pre_lock(m, FXI_ANN_TRY);
     int r = fxi_mutex_acquire_step(m, &sleep_on);
