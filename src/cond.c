@@ -65,17 +65,10 @@
  * due within FXI_RECHECK_NS. W1 runs under the mutex before W3, so a notifier
  * that holds the mutex to change the predicate sees the waiter counted and
  * armed. b is set before any waiter is moved and cleared only by the waiter
- * that brings n to 0, so every moved waiter sees it. Memory order
- * (docs/design/cond.md): a notifier is ordered after a waiter's W1..W2 by the
- * mutex (W3's release, the notifier's lock), a released or moved waiter after
- * the notifier's S2/B2 by the futex (the kernel's lock and barriers), and the
- * predicate by the mutex; what is read of seq and waiters across those edges
- * is there by coherence, so most accesses are relaxed. Two orders remain: W2's
- * arm is a release and W8's look at seq an acquire, so that a waiter counted
- * after W8's decrement but armed before the b it reads shows in W8's
- * re-check (a waiter of another mutex, or while W6 failed: ours cannot
- * register while W8 holds it); and W1 and cond_bind's accesses of the mutex slot, a
- * store-buffering test between waiters of different mutexes, are seq_cst.
+ * that brings n to 0, so every moved waiter sees it. Memory order: the mutex,
+ * the futex and coherence order most accesses, which are relaxed; W2's arm
+ * is a release and W8's look at seq an acquire, W1 and cond_bind's accesses
+ * of the mutex slot are seq_cst.
  *
  * Why it works (no lost wake-up, the wrap-around bound, broadcast without
  * pointers, b, the fx_rmutex waiters and their owner deaths, death in the

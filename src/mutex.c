@@ -23,34 +23,11 @@
  * to sleep) in the kernel on the word, the word is CONTENDED, or some thread is
  * responsible for the sleepers: an unlocker about to wake one, or a woken
  * thread that has not yet taken its next step, or a recheck is due within
- * FXI_RECHECK_NS. The last case is what covers a process that dies in the
- * wake window, on either side: an unlocker killed between 2 -> 0 and its
- * FUTEX_WAKE, or a sleeper killed after the unlock's FUTEX_WAKE picked it but before it
- * returned to user space, it consumes the wake and takes no step; the word is
- * UNLOCKED, later uncontended pairs (0 -> 1 -> 0) make no wake, and only the
- * sleepers' own bounded sleeps (fxi_futex_sleep) end it: the first to recheck
- * finds UNLOCKED and takes it as CONTENDED, so its unlock wakes the next. In
- * shared memory one sleeper of the process looks for all, whatever their
- * objects (src/sleep.c), so idle objects cost one wake-up per look period
- * and process; in private
- * memory none (no death can lose a wake there: src/internal/sleep.h); the
- * uncontended paths are unchanged. A thread that has slept acquires with
- * CONTENDED, not LOCKED, because it cannot know whether it was
- * the last sleeper ("Futexes Are Tricky", mutex3).
+ * FXI_RECHECK_NS. A thread that has slept acquires with CONTENDED, not
+ * LOCKED, because it cannot know whether it was the last sleeper.
  *
- * Why waking one sleeper is enough: the woken thread either takes the lock, and
- * then its own unlock (the word is CONTENDED again) wakes the next, or finds it
- * held and marks it CONTENDED before sleeping again, so the holder's unlock
- * wakes the next one. No release is ever left without someone responsible for
- * the remaining sleepers.
- *
- * Spin policy: a thread that finds the lock held spins at most FXI_MUTEX_SPIN_NS
- * nanoseconds (a count of iterations measured once per process) while the
- * lock is LOCKED (and stops at once when it sees CONTENDED: sleepers are
- * queued ahead, spinning would only starve them), then sleeps. A thread whose
- * handoffs are far (src/internal/spin.h) polls instead: it looks at the word
- * a few times between short sleeps on a word of its own, then sleeps. To the
- * word a poll is a spin with time between its loads: the same transitions.
+ * Why waking one is enough, a death in the wake window, the spin and the
+ * poll: docs/design/mutex.md.
  */
 #include "futexsync/mutex.h"
 

@@ -24,11 +24,8 @@
  * acquisition overwrites it. An owner that finds another value in it
  * (no count, or an unknown bit) gets EINVAL from re-entry, unlock, consistent.
  * The link slots are the owner's robust-list entry: linked after the CAS
- * that makes the word name S, unlinked before the CAS that releases it, each
- * CAS under list_op_pending (robust.h), which keeps m from the acquisition to
- * its unlock unless another operation replaced it; while it sleeps, an
- * acquirer leaves list_op_pending on m, so that its death passes a consumed
- * wake on.
+ * that makes the word name S, unlinked before the CAS that releases it
+ * (src/internal/robust.h).
  *
  *   transition            by                               system call
  *   0 -> S                lock fast path / non-sleeper      none
@@ -62,13 +59,11 @@
  * naming T without P is untimed (the kernel will report T's death); one on T
  * with P ends in a liveness check of T: bounded by the waiter's schedule, or,
  * once it has looked at T, until the process's prober finds T dead
- * (src/rmutex_watch.c). A verdict "T is dead" serves only the one CAS from the exact
- * value it was made for; a word naming S is the caller's only together with
- * its record (identity.h).
+ * (src/rmutex_watch.c).
  *
- * The fast paths, the sleepers' argument, owner-death detection, the caller's
- * identity, the spin policy, the memory orders and the race-detector hooks:
- * docs/design/rmutex.md.
+ * The fast paths, the sleepers' argument, owner-death detection and
+ * list_op_pending, a verdict about one value, the caller's identity, the spin
+ * policy, the memory orders, the race-detector hooks: docs/design/rmutex.md.
  */
 #include "futexsync/rmutex.h"
 

@@ -1,18 +1,10 @@
 /*
  * src/sleep.c - the one waiting engine: how every primitive sleeps on its
  * word (fxi_futex_sleep, fxi_futex_sleep_cancel, fxi_futex_sleep_probed).
- *
- * A call's first sleep is bounded by its recheck; at that recheck it asks
- * whether its words are in memory no other process can futex-wake
- * (recheck_scope). Where they surely are, it sleeps untimed from then on, as
- * a pthread wait does: the threads of one process die together, so no wake
- * can be lost to a death. Anywhere else a waker may be killed between its
- * change and its FUTEX_WAKE, or a woken sleeper before it returns, and the
- * word must be looked at again now and then. That look is paid per process,
- * not per object nor per sleeper: one sleeping call of the process, the
- * prober, sleeps bounded on the look grid (FXI_PROBE_NS) and at each tick
- * looks at every other sleeper's word for it; the others sleep untimed in
- * futex_waitv on their word and on their own process-private tell word.
+ * Where no wake can be lost to a death (private memory) a call sleeps
+ * untimed after its first recheck; elsewhere one sleeper of the process, the
+ * prober, looks at every listed sleeper's word on the look grid
+ * (FXI_PROBE_NS) and the others sleep untimed on their word and tell word.
  *
  * A sleeper's place (struct fxi_sleeper, in its call's frame):
  *
@@ -40,12 +32,11 @@
  * a tick has passed (next_look is the process's, not the prober's). So a
  * change of a listed sleeper's word is seen within one period of the change
  * (plus scheduling), and an idle process costs one wake-up per period
- * whatever the number of its sleepers and objects. The engine lives in
- * pages the kernel hands a fork child zeroed (MADV_WIPEONFORK, proven once
- * per process), so a child never sees its parent's sleepers; where that
- * proof or futex_waitv is missing, or more than FXI_LISTED_MAX calls sleep
- * at once, a call keeps its own recheck instead.
- * docs/design/futex.md, "One waiting engine", tells why this shape.
+ * whatever the number of its sleepers and objects. A fork child never sees
+ * its parent's sleepers (the engine's pages are MADV_WIPEONFORK).
+ *
+ * Why this shape, private memory, the fallbacks to a call's own recheck:
+ * docs/design/futex.md, "Private memory sleeps untimed", "One waiting engine".
  */
 #include <errno.h>
 #include <fcntl.h>

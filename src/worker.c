@@ -40,25 +40,16 @@
  *                                              kills, reaps and detaches
  *
  * The release (under the list's lock, so that no handle changes meanwhile):
- * for each bound object, its owner TID t (as written: fx_rmutex_owner, the
- * fx_once word's TID bits) is released with the primitive's recover call,
- * a CAS from the exact value that names t, only when all of these hold:
- *   - t is one of the worker's TIDs as it writes them;
- *   - the main thread's TID is pinned: waitid(P_PIDFD, WNOWAIT) still finds
- *     the child (alive, or a zombie nobody has reaped);
- *   - t is the main thread's, or no task has t (kill(t, 0) == ESRCH; in
- *     another PID namespace, only once the namespace's first process, the
- *     worker, has exited);
- *   - the worker is in this process's PID namespace, or no other attached
- *     handle whose worker has not exited has t among its TIDs and no thread
- *     of this process has it.
- * Otherwise the object is kept and counted (unsure, ambiguous). Invariant: an
- * object is released only for a TID that no live task can write into its
- * word, under the caller's rules of worker.h (no reap before the release,
- * nothing bound used by the exec'd program or by unsupervised processes of
- * other PID namespaces).
+ * each bound object's owner TID t, as written, is released with the
+ * primitive's recover call, a CAS from the exact value that names t, only
+ * when t is provably the worker's and no live task can have it; otherwise the
+ * object is kept and counted (unsure, ambiguous). Invariant: an object is
+ * released only for a TID that no live task can write into its word, under
+ * the caller's rules of worker.h (no reap before the release, nothing bound
+ * used by the exec'd program or by unsupervised processes of other PID
+ * namespaces).
  *
- * Why, and the limits: docs/design/worker.md.
+ * The release's four conditions, why, and the limits: docs/design/worker.md.
  */
 #include "futexsync/worker.h"
 
