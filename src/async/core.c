@@ -1,16 +1,9 @@
 /*
  * src/async/core.c - asynchronous waiters: futex words, mutexes, re-entrant
- * mutexes and counters waited on from an event loop.
- *
- * A waiter runs one operation at a time. The operation is a kind (a raw futex
- * wait, a mutex acquisition, an rmutex acquisition, a counter wait) described
- * by three functions: `ready` (an attempt that needs no waiting and leaves no
- * trace), `step` (one move of the kind's protocol after the last wait ended:
- * finish, or name the word and value to sleep on next, and optionally the
- * time by which the sleep must end) and `abandon` (leave the protocol cleanly
- * when cancelled). The back end (io_uring or a helper thread) only sleeps on
- * the word it is given, until the bound it is given, and reports how that
- * sleep ended.
+ * mutexes and counters waited on from an event loop. A waiter runs one
+ * operation at a time, a kind (src/async/kinds.c: ready, step, abandon); the
+ * back end (src/async/uring.c, src/async/thread.c) only sleeps on the word it
+ * is given, until the bound it is given, and reports how that sleep ended.
  *
  * Waiter states (w->state, touched only by the creating thread)
  *
@@ -49,23 +42,9 @@
  *   IDLE -> IDLE        arm by another       EPERM once ready has failed
  *                       thread               (no resource of the waiter used)
  *
- *   How a wait ended (`last`): WOKEN (0; a wake may have been consumed),
- *   CHANGED (EAGAIN: the word differed when the kernel looked), RECHECK (the
- *   kind's own bound `until` passed before the deadline, not woken), TIMEDOUT
- *   (the deadline passed, not woken), CANCELED (stopped by cancel, not woken).
- *   The back end's timer cannot tell `until` from the deadline: the core
- *   remembers which of the two it gave (w->own_bound) and turns a timeout of
- *   its own bound into RECHECK. A back end that repeats a recheck by itself
- *   (fxi_sleep.recheck_ns: the word unchanged at a mutex or counter recheck)
- *   moves the bound and sets w->own_bound for the sleep that did end, so a
- *   timeout of a bound moved onto the deadline is TIMEDOUT. Before each
- *   re-arm the core checks the deadline itself, so a passed deadline never
- *   reaches the kernel (which rejects negative times).
- *
- * The kinds (futex, mutex, rmutex, counter) and their protocols:
- * src/async/kinds.c. The back ends, behind one ops table (struct
- * fx_async_backend, src/async/async.h): io_uring in src/async/uring.c, a
- * helper thread in src/async/thread.c.
+ * How a wait ended (`last`: WOKEN, CHANGED, RECHECK, TIMEDOUT, CANCELED),
+ * how the core tells its own bound from the deadline, the kinds and the back
+ * ends' ops table: docs/async.md, "Inside: the core, the kinds, the back ends".
  */
 #include "futexsync/async.h"
 

@@ -4,65 +4,17 @@
  * is a kind (struct fxi_async_kind, src/async/async.h) that the core
  * (src/async/core.c) steps through its waits.
  *
- * Kinds
+ * Invariant: a kind keeps its primitive's protocol as the blocking call does.
+ * Its step is that call's step (fxi_mutex_acquire_step, fxi_rmutex_acquire_step
+ * by the waiter's thread, the counter's R1 and R2), its abandon passes a
+ * consumed wake on (or leaves the counter's waiters), and its sleep is bounded
+ * as the blocking call's: a mutex or counter sleep by its recheck time
+ * (FXI_ASYNC_RECHECK_NS), an rmutex sleep by its owner's liveness re-check.
+ * A run kind's callback runs only when the result means "held", then the lock
+ * is unlocked once.
  *
- *   futex    ready: *word != expected -> EAGAIN. step(FIRST): sleep on
- *            (word, expected); WOKEN -> 0, CHANGED -> EAGAIN, TIMEDOUT ->
- *            ETIMEDOUT. abandon: nothing (a raw wait owes nobody a wake).
- *   mutex    ready: fx_mutex_trylock (0 -> LOCKED, no system call).
- *            step: fxi_mutex_acquire_step (src/mutex.c), which takes a free
- *            lock as CONTENDED or marks a held one CONTENDED so that its
- *            unlock wakes a sleeper; EBUSY -> sleep on (state, CONTENDED)
- *            until the next recheck (below), or ETIMEDOUT after TIMEDOUT (a
- *            last try first). RECHECK steps again. abandon: after WOKEN,
- *            fxi_mutex_abandon_wait passes the consumed wake on.
- *   rmutex   ready: fx_rmutex_trylock, by the calling thread: free -> 0,
- *            its own -> re-entry (0, or EAGAIN at the depth limit),
- *            ORPHANED or a dead owner (checked at once, memo permitting)
- *            -> EOWNERDEAD, NOTREC -> ENOTRECOVERABLE; no system call when
- *            free or re-entered. step(FIRST) starts an fxi_rmutex_waiter
- *            (depth 0: a plain lock); every step but TIMEDOUT is
- *            fxi_rmutex_acquire_step (src/rmutex.c) by the waiter's thread
- *            (the only one that may step, so the TID written is the loop
- *            thread's): 0 / EOWNERDEAD (acquired, W kept once it has slept)
- *            / ENOTRECOVERABLE / EINVAL / EAGAIN finish; EBUSY (W marked)
- *            -> sleep on (owner, T|W) until the liveness re-check time it
- *            names (FIRST_CHECK after it first sees owner T, then RECHECK,
- *            LONG_RECHECK once it has watched T for LONG_AFTER). RECHECK and
- *            WOKEN both step again: the step at or after the re-check time
- *            checks whether T lives (fxi_tid_dead), so a death is seen on
- *            the schedule of a blocked fx_rmutex_lock. TIMEDOUT: a last non-waiting try,
- *            fx_rmutex_trylock (as fx_rmutex_timedlock at its deadline:
- *            liveness checked at once), EBUSY -> ETIMEDOUT. We were not
- *            woken (or our last step re-marked W), so taking a free word
- *            without W is a barger's take. abandon: after WOKEN,
- *            fxi_rmutex_abandon_wait passes the consumed wake on (the one
- *            meant to make someone take the mutex or re-mark W).
- *   counter  ready: value == target -> 0. step(FIRST): R1 waiters += 1,
- *            then R2 look (src/internal/counter_wait.h, the protocol of
- *            src/counter.c); value == target -> leave, 0; else sleep on
- *            (value, v) until the next recheck; RECHECK looks again.
- *            TIMEDOUT: a last look, leave. abandon: leave. The waiter stays
- *            counted while WAITING, so writers wake it.
- *
- *   Recheck (mutex, counter): the library's bounded-recheck rule. Their
- *   sleeps end by an absolute recheck time FXI_ASYNC_RECHECK_NS after the
- *   first sleep, moved on only once it has passed: a wake lost in shared
- *   memory (a waker killed before its FUTEX_WAKE, a woken process killed
- *   before it took its step) delays the waiter by FXI_ASYNC_RECHECK_NS at
- *   most instead of stranding it. The sleep is marked recheck_ns: a recheck
- *   that finds the word unchanged is repeated by the back end itself (the
- *   helper thread sleeps again, io_uring re-arms inside complete) and never
- *   reaches the step. The futex kind is a raw wait, as fx_futex_wait, and
- *   the rmutex is bounded by its owner's liveness checks, which only its
- *   step makes.
- *
- *   Run kinds (fx_async_mutex_run, fx_async_rmutex_run): when the result
- *   means "held" (mutex: 0; rmutex: 0 or EOWNERDEAD) the callback runs on
- *   the finishing thread, the waiter already idle, then the lock is unlocked
- *   once (rmutex: an EOWNERDEAD acquisition the callback did not make
- *   consistent becomes NOTREC there, as with the blocking API). Cancel and
- *   errors drop the callback.
+ * Each kind's ready, step and abandon, the recheck rule and the run kinds:
+ * docs/async.md, "Kinds (src/async/kinds.c)".
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -32,6 +32,8 @@
  *   Dekker pairs, all seq_cst: (cancel, helper's look before sleeping), and
  *   (cancel or watch, quiet): either the helper sees the flag and wakes
  *   quiet, or the loop sees quiet before sleeping on it.
+ *
+ * docs/async.md, "Back end: helper thread".
  */
 #include <errno.h>
 #include <pthread.h>

@@ -1,21 +1,11 @@
 /*
  * src/async/uring.c - the io_uring back end of the asynchronous waiters,
- * and a minimal io_uring ring on the raw system calls.
- *
- * Back end: io_uring (FX_ASYNC_URING). A ring of 4 entries per waiter, set up
- * with IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN | TASKRUN_FLAG and the
- * waiter's eventfd registered. A wait is IORING_OP_FUTEX_WAIT (32-bit, not
- * private, any bitset) on the word, linked to an IORING_OP_LINK_TIMEOUT with
- * the sleep's absolute CLOCK_MONOTONIC bound (when it has one). When the
- * waker's FUTEX_WAKE reaches the request, the kernel queues its completion as
- * deferred work and signals the eventfd right there, in the waker's context:
- * the loop thread is not interrupted (no task-work signal), it finds the fd
- * readable. Completion results: futex 0 = WOKEN, -EAGAIN = CHANGED,
- * -ECANCELED = TIMEDOUT (the linked timeout cancelled it) or CANCELED (our
- * IORING_OP_ASYNC_CANCEL); any other error is reported as CHANGED, as
- * src/futex.c does, so the kind looks at the word again. Every request posts
- * exactly one completion, counted in `inflight`; an operation's wait is over
- * only when all have been reaped.
+ * and a minimal io_uring ring on the raw system calls. A wait is an
+ * IORING_OP_FUTEX_WAIT on the word, linked to an IORING_OP_LINK_TIMEOUT at
+ * the sleep's bound; the kernel signals the waiter's registered eventfd when
+ * it queues the completion. Every request posts exactly one completion,
+ * counted in `inflight`; an operation's wait is over only when all have been
+ * reaped.
  *
  *   Invariant (readiness is never lost): the eventfd is cleared only by
  *   uring_settle, before the deferred work is run, and runs repeat until
@@ -25,10 +15,10 @@
  *   is re-armed inside complete (uring_recheck), without a step of the
  *   kind.
  *
- * Why (the kernel's signalling rule, a timeout racing a wake), the EINTR of
- * a ring's teardown, and the minimal ring on the raw system calls (no
- * liburing; opcodes defined here for headers older than Linux 6.7, a static
- * assertion checks their numbering): docs/async.md.
+ * The ring's setup flags, the completion results, why (the kernel's
+ * signalling rule, a timeout racing a wake), the EINTR of a ring's teardown
+ * and the minimal ring (no liburing; opcodes defined here for headers older
+ * than Linux 6.7): docs/async.md, "Back end: io_uring".
  */
 #include <errno.h>
 #include <linux/io_uring.h>
