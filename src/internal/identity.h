@@ -7,47 +7,22 @@
  * which resets the records itself whenever it fills the cache: a record is
  * never older than the cache that names its thread.
  *
- * fxi_tid() returns gettid() of the calling thread. The first call in a thread
- * makes the system call and keeps the answer in an initial-exec TLS variable,
- * so every later call is one %fs-relative load, one PC-relative load of the
- * process's fork epoch and a compare: owner-tracked
- * primitives (fx_rmutex) call it on their fast paths.
+ * fxi_tid() returns gettid() of the calling thread: the first call in a
+ * thread makes the system call and caches the answer in an initial-exec TLS
+ * variable, so owner-tracked primitives call it on their fast paths.
  *
- * Fork safety, from the child's first instruction whatever the order of any
- * pthread_atfork handlers: each cache entry carries the PID of the process
- * that filled it, and is trusted only while it equals the process's epoch, the
- * first word of a page-aligned page of the library's zero-initialised data
- * (.bss, anonymous memory) marked MADV_WIPEONFORK, which the kernel hands to every
- * child of fork(), vfork()+exec, _Fork() or a raw clone() without CLONE_VM
- * zeroed; the first fxi_tid_slow in the child stores the child's PID there.
- * An accepted advice is not trusted: once per process (the setup, run by the
- * first fxi_tid_slow under pthread_once, inherited by fork children) the
- * kernel's own account of the page is read, the VmFlags of its mapping in
- * /proc/self/smaps, which shows `wf` only where the kernel marked it. An
- * emulator (qemu-user), a sandbox or a kernel that accepts the advice and
- * ignores it therefore gets no cache, never a child acting with its
- * parent's TID; so does a process without /proc. No process or thread is
- * created. Nothing is cached either -- every fxi_tid() makes the system call --
- * under a race detector (src/annotate.c's probe: a cached TID then also means
- * "no detector", so the fast paths that use fxi_tid_plain need not look at
- * the probe, and every call takes the announced paths), or where
- * madvise(MADV_WIPEONFORK) fails (Linux before 4.14, or a page larger
- * than FXI_TID_PAGE): fail safe. Limits, by construction:
- *   - a vfork() child that calls anything but exec/_exit shares the parent's
- *     memory, cache and page, and would act with the parent thread's TID;
- *   - a child whose PID equals the PID of the ancestor that filled a copied
- *     cache (that ancestor dead and its PID reused, the process in between
- *     never having called fxi_tid) would trust that cache;
- *   - the TID is relative to the caller's PID namespace: a liveness verdict
- *     is made only between processes that proved they run in the initial
- *     PID namespace (FXI_ID_LOCALNS below), anything else counts as alive;
- *   - a TID is reused by the kernel after the PID counter wraps at
- *     /proc/sys/kernel/pid_max (32768 by default): a TID names a thread only
- *     while that thread lives.
- * The TLS model is initial-exec: fine for executables and the static library
- * they link; a shared object built from it and loaded with dlopen() needs
- * glibc's surplus static TLS for struct fxi_self (about 160 bytes), which is
- * normally available.
+ * Invariant (fork safety, from a child's first instruction whatever the order
+ * of any pthread_atfork handlers): a cache entry carries the PID of the
+ * process that filled it and is trusted only while that equals the process's
+ * fork epoch, a word in a page the kernel zeroes in every fork child
+ * (MADV_WIPEONFORK, proven once per process: src/process.c). Where the
+ * advice fails (Linux before 4.14, a page larger than FXI_TID_PAGE), the wipe
+ * is not proven, or a race detector runs, nothing is cached: every fxi_tid()
+ * makes the system call, so a good cache also means "no detector".
+ *
+ * The limits (vfork, a reused PID or TID, PID namespaces, dlopen and the
+ * initial-exec TLS): docs/reliability.md (classes 1 and 2) and
+ * docs/design/rmutex.md, "Identity of the caller".
  */
 #ifndef FXI_INTERNAL_IDENTITY_H
 #define FXI_INTERNAL_IDENTITY_H
