@@ -17,6 +17,8 @@
  * any thread of the process (the TSan runtime is linked in or not; the
  * process runs under Valgrind from its first instruction or not), so two
  * threads probing at once store the same value.
+ *
+ * How the race tests use it: docs/verification.md.
  */
 #include "internal/annotate.h"
 

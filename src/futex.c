@@ -8,6 +8,8 @@
  * there is no relative-time arithmetic to get wrong. No operation carries
  * FUTEX_PRIVATE_FLAG, so every word works in MAP_SHARED memory; the kernel
  * keys a private mapping by (mm, address) anyway.
+ *
+ * docs/design/futex.md.
  */
 #include "futexsync/futex.h"
 

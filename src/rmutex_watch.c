@@ -13,6 +13,8 @@
  * looks at once, at most once per RECHECK per thread for the same owner.
  * Each answer is only about the value it was asked for: src/rmutex.c makes
  * the one CAS from that value.
+ *
+ * docs/design/rmutex.md, "PROBED owners: one prober per process".
  */
 #include <stdbool.h>
 #include <stdint.h>

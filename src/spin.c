@@ -15,6 +15,8 @@
  *   avg_ns    average of the capped load times; > FXI_HANDOFF_FAR_NS: far
  *   calls     contended acquisitions; every FXI_HANDOFF_SAMPLE_EVERY-th
  *             spins timed, whatever the estimate
+ *
+ * Why a time and not a count, near and far handoffs: docs/design/mutex.md.
  */
 #include "internal/spin.h"
 

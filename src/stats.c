@@ -16,6 +16,8 @@
  * zeroed by a reset); nothing else is published through the table, so every
  * atomic here is relaxed: the numbers are monitoring data, and a reader needs
  * no ordering with the operations it counts.
+ *
+ * docs/stats.md.
  */
 #include "futexsync/stats.h"
 

@@ -2,22 +2,14 @@
  * src/worker_spawn.c - the supervisor starts its worker and reaps it, each
  * step in the order the release needs.
  *
- * fx_worker_spawn: prepare (the exec pipe), fork (or clone(CLONE_NEWPID)) a
- * child that first waits at a gate (a socketpair), attach in the parent,
- * then open the gate: the child runs fn(arg) only once the handle watches
- * it, and _exits with fn's result. When attach fails the child, still at the
- * gate, is killed and reaped, and the handle detached: no child, zombie or
- * descriptor is left, and fn has not run. The gate is a byte sent with
- * MSG_NOSIGNAL (a worker killed meanwhile cannot SIGPIPE the supervisor),
- * not the end-of-file of a pipe, which a child another thread forks at the
- * same moment would hold off.
+ * Invariant: fn(arg) runs only once the handle watches the child (it waits
+ * at a gate until attach has succeeded; a failed attach kills and reaps it
+ * there, leaving no child, zombie or descriptor), and the zombie, which pins
+ * the worker's PID for the release (src/worker.c, leader_pinned), goes only
+ * after the release has run.
  *
- * fx_worker_reap: the worker's PID is pinned by its zombie, and the
- * release needs it pinned (src/worker.c, leader_pinned). Reap looks as
- * fx_worker_check does first, so the release has run (once) before the
- * zombie goes; it waits for the exit itself, not only the event: after an
- * exec the process lives on. States: src/worker.c; why this API and not
- * another: docs/design/worker.md ("Spawn and reap").
+ * States: src/worker.c; the gate, the reap, why this API and not another:
+ * docs/design/worker.md ("Spawn and reap").
  */
 #include "futexsync/worker.h"
 
