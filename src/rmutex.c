@@ -59,11 +59,11 @@
  * naming T without P is untimed (the kernel will report T's death); one on T
  * with P ends in a liveness check of T: bounded by the waiter's schedule, or,
  * once it has looked at T, until the process's prober finds T dead
- * (src/rmutex_watch.c).
+ * (src/rmutex_watch.c). A verdict "T is dead" serves only the one CAS from
+ * the exact value it was made for; a word naming S is the caller's only
+ * together with its record (identity.h).
  *
- * The fast paths, the sleepers' argument, owner-death detection and
- * list_op_pending, a verdict about one value, the caller's identity, the spin
- * policy, the memory orders, the race-detector hooks: docs/design/rmutex.md.
+ * Why it works, the memory orders and the rest of the design: docs/design/rmutex.md.
  */
 #include "futexsync/rmutex.h"
 
