@@ -527,4 +527,334 @@ static inline void fxg_join(pthread_t *t, int n)
         pthread_join(t[i], NULL);
 }
 
+/* ==== FXG_ENGINE: src/sleep.c itself, above a kernel with time ==== (begin)
+ * A harness that defines FXG_ENGINE before including this file compiles the
+ * waiting engine (#include "fxg_sleep.c", which run.sh makes of
+ * src/sleep.c) instead of the futex model's fxi_futex_sleep above, which is
+ * then unused: everything the engine calls
+ * is taken from this block, by macros defined here (after the model's own
+ * definitions, before the harness includes src/sleep.c), so nothing above
+ * changes. The harness tests/genmc/engine.c says what its checks show.
+ *
+ * Modelled (the kernel, and time):
+ *   * one queue of sleeps (fxge_q, under fxg_kernel, the bucket lock as
+ *     above): FUTEX_WAIT (one word) and futex_waitv (two words: the tell
+ *     word, index 0, and the sleeper's word, index 1). A sleep compares
+ *     every word under the lock (EAGAIN if one differs), then ETIMEDOUT at
+ *     once if its absolute deadline is not after now, else it is queued. A
+ *     wake of either word of a waitv ends it; a wake that reaches a sleep
+ *     already ended but not yet back (not unqueued) still counts as a
+ *     wake and is consumed (the kernel's futex_q stays queued until its task
+ *     runs); back, a waitv answers the highest index that was woken, a
+ *     wake beats an expired timer, as futex_unqueue_multiple does.
+ *   * time: fxge_now, CLOCK_MONOTONIC in ns, read by clock_gettime. It
+ *     moves only when every client thread is asleep in the kernel or
+ *     finished (time passes while nobody runs; a period of 250 ms dwarfs
+ *     every step of the code): the client that goes idle last, under the
+ *     kernel's lock, first lets the harness's environment act (fxge_quiet),
+ *     then moves now to the earliest deadline of the queued sleeps and ends
+ *     those (the kernel's hrtimer), at most FXGE_TICKS times an execution.
+ *     No thread of its own, so no interleaving of its own. A sleep that no
+ *     wake and no time ends stays blocked: GenMC reports it
+ *     (--check-liveness), as it does a lost wake above; too few ticks can
+ *     only make a check fail, never pass.
+ * Stubbed (the choice named where it matters):
+ *   * the pagemap read of the scope check (word_private: sysconf, openat,
+ *     preadv, close through fxi_syscall): the entry says, for every word,
+ *     -DFXGE_PAGEMAP=0 a shared page (file or shared anonymous; the default),
+ *     1 a private anonymous present page, 2 no /proc (openat fails);
+ *   * futex_waitv refused after the setup (ENOSYS), when the harness sets
+ *     fxge_waitv_refused;
+ *   * fxi_wipe_at_fork: true (the kernel honours MADV_WIPEONFORK);
+ *     pthread_once: runs the setup once; the harness calls engine_ready()
+ *     in main, before its threads, so it is never raced;
+ *   * fxi_id_probe: owner ids are dead once the harness set fxge_dead[id]
+ *     (relaxed: the probe publishes nothing); alive otherwise;
+ *   * fxi_ann_own_words: nothing (no race detector);
+ *     pthread_setcanceltype: nothing (no cancellation happens);
+ *   * sleep.c's fxi_recheck_end_slow is renamed: the inline fxi_recheck_end
+ *     of internal/sleep.h, compiled above, calls the model's (which asserts);
+ *     the harness does not use FXI_RECHECK_CALL and asserts instead that
+ *     each call left the engine (its node OUT). */
+#ifdef FXG_ENGINE
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#ifndef FXGE_QUEUE
+#define FXGE_QUEUE 16 /* sleeps per execution, at most */
+#endif
+#ifndef FXGE_TICKS
+#define FXGE_TICKS 4 /* moves of the clock per execution, at most */
+#endif
+#ifndef FXGE_PAGEMAP
+#define FXGE_PAGEMAP 0
+#endif
+
+struct fxge_sleep {
+    const void *word[2]; /* [0]: the tell word of a waitv, else NULL; NULL both: unqueued */
+    int64_t deadline;    /* ns, or -1: none */
+    int ended;           /* bit 0, 1: word[0], word[1] woken; bit 2: timed out */
+};
+static struct fxge_sleep fxge_q[FXGE_QUEUE];
+static int fxge_nq;
+static int64_t fxge_now;   /* ns; written by the clock under fxg_kernel */
+/* Under fxg_kernel: */
+static int fxge_idle;      /* clients asleep in the kernel or finished */
+static int fxge_finished;  /* clients finished */
+static int fxge_ticks;     /* times time passed */
+static int fxge_calls;     /* futex sleeps made, queued or not */
+static int fxge_clients;   /* set by fxge_start */
+/* The harness's environment, called under fxg_kernel whenever every
+ * client is idle (before time passes): what happens while all sleep. */
+static void (*fxge_quiet)(void);
+static int32_t fxge_waitvs; /* waitv sleeps ever queued (a futex word) */
+static int fxge_dead[8];   /* fxi_id_probe's answer per owner id */
+/* Set by the harness after the engine's setup: futex_waitv refused from
+ * then on (ENOSYS: a seccomp filter installed since). */
+static int fxge_waitv_refused;
+
+/* Under fxg_kernel: a queued, not yet ended sleep ends (bits). */
+static void fxge_end_locked(int i, int bits)
+{
+    if (fxge_q[i].ended == 0)
+        fxge_idle--;
+    __atomic_store_n(&fxge_q[i].ended, fxge_q[i].ended | bits, __ATOMIC_RELEASE);
+}
+
+/* Under fxg_kernel: a client goes idle (asleep, or finished). When that
+ * leaves none running and some still asleep, time passes (the tick): to
+ * the earliest deadline of the sleeps, which end, at most FXGE_TICKS
+ * times an execution. No deadline, or no tick left: nothing ends them. */
+static void fxge_idle_locked(void)
+{
+    if (++fxge_idle < fxge_clients || fxge_finished == fxge_clients)
+        return;
+    if (fxge_quiet != NULL)
+        fxge_quiet();
+    if (fxge_ticks == FXGE_TICKS)
+        return;
+    int64_t d = -1;
+    for (int i = 0; i < fxge_nq; i++)
+        if (fxge_q[i].word[1] != NULL && fxge_q[i].ended == 0 && fxge_q[i].deadline >= 0 &&
+            (d < 0 || fxge_q[i].deadline < d))
+            d = fxge_q[i].deadline;
+    if (d < 0)
+        return;
+    fxge_ticks++;
+    __atomic_store_n(&fxge_now, d, __ATOMIC_RELAXED);
+    for (int i = 0; i < fxge_nq; i++)
+        if (fxge_q[i].word[1] != NULL && fxge_q[i].ended == 0 && fxge_q[i].deadline >= 0 &&
+            fxge_q[i].deadline <= d)
+            fxge_end_locked(i, 4);
+}
+
+/* Under fxg_kernel: up to n wakes of word, oldest sleep first. */
+static int fxge_wake_locked(const void *word, int n)
+{
+    int woke = 0;
+    for (int i = 0; i < fxge_nq && woke < n; i++)
+        for (int k = 0; k < 2; k++)
+            if (fxge_q[i].word[k] == word && !(fxge_q[i].ended & (1 << k)) && woke < n) {
+                fxge_end_locked(i, 1 << k);
+                woke++;
+            }
+    return woke;
+}
+
+/* FUTEX_WAKE (any word: the tell words too) */
+static int fxge_wake(const void *word, int n)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the kernel's smp_mb() */
+    pthread_mutex_lock(&fxg_kernel);
+    int woke = fxge_wake_locked(word, n);
+    pthread_mutex_unlock(&fxg_kernel);
+    return woke;
+}
+
+/* A sleep on w1 (and w0 unless NULL): FXGE_WOKEN0 or FXGE_WOKEN1 (woken:
+ * the highest index woken), EAGAIN or ETIMEDOUT. (No out-parameter: GenMC
+ * 0.10.3 takes a local of a later call, given the freed address of a small
+ * earlier one, for freed memory.) */
+enum { FXGE_WOKEN0 = 1000, FXGE_WOKEN1 };
+static int fxge_sleep(const void *w0, uint32_t v0, const void *w1, uint32_t v1,
+                      const struct timespec *deadline)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the kernel's smp_mb() */
+    pthread_mutex_lock(&fxg_kernel);
+    assert(++fxge_calls < 4 * FXGE_QUEUE && "model: a loop of futex calls");
+    /* Relaxed: the bucket lock and the fence order them. */
+    if ((w0 != NULL && __atomic_load_n((const uint32_t *)w0, __ATOMIC_RELAXED) != v0) ||
+        __atomic_load_n((const uint32_t *)w1, __ATOMIC_RELAXED) != v1) {
+        pthread_mutex_unlock(&fxg_kernel);
+        return EAGAIN;
+    }
+    int64_t d = deadline == NULL ? -1 : fxi_ts_ns(deadline);
+    if (deadline != NULL && (deadline->tv_sec < 0 || d <= __atomic_load_n(&fxge_now, __ATOMIC_RELAXED))) {
+        pthread_mutex_unlock(&fxg_kernel);
+        return ETIMEDOUT;
+    }
+    int i = fxge_nq++;
+    assert(i < FXGE_QUEUE && "model: raise FXGE_QUEUE");
+    fxge_q[i].word[0] = w0;
+    fxge_q[i].word[1] = w1;
+    fxge_q[i].deadline = d;
+    if (w0 != NULL) {
+        fxge_waitvs++;
+        fxge_wake_locked(&fxge_waitvs, 8);
+    }
+    fxge_idle_locked();
+    pthread_mutex_unlock(&fxg_kernel);
+    int e;
+    for (__VERIFIER_loop_begin();
+         __VERIFIER_spin_start(), e = __atomic_load_n(&fxge_q[i].ended, __ATOMIC_ACQUIRE),
+         __VERIFIER_spin_end(e != 0), e == 0;)
+        ;
+    pthread_mutex_lock(&fxg_kernel);
+    e = fxge_q[i].ended; /* a wake may have come since the timer */
+    fxge_q[i].word[0] = fxge_q[i].word[1] = NULL;
+    pthread_mutex_unlock(&fxg_kernel);
+    if (!(e & 3))
+        return ETIMEDOUT;
+    return (e & 2) ? FXGE_WOKEN1 : FXGE_WOKEN0;
+}
+
+/* The harness: fxge_start(n) before its n client threads (it counts them),
+ * fxge_stop() after joining them; each client calls fxge_finish() last. */
+static inline void fxge_start(int n)
+{
+    fxge_clients = n;
+}
+static inline void fxge_stop(void)
+{
+}
+static inline void fxge_finish(void)
+{
+    pthread_mutex_lock(&fxg_kernel);
+    fxge_finished++;
+    fxge_idle_locked();
+    pthread_mutex_unlock(&fxg_kernel);
+}
+/* Returns once n futex_waitv sleeps were queued (asleep meanwhile). */
+static inline void fxge_await_waitvs(int n)
+{
+    for (;;) {
+        pthread_mutex_lock(&fxg_kernel);
+        int32_t c = fxge_waitvs;
+        pthread_mutex_unlock(&fxg_kernel);
+        if (c >= n)
+            return;
+        fxge_sleep(NULL, 0, &fxge_waitvs, (uint32_t)c, NULL);
+    }
+}
+
+/* The futex layer (src/internal/futex.h) as src/futex.c answers. */
+static int fxge_wait_raw(int32_t *word, int32_t expected, const struct timespec *deadline,
+                         uint32_t bitset)
+{
+    assert(bitset == FXI_BITSET_ANY);
+    int r = fxge_sleep(NULL, 0, word, (uint32_t)expected, deadline);
+    return r >= FXGE_WOKEN0 ? 0 : r;
+}
+#define fxi_futex_wait_raw fxge_wait_raw
+int fxi_futex_wait2_raw(int32_t *word, int32_t expected, uint32_t *handoff, uint32_t h,
+                        const struct timespec *deadline, bool *by_handoff)
+{
+    if (fxge_waitv_refused)
+        return ENOSYS;
+    int r = fxge_sleep(handoff, h, word, (uint32_t)expected, deadline);
+    *by_handoff = r == FXGE_WOKEN0;
+    return r >= FXGE_WOKEN0 ? 0 : r;
+}
+int fxi_futex_wait_private(uint32_t *word, uint32_t expected)
+{
+    int r = fxge_sleep(NULL, 0, word, expected, NULL);
+    return r >= FXGE_WOKEN0 ? 0 : r;
+}
+int fxi_futex_wake_private(uint32_t *word, int count)
+{
+    return fxge_wake(word, count);
+}
+
+/* Time */
+static inline int fxge_clock_gettime(clockid_t c, struct timespec *t)
+{
+    (void)c;
+    int64_t now = __atomic_load_n(&fxge_now, __ATOMIC_RELAXED);
+    t->tv_sec = (time_t)(now / 1000000000);
+    t->tv_nsec = (long)(now % 1000000000);
+    return 0;
+}
+#undef clock_gettime
+#define clock_gettime(c, t) fxge_clock_gettime((c), (t))
+#undef fxi_ns_ts
+#define fxi_ns_ts(ns)                                                                       \
+    ((struct timespec){.tv_sec = (time_t)((ns) / 1000000000), .tv_nsec = (long)((ns) % 1000000000)})
+
+/* The scope check's pagemap (word_private) */
+static inline long fxge_sysconf(int name)
+{
+    (void)name;
+    return 4096;
+}
+#undef sysconf
+#define sysconf(n) fxge_sysconf(n)
+#ifndef _SC_PAGESIZE
+#define _SC_PAGESIZE 30
+#endif
+#ifndef AT_FDCWD
+#define AT_FDCWD (-100)
+#endif
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 02000000
+#endif
+static long fxge_syscall(long nr, long a, long b, long c, long d, long e, long f)
+{
+    (void)a, (void)c, (void)d, (void)e, (void)f;
+    if (nr == SYS_openat)
+        return FXGE_PAGEMAP == 2 ? -ENOENT : 3;
+    if (nr == SYS_close)
+        return 0;
+    assert(nr == SYS_preadv && "model: a system call sleep.c does not make");
+    struct iovec *iov = (struct iovec *)(uintptr_t)b;
+    *(uint64_t *)iov->iov_base = FXGE_PAGEMAP == 1 ? 1ull << 63 : 1ull << 63 | 1ull << 61;
+    return 8;
+}
+#define fxi_syscall fxge_syscall
+#define FXI_INTERNAL_SYSCALL_H /* the real fxi_syscall is not compiled */
+
+/* The rest of sleep.c's environment */
+bool fxi_wipe_at_fork(void *page, size_t size)
+{
+    (void)page, (void)size;
+    return true;
+}
+static inline int fxge_once(pthread_once_t *o, void (*f)(void))
+{
+    if (*o == 0) {
+        *o = 1;
+        f();
+    }
+    return 0;
+}
+#undef pthread_once
+#define pthread_once fxge_once
+static inline int fxge_id_probe(uint32_t owner)
+{
+    assert(owner < 8);
+    return __atomic_load_n(&fxge_dead[owner], __ATOMIC_RELAXED) ? FXI_TID_DEAD : FXI_TID_ALIVE;
+}
+#define fxi_id_probe fxge_id_probe
+#define fxi_ann_own_words(p, n) ((void)(p), (void)(n))
+#ifndef PTHREAD_CANCEL_ASYNCHRONOUS
+#define PTHREAD_CANCEL_ASYNCHRONOUS 1
+#endif
+#define pthread_setcanceltype(t, o) (*(o) = (t), 0)
+#define fxi_recheck_end_slow fxge_unused_recheck_end_slow
+/* sleep.c's own, under names the model's (above) do not hold; the harness
+ * calls them through the same macros. */
+#define fxi_futex_sleep fxge_engine_sleep
+#define fxi_futex_sleep_cancel fxge_engine_sleep_cancel
+#endif /* FXG_ENGINE */
+/* ==== FXG_ENGINE ==== (end) */
+
 #endif /* FXG_MODEL_H */
