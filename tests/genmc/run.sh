@@ -83,6 +83,12 @@ cond_rm_bcast     cond    rc11,imm  -DNW=1 -DRMUTEX -DBROADCAST
 barrier_2x2       barrier rc11,imm  -DNT=2 -DROUNDS=2
 once_2            once    rc11,imm  -DNT=2
 once_3            once    rc11,imm  -DNT=3
+engine_2w         engine  rc11,imm
+engine_handoff    engine  rc11,imm  -DHANDOFF
+engine_probed     engine  rc11      -DPROBED
+engine_timed      engine  rc11      -DTIMED
+engine_refused    engine  rc11      -DREFUSED -DFXGE_TICKS=6
+engine_private    engine  rc11      -DFXGE_PAGEMAP=1
 counter_1w2a      counter rc11,imm  -DNW=1 -DNA=2
 counter_2w1a      counter rc11,imm  -DNW=2 -DNA=1
 counter_load      counter rc11,imm  -DNW=1 -DNA=2 -DLOADER
