@@ -33,6 +33,11 @@ mutation() {
 # survives NAME ...: a weakening the checks accept; kept in the table, with
 # the reason in docs/verification.md (not yet applied to the code).
 survives() { expect=SURVIVED mutation "$@"; }
+# textual NAME FILE ANCHOR FROM TO CHECKS: not an order but a statement:
+# the fixed text FROM, on the first line from the anchor holding it, becomes
+# TO (a step of the protocol left out).
+declare -A TEXT
+textual() { mutation "$@"; TEXT[$1]=1; }
 
 # --- fx_mutex (src/mutex.c) --------------------------------------------------
 mutation mutex-fast-acquire       src/mutex.c '@step mutex.acquire.fast */'          ACQUIRE RELAXED '^mutex_2/rc11$'
@@ -100,6 +105,20 @@ mutation once-fast-acquire        src/once.c  'if (__atomic_load_n(&o->state, __
 # relied on: GenMC reads a CAS with its success order).
 mutation once-done-acquire        src/once.c  '@step once.slow.done_acquire */'    ACQUIRE RELAXED '^once_(2|3)/rc11$'
 
+# --- the waiting engine (src/sleep.c): its table's lock, which orders every
+# plain field of the table and of the listed nodes ------------------------------
+# The checks run the engine's lock sections one thread at a time (their
+# sleepers enter it at different ticks; together, GenMC needs more than
+# 5 minutes): the table's plain fields are ordered by the model's kernel
+# too, and a weakened lock survives (docs/verification.md, "The waiting
+# engine").
+survives engine-lock-acquire      src/sleep.c 'if (__atomic_compare_exchange_n(l, &c, 1, false,' ACQUIRE RELAXED '^engine_2w/rc11$'
+survives engine-unlock-release    src/sleep.c 'if (__atomic_exchange_n(&engine.lock, 0,'  RELEASE RELAXED '^engine_2w/rc11$'
+# The look that does not tell a listed sleeper whose word changed; the
+# passing of the role that does not wake the first listed sleeper.
+textual engine-look-no-tell       src/sleep.c '@step sleep.look.values */' 'tell(e->node, TOLD);' 'i++;' '^engine_2w/rc11$'
+textual engine-pass-no-tell       src/sleep.c '@step sleep.role.pass */' 'tell(listed.e[0].node, PROBER);' '(void)0;' '^engine_handoff/rc11$'
+
 usage() { echo "usage: $0 [--list] [-j N] [-k] [name-regex]" >&2; exit 2; }
 jobs=2 keep=0 list=0 pick=""
 while [ $# -gt 0 ]; do
@@ -140,16 +159,19 @@ for n in "${names[@]}"; do
         status=1
         continue
     fi
-    # The first line at or after the anchor holding the order.
-    target=$(awk -v from="__ATOMIC_${FROM[$n]}" -v l="$line" \
+    # The first line at or after the anchor holding the order (the text).
+    from="__ATOMIC_${FROM[$n]}" to="__ATOMIC_${TO[$n]}"
+    [ -n "${TEXT[$n]:-}" ] && from="${FROM[$n]}" to="${TO[$n]}"
+    target=$(awk -v from="$from" -v l="$line" \
                  'NR >= l && index($0, from) { print NR; exit }' "$f")
     if [ -z "$target" ]; then
-        printf '%-28s %-9s %-8s no __ATOMIC_%s after the anchor\n' "$n" "${EXPECT[$n]}" BROKEN \
-            "${FROM[$n]}"
+        printf '%-28s %-9s %-8s no %s after the anchor\n' "$n" "${EXPECT[$n]}" BROKEN \
+            "$from"
         status=1
         continue
     fi
-    sed -i "${target}s/__ATOMIC_${FROM[$n]}/__ATOMIC_${TO[$n]}/" "$f"
+    FROM_TEXT="$from" TO_TEXT="$to" perl -pi -e \
+        "s/\\Q\$ENV{FROM_TEXT}\\E/\$ENV{TO_TEXT}/ if \$. == $target" "$f"
     s0=$(date +%s)
     "$here/run.sh" --src "$t" --work "$t/work" --only "${ONLY[$n]}" -j "$jobs" >"$t/log" 2>&1
     rc=$?
