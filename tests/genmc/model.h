@@ -30,10 +30,11 @@
  *       (futex_wake) -- what makes "publish, then wake" and "count, then
  *       wait" a Dekker pair with the kernel's compare.
  *   Not modelled: timeouts (every wait is untimed: a deadline, a recheck or
- *   an owner-liveness re-check never fires), spurious wake-ups, EINTR,
- *   process death. A recheck exists only for deaths in other processes
- *   (src/internal/futex.h), so without deaths a wake-up that only a recheck
- *   would deliver is reported as lost: the checks show that none is needed.
+ *   an owner-liveness re-check never fires; but see -DFXG_TIMEOUT and
+ *   -DFXG_PROBED below), spurious wake-ups, EINTR, process death. A recheck
+ *   exists only for deaths in other processes (src/internal/futex.h), so
+ *   without deaths a wake-up that only a recheck would deliver is reported
+ *   as lost: the checks show that none is needed.
  *   fxi_futex_sleep sets the call's scope to FXI_SCOPE_PRIVATE, as the real
  *   one does at its first recheck in private memory.
  *
@@ -49,7 +50,8 @@
  *
  * - src/internal/deadline.h: the same checks, but no clock. Time stands
  *   still (clock_gettime gives 0) and fxi_ts_add_ns gives a time never
- *   reached, so no renewal falls due and no watch goes stale. (The real
+ *   reached, so no renewal falls due and no watch goes stale (but for the
+ *   owner-liveness re-checks of -DFXG_PROBED, under "Owner death"). (The real
  *   fxi_ts_add_ns returns a struct by value, which GenMC 0.10 refuses as
  *   "mixed-size accesses".) With -DFXG_TIMEOUT the callers' deadlines pass
  *   once, at any point (a clock thread): fxi_deadline_passed is true from
@@ -59,7 +61,44 @@
  *   detector" from the start; the announcing twins must never run.
  *
  * - Identity (src/identity.c): each client thread names itself with
- *   fxg_thread_start(tid) (distinct tids from 1); every owner is alive.
+ *   fxg_thread_start(tid) (distinct tids from 1). Its identity word is the
+ *   TID alone (an owner whose death the kernel reports), or with
+ *   -DFXG_PROBED the TID | FXI_ID_PROBED (no robust list: its waiters judge
+ *   it with the liveness probe). No thread has a robust list (fxi_self.rl
+ *   is NULL: the kernel's walk of it is modelled on the word, below).
+ *
+ * - Owner death. A client thread "dies" with fxg_die(tid): its last act,
+ *   a release store of its death mark (it then returns, or pthread_exit()s
+ *   from inside an initialiser: no cleanup handler runs, see below). What
+ *   the kernel then does:
+ *     * the liveness probe (src/identity.c's fxi_id_probe, src/process.c's
+ *       fxi_tid_probe: the look at another thread) answers DEAD for a TID whose death mark it
+ *       reads (acquire: the kernel's exit of a thread and a look that finds
+ *       it gone synchronize, so what the thread wrote before its death is
+ *       visible), ALIVE otherwise: never UNKNOWN;
+ *     * the robust-list walk at the thread's exit: fxg_kernel_start(tid,
+ *       word) starts a "kernel" thread that, once it reads the death mark,
+ *       does to that one word what the walk does to each word of the dead
+ *       thread's list (handle_futex_death): if the word's low 30 bits are
+ *       the TID, a compare-and-swap (seq_cst, the kernel's cmpxchg between
+ *       full barriers) to (word & WAITERS) | OWNER_DIED (bit 30), then a
+ *       wake of one sleeper if WAITERS was set. fx_rmutex's ORPHANED and
+ *       fx_once's ABANDONED are that mark. The pending-operation case (a
+ *       word whose owner bits are 0, woken) is not modelled: no client
+ *       thread dies between a release and its wake.
+ *     * with -DFXG_PROBED, the library's own re-check times (fx_rmutex's
+ *       liveness watch, fx_once's check; src/internal/probe_periods.h) are
+ *       real: every look at the clock (fxi_now_ns, clock_gettime) by a
+ *       thread finds it FXG_STEP_NS later than its last look, so a check
+ *       planned at one look is due at the next; and a futex wait bounded by
+ *       such a time ends (ETIMEDOUT) only while the value it sleeps on names
+ *       a PROBED owner that is dead, at any point from then on -- the only
+ *       job of that re-check, as in models/rmutex.pml (a re-check that
+ *       fires while the owner lives changes nothing but could hide a lost
+ *       wake-up). The process's prober (fxi_futex_sleep_probed,
+ *       src/sleep.c) is modelled by its contract: a sleep that ends when
+ *       woken, at the caller's deadline, or told (*judge) once the PROBED
+ *       owner of the value slept on is dead.
  *
  * - pthread cancellation (testcancel, cleanup push/pop): no cancellation
  *   happens, so the cleanup handlers never run.
@@ -75,6 +114,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+
+/* Threads per execution, main included (GenMC numbers them from 0). */
+#define FXG_THREADS 8
 
 /* GenMC's own <errno.h> lacks these (Linux values). */
 #ifndef EOWNERDEAD
@@ -229,13 +271,6 @@ static inline void fxg_clock_join(void)
 }
 #define FXG_EXPIRED() 0
 #endif
-/* A caller's deadline, as opposed to the library's own recheck times,
- * which the model puts at FXG_NEVER: only the former pass. */
-#define FXG_DEADLINE(d) ((d) != NULL && (d)->tv_sec < FXG_NEVER)
-static inline bool fxi_deadline_passed(const struct timespec *deadline)
-{
-    return FXG_DEADLINE(deadline) && FXG_EXPIRED();
-}
 static inline bool fxi_ts_before(const struct timespec *a, const struct timespec *b)
 {
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
@@ -244,16 +279,83 @@ static inline int64_t fxi_ts_ns(const struct timespec *t)
 {
     return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
 }
-#define fxi_ns_ts(ns) ((struct timespec){.tv_sec = FXG_NEVER, .tv_nsec = 0})
 #define fxi_ts_add_ns(t, ns) ((struct timespec){.tv_sec = FXG_NEVER, .tv_nsec = 0})
+#ifdef FXG_PROBED
+/* -DFXG_PROBED: the library's own re-check times are real, from FXG_EPOCH
+ * on (above every caller's deadline, below FXG_NEVER); each look at the
+ * clock by a thread is FXG_STEP_NS (1000 s, longer than every period of
+ * src/internal/probe_periods.h) after its last one. Per thread: the library
+ * compares only times its own thread read. */
+#define FXG_EPOCH ((time_t)1 << 32)
+#define FXG_STEP_NS ((int64_t)1000 * 1000000000)
+static int64_t fxg_looks[FXG_THREADS];
+static inline int64_t fxi_now_ns(void)
+{
+    long t = (long)pthread_self();
+    assert(t >= 0 && t < FXG_THREADS && "model: raise FXG_THREADS");
+    return (int64_t)FXG_EPOCH * 1000000000 + ++fxg_looks[t] * FXG_STEP_NS;
+}
+/* Field by field, no conditional between two structs (a copy GenMC 0.10
+ * refuses); INT64_MAX, "no re-check", is never reached. */
+#define fxi_ns_ts(ns)                                                                    \
+    ((struct timespec){.tv_sec = (ns) == INT64_MAX ? FXG_NEVER : (ns) / 1000000000,      \
+                       .tv_nsec = (ns) == INT64_MAX ? 0 : (ns) % 1000000000})
+/* A caller's deadline (the clients' are 1 s): passes with -DFXG_TIMEOUT. */
+#define FXG_DEADLINE(d) ((d) != NULL && (d)->tv_sec < FXG_EPOCH)
+/* One of the library's re-check times: passes while the owner is dead. */
+#define FXG_RECHECK(d) ((d) != NULL && (d)->tv_sec >= FXG_EPOCH && (d)->tv_sec < FXG_NEVER)
+#else
+static inline int64_t fxi_now_ns(void)
+{
+    return 0;
+}
+#define fxi_ns_ts(ns) ((struct timespec){.tv_sec = FXG_NEVER, .tv_nsec = 0})
+/* A caller's deadline, as opposed to the library's own recheck times,
+ * which the model puts at FXG_NEVER: only the former pass. */
+#define FXG_DEADLINE(d) ((d) != NULL && (d)->tv_sec < FXG_NEVER)
+#define FXG_RECHECK(d) 0
+#endif
+static inline bool fxi_deadline_passed(const struct timespec *deadline)
+{
+    return FXG_DEADLINE(deadline) && FXG_EXPIRED();
+}
 static inline int fxg_clock_gettime(clockid_t c, struct timespec *t)
 {
     (void)c;
-    t->tv_sec = 0;
-    t->tv_nsec = 0;
+    int64_t ns = fxi_now_ns();
+    t->tv_sec = ns / 1000000000;
+    t->tv_nsec = ns % 1000000000;
     return 0;
 }
 #define clock_gettime(c, t) fxg_clock_gettime((c), (t))
+
+/* ---- owner death (see above) ---- */
+#define FXG_TIDS 8 /* client TIDs 1..FXG_TIDS-1 */
+static int fxg_dead[FXG_TIDS]; /* death marks, by TID */
+
+/* The calling thread, of TID tid, dies: its last act. */
+static inline void fxg_die(uint32_t tid)
+{
+    assert(tid > 0 && tid < FXG_TIDS && "model: raise FXG_TIDS");
+    __atomic_store_n(&fxg_dead[tid], 1, __ATOMIC_RELEASE);
+}
+
+/* Whether the thread of TID tid has died (acquire: what it wrote before). */
+static inline bool fxg_is_dead(uint32_t tid)
+{
+    return tid > 0 && tid < FXG_TIDS && __atomic_load_n(&fxg_dead[tid], __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Returns once *flag is not 0 (acquire; GenMC's explicit wait loop): for
+ * clients whose threads must start in some state. */
+static inline void fxg_await(const int *flag)
+{
+    int f;
+    for (__VERIFIER_loop_begin();
+         __VERIFIER_spin_start(), f = __atomic_load_n(flag, __ATOMIC_ACQUIRE),
+         __VERIFIER_spin_end(f != 0), f == 0;)
+        ;
+}
 
 /* ---- pthread cancellation: none happens ---- */
 #define pthread_testcancel() ((void)0)
@@ -324,9 +426,12 @@ static inline void fxg_await_queued(int n)
 
 /* The kernel's futex_wait: 0 when woken, EAGAIN when *word != expected,
  * ETIMEDOUT when `timed` and time passed (-DFXG_TIMEOUT) before a wake
- * picked it: it leaves the queue under the kernel's lock, so a wake either
- * picked it before (0) or cannot pick it any more. */
-static int fxg_wait(int32_t *word, int32_t expected, uint32_t bitset, bool timed)
+ * picked it, FXG_RECHECKED when `recheck` (a library re-check time, or the
+ * prober's look) and `expected` names a PROBED owner that is dead
+ * (-DFXG_PROBED): it leaves the queue under the kernel's lock, so a wake
+ * either picked it before (0) or cannot pick it any more. */
+#define FXG_RECHECKED (-1)
+static int fxg_wait(int32_t *word, int32_t expected, uint32_t bitset, bool timed, bool recheck)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the kernel's smp_mb() (futex_q_lock) */
     pthread_mutex_lock(&fxg_kernel);
@@ -347,10 +452,33 @@ static int fxg_wait(int32_t *word, int32_t expected, uint32_t bitset, bool timed
     /* Blocked until a wake picks us: GenMC's explicit wait loop. Under
      * --check-liveness an execution in which nobody ever does is an error. */
     int w, e;
+#ifdef FXG_PROBED
+    /* The death mark of the PROBED owner `expected` names (the identity
+     * word sits in the low bits of fx_rmutex's and fx_once's words alike)
+     * when a re-check can end this wait, else a mark never set: chosen
+     * before the loop, and read with no branch before the loop's end
+     * (GenMC 0.10.3's load annotation walks every path from a wait loop's
+     * end back to its loads, which branches there make exponential: it
+     * never finished). */
+    static const int fxg_never = 0;
+    const int *mark = recheck && ((uint32_t)expected & 0x08000000u) &&
+                              ((uint32_t)expected & 0x003fffffu) < FXG_TIDS
+                          ? &fxg_dead[(uint32_t)expected & 0x003fffffu]
+                          : &fxg_never;
+    int d;
+    for (__VERIFIER_loop_begin();
+         __VERIFIER_spin_start(), w = __atomic_load_n(&fxg_q[i].woken, __ATOMIC_ACQUIRE),
+         d = __atomic_load_n(mark, __ATOMIC_ACQUIRE), e = timed && FXG_EXPIRED(),
+         e = e | ((d != 0) << 1), __VERIFIER_spin_end(w != 0 || e), w == 0 && !e;)
+        ;
+    e = e & 1 ? 1 : e; /* the caller's deadline first */
+#else
+    (void)recheck;
     for (__VERIFIER_loop_begin();
          __VERIFIER_spin_start(), w = __atomic_load_n(&fxg_q[i].woken, __ATOMIC_ACQUIRE),
          e = timed && FXG_EXPIRED(), __VERIFIER_spin_end(w != 0 || e), w == 0 && !e;)
         ;
+#endif
     if (w != 0)
         return 0;
     pthread_mutex_lock(&fxg_kernel);
@@ -358,7 +486,7 @@ static int fxg_wait(int32_t *word, int32_t expected, uint32_t bitset, bool timed
     if (w == 0)
         fxg_q[i].word = NULL; /* out of the queue: no wake or requeue finds it */
     pthread_mutex_unlock(&fxg_kernel);
-    return w != 0 ? 0 : ETIMEDOUT;
+    return w != 0 ? 0 : e == 1 ? ETIMEDOUT : FXG_RECHECKED;
 }
 
 /* Marks up to n waiters queued on word (bitset intersecting) woken, oldest
@@ -411,14 +539,15 @@ int fxi_futex_requeue_raw(int32_t *word, int32_t expected, int wake, int32_t *ta
 int fxi_futex_wait_raw(int32_t *word, int32_t expected, const struct timespec *deadline,
                        uint32_t bitset)
 {
-    return fxg_wait(word, expected, bitset, FXG_DEADLINE(deadline));
+    int r = fxg_wait(word, expected, bitset, FXG_DEADLINE(deadline), FXG_RECHECK(deadline));
+    return r == FXG_RECHECKED ? ETIMEDOUT : r;
 }
 
 int fxi_futex_sleep(int32_t *word, int32_t expected, const struct timespec *deadline,
                     struct fxi_recheck *s)
 {
     s->scope = FXI_SCOPE_PRIVATE;
-    int r = fxg_wait(word, expected, FXI_BITSET_ANY, FXG_DEADLINE(deadline));
+    int r = fxg_wait(word, expected, FXI_BITSET_ANY, FXG_DEADLINE(deadline), false);
     s->woken = r == 0;
     return r == ETIMEDOUT ? ETIMEDOUT : 0;
 }
@@ -429,13 +558,27 @@ int fxi_futex_sleep_cancel(int32_t *word, int32_t expected, const struct timespe
     return fxi_futex_sleep(word, expected, deadline, s);
 }
 
-/* ---- identity (src/identity.c): named threads, all alive ----
+/* The process's prober (src/sleep.c), by its contract (internal/sleep.h):
+ * sleeps until woken, the caller's deadline, or told that the PROBED owner
+ * of the value slept on is dead (*judge). Never ENOSYS: the prober is there.
+ * (FXG_ENGINE, below, compiles src/sleep.c's own instead.) */
+#ifndef FXG_ENGINE
+int fxi_futex_sleep_probed(int32_t *word, int32_t expected, uint32_t (*owner)(const int32_t *word),
+                           const struct timespec *deadline, bool *judge)
+{
+    (void)owner;
+    int r = fxg_wait(word, expected, FXI_BITSET_ANY, FXG_DEADLINE(deadline), true);
+    *judge = r == FXG_RECHECKED;
+    return r == FXG_RECHECKED ? 0 : r;
+}
+#endif
+
+/* ---- identity (src/identity.c): named threads, probed by death marks ----
  * fxg_identity.h is src/internal/identity.h as it is, but for the
  * declaration of the thread-local record fxi_self, which becomes
  * (*fxg_self()): the record of the calling thread (GenMC numbers threads
  * from 0, main). run.sh generates it. */
 #include "fxg_identity.h"
-#define FXG_THREADS 8
 static fxg_self_t fxg_selves[FXG_THREADS];
 fxg_self_t *fxg_self(void)
 {
@@ -454,15 +597,23 @@ int32_t fxi_tid_epoch[FXI_TID_PAGE / sizeof(int32_t)]
  * does on a thread's first call, with identity word tid and the process's
  * epoch 1 (the value of fxi_tid_epoch[0]): the records emptied for tid,
  * then the cache. fxi_id() and fxi_tid_plain() then find it in the cache. */
+#ifdef FXG_PROBED
+#define FXG_ID_BITS FXI_ID_PROBED
+#else
+#define FXG_ID_BITS 0u
+#endif
+_Static_assert(FXI_ID_PROBED == 0x08000000u && FXI_ID_TID_MASK == 0x003fffffu,
+               "fxg_wait reads the identity word in the value slept on");
 static inline void fxg_thread_start(uint32_t tid)
 {
-    assert(tid > 0 && tid <= FXI_ID_TID_MASK);
-    fxi_held_reset(tid);
-    fxi_self.rl = NULL; /* no robust list: the kernel's walk is not modelled */
+    assert(tid > 0 && tid < FXG_TIDS && "model: raise FXG_TIDS");
+    uint32_t id = tid | FXG_ID_BITS;
+    fxi_held_reset(id);
+    fxi_self.rl = NULL; /* no robust list: the kernel's walk is fxg_kernel_mark */
     fxi_self.rl_tid = tid;
-    fxi_self.once.tid = tid;
+    fxi_self.once.tid = id;
     fxi_self.once.n = 0;
-    fxi_self.cache = (uint64_t)1 << 32 | tid;
+    fxi_self.cache = (uint64_t)1 << 32 | id;
 }
 uint32_t fxi_tid_slow(void)
 {
@@ -477,15 +628,55 @@ bool fxi_id_comparable(uint32_t owner)
     (void)owner;
     return true;
 }
+/* The liveness probe: dead once the death mark is seen (see above). */
 int fxi_id_probe(uint32_t owner)
 {
-    (void)owner;
-    return FXI_TID_ALIVE;
+    return fxg_is_dead(owner & FXI_ID_TID_MASK) ? FXI_TID_DEAD : FXI_TID_ALIVE;
 }
 int fxi_tid_probe(pid_t tid)
 {
-    (void)tid;
-    return FXI_TID_ALIVE;
+    return fxg_is_dead((uint32_t)tid) ? FXI_TID_DEAD : FXI_TID_ALIVE;
+}
+
+/* The kernel's robust-list walk at the death of the thread of TID tid, for
+ * one word of its list (handle_futex_death; see above). */
+static void fxg_kernel_mark(int32_t *word, uint32_t tid)
+{
+    /* The kernel's get_user: a guess for the cmpxchg, which synchronizes. */
+    uint32_t v = (uint32_t)__atomic_load_n(word, __ATOMIC_RELAXED);
+    for (;;) {
+        if ((v & 0x3fffffffu) != tid) /* FUTEX_TID_MASK */
+            return;
+        if (__atomic_compare_exchange_n((uint32_t *)word, &v, (v & 0x80000000u) | 0x40000000u,
+                                        false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+            break;
+    }
+    if (v & 0x80000000u) /* FUTEX_WAITERS */
+        fxi_futex_wake_raw(word, 1, FXI_BITSET_ANY);
+}
+
+/* The "kernel" thread of one death: waits for the death mark of fxg_kt_tid,
+ * then walks its list: the one word fxg_kt_word. */
+static int32_t *fxg_kt_word;
+static uint32_t fxg_kt_tid;
+static pthread_t fxg_kt;
+static void *fxg_kernel_walk(void *arg)
+{
+    (void)arg;
+    fxg_await(&fxg_dead[fxg_kt_tid]);
+    fxg_kernel_mark(fxg_kt_word, fxg_kt_tid);
+    return NULL;
+}
+static inline void fxg_kernel_start(uint32_t tid, int32_t *word)
+{
+    assert(tid > 0 && tid < FXG_TIDS);
+    fxg_kt_tid = tid;
+    fxg_kt_word = word;
+    pthread_create(&fxg_kt, NULL, fxg_kernel_walk, NULL);
+}
+static inline void fxg_kernel_join(void)
+{
+    pthread_join(fxg_kt, NULL);
 }
 
 /* Where the waiting engine lists the sleepers of shared memory
