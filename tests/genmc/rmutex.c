@@ -7,7 +7,8 @@
  * fx_rmutex_owner names the caller inside); the critical sections are
  * ordered (GenMC reports a race on the plain counter otherwise); the count
  * is conserved; no lost wake-up (--check-liveness); the word ends free.
- * Owner deaths (EOWNERDEAD, recovery) are not modelled: every owner lives.
+ * Every owner lives here; owner death, EOWNERDEAD and recovery are
+ * tests/genmc/rmutex_death.c's.
  * -DTRY: the outermost acquisition tries fx_rmutex_trylock first.
  * -DFXG_TIMEOUT: thread 1's outermost acquisition is fx_rmutex_timedlock,
  * whose deadline passes at any point (model.h); timed out, it skips its

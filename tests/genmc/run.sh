@@ -66,6 +66,12 @@ cond_spin         cond    rc11      -DNW=1 -DOUTSIDE -DFXG_SPIN=1
 cond_timed        cond    rc11      -DNW=1 -DOUTSIDE -DFXG_TIMEOUT
 cond_rm_timed     cond    rc11      -DNW=1 -DRMUTEX -DOUTSIDE -DFXG_TIMEOUT
 rmutex_2          rmutex  rc11,imm  -DNT=2 -DITER=1 -DDEPTH=1
+rmutex_death_kernel rmutex_death rc11 -DNW=2
+rmutex_death_probed rmutex_death rc11,imm -DNW=2 -DFXG_PROBED
+rmutex_recover    rmutex_death rc11,imm -DNW=1 -DFXG_PROBED -DRECOVER
+rmutex_recover_kernel rmutex_death rc11 -DNW=1 -DRECOVER
+rmutex_notrec     rmutex_death rc11 -DNW=2 -DFXG_PROBED -DNO_CONSISTENT
+rmutex_notrec_cond rmutex_death rc11 -DNW=1 -DFXG_PROBED -DNO_CONSISTENT -DCOND
 sem_1p1w          sem     rc11,imm  -DNP=1 -DNW=1
 rwlock_1r1w       rwlock  rc11,imm  -DNR=1 -DNWR=1 -DITER=1
 rwlock_2w         rwlock  rc11,imm  -DNR=0 -DNWR=2 -DITER=1
@@ -175,14 +181,14 @@ run1() {
     else
         verdict="FAIL: $(grep -m1 -E 'Error detected|error:|Error' "$out" | cut -c1-60)"
     fi
-    printf '%-18s %-5s %8s %8s %7ss  %s\n' "$name" "$mm" "${execs:--}" "${blocked:-0}" "$secs" \
+    printf '%-21s %-5s %8s %8s %7ss  %s\n' "$name" "$mm" "${execs:--}" "${blocked:-0}" "$secs" \
         "$verdict"
     [ "$verdict" = ok ] || echo "    output: $out"
 }
 export -f run1
 export genmc work here src limit genmc_opts
 
-printf '%-18s %-5s %8s %8s %8s  %s\n' check model execs blocked time result
+printf '%-21s %-5s %8s %8s %8s  %s\n' check model execs blocked time result
 start=$(date +%s)
 results="$work/results.txt"
 runs | xargs -P "$jobs" -L 1 bash -c 'run1 "$@"' _ | tee "$results"
