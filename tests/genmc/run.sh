@@ -89,6 +89,8 @@ cond_rm_bcast     cond    rc11,imm  -DNW=1 -DRMUTEX -DBROADCAST
 barrier_2x2       barrier rc11,imm  -DNT=2 -DROUNDS=2
 once_2            once    rc11,imm  -DNT=2
 once_3            once    rc11,imm  -DNT=3
+once_death        once_death rc11,imm -DNC=2
+once_recover      once_death rc11,imm -DNC=1 -DRECOVER
 engine_2w         engine  rc11,imm
 engine_handoff    engine  rc11,imm  -DHANDOFF
 engine_probed     engine  rc11      -DPROBED
