@@ -15,6 +15,11 @@
 # of a CAS, which comes first). An anchor that is missing or doubled is
 # reported BROKEN, never skipped.
 #
+# A `textual` mutation (below) is no order: a step of the protocol left out
+# or changed (one take-over wins, a release wakes the sleepers, the kernel's
+# mark wakes one). FILE may also be tests/genmc/model.h, the model of the
+# kernel: each mutation runs on a copy of src/, include/ and tests/genmc/.
+#
 # usage: tests/genmc/mutate.sh [--list] [-j N] [-k] [name-regex]
 #   -j N  checks of one mutation at a time (default 2); -k keep the trees
 # Exit 0: every mutation as expected; 1: one survived or broke; 77: no GenMC.
@@ -105,6 +110,29 @@ mutation once-fast-acquire        src/once.c  'if (__atomic_load_n(&o->state, __
 # relied on: GenMC reads a CAS with its success order).
 mutation once-done-acquire        src/once.c  '@step once.slow.done_acquire */'    ACQUIRE RELAXED '^once_(2|3)/rc11$'
 
+# --- owner death (tests/genmc/rmutex_death.c, once_death.c) ------------------
+# The acquisitions after a death must see what the dead thread wrote (the
+# kernel's mark, the probe's verdict or fx_*_recover published it): a race
+# on the dead owner's data otherwise.
+mutation rmutex-orphaned-acquire  src/rmutex.c '@step rmutex.step.take */'           ACQUIRE RELAXED '^rmutex_death_kernel/rc11$'
+mutation rmutex-recover-release   src/rmutex.c '@step rmutex.recover.cas */'         ACQ_REL ACQUIRE '^rmutex_recover/rc11$'
+mutation once-abandoned-acquire   src/once.c  '/* Acquire on success: a re-run sees' ACQUIRE RELAXED '^once_death/rc11$'
+mutation once-recover-release     src/once.c  '@step once.recover.cas */'           ACQ_REL ACQUIRE '^once_recover/rc11$'
+# The take-over from a dead PROBED owner as a store after the verdict, not a
+# CAS from the value judged: both waiters take the word (two EOWNERDEAD).
+textual rmutex-takeover-store src/rmutex.c '@step rmutex.step.take_over */' \
+    'if (__atomic_compare_exchange_n(fxi_rmutex_word(m), &v, self | (v & WAITERS) | keep, false,' \
+    'if ((__atomic_store_n(fxi_rmutex_word(m), self | (v & WAITERS) | keep, __ATOMIC_RELAXED), 1) || __atomic_compare_exchange_n(fxi_rmutex_word(m), &v, self | (v & WAITERS) | keep, false,' \
+    '^rmutex_death_probed/rc11$'
+# The NOTRECOVERABLE release without its wake of every sleeper: a waiter
+# asleep on the inconsistent owner's word stays asleep.
+textual rmutex-notrec-no-wake src/rmutex.c '@step rmutex.release.wake_all */' \
+    'fxi_futex_wake_raw(&m->owner, INT32_MAX, FXI_BITSET_ANY);' '(void)0;' '^rmutex_notrec/rc11$'
+# The model's kernel marks a dead owner's word without waking a sleeper: the
+# waiter asleep on it must hang (the check depends on the kernel's wake).
+textual kernel-mark-no-wake tests/genmc/model.h 'if (v & 0x80000000u) /* FUTEX_WAITERS */' \
+    'fxi_futex_wake_raw(word, 1, FXI_BITSET_ANY);' '(void)0;' '^rmutex_death_kernel/rc11$'
+
 # --- the waiting engine (src/sleep.c): its table's lock, which orders every
 # plain field of the table and of the listed nodes ------------------------------
 # The checks run the engine's lock sections one thread at a time (their
@@ -149,8 +177,9 @@ printf '%-28s %-9s %-8s %s\n' mutation expected result time
 for n in "${names[@]}"; do
     [ -n "$pick" ] && ! [[ "$n" =~ $pick ]] && continue
     t="$root/$n"
-    mkdir -p "$t"
+    mkdir -p "$t/tests"
     cp -r "$repo/src" "$repo/include" "$t/"
+    cp -r "$here" "$t/tests/genmc"
     f="$t/${FILE[$n]}"
     count=$(grep -cF -- "${ANCHOR[$n]}" "$f")
     line=$(grep -nF -- "${ANCHOR[$n]}" "$f" | head -1 | cut -d: -f1)
@@ -173,7 +202,7 @@ for n in "${names[@]}"; do
     FROM_TEXT="$from" TO_TEXT="$to" perl -pi -e \
         "s/\\Q\$ENV{FROM_TEXT}\\E/\$ENV{TO_TEXT}/ if \$. == $target" "$f"
     s0=$(date +%s)
-    "$here/run.sh" --src "$t" --work "$t/work" --only "${ONLY[$n]}" -j "$jobs" >"$t/log" 2>&1
+    "$t/tests/genmc/run.sh" --src "$t" --work "$t/work" --only "${ONLY[$n]}" -j "$jobs" >"$t/log" 2>&1
     rc=$?
     secs=$(( $(date +%s) - s0 ))
     case $rc in
