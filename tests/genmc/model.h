@@ -452,26 +452,39 @@ static int fxg_wait(int32_t *word, int32_t expected, uint32_t bitset, bool timed
     /* Blocked until a wake picks us: GenMC's explicit wait loop. Under
      * --check-liveness an execution in which nobody ever does is an error. */
     int w, e;
-#ifdef FXG_PROBED
-    /* The death mark of the PROBED owner `expected` names (the identity
-     * word sits in the low bits of fx_rmutex's and fx_once's words alike)
-     * when a re-check can end this wait, else a mark never set: chosen
-     * before the loop, and read with no branch before the loop's end
-     * (GenMC 0.10.3's load annotation walks every path from a wait loop's
-     * end back to its loads, which branches there make exponential: it
-     * never finished). */
+#if defined(FXG_TIMEOUT) || defined(FXG_PROBED)
+    /* What can end the wait besides a wake: the clock (the caller's
+     * deadline passed) and, with -DFXG_PROBED, the death mark of the PROBED
+     * owner `expected` names (the identity word sits in the low bits of
+     * fx_rmutex's and fx_once's words alike), for a re-check; for a wait
+     * that cannot end so, a word never written. Chosen before the loop and
+     * read with no branch before the loop's end: GenMC 0.10.3's load
+     * annotation walks every path from a wait loop's end back to its
+     * loads, around the loops of the caller this function is inlined into,
+     * which branches there make exponential (minutes for an fx_rwlock
+     * timed lock; it never finished for fx_rmutex's PROBED waiters). */
     static const int fxg_never = 0;
+#ifdef FXG_TIMEOUT
+    const int *clock = timed ? &fxg_expired : &fxg_never;
+#else
+    const int *clock = &fxg_never;
+    (void)timed;
+#endif
+#ifdef FXG_PROBED
     const int *mark = recheck && ((uint32_t)expected & 0x08000000u) &&
                               ((uint32_t)expected & 0x003fffffu) < FXG_TIDS
                           ? &fxg_dead[(uint32_t)expected & 0x003fffffu]
                           : &fxg_never;
-    int d;
+#else
+    const int *mark = &fxg_never;
+    (void)recheck;
+#endif
+    int x, d;
     for (__VERIFIER_loop_begin();
          __VERIFIER_spin_start(), w = __atomic_load_n(&fxg_q[i].woken, __ATOMIC_ACQUIRE),
-         d = __atomic_load_n(mark, __ATOMIC_ACQUIRE), e = timed && FXG_EXPIRED(),
-         e = e | ((d != 0) << 1), __VERIFIER_spin_end(w != 0 || e), w == 0 && !e;)
+         x = __atomic_load_n(clock, __ATOMIC_RELAXED), d = __atomic_load_n(mark, __ATOMIC_ACQUIRE),
+         e = (x != 0) | ((d != 0) << 1), __VERIFIER_spin_end((w != 0) | (e != 0)), w == 0 && e == 0;)
         ;
-    e = e & 1 ? 1 : e; /* the caller's deadline first */
 #else
     (void)recheck;
     for (__VERIFIER_loop_begin();
@@ -486,7 +499,7 @@ static int fxg_wait(int32_t *word, int32_t expected, uint32_t bitset, bool timed
     if (w == 0)
         fxg_q[i].word = NULL; /* out of the queue: no wake or requeue finds it */
     pthread_mutex_unlock(&fxg_kernel);
-    return w != 0 ? 0 : e == 1 ? ETIMEDOUT : FXG_RECHECKED;
+    return w != 0 ? 0 : (e & 1) ? ETIMEDOUT : FXG_RECHECKED; /* the caller's deadline first */
 }
 
 /* Marks up to n waiters queued on word (bitset intersecting) woken, oldest
