@@ -71,6 +71,12 @@ mutation rw-wake-writer-seq       src/rwlock.c '@step rwlock.wake_writer.seq */'
 mutation rw-wr-seq-acquire        src/rwlock.c '@step rwlock.wrlock_slow.seq */'     ACQUIRE RELAXED '^rwlock_(1r1w|2w)/rc11$'
 mutation rw-rdunlock-release       src/rwlock.c '@step rwlock.rdunlock.sub */'        RELEASE RELAXED '^rwlock_split/rc11$'
 mutation rw-wrunlock-release       src/rwlock.c '@step rwlock.wrunlock.cas */'        RELEASE RELAXED '^rwlock_split/rc11$'
+# The timed locks that time out (rwlock_timed_rd, _wr): the reader's slow
+# acquire after a sleep that could have timed out, and a writer's give-up
+# that keeps its intent (WP, WW left set: the next readers kept out).
+mutation rw-rd-timed-acquire      src/rwlock.c '@step rwlock.rdlock_slow.enter */'   ACQUIRE RELAXED '^rwlock_timed_rd/rc11$'
+textual rw-giveup-keeps-intent src/rwlock.c '@step rwlock.writer_give_up.clear_wp */' \
+    '(int32_t)~(WP | WW)' '(int32_t)~0u' '^rwlock_timed_wr/rc11$'
 
 # --- fx_cond (src/cond.c) ----------------------------------------------------
 mutation cond-W1-sc               src/cond.c  '@step cond.wait_core.W1 */'          SEQ_CST ACQ_REL '^cond_bind/rc11$'

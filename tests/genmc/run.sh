@@ -76,6 +76,8 @@ sem_1p1w          sem     rc11,imm  -DNP=1 -DNW=1
 rwlock_1r1w       rwlock  rc11,imm  -DNR=1 -DNWR=1 -DITER=1
 rwlock_2w         rwlock  rc11,imm  -DNR=0 -DNWR=2 -DITER=1
 rwlock_split      rwlock  rc11      -DNR=1 -DNWR=1 -DITER=1 -DSPLIT
+rwlock_timed_rd   rwlock_timed rc11,imm -DFXG_TIMEOUT
+rwlock_timed_wr   rwlock_timed rc11 -DFXG_TIMEOUT -DWRITER
 rwlock_2r         rwlock  rc11,imm  -DNR=2 -DNWR=0 -DITER=1
 cond_signal       cond    rc11      -DNW=1
 cond_signal_out   cond    rc11,imm  -DNW=1 -DOUTSIDE
