@@ -134,6 +134,10 @@ textual rmutex-takeover-store src/rmutex.c '@step rmutex.step.take_over */' \
 # asleep on the inconsistent owner's word stays asleep.
 textual rmutex-notrec-no-wake src/rmutex.c '@step rmutex.release.wake_all */' \
     'fxi_futex_wake_raw(&m->owner, INT32_MAX, FXI_BITSET_ANY);' '(void)0;' '^rmutex_notrec/rc11$'
+# An event-loop waiter that gives up after a wait passes on no wake: the
+# wake it may have consumed (an unlock's) is lost to the next sleeper.
+textual rmutex-abandon-no-wake src/rmutex.c '@step rmutex.abandon_wait.wake */' \
+    'fxi_futex_wake_raw(&m->owner, 1, FXI_BITSET_ANY)' '(void)0' '^rmutex_abandon/rc11$'
 # The model's kernel marks a dead owner's word without waking a sleeper: the
 # waiter asleep on it must hang (the check depends on the kernel's wake).
 textual kernel-mark-no-wake tests/genmc/model.h 'if (v & 0x80000000u) /* FUTEX_WAITERS */' \

@@ -72,6 +72,7 @@ rmutex_recover    rmutex_death rc11,imm -DNW=1 -DFXG_PROBED -DRECOVER
 rmutex_recover_kernel rmutex_death rc11 -DNW=1 -DRECOVER
 rmutex_notrec     rmutex_death rc11 -DNW=2 -DFXG_PROBED -DNO_CONSISTENT
 rmutex_notrec_cond rmutex_death rc11 -DNW=1 -DFXG_PROBED -DNO_CONSISTENT -DCOND
+rmutex_abandon    rmutex_async rc11 -DFXG_TIMEOUT
 sem_1p1w          sem     rc11,imm  -DNP=1 -DNW=1
 rwlock_1r1w       rwlock  rc11,imm  -DNR=1 -DNWR=1 -DITER=1
 rwlock_2w         rwlock  rc11,imm  -DNR=0 -DNWR=2 -DITER=1
