@@ -31,7 +31,7 @@ repo="$(cd "$here/../.." && pwd)"
 # The ratchet: the share of sites reached (percent, one decimal) may not
 # fall below this. When a client reaches more, raise it to the share the
 # run printed ("reached: N of M sites, P %"), in the same commit.
-FLOOR=84.5
+FLOOR=94.3
 
 jobs=2
 only=".*"
