@@ -122,6 +122,7 @@ mutation once-done-acquire        src/once.c  '@step once.slow.done_acquire */' 
 # on the dead owner's data otherwise.
 mutation rmutex-orphaned-acquire  src/rmutex.c '@step rmutex.step.take */'           ACQUIRE RELAXED '^rmutex_death_kernel/rc11$'
 mutation rmutex-recover-release   src/rmutex.c '@step rmutex.recover.cas */'         ACQ_REL ACQUIRE '^rmutex_recover/rc11$'
+mutation rmutex-recover-release-k src/rmutex.c '@step rmutex.recover.cas */'         ACQ_REL ACQUIRE '^rmutex_recover_kernel/rc11$'
 mutation once-abandoned-acquire   src/once.c  '/* Acquire on success: a re-run sees' ACQUIRE RELAXED '^once_death/rc11$'
 mutation once-recover-release     src/once.c  '@step once.recover.cas */'           ACQ_REL ACQUIRE '^once_recover/rc11$'
 # The take-over from a dead PROBED owner as a store after the verdict, not a
@@ -138,6 +139,10 @@ textual rmutex-notrec-no-wake src/rmutex.c '@step rmutex.release.wake_all */' \
 # wake it may have consumed (an unlock's) is lost to the next sleeper.
 textual rmutex-abandon-no-wake src/rmutex.c '@step rmutex.abandon_wait.wake */' \
     'fxi_futex_wake_raw(&m->owner, 1, FXI_BITSET_ANY)' '(void)0' '^rmutex_abandon/rc11$'
+# A condition wait on an inconsistent rmutex that does not release it: the
+# word stays the taker's, never NOTRECOVERABLE.
+textual cond-inconsistent-kept src/cond.c '@step cond.rmutex_check.release_all */' \
+    'int r = fxi_rmutex_release_all(m, &depth);' 'int r = 0;' '^rmutex_notrec_cond/rc11$'
 # The model's kernel marks a dead owner's word without waking a sleeper: the
 # waiter asleep on it must hang (the check depends on the kernel's wake).
 textual kernel-mark-no-wake tests/genmc/model.h 'if (v & 0x80000000u) /* FUTEX_WAITERS */' \
