@@ -67,7 +67,7 @@ cond_timed        cond    rc11      -DNW=1 -DOUTSIDE -DFXG_TIMEOUT
 cond_rm_timed     cond    rc11      -DNW=1 -DRMUTEX -DOUTSIDE -DFXG_TIMEOUT
 rmutex_2          rmutex  rc11,imm  -DNT=2 -DITER=1 -DDEPTH=1
 rmutex_death_kernel rmutex_death rc11 -DNW=2
-rmutex_death_probed rmutex_death rc11,imm -DNW=2 -DFXG_PROBED
+rmutex_death_probed rmutex_death rc11 -DNW=2 -DFXG_PROBED
 rmutex_recover    rmutex_death rc11,imm -DNW=1 -DFXG_PROBED -DRECOVER
 rmutex_recover_kernel rmutex_death rc11 -DNW=1 -DRECOVER
 rmutex_notrec     rmutex_death rc11 -DNW=2 -DFXG_PROBED -DNO_CONSISTENT
