@@ -142,7 +142,7 @@
 
 //@mirrors src/futex.c fxi_futex_wait_raw fxi_futex_wake_raw sha256=dce47033ca72a3d7606308724ad4fe8606ac00a881241bc263cbeef98f2b76b6
 //@mirrors src/identity.c fxi_held_has fxi_held_add sha256=8799131a501282b766bcb81b1ae1c9ea339facecd27eba6567a67858b28ba542
-//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_busy rmutex_mine rmutex_lock_contended rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=84210a4b97fff5967577020db3eead8ff9986eb8f6c04a9abd5a942e151a7cec
+//@mirrors src/rmutex.c rmutex_acquired rmutex_acquired_slow rmutex_lock rmutex_lock_busy rmutex_mine rmutex_lock_contended rmutex_release rmutex_release_owned rmutex_step rmutex_unlock_slow rmutex_wait fxi_rmutex_abandon_wait fx_rmutex_consistent fx_rmutex_recover fx_rmutex_trylock fx_rmutex_unlock sha256=164e1038b5f6a331c3267599b16ea5ce82f51424f941cb3b4922c3959601ce9c
 //@check safety
 //@check ltl progress
 //@check safety -DTIDREUSE=1

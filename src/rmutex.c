@@ -114,20 +114,21 @@ rmutex_acquired(fx_rmutex *m, uint32_t self, unsigned try_flag, int r, int32_t d
                 bool trusted)
 {
     struct robust_list_head *h = fxi_rmutex_list(self);
-    if (r == 0 || r == EOWNERDEAD)
+    const bool took = r == 0 || r == EOWNERDEAD; /* the word names self */
+    if (took)
         FXI_FAULT("rmutex.acquired.unlinked"); /* with a list or without */
     if (h != NULL) {
         /* The link slots are the library's, ordered by the word's CAS; the
          * detector sees their stores beside its lock events. */
         if (on)
             fxi_ann_own_words(m->link, sizeof m->link);
-        if (r == 0 || r == EOWNERDEAD) {
+        if (took) {
             fxi_rl_link(h, m); /* the word names self; m stays pending (robust.h) */
         } else {
             fxi_rl_pending(h, NULL);
         }
     }
-    if (r == 0 || r == EOWNERDEAD) {
+    if (took) {
         if (on) {
             fxi_ann_post_lock(m, FXI_ANN_RECURSIVE | try_flag, 0);
             fxi_held_announce_exit();

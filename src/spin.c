@@ -29,9 +29,9 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <stdint.h>
 #include <time.h>
 
 /* Iterations of the measured loop (a pause and a relaxed load, as the spins
